@@ -1,0 +1,128 @@
+# perfbuf — build everything into $(OUTPUT) (default: build/).
+#   make            library, BPF objects, skeletons, tool, tests
+#   make check      run the test suite (normal build, then ASan/UBSan)
+#   make run        trace for a few seconds with the perfbuf tool
+#   make bench      the benchmark table
+#   make setup      install dependencies (apt-get) and mount tracefs
+#   V=1             show the commands
+
+OUTPUT ?= build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+			      -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -I$(OUTPUT)
+LDLIBS += -lbpf -lelf -lz -lpthread -lm
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+	      -MMD -MP -I$(OUTPUT) -Ibpf
+
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	  -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+LIB_SRCS := $(wildcard src/*.c)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
+TOOL_SRCS := $(filter-out tools/bench.c,$(wildcard tools/*.c))
+TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
+TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
+BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
+
+.PHONY: all lib check test run bench setup clean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: lib $(OUTPUT)/perfbuf $(TEST_BINS) $(BENCH)
+
+lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so
+
+$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/tools $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libperfbuf.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+$(OUTPUT)/libperfbuf.so: $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libperfbuf.so.0 -o $@ $^ $(LDLIBS)
+
+# Tools and tests include skeletons: build them all first.
+$(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itools -c $< -o $@
+
+$(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/libperfbuf.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The whole suite: the normal build, then the same tests under ASan/UBSan.
+check: setup-tracefs all
+	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all
+	$(Q)tests/run.sh $(OUTPUT) $(OUTPUT)/san
+
+test: check
+
+run: setup-tracefs all
+	$(Q)$(OUTPUT)/perfbuf $(RUN_ARGS)
+
+bench: all
+	$(Q)$(OUTPUT)/perfbuf-bench $(BENCH_ARGS)
+
+setup:
+	$(Q)scripts/setup.sh
+
+setup-tracefs:
+	$(Q)scripts/setup.sh --tracefs-only
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
+
+-include $(wildcard $(OUTPUT)/*/*.d)

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "emit.h"
+
+#define E2BIG 7
+#define ENOENT 2
+#define ENOSPC 28
+#define EOPNOTSUPP 95
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emit_stats);
+} stats SEC(".maps");
+
+struct scratch {
+	__u8 buf[EMIT_MAX_SIZE];
+	__u64 seq;
+	__u32 ready;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline void count(struct emit_stats *st, long err)
+{
+	switch (err) {
+	case 0: st->ok++; break;
+	case -ENOSPC: st->enospc++; break;
+	case -E2BIG: st->e2big++; break;
+	case -ENOENT: st->enoent++; break;
+	case -EOPNOTSUPP: st->eopnotsupp++; break;
+	default: st->other++; break;
+	}
+}
+
+SEC("raw_tp")
+int emit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 n = ctx->args[0], size = ctx->args[1];
+	struct emit_stats *st;
+	struct scratch *s;
+	struct emit_rec *r;
+	__u32 zero = 0;
+
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (!s || !st)
+		return 1;
+	if (size < sizeof(*r) || size > EMIT_MAX_SIZE)
+		return 2;
+	if (!s->ready) {
+		for (__u32 i = 0; i < EMIT_MAX_SIZE; i++)
+			s->buf[i] = (__u8)i;
+		s->ready = 1;
+	}
+	r = (struct emit_rec *)s->buf;
+	r->cpu = bpf_get_smp_processor_id();
+	r->size = size;
+	for (__u32 i = 0; i < EMIT_MAX_BATCH && i < n; i++) {
+		long err;
+
+		r->seq = s->seq++;
+		r->time_ns = bpf_ktime_get_ns();
+		st->attempts++;
+		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU,
+					    s->buf, size);
+		count(st, err);
+	}
+	return 0;
+}

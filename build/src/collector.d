@@ -1,0 +1,3 @@
+build/src/collector.o: src/collector.c src/internal.h include/perfbuf.h
+src/internal.h:
+include/perfbuf.h:

@@ -1,0 +1,3 @@
+build/src/cpus.o: src/cpus.c src/internal.h include/perfbuf.h
+src/internal.h:
+include/perfbuf.h:

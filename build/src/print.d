@@ -1,0 +1,3 @@
+build/src/print.o: src/print.c src/internal.h include/perfbuf.h
+src/internal.h:
+include/perfbuf.h:

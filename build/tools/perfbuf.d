@@ -1,0 +1,1 @@
+build/tools/perfbuf.o: tools/perfbuf.c

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install what perfbuf needs (Debian, as root) and mount tracefs.
+#   scripts/setup.sh               build/test dependencies + tracefs
+#   scripts/setup.sh --bench       also bpftrace and gnuplot for `make bench`
+#   scripts/setup.sh --tracefs-only
+set -euo pipefail
+
+pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev python3)
+mode=${1:-}
+[[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)
+
+need_root() {
+	if [[ $(id -u) != 0 ]]; then
+		echo "setup: $1 needs root: run 'sudo make setup' (or install: ${pkgs[*]})" >&2
+		exit 1
+	fi
+}
+
+if [[ $mode != --tracefs-only ]]; then
+	missing=()
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	if ((${#missing[@]})); then
+		need_root "installing ${missing[*]}"
+		echo "setup: installing ${missing[*]}"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}" >/dev/null
+	fi
+fi
+
+# libbpf attaches tracepoints through tracefs: without it, ENOENT.
+if [[ ! -e /sys/kernel/tracing/events ]]; then
+	if [[ $(id -u) == 0 ]]; then
+		mount -t tracefs nodev /sys/kernel/tracing ||
+			echo "setup: could not mount tracefs; tracepoint probes will fail" >&2
+	else
+		echo "setup: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing" >&2
+	fi
+fi

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One perf ring: a header page (struct perf_event_mmap_page) and 2^n data
+ * pages the kernel writes records into.
+ *
+ * Reading protocol (kernel/events/ring_buffer.c, perf_output_put_handle):
+ *   head = load-acquire(data_head)   -- pairs with the kernel's write barrier
+ *                                       before it publishes data_head
+ *   read records in [tail, head)
+ *   store-release(data_tail, head)   -- the kernel may overwrite only after
+ *                                       our reads are done
+ * Positions are free-running u64; offset = pos & (data_size - 1). Records
+ * are 8-byte aligned and the header is 8 bytes, so a header never straddles
+ * the ring end, but a payload may: it is then handed over as two slices.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
+
+struct perfbuf_ring {
+	struct perf_event_mmap_page *hdr;
+	const char *data;
+	__u64 mask;		/* data_size - 1 */
+	size_t map_len;		/* 0 when the memory is the caller's */
+	int cpu;
+	bool raw_samples;	/* SAMPLE records are PERF_SAMPLE_RAW only */
+	struct perfbuf_ring_stats st;
+};
+
+size_t perfbuf_record_copy(const struct perfbuf_record *rec, void *dst,
+			   size_t dst_sz)
+{
+	size_t n1 = rec->data_sz < dst_sz ? rec->data_sz : dst_sz;
+	size_t n2 = rec->data2_sz < dst_sz - n1 ? rec->data2_sz : dst_sz - n1;
+
+	memcpy(dst, rec->data, n1);
+	if (n2)
+		memcpy((char *)dst + n1, rec->data2, n2);
+	return n1 + n2;
+}
+
+static bool is_pow2(size_t n)
+{
+	return n && !(n & (n - 1));
+}
+
+static int check_page_cnt(size_t page_cnt)
+{
+	if (!is_pow2(page_cnt)) {
+		pr_warn("ring: page count %zu is not a power of two (use 1, 2, 4, ... %lu)\n",
+			page_cnt, MAX_PAGE_CNT);
+		return -EINVAL;
+	}
+	if (page_cnt > MAX_PAGE_CNT) {
+		pr_warn("ring: page count %zu is too large (at most %lu)\n",
+			page_cnt, MAX_PAGE_CNT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct perfbuf_ring *ring_alloc(void *base, size_t page_size,
+				       size_t data_size)
+{
+	struct perfbuf_ring *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->hdr = base;
+	r->data = (const char *)base + page_size;
+	r->mask = data_size - 1;
+	r->cpu = -1;
+	r->raw_samples = true;
+	return r;
+}
+
+struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt)
+{
+	size_t page_size = (size_t)sysconf(_SC_PAGESIZE), len;
+	struct perfbuf_ring *r;
+	void *base;
+	int err;
+
+	err = check_page_cnt(page_cnt);
+	if (err)
+		return err_ptr(err);
+	len = page_size * (page_cnt + 1);
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		if (err == -EPERM)
+			pr_warn("ring: mmap of %zu pages refused (EPERM): over kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK; run as root or raise them\n",
+				page_cnt + 1);
+		else
+			pr_warn("ring: mmap of %zu pages failed: %s\n",
+				page_cnt + 1, strerror(-err));
+		return err_ptr(err);
+	}
+	r = ring_alloc(base, page_size, page_size * page_cnt);
+	if (!r) {
+		munmap(base, len);
+		return err_ptr(-ENOMEM);
+	}
+	r->map_len = len;
+	return r;
+}
+
+struct perfbuf_ring *perfbuf_ring__new_mem(void *mem, size_t page_size,
+					   size_t page_cnt)
+{
+	int err;
+
+	if (!mem || !is_pow2(page_size) ||
+	    page_size < sizeof(struct perf_event_mmap_page)) {
+		pr_warn("ring: memory ring needs a header page of at least %zu bytes, power of two\n",
+			sizeof(struct perf_event_mmap_page));
+		return err_ptr(-EINVAL);
+	}
+	err = check_page_cnt(page_cnt);
+	if (err)
+		return err_ptr(err);
+	if (page_cnt > SIZE_MAX / page_size)
+		return err_ptr(-EINVAL);
+	return ring_alloc(mem, page_size, page_size * page_cnt) ?:
+	       err_ptr(-ENOMEM);
+}
+
+void perfbuf_ring__free(struct perfbuf_ring *r)
+{
+	if (!r)
+		return;
+	if (r->map_len)
+		munmap(r->hdr, r->map_len);
+	free(r);
+}
+
+void perfbuf_ring__set_cpu(struct perfbuf_ring *r, int cpu)
+{
+	r->cpu = cpu;
+}
+
+void perfbuf_ring__set_raw_samples(struct perfbuf_ring *r, bool raw)
+{
+	r->raw_samples = raw;
+}
+
+static inline __u64 load_u64(const struct perfbuf_ring *r, __u64 pos)
+{
+	/* 8-aligned positions never straddle the end */
+	return *(const __u64 *)(r->data + (pos & r->mask));
+}
+
+/* Point the record's two slices at [pos, pos + len) of the ring. */
+static inline void slices(const struct perfbuf_ring *r,
+			  struct perfbuf_record *rec, __u64 pos, size_t len)
+{
+	size_t off = pos & r->mask, room = r->mask + 1 - off;
+
+	rec->data = r->data + off;
+	if (len <= room) {
+		rec->data_sz = len;
+		rec->data2 = r->data;
+		rec->data2_sz = 0;
+	} else {
+		rec->data_sz = room;
+		rec->data2 = r->data;
+		rec->data2_sz = len - room;
+	}
+}
+
+static int corrupt(struct perfbuf_ring *r, __u64 tail, __u64 head,
+		   const char *why, __u64 val)
+{
+	pr_warn("ring (cpu %d): corrupt record at position %llu (%s: %llu); skipping %llu bytes to the head\n",
+		r->cpu, (unsigned long long)tail, why, (unsigned long long)val,
+		(unsigned long long)(head - tail));
+	r->st.corrupt++;
+	return -EBADMSG;
+}
+
+int perfbuf_ring__fold_n(struct perfbuf_ring *r, perfbuf_record_fn fn,
+			 void *ctx, size_t budget)
+{
+	struct perf_event_mmap_page *hdr = r->hdr;
+	__u64 head, tail, data_size = r->mask + 1;
+	__u64 samples = 0, bytes = 0, lost = 0, other = 0;
+	struct perfbuf_record rec = { .cpu = r->cpu };
+	int ret = 0;
+
+	head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&hdr->data_tail, __ATOMIC_RELAXED);
+
+	if (head - tail > data_size) {
+		ret = corrupt(r, tail, head, "head - tail exceeds ring size",
+			      head - tail);
+		tail = head;
+		goto out;
+	}
+	if (head - tail > r->st.high_water)
+		r->st.high_water = head - tail;
+	if (tail & 7) {
+		ret = corrupt(r, tail, head, "misaligned tail", tail & 7);
+		tail = head;
+		goto out;
+	}
+
+	while (tail != head && budget) {
+		const struct perf_event_header *eh =
+			(const void *)(r->data + (tail & r->mask));
+		__u32 size = eh->size;
+
+		if (size < sizeof(*eh) || (size & 7) || size > head - tail) {
+			ret = corrupt(r, tail, head, "header size", size);
+			tail = head;
+			break;
+		}
+		rec.type = eh->type;
+		rec.misc = eh->misc;
+		rec.size = (__u16)size;
+		if (eh->type == PERF_RECORD_SAMPLE && r->raw_samples) {
+			__u32 raw_sz;
+
+			/* { header, u32 size, char data[size] } */
+			raw_sz = size >= 12 ?
+				 *(const __u32 *)(r->data + ((tail + 8) & r->mask)) : ~0U;
+			if (raw_sz > size - 12) {
+				ret = corrupt(r, tail, head, "raw sample size",
+					      raw_sz);
+				tail = head;
+				break;
+			}
+			rec.kind = PERFBUF_REC_SAMPLE;
+			rec.lost = 0;
+			slices(r, &rec, tail + 12, raw_sz);
+			samples++;
+			bytes += raw_sz;
+		} else if (eh->type == PERF_RECORD_LOST) {
+			/* { header, u64 id, u64 lost, [sample_id] } */
+			if (size < 24) {
+				ret = corrupt(r, tail, head, "lost record size",
+					      size);
+				tail = head;
+				break;
+			}
+			rec.kind = PERFBUF_REC_LOST;
+			rec.lost = load_u64(r, tail + 16);
+			slices(r, &rec, tail + 8, size - 8);
+			lost += rec.lost;
+		} else {
+			rec.kind = PERFBUF_REC_OTHER;
+			rec.lost = 0;
+			slices(r, &rec, tail + 8, size - 8);
+			other++;
+		}
+		tail += size;
+		budget--;
+		ret = fn(ctx, &rec);
+		if (ret)
+			break;
+	}
+out:
+	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
+	r->st.samples += samples;
+	r->st.sample_bytes += bytes;
+	r->st.lost += lost;
+	r->st.other += other;
+	return ret;
+}
+
+int perfbuf_ring__fold(struct perfbuf_ring *r, perfbuf_record_fn fn,
+		       void *ctx)
+{
+	return perfbuf_ring__fold_n(r, fn, ctx, SIZE_MAX);
+}
+
+void perfbuf_ring__stats(const struct perfbuf_ring *r,
+			 struct perfbuf_ring_stats *out)
+{
+	*out = r->st;
+}
+
+size_t perfbuf_ring__avail(const struct perfbuf_ring *r)
+{
+	__u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+
+	return (size_t)(head - r->hdr->data_tail);
+}
+
+size_t perfbuf_ring__data_size(const struct perfbuf_ring *r)
+{
+	return (size_t)r->mask + 1;
+}
+
+void *perfbuf_ring__base(const struct perfbuf_ring *r)
+{
+	return r->hdr;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "perfbuf.h"
+#include "test.h"
+
+int test__failed;
+const char *test__skip;
+
+static bool verbose;
+
+/* Library warnings are expected in error-path tests: show them with -v. */
+static int quiet_print(enum perfbuf_print_level level, const char *fmt,
+		       va_list ap)
+{
+	if (!verbose || level == PERFBUF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int test_main(int argc, char **argv, const struct test_case *cases, size_t n)
+{
+	int failed = 0, first = 1;
+
+	if (argc > 1 && !strcmp(argv[1], "-v")) {
+		verbose = true;
+		first = 2;
+	}
+	perfbuf_set_print(quiet_print);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (size_t i = 0; i < n; i++) {
+		bool want = argc <= first;
+
+		for (int a = first; a < argc; a++)
+			want |= !strcmp(argv[a], cases[i].name);
+		if (!want)
+			continue;
+		test__failed = 0;
+		test__skip = NULL;
+		cases[i].fn();
+		if (test__failed) {
+			printf("FAIL %s\n", cases[i].name);
+			failed++;
+		} else if (test__skip) {
+			printf("SKIP %s (%s)\n", cases[i].name, test__skip);
+		} else {
+			printf("PASS %s\n", cases[i].name);
+		}
+	}
+	return failed ? 1 : 0;
+}
+
+const char *test_need_root(void)
+{
+	return geteuid() == 0 ? NULL : "needs root (CAP_BPF, CAP_PERFMON)";
+}

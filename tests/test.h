@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A minimal harness in the style of the BPF selftests. A test file lists
+ * its subtests with TEST(); each prints one line: PASS, FAIL or SKIP.
+ * Exit status 1 if any failed. tests/run.sh adds the lines up.
+ */
+#ifndef PERFBUF_TEST_H
+#define PERFBUF_TEST_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int test__failed;	/* assertions failed in the current subtest */
+extern const char *test__skip;	/* reason, when the subtest skipped */
+
+#define ASSERT_TRUE(cond, name) ({					\
+	bool ___ok = (cond);						\
+	if (!___ok) {							\
+		fprintf(stderr, "  %s:%d: %s: unexpected false\n",	\
+			__FILE__, __LINE__, (name));			\
+		test__failed++;						\
+	}								\
+	___ok;								\
+})
+
+#define ASSERT_OP(a, op, b, name) ({					\
+	long long ___a = (long long)(a), ___b = (long long)(b);		\
+	bool ___ok = ___a op ___b;					\
+	if (!___ok) {							\
+		fprintf(stderr, "  %s:%d: %s: %lld %s %lld is false\n",	\
+			__FILE__, __LINE__, (name), ___a, #op, ___b);	\
+		test__failed++;						\
+	}								\
+	___ok;								\
+})
+
+#define ASSERT_EQ(a, b, name) ASSERT_OP(a, ==, b, name)
+#define ASSERT_NEQ(a, b, name) ASSERT_OP(a, !=, b, name)
+#define ASSERT_LT(a, b, name) ASSERT_OP(a, <, b, name)
+#define ASSERT_LE(a, b, name) ASSERT_OP(a, <=, b, name)
+#define ASSERT_GT(a, b, name) ASSERT_OP(a, >, b, name)
+#define ASSERT_GE(a, b, name) ASSERT_OP(a, >=, b, name)
+#define ASSERT_OK(res, name) ASSERT_EQ(res, 0, name)
+#define ASSERT_ERR(res, name) ASSERT_LT(res, 0, name)
+#define ASSERT_OK_PTR(p, name) ({					\
+	bool ___ok = (p) != NULL;					\
+	if (!___ok) {							\
+		fprintf(stderr, "  %s:%d: %s: NULL (errno %d: %s)\n",	\
+			__FILE__, __LINE__, (name), errno,		\
+			strerror(errno));				\
+		test__failed++;						\
+	}								\
+	___ok;								\
+})
+#define ASSERT_MEMEQ(a, b, n, name) ASSERT_TRUE(!memcmp((a), (b), (n)), name)
+
+#define TEST_SKIP(why) do { test__skip = (why); return; } while (0)
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define TEST(name) static void test_##name(void)
+#define TEST_ENTRY(name) { #name, test_##name }
+
+/* Run the listed subtests (all, or those named on the command line). */
+int test_main(int argc, char **argv, const struct test_case *cases, size_t n);
+#define TEST_MAIN(...)							\
+	int main(int argc, char **argv)					\
+	{								\
+		static const struct test_case cases[] = { __VA_ARGS__ };	\
+		return test_main(argc, argv, cases,			\
+				 sizeof(cases) / sizeof(cases[0]));	\
+	}
+
+/* Helpers for tests that need BPF: NULL reason means we can run. */
+const char *test_need_root(void);
+
+#endif
