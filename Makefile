@@ -15,7 +15,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
-	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -I$(OUTPUT)
+	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lpthread -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf

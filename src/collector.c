@@ -410,6 +410,10 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 				max_rec);
 	}
 
+	if (map_fd < 0) {
+		pr_warn("map fd %d is not a file descriptor\n", map_fd);
+		return err_ptr(-EBADF);
+	}
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &info_len)) {
 		err = -errno;
 		pr_warn("map fd %d: %s\n", map_fd, strerror(-err));

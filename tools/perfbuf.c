@@ -1,1 +1,43 @@
-int main(void) { return 0; }
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perfbuf: the command-line tool. Dispatches to one file per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "trace", cmd_trace, "trace tracepoints, kprobes, fentry and uprobes" },
+	{ "list", cmd_list, "list tracepoints (and kprobe-able functions)" },
+	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
+	{ "demo", cmd_demo, "trace exec() system-wide for a few seconds" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: perfbuf COMMAND [OPTIONS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\nRun 'perfbuf COMMAND --help' for a command's options.\n"
+		   "Without a command, 'perfbuf' runs 'perfbuf demo'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cmd_demo(argc, argv);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "perfbuf: unknown command '%s'; run 'perfbuf --help'\n",
+		argv[1]);
+	return 1;
+}

@@ -1,1 +1,2 @@
-build/tools/perfbuf.o: tools/perfbuf.c
+build/tools/perfbuf.o: tools/perfbuf.c tools/commands.h
+tools/commands.h:

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "emit_util.h"
+
+struct emit *emit_load(__u32 max_entries)
+{
+	struct emit *skel = emit__open();
+	int err;
+
+	if (!skel)
+		return NULL;
+	if (max_entries)
+		bpf_map__set_max_entries(skel->maps.events, max_entries);
+	err = emit__load(skel);
+	if (err) {
+		emit__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size)
+{
+	struct emit_args args = { .count = count, .size = size };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.ctx_in = &args,
+		.ctx_size_in = sizeof(args),
+		.flags = BPF_F_TEST_RUN_ON_CPU,
+		.cpu = (__u32)cpu,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.emit), &opts);
+	if (err)
+		return -errno;
+	return opts.retval ? -EINVAL : 0;
+}
+
+int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out)
+{
+	int n = libbpf_num_possible_cpus();
+	struct emit_stats vals[n];
+	__u32 zero = 0;
+
+	if (cpu >= n)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, vals))
+		return -errno;
+	*out = vals[cpu];
+	return 0;
+}
+
+bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq)
+{
+	const struct emit_rec *r = buf;
+	const unsigned char *p = buf;
+
+	if (len < sizeof(*r) || r->seq != seq || (int)r->cpu != cpu ||
+	    r->size > len)
+		return false;
+	for (size_t i = sizeof(*r); i < r->size; i++)
+		if (p[i] != (unsigned char)i)
+			return false;
+	return true;
+}
+
+int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the DIR's own fd */
+}
+
+int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Drive bpf/emit.bpf.c from tests. */
+#ifndef EMIT_UTIL_H
+#define EMIT_UTIL_H
+
+#include "emit.skel.h"
+#include "emit.h"
+
+/* Open and load emit with a PERF_EVENT_ARRAY of max_entries (0: CPUs). */
+struct emit *emit_load(__u32 max_entries);
+/* Run emit on @cpu: @count records of @size bytes. Returns 0 or -errno. */
+int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size);
+/* The BPF-side outcome counters of @cpu. */
+int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out);
+/* Check a record's payload: header fields and byte i == i after it. */
+bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq);
+/* Number of open fds and of mappings of this process. */
+int count_fds(void);
+int count_maps(void);
+
+#endif

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The collector against real BPF output (bpf/emit.bpf.c). */
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "perfbuf.h"
+#include "emit_util.h"
+#include "test.h"
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+#define MAX_CPU 64
+
+/* What a test saw, per CPU. */
+struct seen {
+	__u64 samples[MAX_CPU];
+	__u64 lost[MAX_CPU];
+	__u64 next_seq[MAX_CPU];
+	__u64 bad_payload;
+	__u64 bad_cpu;
+	__u64 wrapped;
+	int ring_cpu_mismatch;
+	int stop_after;		/* stop the fold after this many samples */
+};
+
+static int on_rec(void *ctx, const struct perfbuf_record *rec)
+{
+	struct seen *s = ctx;
+	char buf[EMIT_MAX_SIZE + 8];
+	size_t n;
+
+	if (rec->cpu < 0 || rec->cpu >= MAX_CPU) {
+		s->bad_cpu++;
+		return 0;
+	}
+	if (rec->kind == PERFBUF_REC_LOST) {
+		s->lost[rec->cpu] += rec->lost;
+		s->next_seq[rec->cpu] += rec->lost;	/* the gap it explains */
+		return 0;
+	}
+	n = perfbuf_record_copy(rec, buf, sizeof(buf));
+	if (rec->data2_sz)
+		s->wrapped++;
+	if (!emit_payload_ok(buf, n, rec->cpu, s->next_seq[rec->cpu]))
+		s->bad_payload++;
+	s->next_seq[rec->cpu]++;
+	s->samples[rec->cpu]++;
+	if (s->stop_after && --s->stop_after == 0)
+		return 42;
+	return 0;
+}
+
+static struct emit *setup(__u32 max_entries)
+{
+	struct emit *skel = emit_load(max_entries);
+
+	ASSERT_OK_PTR(skel, "emit_load");
+	return skel;
+}
+
+TEST(in_order_per_cpu)
+{
+	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct emit *skel;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, NULL);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	ASSERT_EQ(perfbuf__ring_cnt(pb), n, "one ring per online CPU");
+	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++)
+		ASSERT_EQ(perfbuf__ring_cpu(pb, i), cpus[i], "ring cpu");
+	/* each CPU in turn; sizes 24..2047 so payloads wrap the 256 KiB ring */
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < n; i++)
+			for (__u64 sz = 24; sz < 2048; sz += 97) {
+				ASSERT_OK(emit_run(skel, cpus[i], 8, sz), "emit_run");
+				ASSERT_EQ(perfbuf__consume(pb), 8, "consume");
+			}
+	for (int i = 0; i < n; i++) {
+		struct emit_stats st;
+
+		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &st), "stats");
+		ASSERT_EQ(st.ok, st.attempts, "all written");
+		ASSERT_EQ(s.samples[cpus[i]], st.attempts, "all received");
+		ASSERT_EQ(s.lost[cpus[i]], 0, "none lost");
+	}
+	ASSERT_EQ(s.bad_payload, 0, "payloads exact and in order");
+	ASSERT_EQ(s.bad_cpu, 0, "cpu in range");
+	ASSERT_GT(s.wrapped, 0, "some payloads wrapped the ring end");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+/* A 1-page ring and no reader: offered == received + lost, exactly. */
+TEST(overflow_accounting)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct perfbuf_cpu_stats cs;
+	struct emit_stats st;
+	struct emit *skel;
+	int cpu;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	cpu = perfbuf__ring_cpu(pb, 0);
+	ASSERT_OK(emit_run(skel, cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
+	ASSERT_OK(emit_stats_cpu(skel, cpu, &st), "stats");
+	ASSERT_GT(st.enospc, 0, "the ring overflowed");
+	/* the losses are at the end: no LOST record exists yet */
+	ASSERT_GE(perfbuf__drain(pb), 0, "drain");
+	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "offered == received + lost");
+	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == BPF -ENOSPC count");
+	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "perfbuf__stats");
+	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST == -ENOSPC count");
+	ASSERT_EQ(cs.lost, st.enospc, "stats.lost");
+	ASSERT_EQ(cs.samples, s.samples[cpu], "stats.samples");
+	ASSERT_GE(cs.high_water, 4096 - 8 - 80, "ring was full");
+
+	/* overflow again, then one record that fits: the kernel writes a LOST
+	 * record first, which must not be counted twice after a drain */
+	ASSERT_OK(emit_run(skel, cpu, 500, 64), "overflow again");
+	ASSERT_GE(perfbuf__drain(pb), 0, "drain 2");
+	ASSERT_OK(emit_run(skel, cpu, 500, 64), "overflow a third time");
+	ASSERT_GE(perfbuf__consume(pb), 0, "consume");
+	ASSERT_OK(emit_run(skel, cpu, 1, 64), "one more, after a LOST record");
+	ASSERT_GE(perfbuf__drain(pb), 0, "drain 3");
+	ASSERT_OK(emit_stats_cpu(skel, cpu, &st), "stats");
+	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "identity after LOST records");
+	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == -ENOSPC after LOST records");
+	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "perfbuf__stats");
+	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST after LOST records");
+	ASSERT_EQ(s.bad_payload, 0, "payloads exact, seq gaps == LOST counts");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(bad_page_counts)
+{
+	size_t bad[] = { 3, 6, 100, (size_t)1 << 30 };
+	struct perfbuf *pb;
+	struct emit *skel;
+	int fds, maps;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	fds = count_fds();
+	maps = count_maps();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = bad[i]);
+
+		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+		ASSERT_TRUE(pb == NULL, "refused");
+		ASSERT_EQ(errno, EINVAL, "EINVAL");
+	}
+	{
+		/* the ring layer refuses 0 pages too */
+		PERFBUF_OPTS(perfbuf_event_opts, eo, .kind = PERFBUF_EV_SOFTWARE,
+			     .config = PERF_COUNT_SW_BPF_OUTPUT,
+			     .sample_type = PERF_SAMPLE_RAW, .sample_period = 1);
+		int fd = perfbuf_event_open(&eo, -1, 0, -1);
+
+		if (ASSERT_GE(fd, 0, "open BPF_OUTPUT")) {
+			ASSERT_TRUE(perfbuf_ring__new(fd, 0) == NULL, "0 pages");
+			ASSERT_EQ(errno, EINVAL, "EINVAL");
+			ASSERT_TRUE(perfbuf_ring__new(fd, 5) == NULL, "5 pages");
+			close(fd);
+		}
+	}
+	ASSERT_EQ(count_fds(), fds, "no fd left behind");
+	ASSERT_EQ(count_maps(), maps, "no mapping left behind");
+	emit__destroy(skel);
+}
+
+TEST(sparse_cpu_list)
+{
+	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct emit_stats st;
+	struct emit *skel;
+	int last;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	if (n < 2)
+		TEST_SKIP("needs 2 online CPUs");
+	last = cpus[n - 1];
+	skel = setup(0);
+	if (!skel)
+		return;
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .cpus = &last, .cpu_cnt = 1);
+
+		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+	}
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	ASSERT_EQ(perfbuf__ring_cnt(pb), 1, "one ring");
+	ASSERT_EQ(perfbuf__ring_cpu(pb, 0), last, "key is the CPU number");
+	ASSERT_OK(emit_run(skel, last, 10, 32), "emit on the listed CPU");
+	ASSERT_OK(emit_run(skel, cpus[0], 10, 32), "emit on an unlisted CPU");
+	ASSERT_EQ(perfbuf__consume(pb), 10, "ten records");
+	ASSERT_EQ(s.samples[last], 10, "arrived on the listed CPU");
+	ASSERT_EQ(s.bad_payload, 0, "exact");
+	ASSERT_OK(emit_stats_cpu(skel, cpus[0], &st), "stats");
+	ASSERT_EQ(st.enoent, 10, "unlisted CPU: empty slot, counted by BPF");
+	{
+		int bad[] = { last, last };
+		PERFBUF_OPTS(perfbuf_opts, o, .cpus = bad, .cpu_cnt = 2);
+
+		ASSERT_TRUE(!perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o),
+			    "duplicate CPU refused");
+		bad[1] = 100000;
+		ASSERT_TRUE(!perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o),
+			    "CPU outside the map refused");
+	}
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(max_entries_below_cpu_count)
+{
+	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct emit_stats st;
+	struct emit *skel;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	if (n < 2 || cpus[0] != 0)
+		TEST_SKIP("needs CPUs 0 and 1 online");
+	skel = setup(1);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, NULL);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new clamps"))
+		goto cleanup;
+	ASSERT_EQ(perfbuf__ring_cnt(pb), 1, "clamped to max_entries");
+	ASSERT_OK(emit_run(skel, cpus[1], 5, 32), "emit past max_entries");
+	ASSERT_OK(emit_stats_cpu(skel, cpus[1], &st), "stats");
+	ASSERT_EQ(st.e2big, 5, "-E2BIG counted by BPF");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(teardown_leaves_nothing)
+{
+	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
+	PERFBUF_OPTS(perfbuf_opts, o, .drain_on_free = true);
+	struct seen s = {};
+	struct perfbuf *pb;
+	struct emit *skel;
+	int fds, maps;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	fds = count_fds();
+	maps = count_maps();
+	for (int round = 0; round < 3; round++) {
+		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+		if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+			break;
+		ASSERT_OK(emit_run(skel, cpus[0], 3, 40), "emit");
+		perfbuf__free(pb);	/* drains first */
+	}
+	ASSERT_EQ(s.samples[cpus[0]], 9, "drained on free");
+	ASSERT_EQ(count_fds(), fds, "fds back to baseline");
+	ASSERT_EQ(count_maps(), maps, "mappings back to baseline");
+	for (int i = 0; i < n; i++) {
+		struct emit_stats before, after;
+
+		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &before), "stats");
+		ASSERT_OK(emit_run(skel, cpus[i], 4, 32), "emit after free");
+		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &after), "stats");
+		ASSERT_EQ(after.enoent - before.enoent, 4, "map slot deleted");
+	}
+	emit__destroy(skel);
+}
+
+static void *stopper(void *arg)
+{
+	usleep(50 * 1000);
+	perfbuf__stop(arg);
+	return NULL;
+}
+
+TEST(stop_from_another_thread)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
+	struct perfbuf *pb = NULL;
+	struct emit *skel;
+	pthread_t t;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	ASSERT_OK(pthread_create(&t, NULL, stopper, pb), "thread");
+	ASSERT_EQ(perfbuf__poll(pb, -1), -ECANCELED, "blocked poll stopped");
+	pthread_join(t, NULL);
+	ASSERT_EQ(perfbuf__poll(pb, 0), -ECANCELED, "stays stopped");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST(eintr_reaches_caller)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct perfbuf *pb = NULL;
+	struct emit *skel;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
+	ualarm(50 * 1000, 0);
+	ASSERT_EQ(perfbuf__poll(pb, 5000), -EINTR, "signal interrupts poll");
+	sigaction(SIGALRM, &old, NULL);
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+/* Below the watermark, records still arrive within the latency bound. */
+TEST(latency_bound_drains)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 5);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct perfbuf_cpu_stats cs;
+	struct emit *skel;
+	int got = 0, cpu;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	cpu = perfbuf__ring_cpu(pb, 0);
+	ASSERT_OK(emit_run(skel, cpu, 1, 32), "one record");
+	for (int i = 0; i < 100 && !got; i++) {
+		int r = perfbuf__poll(pb, 1000);
+
+		ASSERT_GE(r, 0, "poll");
+		got += r > 0 ? r : 0;
+	}
+	ASSERT_EQ(got, 1, "the record came through poll");
+	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "stats");
+	ASSERT_EQ(cs.wakeups, 0, "without a kernel wake-up");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(wakeup_events_mode)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 1, .latency_ms = -1);
+	struct seen s = {};
+	struct perfbuf *pb = NULL;
+	struct perfbuf_cpu_stats cs;
+	struct emit *skel;
+	int cpu, r;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	cpu = perfbuf__ring_cpu(pb, 0);
+	ASSERT_OK(emit_run(skel, cpu, 3, 32), "three records");
+	r = perfbuf__poll(pb, 2000);
+	ASSERT_EQ(r, 3, "woken and drained");
+	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "stats");
+	ASSERT_EQ(cs.wakeups, 1, "one epoll wake-up");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(stop_in_callback)
+{
+	struct seen s = { .stop_after = 4 };
+	struct perfbuf *pb = NULL;
+	struct emit *skel;
+	int cpu;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, NULL);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	cpu = perfbuf__ring_cpu(pb, 0);
+	ASSERT_OK(emit_run(skel, cpu, 10, 32), "ten records");
+	ASSERT_EQ(perfbuf__consume(pb), 42, "callback's value returned");
+	ASSERT_EQ(s.samples[cpu], 4, "stopped after the 4th");
+	ASSERT_EQ(perfbuf__consume(pb), 6, "the rest on the next call");
+	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
+cleanup:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+TEST(bad_setup)
+{
+	struct emit *skel;
+	int fd;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .max_record_size = 4096);
+
+		ASSERT_TRUE(!perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o),
+			    "record larger than the ring refused");
+		ASSERT_EQ(errno, E2BIG, "E2BIG");
+	}
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .max_record_size = 4096 - 20);
+
+		struct perfbuf *pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+		ASSERT_OK_PTR(pb, "largest record that fits accepted");
+		perfbuf__free(pb);
+	}
+	ASSERT_TRUE(!perfbuf__new(bpf_map__fd(skel->maps.stats), on_rec, NULL, NULL),
+		    "not a PERF_EVENT_ARRAY");
+	ASSERT_EQ(errno, EINVAL, "EINVAL");
+	ASSERT_TRUE(!perfbuf__new(-1, on_rec, NULL, NULL), "bad fd");
+	ASSERT_EQ(errno, EBADF, "EBADF");
+	{
+		struct { size_t sz; char pad[512]; } big = { .sz = sizeof(big) };
+
+		big.pad[500] = 1;
+		ASSERT_TRUE(!perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL,
+					  (void *)&big), "unknown option bytes refused");
+		ASSERT_EQ(errno, EINVAL, "EINVAL");
+	}
+	fd = bpf_map__fd(skel->maps.events);
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 4, .watermark = 4096);
+
+		ASSERT_TRUE(!perfbuf__new(fd, on_rec, NULL, &o), "both wake-up kinds");
+	}
+	emit__destroy(skel);
+}
+
+TEST_MAIN(
+	TEST_ENTRY(in_order_per_cpu),
+	TEST_ENTRY(overflow_accounting),
+	TEST_ENTRY(bad_page_counts),
+	TEST_ENTRY(sparse_cpu_list),
+	TEST_ENTRY(max_entries_below_cpu_count),
+	TEST_ENTRY(teardown_leaves_nothing),
+	TEST_ENTRY(stop_from_another_thread),
+	TEST_ENTRY(eintr_reaches_caller),
+	TEST_ENTRY(latency_bound_drains),
+	TEST_ENTRY(wakeup_events_mode),
+	TEST_ENTRY(stop_in_callback),
+	TEST_ENTRY(bad_setup),
+)
