@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Run every test binary of each build directory given, print each subtest
+# Run every test binary of each build directory given, and every
+# tests/test_*.sh with that directory as its argument; print each subtest
 # result and one closing line: N passed, N failed, N skipped.
 set -u
 pass=0 fail=0 skip=0
 for dir in "$@"; do
-	for t in "$dir"/tests/test_*; do
+	for t in "$dir"/tests/test_* tests/test_*.sh; do
 		[[ -x $t && $t != *.[od] ]] || continue
 		name="${dir##*/}/${t##*/}"
-		out=$(timeout 300 "$t" 2>&1)
+		if [[ $t == *.sh ]]; then
+			out=$(timeout 300 bash "$t" "$dir" 2>&1 </dev/null)
+		else
+			out=$(timeout 300 "$t" 2>&1 </dev/null)
+		fi
 		rc=$?
 		while IFS= read -r line; do
 			case $line in

@@ -1,0 +1,14 @@
+# Shell-test helpers: source it, then call pass/fail/skip once per subtest.
+# Each prints one line (PASS/FAIL/SKIP name) that tests/run.sh adds up.
+# $1 of the test script is the build directory holding the perfbuf tool.
+BUILD=${1:?usage: $0 BUILD_DIR}
+PERFBUF=$BUILD/perfbuf
+failed=0
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; failed=1; }
+skip() { echo "SKIP $1 ($2)"; }
+# check NAME COND...: PASS if the command succeeds, FAIL otherwise
+check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+need_root() { [[ $(id -u) == 0 ]]; }
+finish() { exit $failed; }
