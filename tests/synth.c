@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth.h"
+
+int synth_init(struct synth *s, size_t pages, __u64 pos)
+{
+	memset(s, 0, sizeof(*s));
+	/* exact size: ASan flags any read past the ring */
+	s->mem = calloc(1, SYNTH_PAGE * (pages + 1));
+	if (!s->mem)
+		return -1;
+	s->hdr = s->mem;
+	s->data = (unsigned char *)s->mem + SYNTH_PAGE;
+	s->data_size = SYNTH_PAGE * pages;
+	s->hdr->data_head = s->hdr->data_tail = s->head = pos;
+	s->ring = perfbuf_ring__new_mem(s->mem, SYNTH_PAGE, pages);
+	return s->ring ? 0 : -1;
+}
+
+void synth_free(struct synth *s)
+{
+	perfbuf_ring__free(s->ring);
+	free(s->mem);
+}
+
+void synth_raw(struct synth *s, const void *bytes, size_t len)
+{
+	const unsigned char *p = bytes;
+
+	for (size_t i = 0; i < len; i++)
+		s->data[(s->head + i) & (s->data_size - 1)] = p[i];
+	s->head += len;
+}
+
+static bool room(struct synth *s, size_t len)
+{
+	/* the kernel keeps the ring from filling completely */
+	return s->head - s->hdr->data_tail + len <= s->data_size - 8;
+}
+
+size_t synth_sample_size(size_t len)
+{
+	return (8 + 4 + len + 7) & ~(size_t)7;
+}
+
+bool synth_sample(struct synth *s, const void *payload, size_t len)
+{
+	size_t total = synth_sample_size(len);
+	struct perf_event_header h = {
+		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
+	};
+	__u32 raw = (__u32)(total - 12);	/* the kernel's size: padding included */
+	static const unsigned char zero[8];
+
+	if (!room(s, total))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	synth_raw(s, &raw, sizeof(raw));
+	synth_raw(s, payload, len);
+	synth_raw(s, zero, total - 12 - len);
+	return true;
+}
+
+bool synth_lost(struct synth *s, __u64 id, __u64 lost)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 24 };
+
+	if (!room(s, 24))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	synth_raw(s, &id, sizeof(id));
+	synth_raw(s, &lost, sizeof(lost));
+	return true;
+}
+
+bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
+		 size_t len)
+{
+	struct perf_event_header h = {
+		.type = type, .misc = misc, .size = (__u16)(8 + len),
+	};
+
+	if (len & 7 || !room(s, 8 + len))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	synth_raw(s, body, len);
+	return true;
+}
+
+void synth_publish(struct synth *s)
+{
+	__atomic_store_n(&s->hdr->data_head, s->head, __ATOMIC_RELEASE);
+}
+
+__u64 synth_tail(const struct synth *s)
+{
+	return __atomic_load_n(&s->hdr->data_tail, __ATOMIC_ACQUIRE);
+}

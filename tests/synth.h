@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* A synthetic perf ring in memory, written the way the kernel writes it. */
+#ifndef SYNTH_H
+#define SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_event.h>
+
+#include "perfbuf.h"
+
+#define SYNTH_PAGE 4096
+
+struct synth {
+	void *mem;
+	struct perf_event_mmap_page *hdr;
+	unsigned char *data;
+	size_t data_size;
+	__u64 head;		/* next write position (published by synth_publish) */
+	struct perfbuf_ring *ring;
+};
+
+/* 1 + @pages pages, data_head = data_tail = @pos. */
+int synth_init(struct synth *s, size_t pages, __u64 pos);
+void synth_free(struct synth *s);
+/* Bytes a record of @type with a payload of @len takes. */
+size_t synth_sample_size(size_t len);
+/* Write a record at head and advance head; false when it does not fit. */
+bool synth_sample(struct synth *s, const void *payload, size_t len);
+bool synth_lost(struct synth *s, __u64 id, __u64 lost);
+bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
+		 size_t len);
+/* Raw bytes at head, no checks: for corrupt records. */
+void synth_raw(struct synth *s, const void *bytes, size_t len);
+/* Make what was written visible: data_head = head. */
+void synth_publish(struct synth *s);
+__u64 synth_tail(const struct synth *s);
+
+#endif

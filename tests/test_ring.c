@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The ring fold on synthetic rings in memory. */
+#include <stdint.h>
+
+#include "perfbuf.h"
+#include "synth.h"
+#include "test.h"
+
+#define MAX_SEEN 4096
+
+struct got {
+	size_t n;
+	struct {
+		enum perfbuf_record_kind kind;
+		__u32 type;
+		__u16 misc;
+		int cpu;
+		__u64 lost;
+		size_t len;
+		size_t len1;	/* first slice */
+		unsigned char buf[128];
+	} r[MAX_SEEN];
+	size_t stop_at;		/* return 7 on this record (1-based) */
+};
+
+static int collect(void *ctx, const struct perfbuf_record *rec)
+{
+	struct got *g = ctx;
+
+	if (g->n < MAX_SEEN) {
+		g->r[g->n].kind = rec->kind;
+		g->r[g->n].type = rec->type;
+		g->r[g->n].misc = rec->misc;
+		g->r[g->n].cpu = rec->cpu;
+		g->r[g->n].lost = rec->lost;
+		g->r[g->n].len = rec->data_sz + rec->data2_sz;
+		g->r[g->n].len1 = rec->data_sz;
+		perfbuf_record_copy(rec, g->r[g->n].buf, sizeof(g->r[g->n].buf));
+	}
+	g->n++;
+	return g->stop_at && g->n == g->stop_at ? 7 : 0;
+}
+
+static struct got g;
+
+static void fill(unsigned char *p, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (unsigned char)(seed * 31 + i);
+}
+
+TEST(empty)
+{
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 0, "no record");
+	ASSERT_EQ(perfbuf_ring__avail(s.ring), 0, "avail");
+	ASSERT_EQ(perfbuf_ring__data_size(s.ring), SYNTH_PAGE, "data size");
+	synth_free(&s);
+}
+
+TEST(one)
+{
+	unsigned char p[40];
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	perfbuf_ring__set_cpu(s.ring, 3);
+	fill(p, sizeof(p), 1);
+	synth_sample(&s, p, sizeof(p));
+	synth_publish(&s);
+	ASSERT_EQ(perfbuf_ring__avail(s.ring), 56, "avail before");
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 1, "one record");
+	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_SAMPLE, "sample");
+	ASSERT_EQ(g.r[0].cpu, 3, "cpu");
+	ASSERT_EQ(g.r[0].len, 44, "raw size: 40 + padding to 8-byte record");
+	ASSERT_EQ(g.r[0].len1, 44, "contiguous");
+	ASSERT_MEMEQ(g.r[0].buf, p, sizeof(p), "payload");
+	ASSERT_EQ(synth_tail(&s), 56, "tail stored");
+	ASSERT_EQ(perfbuf_ring__avail(s.ring), 0, "avail after");
+	synth_free(&s);
+}
+
+TEST(many_in_order)
+{
+	struct perfbuf_ring_stats st;
+	unsigned char p[64];
+	struct synth s;
+	unsigned seq = 0, want = 0;
+
+	if (!ASSERT_OK(synth_init(&s, 2, 0), "synth_init"))
+		return;
+	memset(&g, 0, sizeof(g));
+	/* 3000 records of varying size through an 8 KiB ring: many wraps */
+	while (seq < 3000) {
+		while (seq < 3000) {
+			size_t len = 4 + seq % 60;
+
+			fill(p, len, seq);
+			memcpy(p, &seq, sizeof(seq));
+			if (!synth_sample(&s, p, len))
+				break;
+			seq++;
+		}
+		synth_publish(&s);
+		g.n = 0;
+		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+		for (size_t i = 0; i < g.n; i++, want++) {
+			unsigned got_seq;
+			size_t len = 4 + want % 60;
+
+			fill(p, len, want);
+			memcpy(p, &want, sizeof(want));
+			memcpy(&got_seq, g.r[i].buf, sizeof(got_seq));
+			if (!ASSERT_EQ(got_seq, want, "in order") ||
+			    !ASSERT_MEMEQ(g.r[i].buf, p, len, "payload"))
+				goto out;
+		}
+	}
+	ASSERT_EQ(want, 3000, "all delivered");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.samples, 3000, "stats.samples");
+	ASSERT_EQ(st.corrupt, 0, "stats.corrupt");
+	ASSERT_LE(st.high_water, 8192 - 8, "high water within the ring");
+	ASSERT_GT(st.high_water, 8192 - 200, "high water near full");
+out:
+	synth_free(&s);
+}
+
+TEST(lost)
+{
+	unsigned char p[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct perfbuf_ring_stats st;
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	synth_sample(&s, p, 8);
+	synth_lost(&s, 0xdeadbeef, 17);	/* id first: it is not the count */
+	synth_sample(&s, p, 8);
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 3, "three records");
+	ASSERT_EQ(g.r[1].kind, PERFBUF_REC_LOST, "lost kind");
+	ASSERT_EQ(g.r[1].lost, 17, "lost count is the second u64");
+	ASSERT_EQ(g.r[1].type, PERF_RECORD_LOST, "header type");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.lost, 17, "stats.lost");
+	ASSERT_EQ(st.samples, 2, "stats.samples");
+	synth_free(&s);
+}
+
+/* A LOST record with a sample_id trailer (sample_id_all) is longer. */
+TEST(lost_with_sample_id)
+{
+	__u64 body[4] = { 99, 5, 0x1111, 0x2222 };
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	synth_other(&s, PERF_RECORD_LOST, 0, body, sizeof(body));
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 1, "one record");
+	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_LOST, "lost");
+	ASSERT_EQ(g.r[0].lost, 5, "count");
+	ASSERT_EQ(g.r[0].len, 32, "body with trailer");
+	synth_free(&s);
+}
+
+/* Every payload size 1..64, placed so that it wraps at every 8-byte offset. */
+TEST(wrap_matrix)
+{
+	unsigned char p[64];
+	struct synth s;
+	int bad = 0, cases = 0;
+
+	for (size_t len = 1; len <= 64 && !bad; len++) {
+		size_t rec = synth_sample_size(len);
+
+		for (size_t back = 8; back <= rec + 8 && !bad; back += 8) {
+			/* the record starts @back bytes before the ring end */
+			__u64 start = SYNTH_PAGE - back;
+			size_t raw = rec - 12, first;
+
+			if (synth_init(&s, 1, start)) {
+				bad++;
+				break;
+			}
+			fill(p, len, (unsigned)(len * 100 + back));
+			synth_sample(&s, p, len);
+			synth_publish(&s);
+			memset(&g, 0, sizeof(g));
+			cases++;
+			bad += !ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+			bad += !ASSERT_EQ(g.n, 1, "one record");
+			bad += !ASSERT_EQ(g.r[0].len, raw, "raw size");
+			bad += !ASSERT_MEMEQ(g.r[0].buf, p, len, "payload across the end");
+			/* payload starts 12 bytes into the record */
+			first = back > 12 ? back - 12 : 0;
+			if (back <= 12)	/* payload begins after the wrap */
+				bad += !ASSERT_EQ(g.r[0].len1, raw, "one slice at ring start");
+			else
+				bad += !ASSERT_EQ(g.r[0].len1, first < raw ? first : raw,
+						  "first slice ends at the ring end");
+			bad += !ASSERT_EQ(synth_tail(&s), start + rec, "tail");
+			synth_free(&s);
+		}
+	}
+	ASSERT_GT(cases, 64 * 2, "cases run");
+}
+
+TEST(record_ends_at_ring_end)
+{
+	unsigned char p[20];
+	struct synth s;
+
+	/* 8 + 4 + 20 = 32 bytes ending exactly at 4096 */
+	if (!ASSERT_OK(synth_init(&s, 1, SYNTH_PAGE - 32), "synth_init"))
+		return;
+	fill(p, 20, 5);
+	synth_sample(&s, p, 20);
+	synth_sample(&s, p, 20);	/* starts at offset 0 */
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 2, "two records");
+	ASSERT_EQ(g.r[0].len1, 20, "first: one slice up to the end");
+	ASSERT_EQ(g.r[0].len, 20, "first: no second slice");
+	ASSERT_MEMEQ(g.r[1].buf, p, 20, "second at ring start");
+	synth_free(&s);
+}
+
+static void positions_near(__u64 start)
+{
+	unsigned char p[48];
+	struct synth s;
+	size_t total = 0;
+
+	if (!ASSERT_OK(synth_init(&s, 1, start), "synth_init"))
+		return;
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 40; i++) {
+			fill(p, sizeof(p), (unsigned)(round * 40 + i));
+			if (!synth_sample(&s, p, sizeof(p)))
+				break;
+		}
+		synth_publish(&s);
+		memset(&g, 0, sizeof(g));
+		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+		for (size_t i = 0; i < g.n; i++) {
+			fill(p, sizeof(p), (unsigned)(total + i));
+			ASSERT_MEMEQ(g.r[i].buf, p, sizeof(p), "payload");
+		}
+		total += g.n;
+	}
+	ASSERT_EQ(total, 160, "all delivered across the overflow of the position");
+	ASSERT_EQ(synth_tail(&s), s.head, "tail == head");
+	synth_free(&s);
+}
+
+TEST(positions_near_2_32)
+{
+	positions_near((1ULL << 32) - 1000);
+}
+
+TEST(positions_near_2_64)
+{
+	positions_near(0 - (__u64)4000);
+}
+
+TEST(stop_then_resume)
+{
+	unsigned char p[16];
+	struct synth s;
+	__u64 tail;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	for (unsigned i = 0; i < 10; i++) {
+		fill(p, sizeof(p), i);
+		synth_sample(&s, p, sizeof(p));
+	}
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	g.stop_at = 3;
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 7, "callback's value");
+	ASSERT_EQ(g.n, 3, "stopped on the third");
+	tail = synth_tail(&s);
+	ASSERT_EQ(tail, 3 * 32, "the third counts as consumed");
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "resume");
+	ASSERT_EQ(g.n, 7, "the other seven");
+	fill(p, sizeof(p), 3);
+	ASSERT_MEMEQ(g.r[0].buf, p, sizeof(p), "resumes at the fourth");
+	synth_free(&s);
+}
+
+TEST(budget)
+{
+	unsigned char p[16] = {};
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	for (int i = 0; i < 5; i++)
+		synth_sample(&s, p, sizeof(p));
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold_n(s.ring, collect, &g, 2), 0, "fold_n");
+	ASSERT_EQ(g.n, 2, "two visited");
+	ASSERT_EQ(perfbuf_ring__avail(s.ring), 3 * 32, "three left");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 5, "all visited");
+	synth_free(&s);
+}
+
+TEST(full_ring)
+{
+	unsigned char p[56] = {};
+	struct perfbuf_ring_stats st;
+	struct synth s;
+	size_t n = 0;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	while (synth_sample(&s, p, sizeof(p)))
+		n++;
+	synth_publish(&s);
+	ASSERT_EQ(n, (SYNTH_PAGE - 8) / 72, "ring full");
+	ASSERT_EQ(perfbuf_ring__avail(s.ring), n * 72, "avail");
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, n, "all delivered");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.high_water, n * 72, "high water");
+	ASSERT_TRUE(synth_sample(&s, p, sizeof(p)), "room again");
+	synth_free(&s);
+}
+
+TEST(other_records)
+{
+	__u64 body[3] = { 1, 2, 3 };
+	unsigned char p[8] = { 9 };
+	struct perfbuf_ring_stats st;
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, SYNTH_PAGE - 16), "synth_init"))
+		return;
+	synth_other(&s, PERF_RECORD_COMM, 0x2000, body, sizeof(body));	/* wraps */
+	synth_sample(&s, p, 8);
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.n, 2, "both");
+	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_OTHER, "other");
+	ASSERT_EQ(g.r[0].type, PERF_RECORD_COMM, "type");
+	ASSERT_EQ(g.r[0].misc, 0x2000, "misc");
+	ASSERT_EQ(g.r[0].len, 24, "body bytes");
+	ASSERT_EQ(g.r[0].len1, 8, "body wraps");
+	ASSERT_MEMEQ(g.r[0].buf, body, sizeof(body), "body");
+	ASSERT_EQ(g.r[1].kind, PERFBUF_REC_SAMPLE, "then the sample");
+
+	/* the same ring for non-BPF events: SAMPLE as OTHER */
+	perfbuf_ring__set_raw_samples(s.ring, false);
+	synth_sample(&s, p, 8);
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_OTHER, "sample handed over whole");
+	ASSERT_EQ(g.r[0].type, PERF_RECORD_SAMPLE, "type kept");
+	ASSERT_EQ(g.r[0].len, 16, "u32 size + payload");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.other, 2, "stats.other");
+	synth_free(&s);
+}
+
+/* Write one good record, then @bad, then one more good record. */
+static void corrupt_case(const char *name, const void *bad, size_t bad_len,
+			 __u64 extra_head)
+{
+	unsigned char p[8] = { 1 };
+	struct perfbuf_ring_stats st;
+	struct synth s;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), name))
+		return;
+	synth_sample(&s, p, 8);
+	synth_raw(&s, bad, bad_len);
+	synth_sample(&s, p, 8);
+	s.head += extra_head;
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), -EBADMSG, name);
+	ASSERT_EQ(g.n, extra_head > SYNTH_PAGE ? 0 : 1, "records before it delivered");
+	ASSERT_EQ(synth_tail(&s), s.head, "resynchronised to the head");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.corrupt, 1, "counted");
+	/* and the ring goes on */
+	synth_sample(&s, p, 8);
+	synth_publish(&s);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "next fold");
+	ASSERT_EQ(g.n, 1, "next record delivered");
+	synth_free(&s);
+}
+
+TEST(corrupt_headers)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	struct { struct perf_event_header h; __u32 raw; __u32 pad; } r;
+
+	h.size = 0;
+	corrupt_case("size 0", &h, sizeof(h), 0);
+	h.size = 4;
+	corrupt_case("size < 8", &h, sizeof(h), 0);
+	h.size = 20;
+	corrupt_case("size not a multiple of 8", &h, sizeof(h), 0);
+	h.size = 0xfff8;
+	corrupt_case("size past the head / larger than the ring", &h, sizeof(h), 0);
+	r.h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .size = 16 };
+	r.raw = 100;
+	r.pad = 0;
+	corrupt_case("raw size larger than the record", &r, sizeof(r), 0);
+	r.h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .size = 8 };
+	corrupt_case("sample without a size field", &r, 8, 0);
+	r.h = (struct perf_event_header){ .type = PERF_RECORD_LOST, .size = 16 };
+	corrupt_case("lost record too short", &r, sizeof(r), 0);
+	corrupt_case("head - tail larger than the ring", NULL, 0, 2 * SYNTH_PAGE);
+}
+
+TEST(mem_ring_bad_args)
+{
+	char *mem = calloc(1, SYNTH_PAGE * 4);
+
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, SYNTH_PAGE, 0), "0 pages");
+	ASSERT_EQ(errno, EINVAL, "EINVAL");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, SYNTH_PAGE, 3), "3 pages");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, 1000, 2), "page size not a power of two");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, 512, 2), "page smaller than the header");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(NULL, SYNTH_PAGE, 2), "no memory");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, SYNTH_PAGE, (size_t)1 << 40), "too large");
+	free(mem);
+}
+
+TEST(record_copy)
+{
+	unsigned char a[3] = { 1, 2, 3 }, b[2] = { 4, 5 }, out[8] = {};
+	struct perfbuf_record rec = {
+		.data = a, .data_sz = 3, .data2 = b, .data2_sz = 2,
+	};
+
+	ASSERT_EQ(perfbuf_record_copy(&rec, out, sizeof(out)), 5, "joined");
+	ASSERT_MEMEQ(out, "\1\2\3\4\5", 5, "bytes");
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(perfbuf_record_copy(&rec, out, 4), 4, "truncated to dst");
+	ASSERT_MEMEQ(out, "\1\2\3\4\0", 5, "no overflow");
+	ASSERT_EQ(perfbuf_record_copy(&rec, out, 2), 2, "inside the first slice");
+}
+
+TEST(cpu_lists)
+{
+	int c[16];
+
+	ASSERT_EQ(perfbuf_parse_cpus("0-3,8,10-11\n", c, 16), 7, "count");
+	ASSERT_EQ(c[4], 8, "single");
+	ASSERT_EQ(c[6], 11, "range end");
+	ASSERT_EQ(perfbuf_parse_cpus("0-63", c, 16), 64, "count beyond max");
+	ASSERT_EQ(perfbuf_parse_cpus("3-1", c, 16), -EINVAL, "reversed");
+	ASSERT_EQ(perfbuf_parse_cpus("a", c, 16), -EINVAL, "junk");
+	ASSERT_EQ(perfbuf_parse_cpus("1,", c, 16), 1, "trailing comma");
+	ASSERT_EQ(perfbuf_parse_cpus("1-", c, 16), -EINVAL, "open range");
+	ASSERT_EQ(perfbuf_parse_cpus("", c, 16), -EINVAL, "empty");
+	ASSERT_GE(perfbuf_possible_cpus(c, 16), 1, "possible");
+	ASSERT_GE(perfbuf_online_cpus(c, 16), 1, "online");
+}
+
+TEST_MAIN(
+	TEST_ENTRY(empty),
+	TEST_ENTRY(one),
+	TEST_ENTRY(many_in_order),
+	TEST_ENTRY(lost),
+	TEST_ENTRY(lost_with_sample_id),
+	TEST_ENTRY(wrap_matrix),
+	TEST_ENTRY(record_ends_at_ring_end),
+	TEST_ENTRY(positions_near_2_32),
+	TEST_ENTRY(positions_near_2_64),
+	TEST_ENTRY(stop_then_resume),
+	TEST_ENTRY(budget),
+	TEST_ENTRY(full_ring),
+	TEST_ENTRY(other_records),
+	TEST_ENTRY(corrupt_headers),
+	TEST_ENTRY(mem_ring_bad_args),
+	TEST_ENTRY(record_copy),
+	TEST_ENTRY(cpu_lists),
+)
