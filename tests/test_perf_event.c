@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The perf_event_open layer, with software events (no PMU here). */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/hw_breakpoint.h>
+
+#include "perfbuf.h"
+#include "test.h"
+
+static void touch_new_pages(int n)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, ps * n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	for (int i = 0; i < n; i++)
+		((volatile char *)p)[i * ps] = 1;
+	munmap(p, ps * n);
+}
+
+static void spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+TEST(attr_from_opts)
+{
+	struct perf_event_attr a;
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = 99, .sample_type = PERF_SAMPLE_IP,
+		.wakeup_watermark = 4096, .disabled = true, .inherit = true,
+		.exclude_kernel = true, .exclude_hv = true, .enable_on_exec = true,
+		.write_backward = true, .use_clockid = true,
+		.clockid = CLOCK_MONOTONIC);
+
+	ASSERT_OK(perfbuf_event_attr(&a, &o), "attr");
+	ASSERT_EQ(a.size, sizeof(a), "size");
+	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE, "type");
+	ASSERT_EQ(a.freq, 1, "freq mode");
+	ASSERT_EQ(a.sample_freq, 99, "freq");
+	ASSERT_EQ(a.watermark, 1, "watermark mode");
+	ASSERT_EQ(a.wakeup_watermark, 4096, "watermark bytes");
+	ASSERT_EQ(a.disabled + a.inherit + a.exclude_kernel + a.exclude_hv +
+		  a.enable_on_exec + a.write_backward, 6, "flags");
+	ASSERT_EQ(a.exclude_user, 0, "unset flag");
+	ASSERT_EQ(a.use_clockid, 1, "use_clockid");
+	ASSERT_EQ(a.clockid, CLOCK_MONOTONIC, "clockid");
+	o.sample_period = 10;
+	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "period and freq");
+	o.sample_period = 0;
+	o.wakeup_events = 1;
+	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "events and watermark");
+	o.sz = 3;
+	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "bad sz");
+}
+
+TEST(counter_enable_disable_reset)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
+		.disabled = true, .exclude_kernel = true, .exclude_hv = true,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID);
+	struct perfbuf_count c;
+	__u64 id = 0;
+	int fd;
+
+	fd = perfbuf_event_open(&o, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "open page-faults counter"))
+		return;
+	touch_new_pages(50);
+	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_EQ(c.value, 0, "disabled: nothing counted");
+	ASSERT_OK(perfbuf_ioc_enable(fd, false), "enable");
+	touch_new_pages(100);
+	ASSERT_OK(perfbuf_ioc_disable(fd, false), "disable");
+	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_GE(c.value, 100, "faults counted");
+	ASSERT_LT(c.value, 1000, "and not wildly more");
+	ASSERT_GT(c.time_enabled, 0, "time_enabled");
+	ASSERT_EQ(c.time_running, c.time_enabled, "not multiplexed");
+	ASSERT_TRUE(c.scaled == (double)c.value, "scaled == value");
+	ASSERT_OK(perfbuf_ioc_id(fd, &id), "id ioctl");
+	ASSERT_EQ(c.id, id, "PERF_FORMAT_ID matches the ioctl");
+	ASSERT_OK(perfbuf_ioc_reset(fd, false), "reset");
+	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_EQ(c.value, 0, "reset to 0");
+	ASSERT_EQ(perfbuf_count_read(fd, PERF_FORMAT_GROUP, &c), -EINVAL,
+		  "group format refused by count_read");
+	close(fd);
+}
+
+TEST(group_read)
+{
+	__u64 rf = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+		   PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	PERFBUF_OPTS(perfbuf_event_opts, lo,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+		.disabled = true, .read_format = rf);
+	PERFBUF_OPTS(perfbuf_event_opts, mo,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
+		.read_format = rf);
+	struct perfbuf_count c[2], small[1];
+	__u64 id0, id1;
+	int leader, member;
+
+	leader = perfbuf_event_open(&lo, 0, -1, -1);
+	if (!ASSERT_GE(leader, 0, "leader"))
+		return;
+	member = perfbuf_event_open(&mo, 0, -1, leader);
+	if (!ASSERT_GE(member, 0, "member")) {
+		close(leader);
+		return;
+	}
+	ASSERT_OK(perfbuf_ioc_enable(leader, true), "enable group");
+	touch_new_pages(20);
+	spin_ms(5);
+	ASSERT_OK(perfbuf_ioc_disable(leader, true), "disable group");
+	ASSERT_EQ(perfbuf_group_read(leader, rf, c, 2), 2, "two members");
+	perfbuf_ioc_id(leader, &id0);
+	perfbuf_ioc_id(member, &id1);
+	ASSERT_EQ(c[0].id, id0, "leader first");
+	ASSERT_EQ(c[1].id, id1, "then the member");
+	ASSERT_GE(c[0].value, 4000000, "task clock ran >= 4 ms");
+	ASSERT_GE(c[1].value, 20, "page faults");
+	ASSERT_GT(c[1].time_enabled, 0, "group times");
+	ASSERT_EQ(perfbuf_group_read(leader, rf, small, 1), -ENOSPC, "too small");
+	ASSERT_EQ(perfbuf_group_read(leader, PERF_FORMAT_ID, c, 2), -EINVAL,
+		  "needs PERF_FORMAT_GROUP");
+	close(member);
+	close(leader);
+}
+
+TEST(e2big_reports_kernel_size)
+{
+	union {
+		struct perf_event_attr a;
+		char bytes[sizeof(struct perf_event_attr) + 64];
+	} u;
+	int fd;
+
+	memset(&u, 0, sizeof(u));
+	u.a.type = PERF_TYPE_SOFTWARE;
+	u.a.config = PERF_COUNT_SW_CPU_CLOCK;
+	u.a.size = sizeof(u);
+	u.a.exclude_kernel = 1;
+	u.bytes[sizeof(u) - 1] = 1;	/* a "feature" the kernel cannot know */
+	fd = perfbuf_event_open_attr(&u.a, 0, -1, -1, 0);
+	ASSERT_EQ(fd, -E2BIG, "E2BIG");
+	ASSERT_GE(u.a.size, PERF_ATTR_SIZE_VER0, "kernel wrote its size back");
+	ASSERT_LT(u.a.size, sizeof(u), "smaller than what we passed");
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(sampling_ioctls)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = true, .disabled = true);
+	__u32 ids[4], cnt = 4;
+	int fd, fd2;
+
+	fd = perfbuf_event_open(&o, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "open sampler"))
+		return;
+	ASSERT_OK(perfbuf_ioc_period(fd, 500000), "period");
+	ASSERT_OK(perfbuf_ioc_refresh(fd, 1), "refresh");
+	ASSERT_EQ(perfbuf_ioc_pause_output(fd, true), -EINVAL, "pause needs a ring");
+	ASSERT_ERR(perfbuf_ioc_set_filter(fd, "common_pid == 1"),
+		   "filters are for tracepoints");
+	ASSERT_ERR(perfbuf_ioc_query_bpf(fd, ids, &cnt), "query_bpf on a non-tracepoint");
+	ASSERT_EQ(perfbuf_ioc_set_bpf(fd, -1), -EBADF, "set_bpf with a bad fd");
+	{
+		struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE };
+
+		ASSERT_ERR(perfbuf_ioc_modify_attributes(fd, &a),
+			   "modify_attributes is for breakpoints");
+	}
+	fd2 = perfbuf_event_open(&o, 0, -1, -1);
+	if (ASSERT_GE(fd2, 0, "second sampler")) {
+		ASSERT_EQ(perfbuf_ioc_set_output(fd2, fd), -EINVAL,
+			  "set_output needs a mapped target");
+		close(fd2);
+	}
+	ASSERT_EQ(perfbuf_ioc_enable(-1, false), -EBADF, "bad fd");
+	close(fd);
+}
+
+static int count_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	(void)ctx;
+	return rec->kind == PERFBUF_REC_OTHER && rec->type == PERF_RECORD_SAMPLE &&
+	       rec->data_sz + rec->data2_sz == 8 ? 0 : -1;
+}
+
+/* The ring serves non-BPF events: cpu-clock samples of this thread. */
+TEST(ring_over_software_sampler)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 100000, .sample_type = PERF_SAMPLE_TID,
+		.exclude_kernel = true, .disabled = true);
+	struct perfbuf_ring_stats st;
+	struct perfbuf_ring *r;
+	int fd, fd2;
+
+	fd = perfbuf_event_open(&o, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "open"))
+		return;
+	r = perfbuf_ring__new(fd, 4);
+	if (!ASSERT_OK_PTR(r, "ring"))
+		goto out;
+	perfbuf_ring__set_raw_samples(r, false);
+	fd2 = perfbuf_event_open(&o, 0, -1, -1);
+	if (ASSERT_GE(fd2, 0, "second event"))
+		ASSERT_OK(perfbuf_ioc_set_output(fd2, fd), "set_output to a mapped ring");
+	perfbuf_ioc_enable(fd, false);
+	spin_ms(20);
+	perfbuf_ioc_disable(fd, false);
+	ASSERT_GT(perfbuf_ring__avail(r), 0, "samples written");
+	{
+		size_t before;
+
+		ASSERT_OK(perfbuf_ioc_pause_output(fd, true), "pause output");
+		before = perfbuf_ring__avail(r);
+		perfbuf_ioc_enable(fd, false);
+		spin_ms(5);
+		perfbuf_ioc_disable(fd, false);
+		ASSERT_EQ(perfbuf_ring__avail(r), before, "paused: nothing written");
+		ASSERT_OK(perfbuf_ioc_pause_output(fd, false), "resume output");
+	}
+	ASSERT_OK(perfbuf_ring__fold(r, count_cb, NULL), "fold: all TID samples");
+	perfbuf_ring__stats(r, &st);
+	ASSERT_GE(st.other, 10, "samples (as OTHER) every 0.1 ms of 20 ms");
+	ASSERT_EQ(st.corrupt, 0, "no corruption");
+	ASSERT_EQ(perfbuf_ring__avail(r), 0, "consumed");
+	if (fd2 >= 0)
+		close(fd2);
+	perfbuf_ring__free(r);
+out:
+	close(fd);
+}
+
+TEST(breakpoint_modify)
+{
+	static volatile long watched, other;
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_BREAKPOINT, .bp_type = HW_BREAKPOINT_W,
+		.bp_addr = (__u64)(uintptr_t)&watched, .bp_len = HW_BREAKPOINT_LEN_8,
+		.sample_period = 1, .exclude_kernel = true);
+	struct perf_event_attr a;
+	struct perfbuf_count c;
+	int fd;
+
+	fd = perfbuf_event_open(&o, 0, -1, -1);
+	if (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV || fd == -ENOSPC)
+		TEST_SKIP("no hardware breakpoints on this machine");
+	if (!ASSERT_GE(fd, 0, "open breakpoint"))
+		return;
+	watched = 1;
+	watched = 2;
+	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_EQ(c.value, 2, "two writes seen");
+	perfbuf_event_attr(&a, &o);
+	a.bp_addr = (__u64)(uintptr_t)&other;
+	ASSERT_OK(perfbuf_ioc_modify_attributes(fd, &a), "move the breakpoint");
+	watched = 3;
+	other = 1;
+	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_EQ(c.value, 3, "now the other variable");
+	close(fd);
+}
+
+TEST_MAIN(
+	TEST_ENTRY(attr_from_opts),
+	TEST_ENTRY(counter_enable_disable_reset),
+	TEST_ENTRY(group_read),
+	TEST_ENTRY(e2big_reports_kernel_size),
+	TEST_ENTRY(sampling_ioctls),
+	TEST_ENTRY(ring_over_software_sampler),
+	TEST_ENTRY(breakpoint_modify),
+)
