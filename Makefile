@@ -46,7 +46,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
 
-.PHONY: all lib check test run bench setup clean
+.PHONY: all lib check test run bench setup setup-tracefs clean fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -103,8 +103,8 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/libperfbuf.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The whole suite: the normal build, then the same tests under ASan/UBSan.
-check: setup-tracefs all
-	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all
+check: setup-tracefs all $(OUTPUT)/fuzz_ring
+	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all $(OUTPUT)/san/fuzz_ring
 	$(Q)tests/run.sh $(OUTPUT) $(OUTPUT)/san
 
 test: check
@@ -126,3 +126,13 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(wildcard $(OUTPUT)/*/*.d)
+
+# libFuzzer over the ring parser (clang + libclang-rt): make fuzz FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 30
+$(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -o $@ $^ -lbpf -lelf -lz
+
+fuzz: $(OUTPUT)/fuzz_ring
+	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus
+	$(Q)$(OUTPUT)/fuzz_ring -max_total_time=$(FUZZ_SECONDS) $(OUTPUT)/fuzz-corpus

@@ -195,7 +195,9 @@ enum perfbuf_record_kind {
  *
  * SAMPLE: the raw payload (its kernel size, padding included) in two
  *   slices: @data then @data2; @data2_sz is 0 unless the payload wraps the
- *   ring end. perfbuf_record_copy() makes it contiguous.
+ *   ring end. perfbuf_record_copy() makes it contiguous. The payload is
+ *   only 4-byte aligned (a u32 size precedes it in the record): read wider
+ *   fields with memcpy() or copy the record first.
  * LOST: @lost is the number of records the kernel dropped.
  * OTHER: @data/@data2 is the record body after its 8-byte header.
  */
