@@ -2,6 +2,8 @@
 /* The collector against real BPF output (bpf/emit.bpf.c). */
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -502,6 +504,60 @@ TEST(bad_setup)
 	emit__destroy(skel);
 }
 
+static char warned[512];
+
+static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == PERFBUF_WARN)
+		vsnprintf(warned, sizeof(warned), fmt, ap);
+	return 0;
+}
+
+/* RLIMIT_NOFILE below what the rings need: EMFILE, a message, no leak. */
+TEST(out_of_fds)
+{
+	struct rlimit old, rl;
+	struct perfbuf *pb;
+	perfbuf_print_fn prev;
+	struct emit *skel;
+	int fds, maps;
+
+	if (test_need_root())
+		TEST_SKIP(test_need_root());
+	skel = setup(0);
+	if (!skel)
+		return;
+	getrlimit(RLIMIT_NOFILE, &old);
+	fds = count_fds();
+	maps = count_maps();
+	/* room for the epoll fd and one event only */
+	{
+		int next = dup(0);
+
+		close(next);
+		rl.rlim_max = old.rlim_max;
+		rl.rlim_cur = (rlim_t)next + 2;
+	}
+	setrlimit(RLIMIT_NOFILE, &rl);
+	prev = perfbuf_set_print(capture);
+	warned[0] = '\0';
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, NULL);
+	perfbuf_set_print(prev);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (pb && perfbuf__ring_cnt(pb) == 1) {
+		perfbuf__free(pb);
+		emit__destroy(skel);
+		TEST_SKIP("one CPU: every fd fits");
+	}
+	ASSERT_TRUE(pb == NULL, "refused");
+	ASSERT_EQ(errno, EMFILE, "EMFILE");
+	ASSERT_TRUE(strstr(warned, "ulimit -n") != NULL, "says to raise ulimit -n");
+	ASSERT_EQ(count_fds(), fds, "no fd leaked");
+	ASSERT_EQ(count_maps(), maps, "no mapping leaked");
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(in_order_per_cpu),
 	TEST_ENTRY(overflow_accounting),
@@ -515,4 +571,5 @@ TEST_MAIN(
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),
 	TEST_ENTRY(bad_setup),
+	TEST_ENTRY(out_of_fds),
 )

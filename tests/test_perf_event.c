@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The perf_event_open layer, with software events (no PMU here). */
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
@@ -283,6 +286,64 @@ TEST(breakpoint_modify)
 	close(fd);
 }
 
+static char warned[1024];
+
+static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == PERFBUF_WARN)
+		vsnprintf(warned, sizeof(warned), fmt, ap);
+	return 0;
+}
+
+/* Unprivileged, a large ring is over the mlock limits: say which ones. */
+TEST(mmap_eperm_names_the_limits)
+{
+	int pipefd[2], status = 0;
+	char msg[1024] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		TEST_SKIP("needs root to drop to an unprivileged user");
+	if (pipe(pipefd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		PERFBUF_OPTS(perfbuf_event_opts, o,
+			.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_period = 100000, .exclude_kernel = true,
+			.exclude_hv = true);
+		struct rlimit rl = { 0, 0 };
+		struct perfbuf_ring *r;
+		int fd, code = 0;
+
+		close(pipefd[0]);
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		perfbuf_set_print(capture);
+		fd = perfbuf_event_open(&o, 0, -1, -1);
+		if (fd < 0)
+			_exit(4);	/* perf_event_paranoid forbids even this */
+		r = perfbuf_ring__new(fd, 1024);
+		if (r || errno != EPERM)
+			code = 5;
+		if (write(pipefd[1], warned, strlen(warned)) < 0)
+			code = 6;
+		_exit(code);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	if (WEXITSTATUS(status) == 4)
+		TEST_SKIP("perf_event_paranoid forbids unprivileged events");
+	ASSERT_EQ(WEXITSTATUS(status), 0, "mmap refused with EPERM");
+	ASSERT_TRUE(strstr(msg, "perf_event_mlock_kb") != NULL, "names perf_event_mlock_kb");
+	ASSERT_TRUE(strstr(msg, "RLIMIT_MEMLOCK") != NULL, "names RLIMIT_MEMLOCK");
+}
+
 TEST_MAIN(
 	TEST_ENTRY(attr_from_opts),
 	TEST_ENTRY(counter_enable_disable_reset),
@@ -291,4 +352,5 @@ TEST_MAIN(
 	TEST_ENTRY(sampling_ioctls),
 	TEST_ENTRY(ring_over_software_sampler),
 	TEST_ENTRY(breakpoint_modify),
+	TEST_ENTRY(mmap_eperm_names_the_limits),
 )
