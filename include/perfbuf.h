@@ -274,6 +274,7 @@ struct perfbuf_ring_stats {
 	__u64 samples;		/* SAMPLE records */
 	__u64 sample_bytes;	/* their payload bytes */
 	__u64 lost;		/* sum of LOST record counts */
+	__u64 lost_records;	/* LOST records */
 	__u64 other;		/* other records */
 	__u64 corrupt;		/* resynchronisations */
 	__u64 high_water;	/* most bytes seen waiting at a fold */

@@ -62,6 +62,7 @@ struct perfbuf {
 	bool stopped;
 	__u64 last_drain_ns;
 	__u64 delivered;	/* records handed over in the current call */
+	__u64 swallowed;	/* LOST records already reported by a drain */
 };
 
 static __u64 now_ns(void)
@@ -72,35 +73,54 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-/* Between the ring and the caller: count, and de-duplicate LOST counts
- * already reported by perfbuf__drain(). */
-static int on_record(void *ctx, const struct perfbuf_record *rec)
+/* Used only while perfbuf__drain() has reported losses that LOST records
+ * still in flight will report again: pass on only the part not yet told. */
+static int on_record_dedup(void *ctx, const struct perfbuf_record *rec)
 {
 	struct pb_cpu *c = ctx;
 	struct perfbuf *pb = c->pb;
+	struct perfbuf_record r;
 
-	if (rec->kind == PERFBUF_REC_LOST) {
-		struct perfbuf_record r = *rec;
-
-		c->lost_rec += rec->lost;
-		if (c->lost_rec <= c->lost_reported)
-			return 0;
-		r.lost = c->lost_rec - c->lost_reported;
-		c->lost_reported = c->lost_rec;
-		pb->delivered++;
-		return pb->fn(pb->ctx, &r);
+	if (rec->kind != PERFBUF_REC_LOST)
+		return pb->fn(pb->ctx, rec);
+	c->lost_rec += rec->lost;
+	if (c->lost_rec <= c->lost_reported) {
+		pb->swallowed++;
+		return 0;
 	}
-	pb->delivered++;
-	return pb->fn(pb->ctx, rec);
+	r = *rec;
+	r.lost = c->lost_rec - c->lost_reported;
+	c->lost_reported = c->lost_rec;
+	return pb->fn(pb->ctx, &r);
+}
+
+static __u64 records(const struct perfbuf_ring_stats *st)
+{
+	return st->samples + st->lost_records + st->other;
 }
 
 static int drain_cpu(struct pb_cpu *c)
 {
+	struct perfbuf *pb = c->pb;
+	struct perfbuf_ring_stats before, after;
+	size_t budget = pb->budget ?: SIZE_MAX;
 	int ret;
 
 	c->polls++;
-	ret = perfbuf_ring__fold_n(c->ring, on_record, c,
-				   c->pb->budget ?: SIZE_MAX);
+	perfbuf_ring__stats(c->ring, &before);
+	if (c->lost_rec == c->lost_reported) {
+		/* the common case: records go straight to the caller */
+		ret = perfbuf_ring__fold_n(c->ring, pb->fn, pb->ctx, budget);
+		perfbuf_ring__stats(c->ring, &after);
+		c->lost_rec += after.lost - before.lost;
+		c->lost_reported = c->lost_rec;
+	} else {
+		pb->swallowed = 0;
+		ret = perfbuf_ring__fold_n(c->ring, on_record_dedup, c, budget);
+		perfbuf_ring__stats(c->ring, &after);
+		pb->delivered -= pb->swallowed;
+	}
+	pb->delivered += records(&after) - records(&before);
 	/* corruption is logged and counted by the ring; keep going */
 	return ret == -EBADMSG ? 0 : ret;
 }

@@ -189,7 +189,7 @@ int perfbuf_ring__fold_n(struct perfbuf_ring *r, perfbuf_record_fn fn,
 {
 	struct perf_event_mmap_page *hdr = r->hdr;
 	__u64 head, tail, data_size = r->mask + 1;
-	__u64 samples = 0, bytes = 0, lost = 0, other = 0;
+	__u64 samples = 0, bytes = 0, lost = 0, lost_recs = 0, other = 0;
 	struct perfbuf_record rec = { .cpu = r->cpu };
 	int ret = 0;
 
@@ -252,6 +252,7 @@ int perfbuf_ring__fold_n(struct perfbuf_ring *r, perfbuf_record_fn fn,
 			rec.lost = load_u64(r, tail + 16);
 			slices(r, &rec, tail + 8, size - 8);
 			lost += rec.lost;
+			lost_recs++;
 		} else {
 			rec.kind = PERFBUF_REC_OTHER;
 			rec.lost = 0;
@@ -269,6 +270,7 @@ out:
 	r->st.samples += samples;
 	r->st.sample_bytes += bytes;
 	r->st.lost += lost;
+	r->st.lost_records += lost_recs;
 	r->st.other += other;
 	return ret;
 }
