@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The generic programs of `perfbuf trace` (see trace.h). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "trace.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Filters, set before load. 0 / -1 / empty: no filter. */
+const volatile __u32 targ_tgid = 0;
+const volatile __u32 self_tgid = 0;	/* never trace ourselves: feedback */
+const volatile int targ_cpu = -1;
+const volatile bool filter_comm = false;
+const volatile char targ_comm[TRACE_COMM_LEN] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct trace_probe_cfg);
+} cfgs SEC(".maps");
+
+/* A record under construction: too big for the 512-byte stack. */
+struct scratch {
+	__u8 buf[sizeof(struct trace_record) + TRACE_DATA_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* The per-CPU event with its header filled, or NULL when filtered out. */
+static __always_inline struct trace_record *event_start(__u64 cookie)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, zero = 0;
+	struct trace_record *e;
+
+	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid))
+		return NULL;
+	if (targ_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)targ_cpu)
+		return NULL;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return NULL;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (filter_comm) {
+		for (int i = 0; i < TRACE_COMM_LEN; i++) {
+			if (e->comm[i] != targ_comm[i])
+				return NULL;
+			if (!targ_comm[i])
+				break;
+		}
+	}
+	e->time_ns = bpf_ktime_get_ns();
+	e->cookie = cookie;
+	e->pid = tgid;
+	e->tid = (__u32)id;
+	e->raw_size = 0;
+	for (int i = 0; i < TRACE_MAX_STRS; i++)
+		e->str_len[i] = 0;
+	return e;
+}
+
+static __always_inline void event_send(void *ctx, struct trace_record *e,
+				       __u32 data_sz)
+{
+	data_sz &= TRACE_DATA_MAX - 1;
+	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
+			      sizeof(*e) + data_sz);
+}
+
+/* Read string slot @i of @cfg into e->data + pos; return the new pos. */
+static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
+				      const struct trace_str_cfg *s, int i,
+				      __u32 pos)
+{
+	void *dst = e->data + (pos & (TRACE_DATA_MAX / 2 - 1));
+	__u32 off = s->off & (TRACE_RAW_MAX - 1), loc = 0;
+	void *src;
+	__u64 ptr = 0;
+	long n = 0;
+
+	switch (s->kind) {
+	case TRACE_STR_DATA_LOC:
+	case TRACE_STR_REL_LOC:
+	case TRACE_BYTES_DATA_LOC:
+	case TRACE_BYTES_REL_LOC:
+		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + off);
+		src = ctx + (loc & 0xffff);
+		if (s->kind == TRACE_STR_REL_LOC ||
+		    s->kind == TRACE_BYTES_REL_LOC)
+			src += off + 4;
+		if (s->kind == TRACE_STR_DATA_LOC ||
+		    s->kind == TRACE_STR_REL_LOC) {
+			n = bpf_probe_read_kernel_str(dst, TRACE_STR_MAX, src);
+		} else {
+			n = (loc >> 16) & (TRACE_STR_MAX - 1);
+			if (bpf_probe_read_kernel(dst, n, src))
+				n = 0;
+		}
+		break;
+	case TRACE_STR_USER_PTR:
+		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + off);
+		n = bpf_probe_read_user_str(dst, TRACE_STR_MAX, (void *)ptr);
+		break;
+	}
+	if (n <= 0)
+		return pos;
+	e->str_len[i & (TRACE_MAX_STRS - 1)] = n;
+	return pos + (n & (TRACE_STR_MAX * 2 - 1));
+}
+
+SEC("tracepoint")
+int trace_tp(void *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 key = cookie, raw, pos;
+	struct trace_record *e;
+	struct trace_probe_cfg *cfg;
+
+	cfg = bpf_map_lookup_elem(&cfgs, &key);
+	if (!cfg)
+		return 0;
+	e = event_start(cookie);
+	if (!e)
+		return 0;
+	raw = cfg->raw_size & (TRACE_RAW_MAX * 2 - 1);
+	if (raw > TRACE_RAW_MAX)
+		raw = TRACE_RAW_MAX;
+	if (bpf_probe_read_kernel(e->data, raw, ctx))
+		raw = 0;
+	e->raw_size = raw;
+	pos = raw;
+	for (int i = 0; i < TRACE_MAX_STRS; i++) {
+		if (i >= cfg->nstr)
+			break;
+		pos = read_str(ctx, e, &cfg->str[i], i, pos);
+	}
+	event_send(ctx, e, pos);
+	return 0;
+}
+
+static __always_inline int send_args(struct pt_regs *ctx)
+{
+	struct trace_record *e = event_start(bpf_get_attach_cookie(ctx));
+	__u64 *a;
+
+	if (!e)
+		return 0;
+	a = (__u64 *)e->data;
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = PT_REGS_PARM4(ctx);
+	a[4] = PT_REGS_PARM5(ctx);
+#if defined(__TARGET_ARCH_x86)
+	a[5] = ctx->r9;		/* libbpf 1.1 has no PT_REGS_PARM6 */
+#else
+	a[5] = 0;
+#endif
+	e->raw_size = TRACE_MAX_ARGS * 8;
+	event_send(ctx, e, TRACE_MAX_ARGS * 8);
+	return 0;
+}
+
+static __always_inline int send_ret(struct pt_regs *ctx)
+{
+	struct trace_record *e = event_start(bpf_get_attach_cookie(ctx));
+
+	if (!e)
+		return 0;
+	*(__u64 *)e->data = PT_REGS_RC(ctx);
+	e->raw_size = 8;
+	event_send(ctx, e, 8);
+	return 0;
+}
+
+SEC("kprobe")
+int trace_kprobe(struct pt_regs *ctx) { return send_args(ctx); }
+
+SEC("kretprobe")
+int trace_kretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
+
+SEC("uprobe")
+int trace_uprobe(struct pt_regs *ctx) { return send_args(ctx); }
+
+SEC("uretprobe")
+int trace_uretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
+
+/*
+ * Kinds that take their target at load time (tp_btf, fentry, fexit) or
+ * have no attach cookie in libbpf 1.1 (raw_tp) are loaded once per probe,
+ * sharing the maps above; the probe's index and argument count are then
+ * constants, so the verifier drops the reads of arguments that do not
+ * exist (tp_btf and raw_tp refuse those).
+ */
+const volatile __u64 probe_cookie = 0;
+const volatile __u32 nargs = 0;
+
+#define COPY_ARGS(a, get)					\
+	do {							\
+		if (nargs > 0) a[0] = get(0);			\
+		if (nargs > 1) a[1] = get(1);			\
+		if (nargs > 2) a[2] = get(2);			\
+		if (nargs > 3) a[3] = get(3);			\
+		if (nargs > 4) a[4] = get(4);			\
+		if (nargs > 5) a[5] = get(5);			\
+	} while (0)
+
+static __always_inline void send_n(void *ctx, struct trace_record *e)
+{
+	__u32 n = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
+
+	e->raw_size = n * 8;
+	event_send(ctx, e, n * 8);
+}
+
+SEC("tp_btf")
+int trace_tp_btf(__u64 *ctx)
+{
+	struct trace_record *e = event_start(probe_cookie);
+	__u64 *a;
+
+	if (!e)
+		return 0;
+	a = (__u64 *)e->data;
+#define BTF_ARG(i) ctx[i]
+	COPY_ARGS(a, BTF_ARG);
+	send_n(ctx, e);
+	return 0;
+}
+
+SEC("raw_tp")
+int trace_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct trace_record *e = event_start(probe_cookie);
+	__u64 *a;
+
+	if (!e)
+		return 0;
+	a = (__u64 *)e->data;
+#define RAW_ARG(i) ctx->args[i]
+	COPY_ARGS(a, RAW_ARG);
+	send_n(ctx, e);
+	return 0;
+}
+
+SEC("fentry")
+int trace_fentry(void *ctx)
+{
+	struct trace_record *e = event_start(probe_cookie);
+	__u64 cnt = bpf_get_func_arg_cnt(ctx), *a;
+
+	if (!e)
+		return 0;
+	a = (__u64 *)e->data;
+	if (cnt > TRACE_MAX_ARGS)
+		cnt = TRACE_MAX_ARGS;
+	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
+		a[i] = 0;
+		if (i < cnt)
+			bpf_get_func_arg(ctx, i, &a[i]);
+	}
+	e->raw_size = cnt * 8;
+	event_send(ctx, e, cnt * 8);
+	return 0;
+}
+
+SEC("fexit")
+int trace_fexit(void *ctx)
+{
+	struct trace_record *e = event_start(probe_cookie);
+
+	if (!e)
+		return 0;
+	*(__u64 *)e->data = 0;
+	bpf_get_func_ret(ctx, (__u64 *)e->data);
+	e->raw_size = 8;
+	event_send(ctx, e, 8);
+	return 0;
+}

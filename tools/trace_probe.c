@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Probes of `perfbuf trace`: parse bpftrace's syntax, find what a kernel
+ * offers (tracefs, kprobes, fentry, BTF), attach one generic program per
+ * kind with the probe's index as its cookie, and detach.
+ */
+#define _GNU_SOURCE	/* vasprintf */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "trace_tool.h"
+#include "trace.skel.h"
+
+struct trace_filter trace_filter = { .cpu = -1 };
+char tracefs_dir[64] = "/sys/kernel/tracing";
+static struct btf *vmlinux_btf;
+
+#define err_line(...) fprintf(stderr, PROG ": " __VA_ARGS__)
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* libbpf attaches tracepoints through tracefs: make sure it is there. */
+int tracefs_ensure(const char *prog)
+{
+	if (exists("/sys/kernel/tracing/events"))
+		return 0;
+	if (exists("/sys/kernel/debug/tracing/events")) {
+		strcpy(tracefs_dir, "/sys/kernel/debug/tracing");
+		return 0;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
+			prog);
+		return -ENOENT;
+	}
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s); try: mount -t tracefs nodev /sys/kernel/tracing\n",
+			prog, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+bool kprobes_supported(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_dir);
+	return exists("/sys/bus/event_source/devices/kprobe/type") ||
+	       exists(path);
+}
+
+static struct btf *vmlinux(void)
+{
+	if (!vmlinux_btf)
+		vmlinux_btf = btf__load_vmlinux_btf();
+	return vmlinux_btf;
+}
+
+/* As libbpf-tools' fentry_can_attach(): load an empty fentry program.
+ * 0, -ENOENT (not in BTF), or the load error (EPERM under lockdown). */
+static int fentry_probe(const char *func)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = vmlinux();
+	int id, fd;
+
+	if (!btf)
+		return -EOPNOTSUPP;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static bool in_kallsyms(const char *func)
+{
+	char line[512], name[256], type;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+			!strcmp(name, func);
+	fclose(f);
+	return found;
+}
+
+/* Arguments of raw tracepoint @name from BTF (btf_trace_NAME), or -1. */
+static int rawtp_nargs(const char *name)
+{
+	struct btf *btf = vmlinux();
+	const struct btf_type *t;
+	char tn[256];
+	int id;
+
+	if (!btf)
+		return -1;
+	snprintf(tn, sizeof(tn), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(btf, tn, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t) - 1;	/* the first is the tracepoint's void *data */
+}
+
+static struct trace_probe *probe_new(struct probe_set *set,
+				     enum probe_kind kind)
+{
+	struct trace_probe *v, *p;
+
+	if (set->n >= TRACE_MAX_PROBES) {
+		err_line("more than %d probes; narrow the globs\n",
+			 TRACE_MAX_PROBES);
+		return NULL;
+	}
+	if (set->n == set->cap) {
+		int cap = set->cap ? set->cap * 2 : 16;
+
+		v = realloc(set->v, cap * sizeof(*v));
+		if (!v) {
+			err_line("out of memory\n");
+			return NULL;
+		}
+		set->v = v;
+		set->cap = cap;
+	}
+	p = &set->v[set->n++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	return p;
+}
+
+__attribute__((format(printf, 1, 2)))
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static int add_tracepoint(struct probe_set *set, const char *cat,
+			  const char *name)
+{
+	struct trace_probe *p = probe_new(set, PK_TRACEPOINT);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->spec = xasprintf("tracepoint:%s:%s", cat, name);
+	p->target = xasprintf("%s:%s", cat, name);
+	p->label = strdup(name);
+	if (!p->spec || !p->target || !p->label) {
+		err_line("out of memory\n");
+		return -ENOMEM;
+	}
+	err = tp_format_load(p);
+	if (err) {
+		err_line("cannot read the format of tracepoint %s: %s\n",
+			 p->target, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int dir_only(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && d->d_type == DT_DIR;
+}
+
+/* tracepoint:CAT:NAME, globs allowed in both. */
+static int parse_tracepoint(struct probe_set *set, const char *spec,
+			    const char *rest)
+{
+	char cat[256], path[512];
+	const char *name = strchr(rest, ':');
+	struct dirent **cats = NULL, **tps = NULL;
+	int ncat, ntp, found = 0, err = 0;
+
+	if (!name || name == rest || !name[1] || strchr(name + 1, ':') ||
+	    name - rest >= (long)sizeof(cat)) {
+		err_line("bad probe '%s': want tracepoint:CATEGORY:NAME, e.g. tracepoint:sched:sched_process_exec\n",
+			 spec);
+		return -EINVAL;
+	}
+	snprintf(cat, sizeof(cat), "%.*s", (int)(name - rest), rest);
+	name++;
+	snprintf(path, sizeof(path), "%s/events", tracefs_dir);
+	ncat = scandir(path, &cats, dir_only, by_name);
+	for (int i = 0; i < ncat; i++) {
+		if (!err && !fnmatch(cat, cats[i]->d_name, 0)) {
+			snprintf(path, sizeof(path), "%s/events/%s", tracefs_dir,
+				 cats[i]->d_name);
+			ntp = scandir(path, &tps, dir_only, by_name);
+			for (int j = 0; j < ntp; j++) {
+				if (!err && !fnmatch(name, tps[j]->d_name, 0)) {
+					err = add_tracepoint(set, cats[i]->d_name,
+							     tps[j]->d_name);
+					found++;
+				}
+				free(tps[j]);
+			}
+			free(tps);
+		}
+		free(cats[i]);
+	}
+	free(cats);
+	if (ncat < 0) {
+		err_line("cannot read %s/events: %s\n", tracefs_dir,
+			 strerror(errno));
+		return -errno;
+	}
+	if (!err && !found) {
+		err_line("no tracepoint matches '%s:%s'; run 'perfbuf list' to see them\n",
+			 cat, name);
+		return -ENOENT;
+	}
+	return err;
+}
+
+/* A uprobe binary: as given when it has a '/', else searched in $PATH. */
+static int find_binary(const char *name, char *out, size_t sz)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	char *dirs, *d, *save = NULL;
+
+	if (strchr(name, '/')) {
+		snprintf(out, sz, "%s", name);
+		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -ENOENT;
+	}
+	dirs = strdup(path ? path : "/usr/bin:/bin");
+	if (!dirs)
+		return -ENOMEM;
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, sz, "%s/%s", d, name);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			free(dirs);
+			return 0;
+		}
+	}
+	free(dirs);
+	return -ENOENT;
+}
+
+static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
+			const char *spec, const char *rest)
+{
+	const char *sym = strrchr(rest, ':'), *kw = kind == PK_UPROBE ?
+		"uprobe" : "uretprobe";
+	char name[4096], path[4200], *plus, *end;
+	struct trace_probe *p;
+
+	if (!sym || sym == rest || !sym[1]) {
+		err_line("bad probe '%s': want %s:PATH:SYMBOL%s\n", spec, kw,
+			 kind == PK_UPROBE ? "[+OFFSET]" : "");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
+	if (find_binary(name, path, sizeof(path))) {
+		err_line("%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
+			 rest);
+		return -ENOENT;
+	}
+	p = probe_new(set, kind);
+	if (!p)
+		return -ENOMEM;
+	p->path = strdup(path);
+	p->target = strdup(sym + 1);
+	p->spec = xasprintf("%s:%s:%s", kw, path, sym + 1);
+	p->label = xasprintf("%s:%s", kw, sym + 1);
+	if (!p->path || !p->target || !p->spec || !p->label) {
+		err_line("out of memory\n");
+		return -ENOMEM;
+	}
+	plus = strchr(p->target, '+');
+	if (plus) {
+		errno = 0;
+		p->offset = strtoul(plus + 1, &end, 0);
+		if (errno || *end || end == plus + 1 || plus == p->target ||
+		    kind == PK_URETPROBE) {
+			err_line("bad probe '%s': %s\n", spec,
+				 kind == PK_URETPROBE ? "a uretprobe takes no +OFFSET"
+						      : "want SYMBOL+OFFSET, e.g. main+8");
+			return -EINVAL;
+		}
+		*plus = '\0';
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name, *alias;
+	enum probe_kind kind;
+} kinds[] = {
+	{ "tracepoint", "t", PK_TRACEPOINT },
+	{ "rawtracepoint", "rt", PK_RAWTP },
+	{ "kprobe", "k", PK_KPROBE },
+	{ "kretprobe", "kr", PK_KRETPROBE },
+	{ "fentry", "f", PK_FENTRY },
+	{ "fexit", "fr", PK_FEXIT },
+	{ "uprobe", "u", PK_UPROBE },
+	{ "uretprobe", "ur", PK_URETPROBE },
+};
+
+int probes_parse(struct probe_set *set, const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *rest;
+	size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
+	struct trace_probe *p;
+	int k;
+
+	for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+		if ((strlen(kinds[k].name) == klen &&
+		     !strncmp(spec, kinds[k].name, klen)) ||
+		    (strlen(kinds[k].alias) == klen &&
+		     !strncmp(spec, kinds[k].alias, klen)))
+			break;
+	if (!colon || k == (int)(sizeof(kinds) / sizeof(kinds[0]))) {
+		err_line("unknown probe '%s': want tracepoint:, rawtracepoint:, kprobe:, kretprobe:, fentry:, fexit:, uprobe: or uretprobe: (see --help)\n",
+			 spec);
+		return -EINVAL;
+	}
+	rest = colon + 1;
+	switch (kinds[k].kind) {
+	case PK_TRACEPOINT:
+		return parse_tracepoint(set, spec, rest);
+	case PK_UPROBE:
+	case PK_URETPROBE:
+		return parse_uprobe(set, kinds[k].kind, spec, rest);
+	default:
+		break;
+	}
+	if (!*rest || strpbrk(rest, ":*?[ ")) {
+		err_line("bad probe '%s': want %s:NAME (no globs)\n", spec,
+			 kinds[k].name);
+		return -EINVAL;
+	}
+	p = probe_new(set, kinds[k].kind);
+	if (!p)
+		return -ENOMEM;
+	p->target = strdup(rest);
+	p->spec = xasprintf("%s:%s", kinds[k].name, rest);
+	p->label = kinds[k].kind == PK_RAWTP ? strdup(rest) : strdup(p->spec ? p->spec : "");
+	if (!p->target || !p->spec || !p->label) {
+		err_line("out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct trace *trace_obj_open(void)
+{
+	struct trace *obj = trace__open();
+
+	if (!obj)
+		return NULL;
+	obj->rodata->self_tgid = getpid();
+	obj->rodata->targ_tgid = trace_filter.pid;
+	obj->rodata->targ_cpu = trace_filter.cpu;
+	if (trace_filter.comm) {
+		obj->rodata->filter_comm = true;
+		strncpy((char *)obj->rodata->targ_comm, trace_filter.comm,
+			TRACE_COMM_LEN - 1);
+	}
+	return obj;
+}
+
+/* tp_btf, raw_tp, fentry and fexit: an instance of the object for this
+ * probe alone, sharing the main instance's maps. */
+static int attach_own(struct trace_probe *p, struct trace *main_obj,
+		      struct bpf_program *(*pick)(struct trace *), __u64 cookie,
+		      int nargs)
+{
+	struct bpf_program *prog, *want;
+	struct trace *obj = trace_obj_open();
+	int err;
+
+	if (!obj)
+		return -errno;
+	p->obj = obj;
+	want = pick(obj);
+	bpf_object__for_each_program(prog, obj->obj)
+		bpf_program__set_autoload(prog, prog == want);
+	obj->rodata->probe_cookie = cookie;
+	obj->rodata->nargs = nargs;
+	if (p->kind != PK_RAWTP || nargs < 0) {
+		err = bpf_program__set_attach_target(want, 0, p->target);
+		if (err)
+			return err;
+	}
+	if ((err = bpf_map__reuse_fd(obj->maps.events, bpf_map__fd(main_obj->maps.events))) ||
+	    (err = bpf_map__reuse_fd(obj->maps.cfgs, bpf_map__fd(main_obj->maps.cfgs))) ||
+	    (err = bpf_map__reuse_fd(obj->maps.scratch, bpf_map__fd(main_obj->maps.scratch))))
+		return err;
+	err = trace__load(obj);
+	if (err)
+		return err;
+	if (p->kind == PK_RAWTP && want == obj->progs.trace_raw_tp)
+		p->link = bpf_program__attach_raw_tracepoint(want, p->target);
+	else
+		p->link = bpf_program__attach(want);
+	return p->link ? 0 : -errno;
+}
+
+static struct bpf_program *pick_tp_btf(struct trace *o) { return o->progs.trace_tp_btf; }
+static struct bpf_program *pick_raw_tp(struct trace *o) { return o->progs.trace_raw_tp; }
+static struct bpf_program *pick_fentry(struct trace *o) { return o->progs.trace_fentry; }
+static struct bpf_program *pick_fexit(struct trace *o) { return o->progs.trace_fexit; }
+
+static void drop_obj(struct trace_probe *p)
+{
+	bpf_link__destroy(p->link);
+	p->link = NULL;
+	trace__destroy(p->obj);
+	p->obj = NULL;
+}
+
+static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	int n = rawtp_nargs(p->target), err;
+
+	if (n >= 0) {
+		p->nargs = n > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : n;
+		err = attach_own(p, skel, pick_tp_btf, i, p->nargs);
+		if (!err)
+			return 0;
+		drop_obj(p);	/* tp_btf refused: try raw_tp */
+	}
+	/* raw_tp refuses reads past the tracepoint's arguments: without BTF
+	 * we do not know how many there are, so try from 6 down */
+	for (int k = n >= 0 ? p->nargs : TRACE_MAX_ARGS; k >= 0; k--) {
+		p->nargs = k;
+		err = attach_own(p, skel, pick_raw_tp, i, k);
+		if (!err)
+			return 0;
+		drop_obj(p);
+		if (err != -EINVAL)
+			break;
+	}
+	if (err == -ENOENT)
+		err_line("no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
+			 p->target);
+	else
+		err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+	return err;
+}
+
+/* A tracepoint to suggest instead of kernel function @func. */
+static void suggest(const char *func, char *out, size_t sz)
+{
+	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_",
+		"__se_sys_", "__do_sys_", "do_sys_", "ksys_", "sys_" };
+	char path[512];
+
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++) {
+		size_t n = strlen(pfx[i]);
+		const char *s = strstr(func, pfx[i]);
+
+		if (s && s == func) {
+			snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
+				 tracefs_dir, func + n);
+			if (exists(path)) {
+				snprintf(out, sz, "tracepoint:syscalls:sys_enter_%s",
+					 func + n);
+				return;
+			}
+		}
+	}
+	snprintf(out, sz, "tracepoint:syscalls:sys_enter_openat");
+}
+
+static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
+	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
+	bool kprobes = kprobes_supported();
+	int ferr = fentry_probe(p->target), err;
+	char tp[160];
+
+	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
+		err_line("%s: no kernel function '%s' (see /proc/kallsyms)\n",
+			 p->spec, p->target);
+		return -ENOENT;
+	}
+	if (!ferr && (want_fentry || !kprobes)) {
+		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
+		if (!err) {
+			if (!want_fentry)
+				fprintf(stderr, PROG ": %s: no kprobes in this kernel, using %s\n",
+					p->spec, ret ? "fexit" : "fentry");
+			return 0;
+		}
+		drop_obj(p);
+		ferr = err;
+	}
+	if (kprobes) {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .retprobe = ret);
+
+		p->link = bpf_program__attach_kprobe_opts(ret ? skel->progs.trace_kretprobe
+							      : skel->progs.trace_kprobe,
+							  p->target, &ko);
+		if (p->link) {
+			if (want_fentry)
+				fprintf(stderr, PROG ": %s: %s refused (%s), using %s\n",
+					p->spec, ret ? "fexit" : "fentry",
+					strerror(-ferr), ret ? "kretprobe" : "kprobe");
+			return 0;
+		}
+		err = -errno;
+		err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+		return err;
+	}
+	suggest(p->target, tp, sizeof(tp));
+	err_line("cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
+		 p->spec, strerror(-ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
+		 tp);
+	return -EOPNOTSUPP;
+}
+
+static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	int err;
+
+	switch (p->kind) {
+	case PK_TRACEPOINT: {
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = i);
+		char *colon = strchr(p->target, ':');
+
+		*colon = '\0';
+		p->link = bpf_program__attach_tracepoint_opts(skel->progs.trace_tp,
+							      p->target, colon + 1, &to);
+		err = p->link ? 0 : -errno;
+		*colon = ':';
+		if (err)
+			err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+		return err;
+	}
+	case PK_UPROBE:
+	case PK_URETPROBE: {
+		bool ret = p->kind == PK_URETPROBE;
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = i, .retprobe = ret,
+			    .func_name = p->target);
+
+		p->link = bpf_program__attach_uprobe_opts(ret ? skel->progs.trace_uretprobe
+							      : skel->progs.trace_uprobe,
+							  -1, p->path, p->offset, &uo);
+		if (p->link)
+			return 0;
+		err = -errno;
+		if (err == -ENOENT)
+			err_line("%s: no function symbol '%s' in %s\n", p->spec,
+				 p->target, p->path);
+		else
+			err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+		return err;
+	}
+	case PK_RAWTP:
+		return attach_rawtp(p, skel, i);
+	default:
+		return attach_func(p, skel, i);
+	}
+}
+
+int probes_attach(struct probe_set *set, struct trace *skel)
+{
+	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
+
+	for (int i = 0; i < set->n; i++) {
+		__u32 key = i;
+
+		err = bpf_map_update_elem(cfg_fd, &key, &set->v[i].cfg, BPF_ANY);
+		if (err) {
+			err_line("configuring %s failed: %s\n", set->v[i].spec,
+				 strerror(errno));
+			return -errno;
+		}
+		err = attach_one(&set->v[i], skel, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void probes_detach(struct probe_set *set)
+{
+	for (int i = 0; i < set->n; i++)
+		drop_obj(&set->v[i]);
+}
+
+void probes_free(struct probe_set *set)
+{
+	probes_detach(set);
+	for (int i = 0; i < set->n; i++) {
+		struct trace_probe *p = &set->v[i];
+
+		tp_fields_free(p);
+		free(p->spec);
+		free(p->label);
+		free(p->target);
+		free(p->path);
+	}
+	free(set->v);
+	set->v = NULL;
+	set->n = set->cap = 0;
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+}
