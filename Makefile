@@ -102,6 +102,12 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
+all: $(OUTPUT)/tests/uprobe_target
+$(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
+
 # The whole suite: the normal build, then the same tests under ASan/UBSan.
 check: setup-tracefs all $(OUTPUT)/fuzz_ring
 	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all $(OUTPUT)/san/fuzz_ring
