@@ -118,8 +118,10 @@ test: check
 run: setup-tracefs all
 	$(Q)$(OUTPUT)/perfbuf $(RUN_ARGS)
 
+# bpftrace and gnuplot-nox (and tracefs) for the comparison and the plot
 bench: all
-	$(Q)$(OUTPUT)/perfbuf-bench $(BENCH_ARGS)
+	$(Q)scripts/setup.sh --bench
+	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
 
 setup:
 	$(Q)scripts/setup.sh
