@@ -348,6 +348,10 @@ PERFBUF_API int perfbuf__poll(struct perfbuf *pb, int timeout_ms);
 /** @brief Drain every ring without waiting. Returns as perfbuf__poll(). */
 PERFBUF_API int perfbuf__consume(struct perfbuf *pb);
 
+/** @brief Drain ring @idx only (for callers with their own event loop).
+ *  Returns as perfbuf__poll(), or -EINVAL for a bad index. */
+PERFBUF_API int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
+
 /**
  * @brief perfbuf__consume(), then report losses the kernel has counted
  *        but not yet written as LOST records (they are written only before

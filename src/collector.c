@@ -150,6 +150,14 @@ int perfbuf__consume(struct perfbuf *pb)
 	return result(pb, drain_all(pb));
 }
 
+int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
+{
+	if (idx >= pb->cnt)
+		return -EINVAL;
+	pb->delivered = 0;
+	return result(pb, drain_cpu(&pb->cpus[idx]));
+}
+
 int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 {
 	int n, wait = timeout_ms, ret = 0;

@@ -226,7 +226,8 @@ TEST(sparse_cpu_list)
 	ASSERT_EQ(perfbuf__ring_cpu(pb, 0), last, "key is the CPU number");
 	ASSERT_OK(emit_run(skel, last, 10, 32), "emit on the listed CPU");
 	ASSERT_OK(emit_run(skel, cpus[0], 10, 32), "emit on an unlisted CPU");
-	ASSERT_EQ(perfbuf__consume(pb), 10, "ten records");
+	ASSERT_EQ(perfbuf__consume_ring(pb, 1), -EINVAL, "no second ring");
+	ASSERT_EQ(perfbuf__consume_ring(pb, 0), 10, "ten records");
 	ASSERT_EQ(s.samples[last], 10, "arrived on the listed CPU");
 	ASSERT_EQ(s.bad_payload, 0, "exact");
 	ASSERT_OK(emit_stats_cpu(skel, cpus[0], &st), "stats");
