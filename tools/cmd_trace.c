@@ -214,7 +214,8 @@ int cmd_trace(int argc, char **argv)
 	memset(&run, 0, sizeof(run));
 	trace_filter = (struct trace_filter){ .cpu = -1 };
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "p:d:n:o:vh", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((opt = getopt_long(argc, argv, ":p:d:n:o:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			if (!parse_num("-p", optarg, 1, 0x7fffffff, &v))
@@ -271,8 +272,17 @@ int cmd_trace(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
+		case ':':
+			fprintf(stderr, PROG ": %s needs a value; run 'perfbuf trace --help'\n",
+				argv[optind - 1]);
+			return 1;
 		default:
-			fprintf(stderr, PROG ": run 'perfbuf trace --help' for the options\n");
+			if (optopt)
+				fprintf(stderr, PROG ": unknown option '-%c'; run 'perfbuf trace --help'\n",
+					optopt);
+			else
+				fprintf(stderr, PROG ": unknown option '%s'; run 'perfbuf trace --help'\n",
+					argv[optind - 1]);
 			return 1;
 		}
 	}

@@ -12,7 +12,7 @@ __attribute__((noinline, used)) long pb_target_add(long a, long b, long c,
 	return a + b + c + d + e + f;
 }
 
-__attribute__((noinline, used)) int pb_target_neg(int x)
+__attribute__((noinline, used)) long pb_target_neg(long x)
 {
 	asm volatile("" ::: "memory");
 	return -x;

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# perfbuf trace and perfbuf list end to end: tracepoints with decoded
+# fields, uprobes, JSON that survives hostile names, every error case,
+# Ctrl-C drain, a closed stdout, and the options.
+source "$(dirname "$0")/lib.sh"
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+tmp=$(mktemp -d /tmp/perfbuf-trace.XXXXXX)
+tpid=
+cleanup() { [[ -n $tpid ]] && kill "$tpid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+if ! need_root; then
+	skip trace "needs root"
+	finish
+fi
+
+# start_trace ARGS...: perfbuf trace in the background, wait until attached
+start_trace() {
+	"$PERFBUF" trace "$@" >"$tmp/out" 2>"$tmp/err" &
+	tpid=$!
+	for _ in $(seq 100); do
+		grep -q '^Attached' "$tmp/err" && return 0
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+# stop_trace: SIGINT, wait; $trc is the exit status
+stop_trace() {
+	sleep 0.3
+	kill -INT "$tpid"
+	wait "$tpid"
+	trc=$?
+	tpid=
+}
+# json_check FILE PYTHON: every line is JSON (list `objs`); run the check
+json_check() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1], 'rb')]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+# error_case NAME PATTERN ARGS...: exit 1, one line on stderr matching PATTERN
+error_case() {
+	local name=$1 pat=$2
+	shift 2
+	"$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"
+	local rc=$? lines
+	lines=$(wc -l <"$tmp/eerr")
+	if ((rc == 1)) && ((lines == 1)) && grep -q -- "$pat" "$tmp/eerr"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, stderr: $(head -c 300 "$tmp/eerr")"
+	fi
+}
+attached_progs() { bpftool prog show 2>/dev/null | grep -cE 'name trace_(tp|kprobe|kretprobe|uprobe|uretprobe|tp_btf|raw_tp|fentry|fexit)$'; }
+
+# 1. exec N times of a uniquely named program, seen N times with its filename
+prog="$tmp/pbexec_$$"
+cp /bin/true "$prog"
+if start_trace --json tracepoint:sched:sched_process_exec; then
+	for _ in 1 2 3 4 5; do "$prog"; done
+	stop_trace
+	check exec_seen_n_times json_check "$tmp/out" \
+		"sum(1 for o in objs if o['type']=='event' and o['args'].get('filename')=='$prog' and o['comm']=='pbexec_$$'[:15])==5 and $trc==0"
+	check json_summary_last json_check "$tmp/out" \
+		"objs[-1]['type']=='summary' and objs[-1]['received']==sum(1 for o in objs if o['type']=='event') and len(objs[-1]['per_cpu'])>=1"
+else
+	fail exec_seen_n_times "did not attach: $(cat "$tmp/err")"
+fi
+
+# 2. the same in text: one line per event, headers, under 100 columns
+if start_trace tracepoint:sched:sched_process_exec; then
+	"$prog"
+	stop_trace
+	check text_event_line grep -q "pbexec_$$ .*sched_process_exec filename=${prog:0:20}" "$tmp/out"
+	check text_header grep -q '^TIME(s) .*CPU .*PID .*TID .*COMM .*PROBE' "$tmp/out"
+	check text_under_100_columns awk 'length($0) >= 100 { exit 1 }' "$tmp/out"
+	check text_summary grep -q 'events received, [0-9]* lost' "$tmp/err"
+else
+	fail text_event_line "did not attach: $(cat "$tmp/err")"
+fi
+
+# 3. sys_enter_openat: the user-space filename read as a string; --comm
+opener="$tmp/pbopen$$"
+cp /bin/cat "$opener"
+echo hi >"$tmp/openme_$$"
+if start_trace --json --comm "pbopen$$" tracepoint:syscalls:sys_enter_openat; then
+	"$opener" "$tmp/openme_$$" >/dev/null
+	stop_trace
+	check openat_filename json_check "$tmp/out" \
+		"any(o['type']=='event' and o['args'].get('filename')=='$tmp/openme_$$' for o in objs) and all(o['comm']=='pbopen$$' for o in objs if o['type']=='event')"
+else
+	fail openat_filename "did not attach: $(cat "$tmp/err")"
+fi
+
+# 4. uprobe and uretprobe: known arguments and return values
+if start_trace --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:pb_target_add" \
+		"uretprobe:$TARGET:pb_target_neg"; then
+	"$TARGET" 3
+	stop_trace
+	check uprobe_args json_check "$tmp/out" \
+		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'arg0':1,'arg1':2,'arg2':3,'arg3':4,'arg4':5,'arg5':6})==3"
+	check uretprobe_ret json_check "$tmp/out" \
+		"sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_add') and o['args']=={'ret':21})==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
+else
+	fail uprobe_args "did not attach: $(cat "$tmp/err")"
+fi
+
+# 5. hostile names: quote, backslash, newline, an invalid UTF-8 byte
+hostile="$tmp/"$'pb"q\\b\nx\xff'
+cp /bin/true "$hostile"
+if start_trace --json tracepoint:sched:sched_process_exec; then
+	"$hostile"
+	stop_trace
+	# invalid bytes come out as \u00XX: Latin-1 decoding gives the same
+	exp=$(printf '%s' "$hostile" | python3 -c 'import sys; print(repr(sys.stdin.buffer.read().decode("latin-1")))')
+	check json_hostile_names json_check "$tmp/out" \
+		"any(o['type']=='event' and o['args'].get('filename')==$exp and o['comm']==$exp.split('/')[-1][:15] for o in objs)"
+else
+	fail json_hostile_names "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace tracepoint:sched:sched_process_exec; then
+	"$hostile"
+	stop_trace
+	check text_hostile_one_line grep -qF 'pb"q\\b\nx\xff' "$tmp/out"
+else
+	fail text_hostile_one_line "did not attach"
+fi
+
+# 6. errors: one line, exit 1, nothing left attached
+before=$(attached_progs)
+error_case err_no_probe 'no probe given' trace
+error_case err_unknown_kind 'unknown probe' trace bogus:thing
+error_case err_bad_syntax 'bad probe' trace tracepoint:sched
+error_case err_unknown_tracepoint 'no tracepoint matches' trace tracepoint:sched:no_such_tp
+error_case err_uprobe_no_binary 'no such binary' trace uprobe:/no/such/binary:main
+error_case err_uprobe_no_symbol "no function symbol 'no_such_fn'" trace "uprobe:$TARGET:no_such_fn"
+error_case err_partial_attach "no function symbol" trace tracepoint:sched:sched_process_exec "uprobe:$TARGET:no_such_fn"
+error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
+error_case err_bad_pages 'power of two' trace --pages 3 tracepoint:sched:sched_process_exec
+error_case err_bad_cpu '--cpu wants a number' trace --cpu 99999 tracepoint:sched:sched_process_exec
+error_case err_bad_option 'perfbuf trace --help' trace --nope tracepoint:sched:sched_process_exec
+error_case err_rawtp_unknown 'no raw tracepoint' trace rawtracepoint:no_such_rawtp
+if [[ ! -e /sys/bus/event_source/devices/kprobe ]]; then
+	error_case err_kprobe_unsupported 'no kprobes.*tracepoint:syscalls:sys_enter_openat' trace kprobe:do_sys_openat2
+	error_case err_fentry_unsupported 'no kprobes.*fentry' trace fentry:do_sys_openat2
+	error_case err_kretprobe_unsupported 'no kprobes' trace kretprobe:do_sys_openat2
+else
+	skip err_kprobe_unsupported "this kernel has kprobes"
+fi
+error_case err_kprobe_no_function "no kernel function" trace kprobe:no_such_function_xyz
+nobody=$(id -u nobody 2>/dev/null)
+if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-groups test -x "$PERFBUF"; then
+	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$PERFBUF" trace \
+		tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	check err_not_root test "$rc" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a -n "$(grep 'needs root' "$tmp/eerr")"
+else
+	skip err_not_root "nobody cannot run $PERFBUF"
+fi
+check err_nothing_left_attached test "$(attached_progs)" -le "$before"
+
+# 7. Ctrl-C under load: drained, everything received is printed, exit 0
+if start_trace --json tracepoint:sched:sched_switch tracepoint:syscalls:sys_enter_getppid; then
+	for _ in $(seq 200); do :; done
+	stop_trace
+	check sigint_drain_exit_0 test "$trc" = 0
+	check sigint_drain_counts json_check "$tmp/out" \
+		"objs[-1]['type']=='summary' and objs[-1]['received']==sum(1 for o in objs if o['type']=='event') > 0"
+else
+	fail sigint_drain_exit_0 "did not attach"
+fi
+
+# 8. stdout closed early: prompt stop, summary on stderr, no SIGPIPE death
+start=$(date +%s%N)
+timeout 20 "$PERFBUF" trace tracepoint:sched:sched_switch 2>"$tmp/err" | head -1 >"$tmp/out"
+rc=${PIPESTATUS[0]}
+ms=$((($(date +%s%N) - start) / 1000000))
+check head_1_exit_0 test "$rc" = 0
+check head_1_prompt test "$ms" -lt 5000
+check head_1_summary_on_stderr grep -q 'events received' "$tmp/err"
+timeout 20 "$PERFBUF" trace --json tracepoint:sched:sched_switch 2>"$tmp/err" | head -1 >"$tmp/out"
+rc=${PIPESTATUS[0]}
+check head_1_json_summary_on_stderr test "$rc" = 0 -a -n "$(grep '"type":"summary"' "$tmp/err")"
+
+# 9. -n, -d, -o, --stats, --cpu, globs, raw tracepoints
+timeout 20 "$PERFBUF" trace -n 3 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/err"
+check count_n_3 test "$?" = 0 -a "$(grep -c sched_switch "$tmp/out")" = 3
+start=$(date +%s)
+timeout 20 "$PERFBUF" trace -d 2 --stats -o "$tmp/file" --cpu 0 --json \
+	tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check duration_and_output_file test "$rc" = 0 -a "$(($(date +%s) - start))" -le 5 -a -s "$tmp/file" -a ! -s "$tmp/out"
+check cpu_filter json_check "$tmp/file" "all(o['cpu']==0 for o in objs if o['type']=='event')"
+check stats_line grep -q '^stats: [0-9]* events/s, [0-9]* lost/s, ring fill' "$tmp/err"
+timeout 20 "$PERFBUF" trace -d 1 'tracepoint:syscalls:sys_enter_open*' >/dev/null 2>"$tmp/err"
+check glob_attaches_several grep -qE '^Attached ([2-9]|[0-9]{2,}) probes' "$tmp/err"
+if start_trace --json rawtracepoint:sched_process_exec; then
+	"$prog"
+	stop_trace
+	check rawtracepoint_event json_check "$tmp/out" \
+		"any(o['type']=='event' and o['comm']=='pbexec_$$'[:15] and 'arg0' in o['args'] for o in objs)"
+else
+	fail rawtracepoint_event "did not attach: $(cat "$tmp/err")"
+fi
+
+# 10. tracefs mounted when missing (in a private mount namespace)
+if unshare -m true 2>/dev/null; then
+	unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null;
+		[[ ! -e /sys/kernel/tracing/events ]] || exit 3
+		timeout 20 '$PERFBUF' trace -d 1 tracepoint:sched:sched_process_exec >/dev/null 2>&1" 
+	rc=$?
+	if ((rc == 3)); then skip tracefs_automount "cannot unmount tracefs"; else check tracefs_automount test "$rc" = 0; fi
+else
+	skip tracefs_automount "no unshare -m"
+fi
+
+# 11. perfbuf list
+"$PERFBUF" list 'sched:sched_process_e*' >"$tmp/out" 2>"$tmp/err"
+check list_glob grep -qx 'tracepoint:sched:sched_process_exec' "$tmp/out"
+check list_glob_only_matches test "$(grep -vc '^tracepoint:sched:sched_process_e' "$tmp/out")" = 0
+error_case list_no_match 'nothing matches' list no_such_probe_xyz
+"$PERFBUF" list | head -1 >/dev/null
+check list_head_1 test "${PIPESTATUS[0]}" = 0
+"$PERFBUF" trace --help >"$tmp/out"
+check help_examples grep -q 'perfbuf trace tracepoint:sched:sched_process_exec' "$tmp/out"
+
+finish
