@@ -115,8 +115,9 @@ check: setup-tracefs all $(OUTPUT)/fuzz_ring
 
 test: check
 
+# Without RUN_ARGS: every exec() on the machine for 5 seconds.
 run: setup-tracefs all
-	$(Q)$(OUTPUT)/perfbuf $(RUN_ARGS)
+	$(Q)$(OUTPUT)/perfbuf $(or $(RUN_ARGS),trace -d 5 tracepoint:sched:sched_process_exec)
 
 # bpftrace and gnuplot-nox (and tracefs) for the comparison and the plot
 bench: all
