@@ -26,7 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -65,7 +68,7 @@ static struct {
 	bool quick;
 	bool no_sweep;
 	bool no_trace;
-	bool drain_only;
+	const char *only;	/* one part: "drain" or "trace" */
 	char self[PATH_MAX];
 } env = {
 	.pages = 1024,
@@ -676,10 +679,248 @@ out:
 
 /* ---- `perfbuf trace` against bpftrace -------------------------------- */
 
+#define STORM_TP "syscalls:sys_enter_getpgid"
+
+struct storm {
+	double secs;
+	__u64 calls;
+};
+
+/* The traced thread: getpgid() as fast as it goes, on the producer CPU. */
+static void *storm_main(void *arg)
+{
+	struct storm *s = arg;
+	__u64 end;
+
+	pin_self(env.prod_cpu);
+	end = mono_ns() + (__u64)(s->secs * 1e9);
+	while (mono_ns() < end) {
+		for (int i = 0; i < 1000; i++)
+			syscall(SYS_getpgid, 0);
+		s->calls += 1000;
+	}
+	return NULL;
+}
+
+static double run_storm(double secs, __u64 *calls)
+{
+	struct storm s = { .secs = secs };
+	pthread_t t;
+	__u64 t0 = mono_ns();
+
+	if (pthread_create(&t, NULL, storm_main, &s))
+		return 0;
+	pthread_join(t, NULL);
+	*calls = s.calls;
+	return s.calls / ((mono_ns() - t0) / 1e9);
+}
+
+/* Start @argv with stdout and stderr into @log; wait until it says it
+ * attached ("Attached 1 probe" / "Attaching 1 probe"). */
+static pid_t spawn_tracer(char *const argv[], const char *log)
+{
+	pid_t pid = fork();
+	char buf[4096];
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 300; i++) {	/* bpftrace compiles first: ~1-3 s */
+		FILE *f = fopen(log, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		int status;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if (strstr(buf, "ttach")) {
+			sleep_ns(500000000);	/* attach completes after the line */
+			return pid;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -1;
+		sleep_ns(50000000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static int stop_tracer(pid_t pid)
+{
+	int status = 0;
+
+	sleep_ns(1500000000);	/* let it drain and print its last stats */
+	kill(pid, SIGINT);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		sleep_ns(100000000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* Sum of "stats: N events/s, M lost/s" lines of perfbuf trace --stats. */
+static void sum_stats(const char *log, __u64 *events, __u64 *lost)
+{
+	FILE *f = fopen(log, "r");
+	char line[512];
+	unsigned long long e, l;
+
+	*events = *lost = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "stats: %llu events/s, %llu lost/s", &e, &l) == 2) {
+			*events += e;
+			*lost += l;
+		}
+	fclose(f);
+}
+
+/* Lines of bpftrace's printf: they start with the pid. */
+static __u64 count_events(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	bool bol = true;
+	__u64 n = 0;
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		n += bol && c >= '0' && c <= '9';
+		bol = c == '\n';
+	}
+	fclose(f);
+	return n;
+}
+
+/* bpftrace's "Lost N events" lines. */
+static __u64 bpftrace_lost(const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char line[512];
+	unsigned long long n, sum = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Lost %llu events", &n) == 1)
+			sum += n;
+	fclose(f);
+	return sum;
+}
+
+/*
+ * The end-user view: a thread calling getpgid() flat out, untraced, traced
+ * by `perfbuf trace --json -o /dev/null`, and by bpftrace printf() on the
+ * same tracepoint. What matters is how fast the traced thread still runs.
+ */
 static int bench_trace(const char *self, double secs)
 {
-	(void)self; (void)secs;
-	emit_md("\n### perfbuf trace vs bpftrace\n\nskipped: not written yet\n");
+	char tool[PATH_MAX], log[PATH_MAX], out[PATH_MAX];
+	__u64 base_calls = 0, pb_calls = 0, bt_calls = 0, pb_ev = 0, pb_lost = 0;
+	__u64 bt_ev = 0, bt_lost = 0;
+	double base, pb_rate = 0, bt_rate = 0, floor_rate = 0;
+	__u64 floor_calls = 0;
+	pid_t pid;
+	int st;
+
+	emit_md("\n### perfbuf trace vs bpftrace\n\n");
+	if (!*self || strlen(self) > sizeof(tool) - 16) {
+		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+		return 0;
+	}
+	snprintf(tool, sizeof(tool), "%s", self);
+	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
+	snprintf(log, sizeof(log), "%s/trace.log", env.out);
+	snprintf(out, sizeof(out), "%s/bpftrace.out", env.out);
+	printf("\nsyscall storm, %.0f s each: untraced, perfbuf trace, bpftrace...\n", secs);
+
+	base = run_storm(secs, &base_calls);
+	{
+		char *argv[] = { tool, "trace", "--json", "-o", "/dev/null", "--stats",
+				 "tracepoint:" STORM_TP, NULL };
+
+		pid = spawn_tracer(argv, log);
+	}
+	if (pid < 0) {
+		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start or attach "
+			"(is it built yet? see %s)\n\n", log);
+	} else {
+		pb_rate = run_storm(secs, &pb_calls);
+		st = stop_tracer(pid);
+		sum_stats(log, &pb_ev, &pb_lost);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			emit_md("perfbuf trace row skipped: it exited with status %d (see %s)\n\n",
+				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+			pb_rate = 0;
+		}
+	}
+	{
+		char *argv[] = { "bpftrace", "-e",
+				 "tracepoint:" STORM_TP " { printf(\"%d %d %s\\n\", pid, args->pid, comm); }",
+				 NULL };
+
+		/* its output, "Attaching 1 probe..." and "Lost N events" all
+		 * go to one file */
+		pid = spawn_tracer(argv, out);
+	}
+	if (pid < 0) {
+		emit_md("bpftrace row skipped: bpftrace is missing or did not attach "
+			"(scripts/setup.sh --bench installs it; see %s)\n\n", out);
+	} else {
+		bt_rate = run_storm(secs, &bt_calls);
+		stop_tracer(pid);
+		bt_ev = count_events(out);
+		bt_lost = bpftrace_lost(out);
+		unlink(out);
+	}
+	{
+		char *argv[] = { "bpftrace", "-e",
+				 "tracepoint:" STORM_TP " { @n = count(); }", NULL };
+
+		/* the floor: the tracepoint and a BPF program, no output */
+		pid = spawn_tracer(argv, out);
+		if (pid >= 0) {
+			floor_rate = run_storm(secs, &floor_calls);
+			stop_tracer(pid);
+			unlink(out);
+		}
+	}
+	emit_md("getpgid() in a loop on CPU%d for %.0f s; the tracers' consumers are "
+		"free to run on either CPU.\n\n", env.prod_cpu, secs);
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
+		"|---|---:|---:|---:|---:|\n");
+	emit_md("| nothing | %.3f M | 1.00x | | |\n", base / 1e6);
+	if (pb_rate > 0)
+		emit_md("| `perfbuf trace --json -o /dev/null` | %.3f M | %.2fx | %llu of %llu | %llu |\n",
+			pb_rate / 1e6, pb_rate / base, (unsigned long long)pb_ev,
+			(unsigned long long)pb_calls, (unsigned long long)pb_lost);
+	if (bt_rate > 0)
+		emit_md("| `bpftrace -e '... { printf(...) }'` | %.3f M | %.2fx | %llu of %llu | %llu |\n",
+			bt_rate / 1e6, bt_rate / base, (unsigned long long)bt_ev,
+			(unsigned long long)bt_calls, (unsigned long long)bt_lost);
+	if (floor_rate > 0)
+		emit_md("| `bpftrace -e '... { @n = count(); }'` (no output: the floor) | %.3f M | %.2fx | | |\n",
+			floor_rate / 1e6, floor_rate / base);
+	if (pb_rate > 0 && bt_rate > 0) {
+		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+		ratio_line("traced thread: perfbuf trace / bpftrace printf", pb_rate,
+			   bt_rate, 15, false);
+	}
 	return 0;
 }
 
@@ -704,7 +945,8 @@ static void usage(FILE *f)
 "  -q, --quick        fewer and shorter points\n"
 "      --no-sweep     skip the offered-rate sweep and the plot\n"
 "      --no-trace     skip the perfbuf trace vs bpftrace comparison\n"
-"      --drain-only   only the drain test\n"
+"      --only PART    only the drain test (drain) or the tracer\n"
+"                     comparison (trace)\n"
 "  -h, --help         this text\n"
 "\n"
 "Examples:\n"
@@ -774,7 +1016,7 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "no-sweep", no_argument, NULL, 'S' },
 		{ "no-trace", no_argument, NULL, 'T' },
-		{ "drain-only", no_argument, NULL, 'D' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -824,8 +1066,12 @@ int main(int argc, char **argv)
 		case 'T':
 			env.no_trace = true;
 			break;
-		case 'D':
-			env.drain_only = true;
+		case 'O':
+			if (strcmp(optarg, "drain") && strcmp(optarg, "trace")) {
+				fprintf(stderr, "perfbuf-bench: --only wants drain or trace, not '%s'\n", optarg);
+				return 1;
+			}
+			env.only = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -872,8 +1118,11 @@ int main(int argc, char **argv)
 	libbpf_set_print(NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (env.drain_only) {
-		bench_drain();
+	if (env.only) {
+		if (!strcmp(env.only, "drain"))
+			bench_drain();
+		else
+			bench_trace(env.self, env.quick ? 2 : 4);
 		fclose(md);
 		return 0;
 	}

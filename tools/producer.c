@@ -145,16 +145,19 @@ int producer_join(struct producer *p)
 	return p->err;
 }
 
+#define SUB (1U << LAT_SUB_BITS)
+
 void lat_add(struct lat_hist *h, __u64 ns)
 {
 	unsigned int idx;
 
-	if (ns < 16) {
+	if (ns < SUB) {
 		idx = (unsigned int)ns;
 	} else {
-		int e = 63 - __builtin_clzll(ns);
+		int e = 63 - __builtin_clzll(ns);	/* >= LAT_SUB_BITS */
 
-		idx = (unsigned int)((e - 3) * 16 + ((ns >> (e - 4)) & 15));
+		idx = (unsigned int)((e - LAT_SUB_BITS + 1) * SUB +
+				     ((ns >> (e - LAT_SUB_BITS)) & (SUB - 1)));
 	}
 	h->b[idx]++;
 	h->cnt++;
@@ -167,11 +170,12 @@ static __u64 bucket_ns(unsigned int idx)
 {
 	unsigned int e, sub;
 
-	if (idx < 16)
+	if (idx < SUB)
 		return idx;
-	e = idx / 16 + 3;
-	sub = idx % 16;
-	return ((16ULL + sub) << (e - 4)) + ((1ULL << (e - 4)) >> 1);
+	e = idx / SUB + LAT_SUB_BITS - 1;
+	sub = idx % SUB;
+	return ((__u64)(SUB + sub) << (e - LAT_SUB_BITS)) +
+	       ((1ULL << (e - LAT_SUB_BITS)) >> 1);
 }
 
 __u64 lat_quantile(const struct lat_hist *h, double q)
