@@ -173,6 +173,29 @@ else
 	fail sigint_drain_exit_0 "did not attach"
 fi
 
+# SIGTERM is a clean stop too; -p keeps one process only
+if start_trace --json tracepoint:sched:sched_switch; then
+	sleep 0.3
+	kill -TERM "$tpid"
+	wait "$tpid"
+	trc=$?
+	tpid=
+	check sigterm_exit_0 json_check "$tmp/out" "objs[-1]['type']=='summary' and $trc==0"
+else
+	fail sigterm_exit_0 "did not attach"
+fi
+(sleep 2; exec "$TARGET" 2) &
+target_pid=$!
+if start_trace --json -p "$target_pid" "uprobe:$TARGET:pb_target_add"; then
+	"$TARGET" 5
+	wait "$target_pid"
+	stop_trace
+	check pid_filter json_check "$tmp/out" \
+		"[o['pid'] for o in objs if o['type']=='event']==[$target_pid]*2"
+else
+	fail pid_filter "did not attach"
+fi
+
 # 8. stdout closed early: prompt stop, summary on stderr, no SIGPIPE death
 start=$(date +%s%N)
 timeout 20 "$PERFBUF" trace tracepoint:sched:sched_switch 2>"$tmp/err" | head -1 >"$tmp/out"

@@ -112,6 +112,12 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	return 0;
 }
 
+static void consume_some(void *pb)
+{
+	perfbuf__consume(pb);
+	out_flush();
+}
+
 static bool parse_num(const char *opt, const char *arg, long min, long max,
 		      long *out)
 {
@@ -209,7 +215,7 @@ int cmd_trace(int argc, char **argv)
 	bool json = false, stats = false, verbose = false, out_ready = false;
 	__u64 deadline = 0, next_stats;
 	struct totals prev_tot = {};
-	int opt, err = 0, fd = 1, cpu_cnt;
+	int opt, err = 0, fd = 1, cpu_cnt, attached = 0;
 
 	memset(&run, 0, sizeof(run));
 	trace_filter = (struct trace_filter){ .cpu = -1 };
@@ -355,16 +361,19 @@ int cmd_trace(int argc, char **argv)
 		}
 		out_ready = true;
 	}
-	err = probes_attach(&set, skel);
+	out_header();
+	/* attaching hundreds of tracepoints takes a while: read meanwhile */
+	err = probes_attach(&set, skel, consume_some, pb);
 	if (err)
 		goto cleanup;	/* the message is printed; nothing stays attached */
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
-	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", set.n,
-		set.n == 1 ? "" : "s");
-	out_header();
+	for (int i = 0; i < set.n; i++)
+		attached += set.v[i].link != NULL;
+	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
+		attached == 1 ? "" : "s");
 	if (duration)
 		deadline = now_ns() + duration * 1000000000ULL;
 	next_stats = now_ns() + 1000000000ULL;

@@ -175,13 +175,14 @@ static char *xasprintf(const char *fmt, ...)
 }
 
 static int add_tracepoint(struct probe_set *set, const char *cat,
-			  const char *name)
+			  const char *name, bool glob)
 {
 	struct trace_probe *p = probe_new(set, PK_TRACEPOINT);
 	int err;
 
 	if (!p)
 		return -ENOMEM;
+	p->from_glob = glob;
 	p->spec = xasprintf("tracepoint:%s:%s", cat, name);
 	p->target = xasprintf("%s:%s", cat, name);
 	p->label = strdup(name);
@@ -216,6 +217,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	const char *name = strchr(rest, ':');
 	struct dirent **cats = NULL, **tps = NULL;
 	int ncat, ntp, found = 0, err = 0;
+	bool glob;
 
 	if (!name || name == rest || !name[1] || strchr(name + 1, ':') ||
 	    name - rest >= (long)sizeof(cat)) {
@@ -225,17 +227,20 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	}
 	snprintf(cat, sizeof(cat), "%.*s", (int)(name - rest), rest);
 	name++;
+	glob = strpbrk(rest, "*?[") != NULL;
 	snprintf(path, sizeof(path), "%s/events", tracefs_dir);
 	ncat = scandir(path, &cats, dir_only, by_name);
 	for (int i = 0; i < ncat; i++) {
-		if (!err && !fnmatch(cat, cats[i]->d_name, 0)) {
+		/* ftrace's own events cannot be attached to: only by name */
+		if (!err && !fnmatch(cat, cats[i]->d_name, 0) &&
+		    (!glob || strcmp(cats[i]->d_name, "ftrace"))) {
 			snprintf(path, sizeof(path), "%s/events/%s", tracefs_dir,
 				 cats[i]->d_name);
 			ntp = scandir(path, &tps, dir_only, by_name);
 			for (int j = 0; j < ntp; j++) {
 				if (!err && !fnmatch(name, tps[j]->d_name, 0)) {
 					err = add_tracepoint(set, cats[i]->d_name,
-							     tps[j]->d_name);
+							     tps[j]->d_name, glob);
 					found++;
 				}
 				free(tps[j]);
@@ -572,6 +577,11 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 							      p->target, colon + 1, &to);
 		err = p->link ? 0 : -errno;
 		*colon = ':';
+		if (err && p->from_glob) {
+			fprintf(stderr, PROG ": warning: skipping %s: %s\n", p->spec,
+				strerror(-err));
+			return 0;
+		}
 		if (err)
 			err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
 		return err;
@@ -602,9 +612,10 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 	}
 }
 
-int probes_attach(struct probe_set *set, struct trace *skel)
+int probes_attach(struct probe_set *set, struct trace *skel,
+		  void (*between)(void *ctx), void *ctx)
 {
-	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
+	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err, attached = 0;
 
 	for (int i = 0; i < set->n; i++) {
 		__u32 key = i;
@@ -618,6 +629,13 @@ int probes_attach(struct probe_set *set, struct trace *skel)
 		err = attach_one(&set->v[i], skel, i);
 		if (err)
 			return err;
+		attached += set->v[i].link != NULL;
+		if (between)
+			between(ctx);
+	}
+	if (!attached) {
+		err_line("none of the probes could be attached\n");
+		return -ENOENT;
 	}
 	return 0;
 }

@@ -61,7 +61,7 @@ struct trace_probe {
 	struct trace_probe_cfg cfg;
 	struct bpf_link *link;
 	struct trace *obj;	/* per-probe object (tp_btf, raw_tp, fentry) */
-	const char *how;	/* attach method used when it fell back */
+	bool from_glob;		/* failing to attach it is a warning */
 };
 
 struct probe_set {
@@ -80,7 +80,9 @@ extern char tracefs_dir[64];
 struct trace *trace_obj_open(void);
 int tracefs_ensure(const char *prog);
 int probes_parse(struct probe_set *set, const char *spec);
-int probes_attach(struct probe_set *set, struct trace *skel);
+/* @between runs after each attach (consume what is already arriving) */
+int probes_attach(struct probe_set *set, struct trace *skel,
+		  void (*between)(void *ctx), void *ctx);
 void probes_detach(struct probe_set *set);
 void probes_free(struct probe_set *set);
 bool kprobes_supported(void);
