@@ -502,7 +502,9 @@ int cmd_list(int argc, char **argv)
 		if (f)
 			fclose(f);
 	} else if (!strncmp(glob, "kprobe", 6) || !strncmp(glob, "fentry", 6)) {
-		fprintf(stderr, "perfbuf list: this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list\n");
+		fprintf(stderr, "perfbuf list: this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list; trace tracepoints instead\n");
+		if (!found)
+			return 1;
 	}
 	if (fflush(stdout) == EOF && errno != EPIPE) {
 		fprintf(stderr, "perfbuf list: writing the list failed: %s\n", strerror(errno));
