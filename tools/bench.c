@@ -43,7 +43,8 @@
 
 #define PAGE_SZ 4096
 #define REC_SIZE 64
-#define REC_BYTES 80		/* perf record: 8 header + 4 size + 64, 8-aligned */
+#define REC_BYTES 80
+#define FLAT_OUT_X 30.0		/* where the plot puts flat-out points (M/s) */		/* perf record: 8 header + 4 size + 64, 8-aligned */
 
 enum peer { PB_DEFAULT, PB_WAKE1, LB_DEFAULT, LB_RAW, LB_RINGBUF, N_PEERS };
 
@@ -985,17 +986,20 @@ static void gnuplot(const char *dir)
 	if (!gp)
 		return;
 	fprintf(gp,
-		"set terminal png size 900,600\n"
+		"set terminal png size 900,600 noenhanced\n"
 		"set output '%s/bench.png'\n"
-		"set title 'perf buffer consumers: 64-byte records, producer CPU0, consumer CPU1'\n"
-		"set xlabel 'offered (M records/s, producer side)'\n"
+		"set title 'perf buffer consumers: 64-byte records, producer CPU%d, consumer CPU%d, %zu pages'\n"
+		"set xlabel 'offered: records/s asked of the producer (M/s)'\n"
 		"set ylabel 'delivered (M records/s)'\n"
 		"set logscale xy\n"
+		"set xrange [0.03:%g]\n"
+		"set xtics add ('flat out' %g)\n"
 		"set key top left\n"
 		"set grid\n"
-		"plot ", dir);
+		"plot ", dir, env.prod_cpu, env.cons_cpu, env.pages, FLAT_OUT_X * 1.5,
+		FLAT_OUT_X);
 	for (int p = 0; p < N_PEERS; p++)
-		fprintf(gp, "'%s/bench.dat' index %d using 1:2 with linespoints title '%s', ",
+		fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
 			dir, p, peer_name[p]);
 	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
 	fclose(gp);
@@ -1189,7 +1193,7 @@ int main(int argc, char **argv)
 		printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
 		       n_rates, N_PEERS, secs);
 		for (int p = 0; p < N_PEERS && dat; p++) {
-			fprintf(dat, "# %s: offered_mps delivered_mps target_mps loss_pct\n",
+			fprintf(dat, "# %s: offered_mps delivered_mps asked_mps loss_pct\n",
 				peer_key[p]);
 			for (int i = 0; i <= n_rates; i++) {
 				struct result r;
@@ -1201,8 +1205,10 @@ int main(int argc, char **argv)
 					continue;
 				if (r.err)
 					continue;
+				/* flat out is plotted at x = FLAT_OUT_X */
 				fprintf(dat, "%.4f %.4f %.4f %.3f\n", mps(r.offered, r.secs),
-					mps(r.received, r.secs), rate / 1e6, loss_pct(&r));
+					mps(r.received, r.secs),
+					rate > 0 ? rate / 1e6 : FLAT_OUT_X, loss_pct(&r));
 			}
 			fprintf(dat, "\n\n");
 		}
