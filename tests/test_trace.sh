@@ -90,7 +90,7 @@ if start_trace --json --comm "pbopen$$" tracepoint:syscalls:sys_enter_openat; th
 	"$opener" "$tmp/openme_$$" >/dev/null
 	stop_trace
 	check openat_filename json_check "$tmp/out" \
-		"any(o['type']=='event' and o['args'].get('filename')=='$tmp/openme_$$' for o in objs) and all(o['comm']=='pbopen$$' for o in objs if o['type']=='event')"
+		"any(o['type']=='event' and o['args'].get('filename')=='$tmp/openme_$$' and o['args'].get('dfd')==-100 for o in objs) and all(o['comm']=='pbopen$$' for o in objs if o['type']=='event')"
 else
 	fail openat_filename "did not attach: $(cat "$tmp/err")"
 fi

@@ -54,6 +54,45 @@ static int add_slot(struct trace_probe *p, struct tp_field *f,
 	return 0;
 }
 
+/*
+ * Syscall tracepoints declare every argument 8 bytes wide and unsigned
+ * ("int dfd; size:8; signed:0"): the C type tells the real width and sign,
+ * so AT_FDCWD reads -100, not 4294967196.
+ */
+static void narrow_int(struct tp_field *f, const char *type)
+{
+	static const struct { const char *type; unsigned short size; bool sgn; } t[] = {
+		{ "int", 4, true }, { "signed int", 4, true },
+		{ "unsigned int", 4, false }, { "unsigned", 4, false },
+		{ "short", 2, true }, { "unsigned short", 2, false },
+		{ "pid_t", 4, true }, { "uid_t", 4, false }, { "gid_t", 4, false },
+		{ "qid_t", 4, false }, { "key_t", 4, true }, { "mqd_t", 4, true },
+		{ "clockid_t", 4, true }, { "timer_t", 4, true },
+		{ "rwf_t", 4, true }, { "umode_t", 2, false },
+		{ "u32", 4, false }, { "s32", 4, true }, { "u16", 2, false },
+		{ "s16", 2, true }, { "u8", 1, false }, { "s8", 1, true },
+		{ "long", 8, true }, { "loff_t", 8, true }, { "off_t", 8, true },
+		{ "unsigned long", 8, false }, { "size_t", 8, false },
+	};
+
+	size_t len = strlen(type), name_len = strlen(f->name);
+
+	/* @type is the whole declaration: drop the name */
+	if (len < name_len)
+		return;
+	len -= name_len;
+	while (len && isspace((unsigned char)type[len - 1]))
+		len--;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (strlen(t[i].type) != len || strncmp(type, t[i].type, len) ||
+		    t[i].size > f->size)
+			continue;
+		f->size = t[i].size;
+		f->is_signed = t[i].sgn;
+		return;
+	}
+}
+
 static void classify(struct trace_probe *p, struct tp_field *f,
 		     const char *type, const char *arr)
 {
@@ -90,6 +129,7 @@ static void classify(struct trace_probe *p, struct tp_field *f,
 	} else if (f->size == 1 || f->size == 2 || f->size == 4 ||
 		   f->size == 8) {
 		f->kind = FK_INT;
+		narrow_int(f, type);
 	} else {
 		f->kind = FK_RAW;
 	}
