@@ -222,9 +222,12 @@ timeout 20 "$PERFBUF" trace -d 1 'tracepoint:syscalls:sys_enter_open*' >/dev/nul
 check glob_attaches_several grep -qE '^Attached ([2-9]|[0-9]{2,}) probes' "$tmp/err"
 if start_trace --json rawtracepoint:sched_process_exec; then
 	"$prog"
+	btf_progs=$(bpftool prog show 2>/dev/null | grep -c 'name trace_tp_btf$')
 	stop_trace
 	check rawtracepoint_event json_check "$tmp/out" \
 		"any(o['type']=='event' and o['comm']=='pbexec_$$'[:15] and 'arg0' in o['args'] for o in objs)"
+	# BTF has btf_trace_sched_process_exec: tp_btf, not the raw_tp fallback
+	check rawtracepoint_uses_tp_btf test "$btf_progs" -ge 1
 else
 	fail rawtracepoint_event "did not attach: $(cat "$tmp/err")"
 fi

@@ -429,7 +429,8 @@ static int attach_own(struct trace_probe *p, struct trace *main_obj,
 		bpf_program__set_autoload(prog, prog == want);
 	obj->rodata->probe_cookie = cookie;
 	obj->rodata->nargs = nargs;
-	if (p->kind != PK_RAWTP || nargs < 0) {
+	/* raw_tp takes its target at attach time, the others at load */
+	if (want != obj->progs.trace_raw_tp) {
 		err = bpf_program__set_attach_target(want, 0, p->target);
 		if (err)
 			return err;
