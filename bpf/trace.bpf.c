@@ -106,7 +106,9 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 		    s->kind == TRACE_STR_REL_LOC) {
 			n = bpf_probe_read_kernel_str(dst, TRACE_STR_MAX, src);
 		} else {
-			n = (loc >> 16) & (TRACE_STR_MAX - 1);
+			n = loc >> 16;	/* cut long arrays, never wrap them */
+			if (n > TRACE_STR_MAX)
+				n = TRACE_STR_MAX;
 			if (bpf_probe_read_kernel(dst, n, src))
 				n = 0;
 		}
