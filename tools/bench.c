@@ -824,20 +824,80 @@ static __u64 bpftrace_lost(const char *log)
 	return sum;
 }
 
+enum tracer { T_NONE, T_PERFBUF, T_BPFTRACE, T_FLOOR, T_N };
+
+struct trace_run {
+	double rate;		/* traced thread's syscalls/s; 0: not run */
+	__u64 calls, events, lost;
+	int status;		/* the tracer's exit status */
+};
+
+/* One storm of @secs under tracer @t. */
+static void trace_once(enum tracer t, const char *tool, double secs,
+		       struct trace_run *r)
+{
+	char log[PATH_MAX], prog[128];
+	char *pb_argv[] = { (char *)tool, "trace", "--json", "-o", "/dev/null",
+			    "--stats", "tracepoint:" STORM_TP, NULL };
+	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (t == T_NONE) {
+		r->rate = run_storm(secs, &r->calls);
+		return;
+	}
+	snprintf(log, sizeof(log), "%s/%s.log", env.out,
+		 t == T_PERFBUF ? "trace" : "bpftrace");
+	if (t == T_BPFTRACE)
+		snprintf(prog, sizeof(prog), "tracepoint:%s { printf(\"%%d %%d %%s\\n\", pid, args->pid, comm); }",
+			 STORM_TP);
+	else
+		snprintf(prog, sizeof(prog), "tracepoint:%s { @n = count(); }", STORM_TP);
+	/* bpftrace's output, "Attaching 1 probe..." and "Lost N events" all
+	 * go to the log */
+	pid = spawn_tracer(t == T_PERFBUF ? pb_argv : bt_argv, log);
+	if (pid < 0) {
+		r->status = -1;
+		return;
+	}
+	r->rate = run_storm(secs, &r->calls);
+	r->status = stop_tracer(pid);
+	if (t == T_PERFBUF) {
+		sum_stats(log, &r->events, &r->lost);
+		if (!WIFEXITED(r->status) || WEXITSTATUS(r->status))
+			r->rate = 0;
+	} else if (t == T_BPFTRACE) {
+		r->events = count_events(log);
+		r->lost = bpftrace_lost(log);
+	}
+}
+
+static int cmp_rate(const void *a, const void *b)
+{
+	const struct trace_run *x = a, *y = b;
+
+	return x->rate < y->rate ? -1 : x->rate > y->rate;
+}
+
 /*
  * The end-user view: a thread calling getpgid() flat out, untraced, traced
  * by `perfbuf trace --json -o /dev/null`, and by bpftrace printf() on the
- * same tracepoint. What matters is how fast the traced thread still runs.
+ * same tracepoint; bpftrace count() (no output) is the floor that the
+ * tracepoint and a BPF program cost by themselves. Rounds are interleaved
+ * and each row is the median round.
  */
 static int bench_trace(const char *self, double secs)
 {
-	char tool[PATH_MAX], log[PATH_MAX], out[PATH_MAX];
-	__u64 base_calls = 0, pb_calls = 0, bt_calls = 0, pb_ev = 0, pb_lost = 0;
-	__u64 bt_ev = 0, bt_lost = 0;
-	double base, pb_rate = 0, bt_rate = 0, floor_rate = 0;
-	__u64 floor_calls = 0;
-	pid_t pid;
-	int st;
+	static const char *row[T_N] = {
+		"nothing",
+		"`perfbuf trace --json -o /dev/null`",
+		"`bpftrace -e '... { printf(...) }'`",
+		"`bpftrace -e '... { @n = count(); }'` (no output: the floor)",
+	};
+	struct trace_run runs[T_N][3], med[T_N];
+	int reps = env.quick ? 1 : 3;
+	char tool[PATH_MAX];
 
 	emit_md("\n### perfbuf trace vs bpftrace\n\n");
 	if (!*self || strlen(self) > sizeof(tool) - 16) {
@@ -846,81 +906,47 @@ static int bench_trace(const char *self, double secs)
 	}
 	snprintf(tool, sizeof(tool), "%s", self);
 	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
-	snprintf(log, sizeof(log), "%s/trace.log", env.out);
-	snprintf(out, sizeof(out), "%s/bpftrace.out", env.out);
-	printf("\nsyscall storm, %.0f s each: untraced, perfbuf trace, bpftrace...\n", secs);
-
-	base = run_storm(secs, &base_calls);
-	{
-		char *argv[] = { tool, "trace", "--json", "-o", "/dev/null", "--stats",
-				 "tracepoint:" STORM_TP, NULL };
-
-		pid = spawn_tracer(argv, log);
+	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
+	       reps, secs);
+	for (int i = 0; i < reps; i++)
+		for (int t = 0; t < T_N; t++)
+			trace_once(t, tool, secs, &runs[t][i]);
+	for (int t = 0; t < T_N; t++) {
+		qsort(runs[t], reps, sizeof(runs[t][0]), cmp_rate);
+		med[t] = runs[t][reps / 2];
 	}
-	if (pid < 0) {
-		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start or attach "
-			"(is it built yet? see %s)\n\n", log);
-	} else {
-		pb_rate = run_storm(secs, &pb_calls);
-		st = stop_tracer(pid);
-		sum_stats(log, &pb_ev, &pb_lost);
-		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-			emit_md("perfbuf trace row skipped: it exited with status %d (see %s)\n\n",
-				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
-			pb_rate = 0;
-		}
-	}
-	{
-		char *argv[] = { "bpftrace", "-e",
-				 "tracepoint:" STORM_TP " { printf(\"%d %d %s\\n\", pid, args->pid, comm); }",
-				 NULL };
-
-		/* its output, "Attaching 1 probe..." and "Lost N events" all
-		 * go to one file */
-		pid = spawn_tracer(argv, out);
-	}
-	if (pid < 0) {
-		emit_md("bpftrace row skipped: bpftrace is missing or did not attach "
-			"(scripts/setup.sh --bench installs it; see %s)\n\n", out);
-	} else {
-		bt_rate = run_storm(secs, &bt_calls);
-		stop_tracer(pid);
-		bt_ev = count_events(out);
-		bt_lost = bpftrace_lost(out);
-		unlink(out);
-	}
-	{
-		char *argv[] = { "bpftrace", "-e",
-				 "tracepoint:" STORM_TP " { @n = count(); }", NULL };
-
-		/* the floor: the tracepoint and a BPF program, no output */
-		pid = spawn_tracer(argv, out);
-		if (pid >= 0) {
-			floor_rate = run_storm(secs, &floor_calls);
-			stop_tracer(pid);
-			unlink(out);
-		}
-	}
-	emit_md("getpgid() in a loop on CPU%d for %.0f s; the tracers' consumers are "
-		"free to run on either CPU.\n\n", env.prod_cpu, secs);
+	if (!med[T_PERFBUF].rate)
+		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start, attach or "
+			"exit cleanly (see %s/trace.log)\n\n", env.out);
+	if (!med[T_BPFTRACE].rate)
+		emit_md("bpftrace rows skipped: bpftrace is missing or did not attach "
+			"(scripts/setup.sh --bench installs it; see %s/bpftrace.log)\n\n", env.out);
+	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
+		"rounds; the tracers run where the scheduler puts them.\n\n",
+		env.prod_cpu, secs, reps);
 	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
 		"|---|---:|---:|---:|---:|\n");
-	emit_md("| nothing | %.3f M | 1.00x | | |\n", base / 1e6);
-	if (pb_rate > 0)
-		emit_md("| `perfbuf trace --json -o /dev/null` | %.3f M | %.2fx | %llu of %llu | %llu |\n",
-			pb_rate / 1e6, pb_rate / base, (unsigned long long)pb_ev,
-			(unsigned long long)pb_calls, (unsigned long long)pb_lost);
-	if (bt_rate > 0)
-		emit_md("| `bpftrace -e '... { printf(...) }'` | %.3f M | %.2fx | %llu of %llu | %llu |\n",
-			bt_rate / 1e6, bt_rate / base, (unsigned long long)bt_ev,
-			(unsigned long long)bt_calls, (unsigned long long)bt_lost);
-	if (floor_rate > 0)
-		emit_md("| `bpftrace -e '... { @n = count(); }'` (no output: the floor) | %.3f M | %.2fx | | |\n",
-			floor_rate / 1e6, floor_rate / base);
-	if (pb_rate > 0 && bt_rate > 0) {
+	for (int t = 0; t < T_N; t++) {
+		struct trace_run *r = &med[t];
+
+		if (!r->rate)
+			continue;
+		if (t == T_PERFBUF || t == T_BPFTRACE)
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
+				r->rate / 1e6, r->rate / med[T_NONE].rate,
+				(unsigned long long)r->events, (unsigned long long)r->calls,
+				(unsigned long long)r->lost);
+		else
+			emit_md("| %s | %.3f M | %.2fx | | |\n", row[t], r->rate / 1e6,
+				r->rate / med[T_NONE].rate);
+	}
+	if (med[T_PERFBUF].rate && med[T_BPFTRACE].rate) {
 		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
-		ratio_line("traced thread: perfbuf trace / bpftrace printf", pb_rate,
-			   bt_rate, 15, false);
+		ratio_line("traced thread: perfbuf trace / bpftrace printf",
+			   med[T_PERFBUF].rate, med[T_BPFTRACE].rate, 15, false);
+		if (med[T_FLOOR].rate)
+			emit_md("| ceiling for any tracer here: count() floor / bpftrace printf | %.2fx | | |\n",
+				med[T_FLOOR].rate / med[T_BPFTRACE].rate);
 	}
 	return 0;
 }
@@ -1138,7 +1164,7 @@ int main(int argc, char **argv)
 		if (!strcmp(env.only, "drain"))
 			bench_drain();
 		else
-			bench_trace(env.self, env.quick ? 2 : 4);
+			bench_trace(env.self, env.quick ? 2 : 3);
 		fclose(md);
 		return 0;
 	}
@@ -1239,7 +1265,7 @@ int main(int argc, char **argv)
 
 	bench_drain();
 	if (!env.no_trace)
-		bench_trace(env.self, env.quick ? 2 : 4);
+		bench_trace(env.self, env.quick ? 2 : 3);
 	fclose(md);
 	printf("\ntable: %s/bench.md\n", env.out);
 	return 0;
