@@ -138,6 +138,9 @@ error_case err_unknown_tracepoint 'no tracepoint matches' trace tracepoint:sched
 error_case err_uprobe_no_binary 'no such binary' trace uprobe:/no/such/binary:main
 error_case err_uprobe_no_symbol "no function symbol 'no_such_fn'" trace "uprobe:$TARGET:no_such_fn"
 error_case err_partial_attach "no function symbol" trace tracepoint:sched:sched_process_exec "uprobe:$TARGET:no_such_fn"
+# a busy probe attached before the failing one prints nothing
+error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:sched_switch "uprobe:$TARGET:no_such_fn"
+check err_partial_attach_no_events test ! -s "$tmp/eout"
 error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
 error_case err_bad_pages 'power of two' trace --pages 3 tracepoint:sched:sched_process_exec
 error_case err_bad_cpu '--cpu wants a number' trace --cpu 99999 tracepoint:sched:sched_process_exec

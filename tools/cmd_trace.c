@@ -78,6 +78,7 @@ static const char usage_text[] =
 
 struct run {
 	struct probe_set *set;
+	struct perfbuf *pb;
 	__u64 received, printed, max_events;
 	bool stop;
 	union {
@@ -112,10 +113,15 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	return 0;
 }
 
-static void consume_some(void *pb)
+/* Between the (slow) attaches of globbed tracepoints: keep the rings from
+ * filling, and stop early on Ctrl-C, -n or a closed stdout. */
+static bool consume_some(void *ctx)
 {
-	perfbuf__consume(pb);
+	struct run *run = ctx;
+
+	perfbuf__consume(run->pb);
 	out_flush();
+	return !exiting && !run->stop && !out_broken();
 }
 
 static bool parse_num(const char *opt, const char *arg, long min, long max,
@@ -362,14 +368,17 @@ int cmd_trace(int argc, char **argv)
 		out_ready = true;
 	}
 	out_header();
-	/* attaching hundreds of tracepoints takes a while: read meanwhile */
-	err = probes_attach(&set, skel, consume_some, pb);
-	if (err)
-		goto cleanup;	/* the message is printed; nothing stays attached */
-
+	/* before the first attach: Ctrl-C or a closed stdout while attaching
+	 * must still detach, drain and print the summary */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
+	/* attaching hundreds of tracepoints takes a while: read meanwhile */
+	run.pb = pb;
+	err = probes_attach(&set, skel, consume_some, &run);
+	if (err)
+		goto cleanup;	/* the message is printed; nothing stays attached */
+
 	for (int i = 0; i < set.n; i++)
 		attached += set.v[i].link != NULL;
 	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,

@@ -613,26 +613,38 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 	}
 }
 
+/*
+ * Probes named exactly go first, with nothing read in between: when one
+ * fails, it fails before any event is printed. Globbed tracepoints follow
+ * (each attach takes tens of ms; one that fails is skipped with a warning)
+ * and read in between, so hundreds of them neither fill the rings nor
+ * hide a closed stdout.
+ */
 int probes_attach(struct probe_set *set, struct trace *skel,
-		  void (*between)(void *ctx), void *ctx)
+		  bool (*between)(void *ctx), void *ctx)
 {
 	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err, attached = 0;
 
-	for (int i = 0; i < set->n; i++) {
-		__u32 key = i;
+	for (int glob = 0; glob < 2; glob++) {
+		for (int i = 0; i < set->n; i++) {
+			struct trace_probe *p = &set->v[i];
+			__u32 key = i;
 
-		err = bpf_map_update_elem(cfg_fd, &key, &set->v[i].cfg, BPF_ANY);
-		if (err) {
-			err_line("configuring %s failed: %s\n", set->v[i].spec,
-				 strerror(errno));
-			return -errno;
+			if (p->from_glob != glob)
+				continue;
+			if (bpf_map_update_elem(cfg_fd, &key, &p->cfg, BPF_ANY)) {
+				err = -errno;
+				err_line("configuring %s failed: %s\n", p->spec,
+					 strerror(-err));
+				return err;
+			}
+			err = attach_one(p, skel, i);
+			if (err)
+				return err;
+			attached += p->link != NULL;
+			if (glob && between && !between(ctx))
+				return 0;
 		}
-		err = attach_one(&set->v[i], skel, i);
-		if (err)
-			return err;
-		attached += set->v[i].link != NULL;
-		if (between)
-			between(ctx);
 	}
 	if (!attached) {
 		err_line("none of the probes could be attached\n");

@@ -80,9 +80,10 @@ extern char tracefs_dir[64];
 struct trace *trace_obj_open(void);
 int tracefs_ensure(const char *prog);
 int probes_parse(struct probe_set *set, const char *spec);
-/* @between runs after each attach (consume what is already arriving) */
+/* @between runs after each globbed tracepoint's attach (consume what is
+ * already arriving); false stops attaching, what is attached stays so */
 int probes_attach(struct probe_set *set, struct trace *skel,
-		  void (*between)(void *ctx), void *ctx);
+		  bool (*between)(void *ctx), void *ctx);
 void probes_detach(struct probe_set *set);
 void probes_free(struct probe_set *set);
 bool kprobes_supported(void);
