@@ -221,6 +221,18 @@ rc=$?
 check duration_and_output_file test "$rc" = 0 -a "$(($(date +%s) - start))" -le 5 -a -s "$tmp/file" -a ! -s "$tmp/out"
 check cpu_filter json_check "$tmp/file" "all(o['cpu']==0 for o in objs if o['type']=='event')"
 check stats_line grep -q '^stats: [0-9]* events/s, [0-9]* lost/s, ring fill' "$tmp/err"
+# a full disk: an explicit error with the count of events it cost, exit 1
+if [[ -w /dev/full ]]; then
+	timeout 20 "$PERFBUF" trace -n 5 -o /dev/full tracepoint:sched:sched_switch >/dev/null 2>"$tmp/err"
+	rc=$?
+	# the first write fails: 0 to 5 events were read by then
+	check output_disk_full test "$rc" = 1 -a -n "$(grep -x 'perfbuf trace: writing /dev/full failed: No space left on device; [0-5] events not written' "$tmp/err")"
+	timeout 20 "$PERFBUF" trace --json -n 5 tracepoint:sched:sched_switch >/dev/full 2>"$tmp/err"
+	rc=$?
+	check output_disk_full_json test "$rc" = 1 -a -n "$(grep 'writing stdout failed: No space left on device; [0-5] events not written' "$tmp/err")" -a -n "$(grep '"type":"summary"' "$tmp/err")"
+else
+	skip output_disk_full "no /dev/full"
+fi
 timeout 20 "$PERFBUF" trace -d 1 'tracepoint:syscalls:sys_enter_open*' >/dev/null 2>"$tmp/err"
 check glob_attaches_several grep -qE '^Attached ([2-9]|[0-9]{2,}) probes' "$tmp/err"
 if start_trace --json rawtracepoint:sched_process_exec; then

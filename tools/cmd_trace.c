@@ -80,6 +80,7 @@ struct run {
 	struct probe_set *set;
 	struct perfbuf *pb;
 	__u64 received, printed, max_events;
+	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
 	union {
 		struct trace_record r;
@@ -100,7 +101,10 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	if (rec->kind != PERFBUF_REC_SAMPLE)
 		return 0;
 	run->received++;
-	if (run->stop || out_broken())
+	if (run->stop)
+		return 0;
+	run->to_write++;
+	if (out_broken())
 		return 0;
 	sz = perfbuf_record_copy(rec, run->buf.bytes, sizeof(run->buf.bytes));
 	if (sz < sizeof(run->buf.r) || run->buf.r.cookie >= (__u64)run->set->n)
@@ -172,7 +176,7 @@ static void totals(struct perfbuf *pb, struct totals *t)
 	}
 }
 
-static void summary(struct perfbuf *pb, const struct run *run, bool broken)
+static int summary(struct perfbuf *pb, bool broken)
 {
 	size_t n = perfbuf__ring_cnt(pb);
 	__u64 recv[n ? n : 1], lost[n ? n : 1], r = 0, l = 0;
@@ -188,8 +192,7 @@ static void summary(struct perfbuf *pb, const struct run *run, bool broken)
 		r += recv[i];
 		l += lost[i];
 	}
-	(void)run;
-	out_summary(r, l, recv, lost, cpus, n, broken);
+	return out_summary(r, l, recv, lost, cpus, n, broken);
 }
 
 int cmd_trace(int argc, char **argv)
@@ -221,7 +224,7 @@ int cmd_trace(int argc, char **argv)
 	bool json = false, stats = false, verbose = false, out_ready = false;
 	__u64 deadline = 0, next_stats;
 	struct totals prev_tot = {};
-	int opt, err = 0, fd = 1, cpu_cnt, attached = 0;
+	int opt, err = 0, fd = 1, cpu_cnt, attached = 0, wr, out_wr;
 
 	memset(&run, 0, sizeof(run));
 	trace_filter = (struct trace_filter){ .cpu = -1 };
@@ -422,13 +425,21 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, PROG ": draining the perf buffer failed: %s\n",
 			strerror(-err));
 	err = 0;
-	out_flush();
-	if (out_broken() && out_flush() != -EPIPE) {
-		fprintf(stderr, PROG ": writing %s failed: %s\n",
-			output ? output : "stdout", strerror(-out_flush()));
+	/* a closed reader (EPIPE) is a normal end; anything else, such as
+	 * a full disk, is an error with the count of events lost to it */
+	wr = out_flush();
+	if (wr && wr != -EPIPE) {
+		fprintf(stderr, PROG ": writing %s failed: %s; %llu events not written\n",
+			output ? output : "stdout", strerror(-wr),
+			(unsigned long long)(run.to_write - out_events_written()));
 		err = -EIO;
 	}
-	summary(pb, &run, out_broken());
+	out_wr = summary(pb, wr != 0);
+	if (json && !wr && out_wr && out_wr != -EPIPE) {
+		fprintf(stderr, PROG ": writing the summary to %s failed: %s\n",
+			output ? output : "stdout", strerror(-out_wr));
+		err = -EIO;
+	}
 cleanup:
 	if (out_ready)
 		out_free();

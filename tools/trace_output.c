@@ -28,6 +28,8 @@ static struct {
 	long line;		/* start of the current text line, -1: flushed */
 	struct out_opts o;
 	int err;		/* first write error, negative errno */
+	__u64 ev_buffered;	/* events in buf */
+	__u64 ev_written;	/* events written whole */
 } out;
 
 int out_init(const struct out_opts *o)
@@ -38,6 +40,7 @@ int out_init(const struct out_opts *o)
 		return -ENOMEM;
 	out.len = 0;
 	out.err = 0;
+	out.ev_buffered = out.ev_written = 0;
 	return 0;
 }
 
@@ -49,6 +52,22 @@ void out_free(void)
 
 bool out_is_json(void) { return out.o.json; }
 bool out_broken(void) { return out.err != 0; }
+
+/* Whole event lines in buf[0, n): the lines are ours, and only an event
+ * starts with a digit (text TIME) or {"type":"event" (JSON). */
+static __u64 events_in(const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	__u64 cnt = 0;
+
+	while ((nl = memchr(p, '\n', end - p))) {
+		if (out.o.json ? !strncmp(p, "{\"type\":\"event\"", 15)
+			       : *p >= '0' && *p <= '9')
+			cnt++;
+		p = nl + 1;
+	}
+	return cnt;
+}
 
 int out_flush(void)
 {
@@ -64,11 +83,17 @@ int out_flush(void)
 		else
 			done += n;
 	}
-	/* after an error the output is dropped: the reader is gone */
+	/* after an error the output is dropped: the reader is gone, or the
+	 * disk is full (short write, then ENOSPC) */
+	out.ev_written += done == out.len ? out.ev_buffered
+					  : events_in(out.buf, done);
+	out.ev_buffered = 0;
 	out.len = 0;
 	out.line = -1;
 	return out.err;
 }
+
+__u64 out_events_written(void) { return out.ev_written; }
 
 void out_mem(const void *p, size_t n)
 {
@@ -255,6 +280,7 @@ void out_event(const struct trace_probe *p, const struct trace_record *r,
 
 	if (out.len > OUT_CAP - OUT_ROOM)
 		out_flush();
+	out.ev_buffered++;
 	if (out.o.json) {
 		out_lit("{\"type\":\"event\",\"time_ns\":");
 		out_u64(r->time_ns);
@@ -323,11 +349,11 @@ void out_lost(int cpu, __u64 count)
 	out_lit("}\n");
 }
 
-void out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
-		 const __u64 *per_cpu_lost, const int *cpus, size_t n,
-		 bool to_stderr)
+int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
+		const __u64 *per_cpu_lost, const int *cpus, size_t n,
+		bool to_stderr)
 {
-	int fd = out.o.fd;
+	int fd = out.o.fd, err;
 
 	out_flush();
 	if (to_stderr || !out.o.json) {
@@ -367,6 +393,7 @@ void out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
 			out_mem(line, len);
 		}
 	}
-	out_flush();
+	err = out_flush();
 	out.o.fd = fd;
+	return err;
 }

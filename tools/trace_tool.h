@@ -103,13 +103,15 @@ int out_init(const struct out_opts *o);
 void out_free(void);
 int out_flush(void);		/* 0, or -EPIPE (reader gone), -errno */
 bool out_broken(void);
+__u64 out_events_written(void);	/* whole event lines written */
 void out_header(void);
 void out_event(const struct trace_probe *p, const struct trace_record *r,
 	       size_t sz, int cpu);
 void out_lost(int cpu, __u64 count);
-void out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
-		 const __u64 *per_cpu_lost, const int *cpus, size_t n,
-		 bool to_stderr);
+/* JSON: to the output, unless @to_stderr; text: to stderr. 0 or -errno */
+int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
+		const __u64 *per_cpu_lost, const int *cpus, size_t n,
+		bool to_stderr);
 void out_json_str(const char *s, size_t n);	/* for decoders */
 void out_text_str(const char *s, size_t n);
 void out_mem(const void *p, size_t n);
