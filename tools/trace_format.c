@@ -14,7 +14,8 @@
 #include "trace_tool.h"
 
 /* "const char * filename" -> type "const char *", name "filename";
- * "char comm[16]" -> arr "16". Modifies @decl. */
+ * "char comm[16]" -> arr "16". Modifies @decl: the type ends before the
+ * name, so a name such as "unsigned_chars" cannot change the type. */
 static int split_decl(char *decl, char **type, char **name, char **arr)
 {
 	char *end = decl + strlen(decl), *p;
@@ -34,10 +35,12 @@ static int split_decl(char *decl, char **type, char **name, char **arr)
 	p = end;
 	while (p > decl && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
 		p--;
-	if (p == end)
-		return -EINVAL;
+	if (p == end || p == decl || !isspace((unsigned char)p[-1]))
+		return -EINVAL;	/* tracefs prints "TYPE NAME" */
 	*name = p;
 	*type = decl;
+	while (p > decl && isspace((unsigned char)p[-1]))
+		*--p = '\0';
 	return 0;
 }
 
@@ -75,17 +78,8 @@ static void narrow_int(struct tp_field *f, const char *type)
 		{ "unsigned long", 8, false }, { "size_t", 8, false },
 	};
 
-	size_t len = strlen(type), name_len = strlen(f->name);
-
-	/* @type is the whole declaration: drop the name */
-	if (len < name_len)
-		return;
-	len -= name_len;
-	while (len && isspace((unsigned char)type[len - 1]))
-		len--;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (strlen(t[i].type) != len || strncmp(type, t[i].type, len) ||
-		    t[i].size > f->size)
+		if (strcmp(type, t[i].type) || t[i].size > f->size)
 			continue;
 		f->size = t[i].size;
 		f->is_signed = t[i].sgn;
