@@ -122,6 +122,22 @@ if start_trace --json tracepoint:sched:sched_process_exec; then
 else
 	fail json_hostile_names "did not attach: $(cat "$tmp/err")"
 fi
+# control bytes, DEL, overlong, surrogate, valid UTF-8, truncated at the end:
+# valid UTF-8 stays, every other byte is \u00XX, no raw control byte or DEL
+hostile2="$tmp/"$'pb\x01\x7f\xc0\xaf\xed\xa0\x80\xc3\xa9\xe2\x82'
+cp /bin/true "$hostile2"
+if start_trace --json tracepoint:sched:sched_process_exec; then
+	"$hostile2"
+	stop_trace
+	exp=$(printf '%s' "$hostile2" | python3 -c '
+import codecs, sys
+codecs.register_error("byte", lambda e: ("".join(map(chr, e.object[e.start:e.end])), e.end))
+print(repr(sys.stdin.buffer.read().decode("utf-8", "byte")))')
+	check json_bad_utf8 json_check "$tmp/out" \
+		"any(o['type']=='event' and o['args'].get('filename')==$exp for o in objs) and not any(b < 0x20 and b != 10 or b == 0x7f for b in open('$tmp/out','rb').read())"
+else
+	fail json_bad_utf8 "did not attach: $(cat "$tmp/err")"
+fi
 if start_trace tracepoint:sched:sched_process_exec; then
 	"$hostile"
 	stop_trace

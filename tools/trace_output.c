@@ -4,8 +4,8 @@
  * closed reader shows up as EPIPE (SIGPIPE is ignored) and nothing is
  * allocated or formatted with stdio per event.
  *
- * JSON strings: valid UTF-8 is copied, '"', '\\' and control characters
- * are escaped, and each byte that is not part of valid UTF-8 becomes
+ * JSON strings: valid UTF-8 is copied, '"', '\\', control characters and
+ * DEL are escaped, and each byte that is not part of valid UTF-8 becomes
  * \u00XX, XX being the byte (its Latin-1 code point), so any byte
  * sequence yields valid JSON and the bytes stay visible.
  * Text strings: printable ASCII as is, anything else as \n, \t, \\ or
@@ -195,7 +195,8 @@ void out_json_str(const char *str, size_t n)
 	while (i < n) {
 		unsigned char c = s[i];
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		/* DEL is valid JSON, but escaped it cannot upset a terminal */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
 			i++;
 			run++;
 			continue;
