@@ -48,9 +48,11 @@ int tracefs_ensure(const char *prog)
 		return -ENOENT;
 	}
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		int err = -errno;
+
 		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s); try: mount -t tracefs nodev /sys/kernel/tracing\n",
-			prog, strerror(errno));
-		return -errno;
+			prog, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -230,6 +232,11 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	glob = strpbrk(rest, "*?[") != NULL;
 	snprintf(path, sizeof(path), "%s/events", tracefs_dir);
 	ncat = scandir(path, &cats, dir_only, by_name);
+	if (ncat < 0) {
+		err = -errno;
+		err_line("cannot read %s: %s\n", path, strerror(-err));
+		return err;
+	}
 	for (int i = 0; i < ncat; i++) {
 		/* ftrace's own events cannot be attached to: only by name */
 		if (!err && !fnmatch(cat, cats[i]->d_name, 0) &&
@@ -250,11 +257,6 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 		free(cats[i]);
 	}
 	free(cats);
-	if (ncat < 0) {
-		err_line("cannot read %s/events: %s\n", tracefs_dir,
-			 strerror(errno));
-		return -errno;
-	}
 	if (!err && !found) {
 		err_line("no tracepoint matches '%s:%s'; run 'perfbuf list' to see them\n",
 			 cat, name);
