@@ -1,3 +1,0 @@
-build/src/cpus.o: src/cpus.c src/internal.h include/perfbuf.h
-src/internal.h:
-include/perfbuf.h:

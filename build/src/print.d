@@ -1,3 +1,0 @@
-build/src/print.o: src/print.c src/internal.h include/perfbuf.h
-src/internal.h:
-include/perfbuf.h:

@@ -1,2 +1,0 @@
-build/tools/perfbuf.o: tools/perfbuf.c tools/commands.h
-tools/commands.h:
