@@ -57,12 +57,8 @@ static int add_slot(struct trace_probe *p, struct tp_field *f,
 	return 0;
 }
 
-/*
- * Syscall tracepoints declare every argument 8 bytes wide and unsigned
- * ("int dfd; size:8; signed:0"): the C type tells the real width and sign,
- * so AT_FDCWD reads -100, not 4294967196.
- */
-static void narrow_int(struct tp_field *f, const char *type)
+/* Width and sign of integer C type @type; false if it is not one. */
+static bool int_type(const char *type, unsigned short *size, bool *sgn)
 {
 	static const struct { const char *type; unsigned short size; bool sgn; } t[] = {
 		{ "int", 4, true }, { "signed int", 4, true },
@@ -74,17 +70,53 @@ static void narrow_int(struct tp_field *f, const char *type)
 		{ "rwf_t", 4, true }, { "umode_t", 2, false },
 		{ "u32", 4, false }, { "s32", 4, true }, { "u16", 2, false },
 		{ "s16", 2, true }, { "u8", 1, false }, { "s8", 1, true },
+		{ "u64", 8, false }, { "s64", 8, true },
 		{ "long", 8, true }, { "loff_t", 8, true }, { "off_t", 8, true },
 		{ "unsigned long", 8, false }, { "size_t", 8, false },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (strcmp(type, t[i].type) || t[i].size > f->size)
-			continue;
-		f->size = t[i].size;
-		f->is_signed = t[i].sgn;
-		return;
+		if (!strcmp(type, t[i].type)) {
+			*size = t[i].size;
+			*sgn = t[i].sgn;
+			return true;
+		}
 	}
+	return false;
+}
+
+/*
+ * Syscall tracepoints declare every argument 8 bytes wide and unsigned
+ * ("int dfd; size:8; signed:0"): the C type tells the real width and sign,
+ * so AT_FDCWD reads -100, not 4294967196.
+ */
+static void narrow_int(struct tp_field *f, const char *type)
+{
+	unsigned short size;
+	bool sgn;
+
+	if (int_type(type, &size, &sgn) && size <= f->size) {
+		f->size = size;
+		f->is_signed = sgn;
+	}
+}
+
+/* "__data_loc u64[]": integer elements, decoded as an array, not hex */
+static void loc_elem(struct tp_field *f, const char *type)
+{
+	char elem[64];
+	const char *sp = strchr(type, ' ');
+	size_t n;
+
+	if (!sp)
+		return;
+	sp++;
+	n = strlen(sp);
+	if (n < 3 || n >= sizeof(elem) || strcmp(sp + n - 2, "[]"))
+		return;
+	snprintf(elem, sizeof(elem), "%.*s", (int)(n - 2), sp);
+	if (int_type(elem, &f->elem, &f->is_signed))
+		f->kind = FK_LOC_ARRAY;
 }
 
 static void classify(struct trace_probe *p, struct tp_field *f,
@@ -102,6 +134,8 @@ static void classify(struct trace_probe *p, struct tp_field *f,
 		if (add_slot(p, f, chars ? (loc ? TRACE_STR_DATA_LOC : TRACE_STR_REL_LOC)
 					 : (loc ? TRACE_BYTES_DATA_LOC : TRACE_BYTES_REL_LOC)))
 			f->kind = FK_RAW;	/* out of slots: the u32 locator */
+		else if (!chars)
+			loc_elem(f, type);
 	} else if (arr) {
 		f->elem = n > 0 ? f->size / n : 0;
 		if (chars)
@@ -223,6 +257,19 @@ static void out_int(const unsigned char *d, unsigned int size, bool sgn)
 		out_u64(v);
 }
 
+/* [1,2,3]: the whole @elem-byte integers in d[0, n) */
+static void out_ints(const unsigned char *d, size_t n, unsigned int elem,
+		     bool sgn)
+{
+	out_mem("[", 1);
+	for (size_t i = 0; elem && i + elem <= n; i += elem) {
+		if (i)
+			out_mem(",", 1);
+		out_int(d + i, elem, sgn);
+	}
+	out_mem("]", 1);
+}
+
 static void out_str(const char *s, size_t n, bool json)
 {
 	const char *z = memchr(s, '\0', n);
@@ -296,14 +343,11 @@ static void decode_field(const struct tp_field *f, const unsigned char *raw,
 	case FK_BYTES:
 		out_bytes(slot, slot ? slot_len : 0, json);
 		break;
+	case FK_LOC_ARRAY:
+		out_ints(slot, slot ? slot_len : 0, f->elem, f->is_signed);
+		break;
 	case FK_ARRAY:
-		out_mem("[", 1);
-		for (unsigned int i = 0; i + f->elem <= f->size; i += f->elem) {
-			if (i)
-				out_mem(",", 1);
-			out_int(d + i, f->elem, f->is_signed);
-		}
-		out_mem("]", 1);
+		out_ints(d, f->size, f->elem, f->is_signed);
 		break;
 	case FK_RAW:
 		out_bytes(d, f->size, json);

@@ -33,6 +33,7 @@ enum field_kind {
 	FK_CHARS,	/* char name[N]: a NUL-terminated string */
 	FK_STR,		/* read by BPF into a string slot */
 	FK_BYTES,	/* __data_loc array of non-chars: hex bytes */
+	FK_LOC_ARRAY,	/* __data_loc integer array (u64[] ...): read as FK_BYTES */
 	FK_PTR,		/* any pointer: hex */
 	FK_ARRAY,	/* integer array */
 	FK_RAW,		/* anything else: hex bytes */
