@@ -180,7 +180,7 @@ if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-group
 else
 	skip err_not_root "nobody cannot run $PERFBUF"
 fi
-if pgrep -x 'perfbuf|perfbuf-bench' >/dev/null; then
+if pgrep -x perfbuf >/dev/null || pgrep -x perfbuf-bench >/dev/null; then
 	skip err_nothing_left_attached "another perfbuf is loading trace programs"
 else
 	check err_nothing_left_attached test "$(attached_progs)" -le "$before"
