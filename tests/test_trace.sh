@@ -160,6 +160,7 @@ error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:s
 check err_partial_attach_no_events test ! -s "$tmp/eout"
 error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
 error_case err_bad_pages 'power of two' trace --pages 3 tracepoint:sched:sched_process_exec
+error_case err_pid_missing 'no such process' trace -p 2147483647 tracepoint:sched:sched_process_exec
 error_case err_bad_cpu '--cpu wants a number' trace --cpu 99999 tracepoint:sched:sched_process_exec
 error_case err_bad_option 'perfbuf trace --help' trace --nope tracepoint:sched:sched_process_exec
 error_case err_rawtp_unknown 'no raw tracepoint' trace rawtracepoint:no_such_rawtp

@@ -235,6 +235,10 @@ int cmd_trace(int argc, char **argv)
 		case 'p':
 			if (!parse_num("-p", optarg, 1, 0x7fffffff, &v))
 				return 1;
+			if (kill(v, 0) && errno == ESRCH) {
+				fprintf(stderr, PROG ": -p %ld: no such process\n", v);
+				return 1;
+			}
 			trace_filter.pid = v;
 			break;
 		case OPT_COMM:
