@@ -455,6 +455,19 @@ cleanup:
 	return err ? 1 : 0;
 }
 
+/* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */
+static bool names_function(const char *glob)
+{
+	static const char *const kinds[] = { "kprobe", "kretprobe", "fentry",
+		"fexit", "k", "kr", "f", "fr" };
+	size_t n = strcspn(glob, ":");
+
+	for (size_t i = 0; glob[n] && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i]) == n && !strncmp(glob, kinds[i], n))
+			return true;
+	return false;
+}
+
 /* perfbuf list [GLOB]: the tracepoints, and kprobe-able functions where
  * the kernel has kprobes. GLOB matches "tracepoint:CAT:NAME" or
  * "CAT:NAME"; without wildcards it matches anywhere in the name. */
@@ -525,7 +538,7 @@ int cmd_list(int argc, char **argv)
 		}
 		if (f)
 			fclose(f);
-	} else if (!strncmp(glob, "kprobe", 6) || !strncmp(glob, "fentry", 6)) {
+	} else if (names_function(glob)) {
 		fprintf(stderr, "perfbuf list: this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list; trace tracepoints instead\n");
 		if (!found)
 			return 1;
