@@ -55,3 +55,18 @@ const char *test_need_root(void)
 {
 	return geteuid() == 0 ? NULL : "needs root (CAP_BPF, CAP_PERFMON)";
 }
+
+char test_warning[1024];
+
+static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == PERFBUF_WARN)
+		vsnprintf(test_warning, sizeof(test_warning), fmt, ap);
+	return 0;
+}
+
+perfbuf_print_fn test_capture_warnings(void)
+{
+	test_warning[0] = '\0';
+	return perfbuf_set_print(capture);
+}

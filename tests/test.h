@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perfbuf.h"
+
 extern int test__failed;	/* assertions failed in the current subtest */
 extern const char *test__skip;	/* reason, when the subtest skipped */
 
@@ -79,5 +81,14 @@ int test_main(int argc, char **argv, const struct test_case *cases, size_t n);
 
 /* Helpers for tests that need BPF: NULL reason means we can run. */
 const char *test_need_root(void);
+#define TEST_NEED_ROOT() do {						\
+	if (test_need_root())						\
+		TEST_SKIP(test_need_root());				\
+} while (0)
+
+/* Capture the library's last warning into test_warning (restore with the
+ * returned printer). */
+extern char test_warning[1024];
+perfbuf_print_fn test_capture_warnings(void);
 
 #endif

@@ -65,35 +65,52 @@ static struct emit *setup(__u32 max_entries)
 	return skel;
 }
 
+/* emit loaded and a collector on its map, records to on_rec(@ctx) */
+struct fixture {
+	struct emit *skel;
+	struct perfbuf *pb;
+};
+
+static bool fixture_open(struct fixture *f, __u32 max_entries, void *ctx,
+			 const struct perfbuf_opts *o)
+{
+	f->pb = NULL;
+	f->skel = setup(max_entries);
+	if (!f->skel)
+		return false;
+	f->pb = perfbuf__new(bpf_map__fd(f->skel->maps.events), on_rec, ctx, o);
+	return ASSERT_OK_PTR(f->pb, "perfbuf__new");
+}
+
+static void fixture_close(struct fixture *f)
+{
+	perfbuf__free(f->pb);
+	emit__destroy(f->skel);
+}
+
 TEST(in_order_per_cpu)
 {
 	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
 	struct seen s = {};
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct fixture f;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, NULL);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &s, NULL))
 		goto cleanup;
-	ASSERT_EQ(perfbuf__ring_cnt(pb), n, "one ring per online CPU");
-	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++)
-		ASSERT_EQ(perfbuf__ring_cpu(pb, i), cpus[i], "ring cpu");
+	ASSERT_EQ(perfbuf__ring_cnt(f.pb), n, "one ring per online CPU");
+	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
+		ASSERT_EQ(perfbuf__ring_cpu(f.pb, i), cpus[i], "ring cpu");
 	/* each CPU in turn; sizes 24..2047 so payloads wrap the 256 KiB ring */
 	for (int round = 0; round < 3; round++)
 		for (int i = 0; i < n; i++)
 			for (__u64 sz = 24; sz < 2048; sz += 97) {
-				ASSERT_OK(emit_run(skel, cpus[i], 8, sz), "emit_run");
-				ASSERT_EQ(perfbuf__consume(pb), 8, "consume");
+				ASSERT_OK(emit_run(f.skel, cpus[i], 8, sz), "emit_run");
+				ASSERT_EQ(perfbuf__consume(f.pb), 8, "consume");
 			}
 	for (int i = 0; i < n; i++) {
 		struct emit_stats st;
 
-		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &st), "stats");
+		ASSERT_OK(emit_stats_cpu(f.skel, cpus[i], &st), "stats");
 		ASSERT_EQ(st.ok, st.attempts, "all written");
 		ASSERT_EQ(s.samples[cpus[i]], st.attempts, "all received");
 		ASSERT_EQ(s.lost[cpus[i]], 0, "none lost");
@@ -102,8 +119,7 @@ TEST(in_order_per_cpu)
 	ASSERT_EQ(s.bad_cpu, 0, "cpu in range");
 	ASSERT_GT(s.wrapped, 0, "some payloads wrapped the ring end");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 /* A 1-page ring and no reader: offered == received + lost, exactly. */
@@ -111,29 +127,23 @@ TEST(overflow_accounting)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
 	struct seen s = {};
-	struct perfbuf *pb = NULL;
 	struct perfbuf_cpu_stats cs;
 	struct emit_stats st;
-	struct emit *skel;
+	struct fixture f;
 	int cpu;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(pb, 0);
-	ASSERT_OK(emit_run(skel, cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
-	ASSERT_OK(emit_stats_cpu(skel, cpu, &st), "stats");
+	cpu = perfbuf__ring_cpu(f.pb, 0);
+	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
+	ASSERT_OK(emit_stats_cpu(f.skel, cpu, &st), "stats");
 	ASSERT_GT(st.enospc, 0, "the ring overflowed");
 	/* the losses are at the end: no LOST record exists yet */
-	ASSERT_GE(perfbuf__drain(pb), 0, "drain");
+	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain");
 	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "offered == received + lost");
 	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == BPF -ENOSPC count");
-	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "perfbuf__stats");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
 	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST == -ENOSPC count");
 	ASSERT_EQ(cs.lost, st.enospc, "stats.lost");
 	ASSERT_EQ(cs.samples, s.samples[cpu], "stats.samples");
@@ -141,21 +151,20 @@ TEST(overflow_accounting)
 
 	/* overflow again, then one record that fits: the kernel writes a LOST
 	 * record first, which must not be counted twice after a drain */
-	ASSERT_OK(emit_run(skel, cpu, 500, 64), "overflow again");
-	ASSERT_GE(perfbuf__drain(pb), 0, "drain 2");
-	ASSERT_OK(emit_run(skel, cpu, 500, 64), "overflow a third time");
-	ASSERT_GE(perfbuf__consume(pb), 0, "consume");
-	ASSERT_OK(emit_run(skel, cpu, 1, 64), "one more, after a LOST record");
-	ASSERT_GE(perfbuf__drain(pb), 0, "drain 3");
-	ASSERT_OK(emit_stats_cpu(skel, cpu, &st), "stats");
+	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "overflow again");
+	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain 2");
+	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "overflow a third time");
+	ASSERT_GE(perfbuf__consume(f.pb), 0, "consume");
+	ASSERT_OK(emit_run(f.skel, cpu, 1, 64), "one more, after a LOST record");
+	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain 3");
+	ASSERT_OK(emit_stats_cpu(f.skel, cpu, &st), "stats");
 	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "identity after LOST records");
 	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == -ENOSPC after LOST records");
-	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "perfbuf__stats");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
 	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST after LOST records");
 	ASSERT_EQ(s.bad_payload, 0, "payloads exact, seq gaps == LOST counts");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 TEST(bad_page_counts)
@@ -165,8 +174,7 @@ TEST(bad_page_counts)
 	struct emit *skel;
 	int fds, maps;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -207,8 +215,7 @@ TEST(sparse_cpu_list)
 	struct emit *skel;
 	int last;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	if (n < 2)
 		TEST_SKIP("needs 2 online CPUs");
 	last = cpus[n - 1];
@@ -255,8 +262,7 @@ TEST(max_entries_below_cpu_count)
 	struct emit_stats st;
 	struct emit *skel;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	if (n < 2 || cpus[0] != 0)
 		TEST_SKIP("needs CPUs 0 and 1 online");
 	skel = setup(1);
@@ -283,8 +289,7 @@ TEST(teardown_leaves_nothing)
 	struct emit *skel;
 	int fds, maps;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -321,25 +326,18 @@ static void *stopper(void *arg)
 TEST(stop_from_another_thread)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct fixture f;
 	pthread_t t;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, NULL, &o))
 		goto cleanup;
-	ASSERT_OK(pthread_create(&t, NULL, stopper, pb), "thread");
-	ASSERT_EQ(perfbuf__poll(pb, -1), -ECANCELED, "blocked poll stopped");
+	ASSERT_OK(pthread_create(&t, NULL, stopper, f.pb), "thread");
+	ASSERT_EQ(perfbuf__poll(f.pb, -1), -ECANCELED, "blocked poll stopped");
 	pthread_join(t, NULL);
-	ASSERT_EQ(perfbuf__poll(pb, 0), -ECANCELED, "stays stopped");
+	ASSERT_EQ(perfbuf__poll(f.pb, 0), -ECANCELED, "stays stopped");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 static void on_alarm(int sig)
@@ -351,24 +349,17 @@ TEST(eintr_reaches_caller)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct fixture f;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, NULL, &o))
 		goto cleanup;
 	sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
 	ualarm(50 * 1000, 0);
-	ASSERT_EQ(perfbuf__poll(pb, 5000), -EINTR, "signal interrupts poll");
+	ASSERT_EQ(perfbuf__poll(f.pb, 5000), -EINTR, "signal interrupts poll");
 	sigaction(SIGALRM, &old, NULL);
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 /* Below the watermark, records still arrive within the latency bound. */
@@ -376,87 +367,66 @@ TEST(latency_bound_drains)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 5);
 	struct seen s = {};
-	struct perfbuf *pb = NULL;
 	struct perfbuf_cpu_stats cs;
-	struct emit *skel;
+	struct fixture f;
 	int got = 0, cpu;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(pb, 0);
-	ASSERT_OK(emit_run(skel, cpu, 1, 32), "one record");
+	cpu = perfbuf__ring_cpu(f.pb, 0);
+	ASSERT_OK(emit_run(f.skel, cpu, 1, 32), "one record");
 	for (int i = 0; i < 100 && !got; i++) {
-		int r = perfbuf__poll(pb, 1000);
+		int r = perfbuf__poll(f.pb, 1000);
 
 		ASSERT_GE(r, 0, "poll");
 		got += r > 0 ? r : 0;
 	}
 	ASSERT_EQ(got, 1, "the record came through poll");
-	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "stats");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
 	ASSERT_EQ(cs.wakeups, 0, "without a kernel wake-up");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 TEST(wakeup_events_mode)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 1, .latency_ms = -1);
 	struct seen s = {};
-	struct perfbuf *pb = NULL;
 	struct perfbuf_cpu_stats cs;
-	struct emit *skel;
+	struct fixture f;
 	int cpu, r;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(pb, 0);
-	ASSERT_OK(emit_run(skel, cpu, 3, 32), "three records");
-	r = perfbuf__poll(pb, 2000);
+	cpu = perfbuf__ring_cpu(f.pb, 0);
+	ASSERT_OK(emit_run(f.skel, cpu, 3, 32), "three records");
+	r = perfbuf__poll(f.pb, 2000);
 	ASSERT_EQ(r, 3, "woken and drained");
-	ASSERT_OK(perfbuf__stats(pb, 0, &cs), "stats");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
 	ASSERT_EQ(cs.wakeups, 1, "one epoll wake-up");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 TEST(stop_in_callback)
 {
 	struct seen s = { .stop_after = 4 };
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct fixture f;
 	int cpu;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
-	skel = setup(0);
-	if (!skel)
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, NULL);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &s, NULL))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(pb, 0);
-	ASSERT_OK(emit_run(skel, cpu, 10, 32), "ten records");
-	ASSERT_EQ(perfbuf__consume(pb), 42, "callback's value returned");
+	cpu = perfbuf__ring_cpu(f.pb, 0);
+	ASSERT_OK(emit_run(f.skel, cpu, 10, 32), "ten records");
+	ASSERT_EQ(perfbuf__consume(f.pb), 42, "callback's value returned");
 	ASSERT_EQ(s.samples[cpu], 4, "stopped after the 4th");
-	ASSERT_EQ(perfbuf__consume(pb), 6, "the rest on the next call");
+	ASSERT_EQ(perfbuf__consume(f.pb), 6, "the rest on the next call");
 	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
 cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	fixture_close(&f);
 }
 
 TEST(bad_setup)
@@ -464,8 +434,7 @@ TEST(bad_setup)
 	struct emit *skel;
 	int fd;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -505,15 +474,6 @@ TEST(bad_setup)
 	emit__destroy(skel);
 }
 
-static char warned[512];
-
-static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == PERFBUF_WARN)
-		vsnprintf(warned, sizeof(warned), fmt, ap);
-	return 0;
-}
-
 /* RLIMIT_NOFILE below what the rings need: EMFILE, a message, no leak. */
 TEST(out_of_fds)
 {
@@ -523,8 +483,7 @@ TEST(out_of_fds)
 	struct emit *skel;
 	int fds, maps;
 
-	if (test_need_root())
-		TEST_SKIP(test_need_root());
+	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -540,8 +499,7 @@ TEST(out_of_fds)
 		rl.rlim_cur = (rlim_t)next + 2;
 	}
 	setrlimit(RLIMIT_NOFILE, &rl);
-	prev = perfbuf_set_print(capture);
-	warned[0] = '\0';
+	prev = test_capture_warnings();
 	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, NULL);
 	perfbuf_set_print(prev);
 	setrlimit(RLIMIT_NOFILE, &old);
@@ -552,7 +510,7 @@ TEST(out_of_fds)
 	}
 	ASSERT_TRUE(pb == NULL, "refused");
 	ASSERT_EQ(errno, EMFILE, "EMFILE");
-	ASSERT_TRUE(strstr(warned, "ulimit -n") != NULL, "says to raise ulimit -n");
+	ASSERT_TRUE(strstr(test_warning, "ulimit -n") != NULL, "says to raise ulimit -n");
 	ASSERT_EQ(count_fds(), fds, "no fd leaked");
 	ASSERT_EQ(count_maps(), maps, "no mapping leaked");
 	perfbuf__free(pb);

@@ -286,15 +286,6 @@ TEST(breakpoint_modify)
 	close(fd);
 }
 
-static char warned[1024];
-
-static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == PERFBUF_WARN)
-		vsnprintf(warned, sizeof(warned), fmt, ap);
-	return 0;
-}
-
 /* Unprivileged, a large ring is over the mlock limits: say which ones. */
 TEST(mmap_eperm_names_the_limits)
 {
@@ -321,14 +312,14 @@ TEST(mmap_eperm_names_the_limits)
 		setrlimit(RLIMIT_MEMLOCK, &rl);
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
-		perfbuf_set_print(capture);
+		test_capture_warnings();
 		fd = perfbuf_event_open(&o, 0, -1, -1);
 		if (fd < 0)
 			_exit(4);	/* perf_event_paranoid forbids even this */
 		r = perfbuf_ring__new(fd, 1024);
 		if (r || errno != EPERM)
 			code = 5;
-		if (write(pipefd[1], warned, strlen(warned)) < 0)
+		if (write(pipefd[1], test_warning, strlen(test_warning)) < 0)
 			code = 6;
 		_exit(code);
 	}
