@@ -270,6 +270,104 @@ PERFBUF_API int perfbuf_ring__fold_n(struct perfbuf_ring *ring,
 				     perfbuf_record_fn fn, void *ctx,
 				     size_t budget);
 
+/*
+ * The same walk without a callback: the loop body is the caller's and
+ * perfbuf_iter__next() is inlined into it, so a drain costs no indirect
+ * call per record. The iterator travels by value so that it can live in
+ * registers.
+ *
+ *	struct perfbuf_iter it = perfbuf_ring__begin(ring);	// acquire data_head
+ *	struct perfbuf_record rec;
+ *
+ *	while (perfbuf_iter__next(&it, &rec))
+ *		handle(&rec);				// may break out early
+ *	perfbuf_ring__end(ring, it);			// release data_tail
+ *
+ * Records up to the last one returned are consumed. Between begin and end
+ * nothing else may read the ring. The fields are the library's.
+ */
+struct perfbuf_iter {
+	struct perfbuf_ring *ring;
+	const char *data;
+	__u64 mask;
+	__u64 head;
+	__u64 tail;
+	__u64 samples;
+	__u64 sample_bytes;
+	int cpu;
+	bool raw;
+};
+
+/** @brief Start an iteration over the records present now. A corrupt
+ *  position gives an empty iteration, and end() reports it. */
+PERFBUF_API struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring);
+
+/**
+ * @brief Finish: mark what was returned consumed, update the statistics.
+ * @return 0, or -EBADMSG when corruption was found (logged and counted;
+ *         the ring skipped to data_head)
+ */
+PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
+				  struct perfbuf_iter it);
+
+/* Everything but a well-formed raw sample: LOST, other records, damage
+ * (then .size is 0). By value, so that the caller's record stays local. */
+PERFBUF_API struct perfbuf_record perfbuf_iter__next_slow(struct perfbuf_ring *ring,
+							  __u64 tail, __u64 head);
+
+/**
+ * @brief The next record, or false at the end (or on corruption).
+ */
+static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
+				      struct perfbuf_record *rec)
+{
+	const struct perf_event_header *eh;
+	__u64 raw_sz, off, room;
+
+	if (it->tail == it->head)
+		return false;
+	eh = (const struct perf_event_header *)(it->data + (it->tail & it->mask));
+	/* { header, u32 size, char data[size] }: the kernel's size includes
+	 * the padding, so it is size - 12 (8-aligned: inside the ring) */
+	raw_sz = *(const __u32 *)(it->data + ((it->tail + 8) & it->mask));
+	if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE || !it->raw ||
+			     raw_sz + 12 != eh->size || (eh->size & 7) ||
+			     eh->size > it->head - it->tail, 0)) {
+		struct perfbuf_record slow = perfbuf_iter__next_slow(it->ring,
+								     it->tail,
+								     it->head);
+
+		if (!slow.size) {
+			it->tail = it->head;	/* corrupt: resynchronise */
+			return false;
+		}
+		it->tail += slow.size;
+		*rec = slow;
+		return true;
+	}
+	rec->kind = PERFBUF_REC_SAMPLE;
+	rec->cpu = it->cpu;
+	rec->type = PERF_RECORD_SAMPLE;
+	rec->misc = eh->misc;
+	rec->size = eh->size;
+	rec->lost = 0;
+	off = (it->tail + 12) & it->mask;
+	room = it->mask + 1 - off;
+	rec->data = it->data + off;
+	rec->data2 = it->data;
+	if (__builtin_expect(raw_sz <= room, 1)) {
+		rec->data_sz = raw_sz;
+		rec->data2_sz = 0;
+	} else {
+		rec->data_sz = room;
+		rec->data2_sz = raw_sz - room;
+	}
+	it->tail += eh->size;
+	it->samples++;
+	it->sample_bytes += raw_sz;
+	return true;
+}
+
 struct perfbuf_ring_stats {
 	__u64 samples;		/* SAMPLE records */
 	__u64 sample_bytes;	/* their payload bytes */

@@ -22,6 +22,8 @@
 #include "internal.h"
 
 #define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
 
 struct perfbuf_ring {
 	struct perf_event_mmap_page *hdr;
@@ -30,6 +32,7 @@ struct perfbuf_ring {
 	size_t map_len;		/* 0 when the memory is the caller's */
 	int cpu;
 	bool raw_samples;	/* SAMPLE records are PERF_SAMPLE_RAW only */
+	int err;		/* -EBADMSG found by the current iteration */
 	struct perfbuf_ring_stats st;
 };
 
@@ -150,30 +153,6 @@ void perfbuf_ring__set_raw_samples(struct perfbuf_ring *r, bool raw)
 	r->raw_samples = raw;
 }
 
-static inline __u64 load_u64(const struct perfbuf_ring *r, __u64 pos)
-{
-	/* 8-aligned positions never straddle the end */
-	return *(const __u64 *)(r->data + (pos & r->mask));
-}
-
-/* Point the record's two slices at [pos, pos + len) of the ring. */
-static inline void slices(const struct perfbuf_ring *r,
-			  struct perfbuf_record *rec, __u64 pos, size_t len)
-{
-	size_t off = pos & r->mask, room = r->mask + 1 - off;
-
-	rec->data = r->data + off;
-	if (len <= room) {
-		rec->data_sz = len;
-		rec->data2 = r->data;
-		rec->data2_sz = 0;
-	} else {
-		rec->data_sz = room;
-		rec->data2 = r->data;
-		rec->data2_sz = len - room;
-	}
-}
-
 static int corrupt(struct perfbuf_ring *r, __u64 tail, __u64 head,
 		   const char *why, __u64 val)
 {
@@ -184,95 +163,118 @@ static int corrupt(struct perfbuf_ring *r, __u64 tail, __u64 head,
 	return -EBADMSG;
 }
 
+/* Point the record's two slices at @len bytes from position @pos. */
+static void slices(const struct perfbuf_ring *r, struct perfbuf_record *rec,
+		   __u64 pos, size_t len)
+{
+	size_t off = pos & r->mask, room = r->mask + 1 - off;
+
+	rec->data = r->data + off;
+	rec->data2 = r->data;
+	rec->data_sz = len <= room ? len : room;
+	rec->data2_sz = len - rec->data_sz;
+}
+
+struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
+{
+	struct perfbuf_iter it = {
+		.ring = r, .data = r->data, .mask = r->mask, .cpu = r->cpu,
+		.raw = r->raw_samples,
+	};
+	__u64 avail;
+
+	it.head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+	it.tail = __atomic_load_n(&r->hdr->data_tail, __ATOMIC_RELAXED);
+	avail = it.head - it.tail;
+	if (avail > r->mask + 1) {
+		r->err = corrupt(r, it.tail, it.head,
+				 "head - tail exceeds ring size", avail);
+		it.tail = it.head;
+	} else if (it.tail & 7) {
+		r->err = corrupt(r, it.tail, it.head, "misaligned tail",
+				 it.tail & 7);
+		it.tail = it.head;
+	} else if (avail > r->st.high_water) {
+		r->st.high_water = avail;
+	}
+	return it;
+}
+
+struct perfbuf_record perfbuf_iter__next_slow(struct perfbuf_ring *r,
+					      __u64 tail, __u64 head)
+{
+	const struct perf_event_header *eh =
+		(const void *)(r->data + (tail & r->mask));
+	struct perfbuf_record rec = { .cpu = r->cpu };
+	__u32 size = eh->size;
+
+	if (tail == head)
+		return rec;
+	if (size < sizeof(*eh) || (size & 7) || size > head - tail) {
+		r->err = corrupt(r, tail, head, "header size", size);
+		return rec;
+	}
+	rec.type = eh->type;
+	rec.misc = eh->misc;
+	if (eh->type == PERF_RECORD_SAMPLE && r->raw_samples) {
+		__u32 raw_sz = size >= 12 ?
+			*(const __u32 *)(r->data + ((tail + 8) & r->mask)) : ~0U;
+
+		/* a payload shorter than the record is odd but harmless */
+		if (raw_sz > size - 12) {
+			r->err = corrupt(r, tail, head, "raw sample size", raw_sz);
+			return rec;
+		}
+		rec.kind = PERFBUF_REC_SAMPLE;
+		slices(r, &rec, tail + 12, raw_sz);
+		r->st.samples++;
+		r->st.sample_bytes += raw_sz;
+	} else if (eh->type == PERF_RECORD_LOST) {
+		/* { header, u64 id, u64 lost, [sample_id] } */
+		if (size < 24) {
+			r->err = corrupt(r, tail, head, "lost record size", size);
+			return rec;
+		}
+		rec.kind = PERFBUF_REC_LOST;
+		/* 8-aligned: never straddles the end */
+		rec.lost = *(const __u64 *)(r->data + ((tail + 16) & r->mask));
+		slices(r, &rec, tail + 8, size - 8);
+		r->st.lost += rec.lost;
+		r->st.lost_records++;
+	} else {
+		rec.kind = PERFBUF_REC_OTHER;
+		slices(r, &rec, tail + 8, size - 8);
+		r->st.other++;
+	}
+	rec.size = (__u16)size;		/* last: 0 means no record */
+	return rec;
+}
+
+int perfbuf_ring__end(struct perfbuf_ring *r, struct perfbuf_iter it)
+{
+	int err = r->err;
+
+	r->err = 0;
+	r->st.samples += it.samples;
+	r->st.sample_bytes += it.sample_bytes;
+	__atomic_store_n(&r->hdr->data_tail, it.tail, __ATOMIC_RELEASE);
+	return err;
+}
+
 int perfbuf_ring__fold_n(struct perfbuf_ring *r, perfbuf_record_fn fn,
 			 void *ctx, size_t budget)
 {
-	struct perf_event_mmap_page *hdr = r->hdr;
-	__u64 head, tail, data_size = r->mask + 1;
-	__u64 samples = 0, bytes = 0, lost = 0, lost_recs = 0, other = 0;
-	struct perfbuf_record rec = { .cpu = r->cpu };
-	int ret = 0;
+	struct perfbuf_iter it = perfbuf_ring__begin(r);
+	struct perfbuf_record rec;
+	int ret = 0, err;
 
-	head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
-	tail = __atomic_load_n(&hdr->data_tail, __ATOMIC_RELAXED);
-
-	if (head - tail > data_size) {
-		ret = corrupt(r, tail, head, "head - tail exceeds ring size",
-			      head - tail);
-		tail = head;
-		goto out;
-	}
-	if (head - tail > r->st.high_water)
-		r->st.high_water = head - tail;
-	if (tail & 7) {
-		ret = corrupt(r, tail, head, "misaligned tail", tail & 7);
-		tail = head;
-		goto out;
-	}
-
-	while (tail != head && budget) {
-		const struct perf_event_header *eh =
-			(const void *)(r->data + (tail & r->mask));
-		__u32 size = eh->size;
-
-		if (size < sizeof(*eh) || (size & 7) || size > head - tail) {
-			ret = corrupt(r, tail, head, "header size", size);
-			tail = head;
-			break;
-		}
-		rec.type = eh->type;
-		rec.misc = eh->misc;
-		rec.size = (__u16)size;
-		if (eh->type == PERF_RECORD_SAMPLE && r->raw_samples) {
-			__u32 raw_sz;
-
-			/* { header, u32 size, char data[size] } */
-			raw_sz = size >= 12 ?
-				 *(const __u32 *)(r->data + ((tail + 8) & r->mask)) : ~0U;
-			if (raw_sz > size - 12) {
-				ret = corrupt(r, tail, head, "raw sample size",
-					      raw_sz);
-				tail = head;
-				break;
-			}
-			rec.kind = PERFBUF_REC_SAMPLE;
-			rec.lost = 0;
-			slices(r, &rec, tail + 12, raw_sz);
-			samples++;
-			bytes += raw_sz;
-		} else if (eh->type == PERF_RECORD_LOST) {
-			/* { header, u64 id, u64 lost, [sample_id] } */
-			if (size < 24) {
-				ret = corrupt(r, tail, head, "lost record size",
-					      size);
-				tail = head;
-				break;
-			}
-			rec.kind = PERFBUF_REC_LOST;
-			rec.lost = load_u64(r, tail + 16);
-			slices(r, &rec, tail + 8, size - 8);
-			lost += rec.lost;
-			lost_recs++;
-		} else {
-			rec.kind = PERFBUF_REC_OTHER;
-			rec.lost = 0;
-			slices(r, &rec, tail + 8, size - 8);
-			other++;
-		}
-		tail += size;
-		budget--;
+	while (budget-- && perfbuf_iter__next(&it, &rec)) {
 		ret = fn(ctx, &rec);
 		if (ret)
 			break;
 	}
-out:
-	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
-	r->st.samples += samples;
-	r->st.sample_bytes += bytes;
-	r->st.lost += lost;
-	r->st.lost_records += lost_recs;
-	r->st.other += other;
-	return ret;
+	err = perfbuf_ring__end(r, it);
+	return ret ?: err;
 }
 
 int perfbuf_ring__fold(struct perfbuf_ring *r, perfbuf_record_fn fn,

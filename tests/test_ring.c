@@ -438,6 +438,68 @@ TEST(corrupt_headers)
 	corrupt_case("head - tail larger than the ring", NULL, 0, 2 * SYNTH_PAGE);
 }
 
+/* The callback-free walk: same records, early exit, corruption. */
+TEST(iterator)
+{
+	unsigned char p[40];
+	struct perfbuf_ring_stats st;
+	struct perfbuf_record rec;
+	struct perfbuf_iter it;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 4 };
+	struct synth s;
+	int n = 0;
+
+	if (!ASSERT_OK(synth_init(&s, 1, SYNTH_PAGE - 64), "synth_init"))
+		return;
+	for (unsigned i = 0; i < 6; i++) {
+		fill(p, sizeof(p), i);
+		synth_sample(&s, p, sizeof(p));
+		if (i == 2)
+			synth_lost(&s, 1, 9);
+	}
+	synth_publish(&s);
+	it = perfbuf_ring__begin(s.ring);
+	while (perfbuf_iter__next(&it, &rec) && ++n < 4) {
+		if (n == 3)
+			ASSERT_EQ(rec.kind, PERFBUF_REC_SAMPLE, "third: a sample");
+	}
+	ASSERT_EQ(rec.kind, PERFBUF_REC_LOST, "fourth: the LOST record");
+	ASSERT_EQ(rec.lost, 9, "its count");
+	ASSERT_OK(perfbuf_ring__end(s.ring, it), "end");
+	ASSERT_EQ(synth_tail(&s), SYNTH_PAGE - 64 + 3 * 56 + 24, "consumed up to the last returned");
+	n = 0;
+	it = perfbuf_ring__begin(s.ring);
+	while (perfbuf_iter__next(&it, &rec)) {
+		unsigned char got[44];
+
+		fill(p, sizeof(p), 3 + n);
+		ASSERT_EQ(perfbuf_record_copy(&rec, got, sizeof(got)), 44, "payload size");
+		ASSERT_MEMEQ(got, p, sizeof(p), "payload, across the end too");
+		n++;
+	}
+	ASSERT_OK(perfbuf_ring__end(s.ring, it), "end");
+	ASSERT_EQ(n, 3, "the rest");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.samples, 6, "stats.samples");
+	ASSERT_EQ(st.sample_bytes, 6 * 44, "stats.sample_bytes");
+	ASSERT_EQ(st.lost, 9, "stats.lost");
+
+	/* a corrupt header ends the walk and resynchronises */
+	synth_sample(&s, p, 8);
+	synth_raw(&s, &h, sizeof(h));
+	synth_sample(&s, p, 8);
+	synth_publish(&s);
+	n = 0;
+	it = perfbuf_ring__begin(s.ring);
+	while (perfbuf_iter__next(&it, &rec))
+		n++;
+	ASSERT_EQ(n, 1, "the record before it");
+	ASSERT_EQ(perfbuf_ring__end(s.ring, it), -EBADMSG, "reported by end");
+	ASSERT_EQ(synth_tail(&s), s.head, "resynchronised");
+	ASSERT_OK(perfbuf_ring__end(s.ring, perfbuf_ring__begin(s.ring)), "clean after");
+	synth_free(&s);
+}
+
 TEST(mem_ring_bad_args)
 {
 	char *mem = calloc(1, SYNTH_PAGE * 4);
@@ -499,6 +561,7 @@ TEST_MAIN(
 	TEST_ENTRY(full_ring),
 	TEST_ENTRY(other_records),
 	TEST_ENTRY(corrupt_headers),
+	TEST_ENTRY(iterator),
 	TEST_ENTRY(mem_ring_bad_args),
 	TEST_ENTRY(record_copy),
 	TEST_ENTRY(cpu_lists),

@@ -520,7 +520,18 @@ static __u64 ring_tail(void *base)
 			       __ATOMIC_ACQUIRE);
 }
 
-enum { D_FOLD, D_COLLECTOR, D_LIBBPF, D_N };
+enum { D_FOLD, D_ITER, D_COLLECTOR, D_LIBBPF, D_N };
+
+/* The callback-free drain: the same body as drain_pb_cb(), inlined. */
+static int drain_iter(struct perfbuf_ring *ring, struct drain_ctx *d)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(ring);
+	struct perfbuf_record rec;
+
+	while (perfbuf_iter__next(&it, &rec))
+		drain_pb_cb(d, &rec);
+	return perfbuf_ring__end(ring, it);
+}
 
 /*
  * The same kernel ring, filled the same way before each timed drain, read
@@ -533,6 +544,7 @@ static int bench_drain(void)
 {
 	static const char *what[D_N] = {
 		"perfbuf fold (perfbuf_ring__fold)",
+		"perfbuf iterator (perfbuf_iter__next)",
 		"perfbuf__consume (collector)",
 		"libbpf perf_buffer__consume",
 	};
@@ -598,6 +610,10 @@ static int bench_drain(void)
 		if (!err)
 			err = fill_ring(prog_fd, data_size);
 		if (!err)
+			TIMED(fresh[D_ITER][i], drain_iter(ring, &d));
+		if (!err)
+			err = fill_ring(prog_fd, data_size);
+		if (!err)
 			TIMED(fresh[D_LIBBPF][i], perf_buffer__consume(lpb));
 	}
 	if (!err)
@@ -606,6 +622,8 @@ static int bench_drain(void)
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
 		rewind_tail(base, tail0);
 		TIMED(replay[D_FOLD][i], perfbuf_ring__fold(ring, drain_pb_cb, &d));
+		rewind_tail(base, tail0);
+		TIMED(replay[D_ITER][i], drain_iter(ring, &d));
 		rewind_tail(base, tail0);
 		if (!err)
 			TIMED(replay[D_LIBBPF][i], perf_buffer__consume(lpb));
@@ -665,6 +683,10 @@ static int bench_drain(void)
 	ratio_line("fold / perf_buffer__consume, fresh", (double)mf[D_FOLD],
 		   (double)mf[D_LIBBPF], 0.8, true);
 	ratio_line("fold / perf_buffer__consume, replay", (double)mr[D_FOLD],
+		   (double)mr[D_LIBBPF], 0.8, true);
+	ratio_line("iterator / perf_buffer__consume, fresh", (double)mf[D_ITER],
+		   (double)mf[D_LIBBPF], 0.8, true);
+	ratio_line("iterator / perf_buffer__consume, replay", (double)mr[D_ITER],
 		   (double)mr[D_LIBBPF], 0.8, true);
 	ratio_line("perfbuf__consume / perf_buffer__consume, fresh",
 		   (double)mf[D_COLLECTOR], (double)mf[D_LIBBPF], 0.8, true);
