@@ -435,8 +435,9 @@ PERFBUF_API void perfbuf__free(struct perfbuf *pb);
 
 /**
  * @brief Wait up to @timeout_ms (-1: forever) for ready rings and drain
- *        them; rings with records below the watermark are drained once
- *        latency_ms has passed since the last full drain.
+ *        them. Records waiting below the watermark are drained on a grid
+ *        of 4/5 latency_ms, so that, while the caller keeps polling, each
+ *        record is handed over within latency_ms of being written.
  * @return records delivered (>= 0), the callback's non-zero stop value,
  *         -EINTR when a signal interrupted the wait, -ECANCELED after
  *         perfbuf__stop(), or another negative errno

@@ -7,7 +7,7 @@
  * Wake-ups cost ~8 us each (an irq_work self-IPI), so by default the
  * kernel wakes us only once a quarter of a ring is full (a byte watermark)
  * and perfbuf__poll() bounds the latency of what waits under the watermark
- * by draining every ring once latency_ms has passed.
+ * by draining every ring on a grid finer than latency_ms.
  *
  * Lost records: the kernel writes PERF_RECORD_LOST only before the next
  * record that fits, so losses at the end of a run never appear as records.
@@ -60,7 +60,9 @@ struct perfbuf {
 	bool drain_on_free;
 	bool lost_fmt;		/* events opened with PERF_FORMAT_LOST */
 	bool stopped;
-	__u64 last_drain_ns;
+	__u64 period_ns;	/* of the latency drains: 4/5 of latency_ms */
+	__u64 next_drain_ns;
+	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
 	__u64 delivered;	/* records handed over in the current call */
 	__u64 swallowed;	/* LOST records already reported by a drain */
 };
@@ -133,8 +135,23 @@ static int drain_all(struct perfbuf *pb)
 		if (ret)
 			return ret;
 	}
-	pb->last_drain_ns = now_ns();
 	return 0;
+}
+
+/*
+ * The latency bound: every ring is drained on a fixed grid of period_ns,
+ * 4/5 of latency_ms, so that a record waits at most one period plus the
+ * wake-up's lateness. Returns true when a drain is due now and moves the
+ * grid on; behind schedule, the grid restarts from @now.
+ */
+static bool drain_due(struct perfbuf *pb, __u64 now)
+{
+	if (pb->latency_ms < 0 || now < pb->next_drain_ns)
+		return false;
+	pb->next_drain_ns += pb->period_ns;
+	if (pb->next_drain_ns <= now)
+		pb->next_drain_ns = now + pb->period_ns;
+	return true;
 }
 
 static int result(struct perfbuf *pb, int ret)
@@ -160,25 +177,34 @@ int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
 
 int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 {
-	int n, wait = timeout_ms, ret = 0;
+	__s64 wait_ns = timeout_ms < 0 ? -1 : (__s64)timeout_ms * 1000000;
+	struct timespec ts;
+	int n, ret = 0;
 	__u64 now;
 
 	if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 		return -ECANCELED;
 	pb->delivered = 0;
 	if (pb->latency_ms >= 0) {
-		__u64 due = pb->last_drain_ns + (__u64)pb->latency_ms * 1000000;
-		int left;
-
 		now = now_ns();
-		if (now >= due)
+		if (drain_due(pb, now))
 			return result(pb, drain_all(pb));
-		left = (int)((due - now + 999999) / 1000000);
-		if (wait < 0 || wait > left)
-			wait = left;
+		if (wait_ns < 0 || (__u64)wait_ns > pb->next_drain_ns - now)
+			wait_ns = (__s64)(pb->next_drain_ns - now);
 	}
 
-	n = epoll_wait(pb->epfd, pb->events, (int)pb->cnt + 1, wait);
+	/* epoll_wait() rounds up to whole milliseconds: a 10 ms bound needs
+	 * better, so wait with a timespec where the kernel has it */
+	ts.tv_sec = wait_ns / 1000000000;
+	ts.tv_nsec = wait_ns % 1000000000;
+	n = pb->no_pwait2 ? -1 :
+	    epoll_pwait2(pb->epfd, pb->events, (int)pb->cnt + 1,
+			 wait_ns < 0 ? NULL : &ts, NULL);
+	if (n < 0 && (pb->no_pwait2 || errno == ENOSYS)) {
+		pb->no_pwait2 = true;
+		n = epoll_wait(pb->epfd, pb->events, (int)pb->cnt + 1,
+			       wait_ns < 0 ? -1 : (int)((wait_ns + 999999) / 1000000));
+	}
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n && !ret; i++) {
@@ -196,8 +222,7 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 		c->wakeups++;
 		ret = drain_cpu(c);
 	}
-	if (!ret && pb->latency_ms >= 0 &&
-	    now_ns() >= pb->last_drain_ns + (__u64)pb->latency_ms * 1000000)
+	if (!ret && drain_due(pb, now_ns()))
 		ret = drain_all(pb);
 	return result(pb, ret);
 }
@@ -496,7 +521,8 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 			goto fail;
 		}
 	}
-	pb->last_drain_ns = now_ns();
+	pb->period_ns = (__u64)(pb->latency_ms > 0 ? pb->latency_ms : 0) * 800000;
+	pb->next_drain_ns = now_ns() + pb->period_ns;
 	return pb;
 fail:
 	pb->drain_on_free = false;
