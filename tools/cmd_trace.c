@@ -367,7 +367,7 @@ int cmd_trace(int argc, char **argv)
 		struct out_opts oo = { .fd = fd, .json = json, .max_cols = 99,
 				       .start_ns = now_ns() };
 
-		err = out_init(&oo);
+		err = out_init(&oo) ?: out_prepare(&set);
 		if (err) {
 			fprintf(stderr, PROG ": out of memory\n");
 			goto cleanup;

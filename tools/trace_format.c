@@ -226,8 +226,10 @@ int tp_format_load(struct trace_probe *p)
 
 void tp_fields_free(struct trace_probe *p)
 {
-	for (int i = 0; i < p->nfields; i++)
+	for (int i = 0; i < p->nfields; i++) {
 		free(p->fields[i].name);
+		free(p->fields[i].json_key);
+	}
 	free(p->fields);
 	p->fields = NULL;
 	p->nfields = 0;
@@ -295,13 +297,14 @@ static void out_bytes(const unsigned char *d, size_t n, bool json)
 		out_mem("\"", 1);
 }
 
-static void out_name(const char *name, bool json, bool *first)
+/* @json_key is the name already escaped, quoted and with its colon. */
+static void out_name(const char *name, const char *json_key, bool json,
+		     bool *first)
 {
 	if (json) {
 		if (!*first)
 			out_mem(",", 1);
-		out_json_str(name, strlen(name));
-		out_mem(":", 1);
+		out_mem(json_key, strlen(json_key));
 	} else {
 		out_mem(" ", 1);
 		out_mem(name, strlen(name));
@@ -377,7 +380,7 @@ static void decode_tp(const struct trace_probe *p, const struct trace_record *r,
 
 		if ((f->hidden && !json) || f->off + f->size > r->raw_size)
 			continue;
-		out_name(f->name, json, &first);
+		out_name(f->name, f->json_key, json, &first);
 		decode_field(f, raw, s >= 0 ? slot[s] : NULL,
 			     s >= 0 ? r->str_len[s] : 0, json);
 	}
@@ -388,6 +391,10 @@ void tp_decode(const struct trace_probe *p, const struct trace_record *r,
 {
 	static const char *const names[TRACE_MAX_ARGS] = {
 		"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+	};
+	static const char *const keys[TRACE_MAX_ARGS] = {
+		"\"arg0\":", "\"arg1\":", "\"arg2\":", "\"arg3\":",
+		"\"arg4\":", "\"arg5\":",
 	};
 	size_t n = (sz - sizeof(*r)) / 8;
 	bool first = true;
@@ -404,7 +411,7 @@ void tp_decode(const struct trace_probe *p, const struct trace_record *r,
 		if (!n)
 			return;
 		memcpy(&v, r->data, 8);
-		out_name("ret", json, &first);
+		out_name("ret", "\"ret\":", json, &first);
 		out_s64((__s64)v);
 		return;
 	}
@@ -412,7 +419,7 @@ void tp_decode(const struct trace_probe *p, const struct trace_record *r,
 		n = TRACE_MAX_ARGS;
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&v, r->data + i * 8, 8);
-		out_name(names[i], json, &first);
+		out_name(names[i], keys[i], json, &first);
 		out_u64(v);
 	}
 }

@@ -117,12 +117,27 @@ static inline void out_c(char c)
 
 void out_u64(__u64 v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930"
+		"31323334353637383940414243444546474849505152535455565758596061"
+		"6263646566676869707172737475767778798081828384858687888990919293"
+		"949596979899";
 	char tmp[24], *p = tmp + sizeof(tmp);
 
-	do {
-		*--p = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	/* two digits per division: numbers are most of an event */
+	while (v >= 100) {
+		unsigned int d = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
 	out_mem(p, tmp + sizeof(tmp) - p);
 }
 
@@ -254,6 +269,38 @@ static void out_pad_to(size_t start, size_t width)
 	out_c(' ');
 }
 
+/* @s escaped by out_json_str() between @pre and @post, as a string of its
+ * own: rendered in the (still empty) output buffer, then taken out. */
+static char *render_json(const char *pre, const char *s, const char *post)
+{
+	size_t mark = out.len;
+	char *r;
+
+	out_mem(pre, strlen(pre));
+	out_json_str(s, strlen(s));
+	out_mem(post, strlen(post));
+	r = strndup(out.buf + mark, out.len - mark);
+	out.len = mark;
+	return r;
+}
+
+int out_prepare(struct probe_set *set)
+{
+	for (int i = 0; i < set->n; i++) {
+		struct trace_probe *p = &set->v[i];
+
+		p->json_head = render_json(",\"probe\":", p->spec, ",\"args\":{");
+		if (!p->json_head)
+			return -ENOMEM;
+		for (int j = 0; j < p->nfields; j++) {
+			p->fields[j].json_key = render_json("", p->fields[j].name, ":");
+			if (!p->fields[j].json_key)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void out_header(void)
 {
 	char line[128];
@@ -293,9 +340,7 @@ void out_event(const struct trace_probe *p, const struct trace_record *r,
 		out_u64(r->tid);
 		out_lit(",\"comm\":");
 		out_json_str(r->comm, comm_len);
-		out_lit(",\"probe\":");
-		out_json_str(p->spec, strlen(p->spec));
-		out_lit(",\"args\":{");
+		out_mem(p->json_head, strlen(p->json_head));
 		tp_decode(p, r, sz, true);
 		out_lit("}}\n");
 		return;

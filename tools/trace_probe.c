@@ -668,6 +668,7 @@ void probes_free(struct probe_set *set)
 		struct trace_probe *p = &set->v[i];
 
 		tp_fields_free(p);
+		free(p->json_head);
 		free(p->spec);
 		free(p->label);
 		free(p->target);

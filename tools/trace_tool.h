@@ -41,6 +41,7 @@ enum field_kind {
 
 struct tp_field {
 	char *name;
+	char *json_key;		/* "name": escaped once (out_prepare) */
 	enum field_kind kind;
 	unsigned short off, size, elem;	/* elem: array element size */
 	bool is_signed;
@@ -52,6 +53,7 @@ struct tp_field {
 struct trace_probe {
 	enum probe_kind kind;
 	char *spec;		/* canonical, e.g. tracepoint:sched:sched_switch */
+	char *json_head;	/* ,"probe":"spec","args":{ (out_prepare) */
 	char *label;		/* short name for the text output */
 	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
 	char *path;		/* uprobe binary */
@@ -106,6 +108,8 @@ int out_flush(void);		/* 0, or -EPIPE (reader gone), -errno */
 bool out_broken(void);
 __u64 out_events_written(void);	/* whole event lines written */
 void out_header(void);
+/* Escape the probes' and fields' JSON names once, before any event. */
+int out_prepare(struct probe_set *set);
 void out_event(const struct trace_probe *p, const struct trace_record *r,
 	       size_t sz, int cpu);
 void out_lost(int cpu, __u64 count);
