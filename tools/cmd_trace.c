@@ -104,8 +104,11 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	if (run->stop)
 		return 0;
 	run->to_write++;
-	if (out_broken())
-		return 0;
+	if (out_broken()) {
+		/* the output failed: this one is the last meant for it */
+		run->stop = true;
+		return 1;
+	}
 	sz = perfbuf_record_copy(rec, run->buf.bytes, sizeof(run->buf.bytes));
 	if (sz < sizeof(run->buf.r) || run->buf.r.cookie >= (__u64)run->set->n)
 		return 0;	/* not ours: never from trace.bpf.c */
@@ -433,9 +436,11 @@ int cmd_trace(int argc, char **argv)
 	 * a full disk, is an error with the count of events lost to it */
 	wr = out_flush();
 	if (wr && wr != -EPIPE) {
-		fprintf(stderr, PROG ": writing %s failed: %s; %llu events not written\n",
+		__u64 lost = run.to_write - out_events_written();
+
+		fprintf(stderr, PROG ": writing %s failed: %s; %llu event%s not written\n",
 			output ? output : "stdout", strerror(-wr),
-			(unsigned long long)(run.to_write - out_events_written()));
+			(unsigned long long)lost, lost == 1 ? "" : "s");
 		err = -EIO;
 	}
 	out_wr = summary(pb, wr != 0);
