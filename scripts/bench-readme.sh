@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Put the latest benchmark tables (bench.md of perfbuf-bench) into README.md
-# between the <!-- bench:begin --> and <!-- bench:end --> markers.
+# between the <!-- bench:begin --> and <!-- bench:end --> markers, and the
+# plot into docs/bench.png.
 #   scripts/bench-readme.sh [build/bench/bench.md]
 set -euo pipefail
 md=${1:-build/bench/bench.md}
@@ -17,4 +18,9 @@ new = re.sub(r'(<!-- bench:begin -->\n).*?(<!-- bench:end -->)',
              lambda m: m.group(1) + table + '\n' + m.group(2), text, flags=re.S)
 open(readme, 'w').write(new)
 PY
-echo "bench-readme: README.md updated from $md"
+png=$(dirname "$md")/bench.png
+if [[ -s $png ]]; then
+	mkdir -p "$(dirname "$0")/../docs"
+	cp "$png" "$(dirname "$0")/../docs/bench.png"
+fi
+echo "bench-readme: README.md (and docs/bench.png) updated from $md"
