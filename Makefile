@@ -88,7 +88,7 @@ $(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools
 
 $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Itools -c $< -o $@
 
 $(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
@@ -98,7 +98,8 @@ $(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/pe
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/libperfbuf.a
+# tests drive bpf/emit.bpf.c with the tool's producer code
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

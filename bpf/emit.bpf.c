@@ -6,6 +6,7 @@
 
 #define E2BIG 7
 #define ENOENT 2
+#define EAGAIN 11
 #define ENOSPC 28
 #define EOPNOTSUPP 95
 
@@ -16,6 +17,12 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
+
+/* For the benchmark's libbpf ring_buffer peer: userspace sets the size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} rb SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -49,8 +56,9 @@ static __always_inline void count(struct emit_stats *st, long err)
 	}
 }
 
-SEC("raw_tp")
-int emit(struct bpf_raw_tracepoint_args *ctx)
+/* The batch loop shared by both outputs; @ringbuf is a constant. */
+static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
+				      bool ringbuf)
 {
 	__u64 n = ctx->args[0], size = ctx->args[1];
 	struct emit_stats *st;
@@ -78,9 +86,30 @@ int emit(struct bpf_raw_tracepoint_args *ctx)
 		r->seq = s->seq++;
 		r->time_ns = bpf_ktime_get_ns();
 		st->attempts++;
-		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU,
-					    s->buf, size);
+		if (ringbuf) {
+			/* a full BPF ring buffer says -EAGAIN */
+			err = bpf_ringbuf_output(&rb, s->buf, size, 0);
+			if (err == -EAGAIN)
+				err = -ENOSPC;
+		} else {
+			err = bpf_perf_event_output(ctx, &events,
+						    BPF_F_CURRENT_CPU, s->buf,
+						    size);
+		}
 		count(st, err);
 	}
 	return 0;
+}
+
+SEC("raw_tp")
+int emit(struct bpf_raw_tracepoint_args *ctx)
+{
+	return emit_batch(ctx, false);
+}
+
+/* The same records into the BPF ring buffer (adaptive wake-ups). */
+SEC("raw_tp")
+int emit_rb(struct bpf_raw_tracepoint_args *ctx)
+{
+	return emit_batch(ctx, true);
 }

@@ -3,7 +3,8 @@
  * emit: a BPF record producer for tests, `perfbuf stress` and the
  * benchmark. Run with BPF_PROG_TEST_RUN; the context is
  * struct emit_args. Each run writes `count` records of `size` bytes to
- * the perf buffer of the CPU it runs on.
+ * the perf buffer of the CPU it runs on (program emit), or to the BPF
+ * ring buffer `rb` (program emit_rb, the benchmark's ring_buffer peer).
  */
 #ifndef EMIT_H
 #define EMIT_H

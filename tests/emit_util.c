@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "emit_util.h"
+#include "producer.h"
 
 struct emit *emit_load(__u32 max_entries)
 {
@@ -27,33 +28,12 @@ struct emit *emit_load(__u32 max_entries)
 
 int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size)
 {
-	struct emit_args args = { .count = count, .size = size };
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.ctx_in = &args,
-		.ctx_size_in = sizeof(args),
-		.flags = BPF_F_TEST_RUN_ON_CPU,
-		.cpu = (__u32)cpu,
-	);
-	int err;
-
-	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.emit), &opts);
-	if (err)
-		return -errno;
-	return opts.retval ? -EINVAL : 0;
+	return emit_once(bpf_program__fd(skel->progs.emit), cpu, count, size);
 }
 
 int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out)
 {
-	int n = libbpf_num_possible_cpus();
-	struct emit_stats vals[n];
-	__u32 zero = 0;
-
-	if (cpu >= n)
-		return -EINVAL;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, vals))
-		return -errno;
-	*out = vals[cpu];
-	return 0;
+	return emit_stats_read(bpf_map__fd(skel->maps.stats), cpu, out);
 }
 
 bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq)

@@ -3,7 +3,7 @@
  * perfbuf-bench: the same BPF producer against perfbuf and libbpf's
  * consumers, side by side in one run.
  *
- * Producer: bpf/emit.bpf.c (perf buffer) or bpf/bench_ringbuf.bpf.c (BPF
+ * Producer: bpf/emit.bpf.c, program emit (perf buffer) or emit_rb (BPF
  * ringbuf), run with BPF_PROG_TEST_RUN by a thread pinned to CPU0, BATCH
  * 64-byte records per run, each carrying its bpf_ktime_get_ns() emit time.
  * Consumer: a thread pinned to CPU1. Peers:
@@ -38,7 +38,6 @@
 #include "perfbuf.h"
 #include "emit.h"
 #include "emit.skel.h"
-#include "bench_ringbuf.skel.h"
 #include "producer.h"
 
 #define PAGE_SZ 4096
@@ -298,7 +297,6 @@ static int run_point(enum peer peer, double rate, double secs, int batch,
 		     __u64 lat_mask, struct result *out)
 {
 	struct consumer *c = calloc(1, sizeof(*c));
-	struct bench_ringbuf *rskel = NULL;
 	struct emit *eskel = NULL;
 	struct producer p = {};
 	struct emit_stats es;
@@ -311,20 +309,20 @@ static int run_point(enum peer peer, double rate, double secs, int batch,
 	c->peer = peer;
 	c->lat_mask = lat_mask;
 	if (peer == LB_RINGBUF) {
-		rskel = bench_ringbuf__open();
-		if (!rskel) {
+		eskel = emit__open();
+		if (!eskel) {
 			err = -errno;
 			goto out;
 		}
 		/* the perf buffers' total: pages per CPU times CPUs */
-		bpf_map__set_max_entries(rskel->maps.rb,
+		bpf_map__set_max_entries(eskel->maps.rb,
 					 (__u32)(env.pages * PAGE_SZ * online_cpu_cnt()));
-		err = bench_ringbuf__load(rskel);
+		err = emit__load(eskel);
 		if (err)
 			goto out;
-		map_fd = bpf_map__fd(rskel->maps.rb);
-		prog_fd = bpf_program__fd(rskel->progs.emit_rb);
-		stats_fd = bpf_map__fd(rskel->maps.stats);
+		map_fd = bpf_map__fd(eskel->maps.rb);
+		prog_fd = bpf_program__fd(eskel->progs.emit_rb);
+		stats_fd = bpf_map__fd(eskel->maps.stats);
 	} else {
 		eskel = emit__open_and_load();
 		if (!eskel) {
@@ -381,7 +379,6 @@ out:
 	out->err = err;
 	consumer_close(c);
 	emit__destroy(eskel);
-	bench_ringbuf__destroy(rskel);
 	free(c);
 	return err;
 }

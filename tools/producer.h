@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Shared by `perfbuf stress` and perfbuf-bench: producer threads that drive
- * a record emitter (bpf/emit.bpf.c or bpf/bench_ringbuf.bpf.c, both taking
+ * a record emitter (bpf/emit.bpf.c, programs emit and emit_rb, both taking
  * struct emit_args) with BPF_PROG_TEST_RUN, pinned to one CPU each, at a
  * paced rate or flat out; plus clocks, CPU pinning and a latency histogram.
  */
