@@ -534,8 +534,7 @@ void perfbuf__free(struct perfbuf *pb)
 {
 	if (!pb)
 		return;
-	if (pb->drain_on_free)
-		perfbuf__drain(pb);
+	/* no new records: BPF finds no event (-ENOENT) or a disabled one */
 	for (size_t i = 0; i < pb->cnt; i++) {
 		struct pb_cpu *c = &pb->cpus[i];
 
@@ -543,6 +542,13 @@ void perfbuf__free(struct perfbuf *pb)
 			bpf_map_delete_elem(pb->map_fd, &c->cpu);
 		if (c->fd >= 0)
 			perfbuf_ioc_disable(c->fd, false);
+	}
+	/* then the drain sees every record written and the final lost count */
+	if (pb->drain_on_free)
+		perfbuf__drain(pb);
+	for (size_t i = 0; i < pb->cnt; i++) {
+		struct pb_cpu *c = &pb->cpus[i];
+
 		perfbuf_ring__free(c->ring);
 		if (c->fd >= 0)
 			close(c->fd);

@@ -316,6 +316,63 @@ TEST(teardown_leaves_nothing)
 	emit__destroy(skel);
 }
 
+struct emitter {
+	struct emit *skel;
+	int cpu;
+	bool stop;
+};
+
+static void *emitter(void *arg)
+{
+	struct emitter *e = arg;
+
+	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE))
+		emit_run(e->skel, e->cpu, 16, 32);
+	return NULL;
+}
+
+/* drain_on_free with a producer still writing: every record the helper
+ * wrote is received or counted lost (the drain comes after the map slots
+ * are deleted and the events disabled, not before). */
+TEST(free_drains_after_disable)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .drain_on_free = true, .page_cnt = 8);
+	struct emitter e = {};
+	struct emit_stats st;
+	struct seen s = {};
+	struct perfbuf *pb;
+	pthread_t t;
+
+	TEST_NEED_ROOT();
+	e.skel = setup(0);
+	if (!e.skel)
+		return;
+	pb = perfbuf__new(bpf_map__fd(e.skel->maps.events), on_rec, &s, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto cleanup;
+	/* the last ring's slot was deleted last: the widest window */
+	e.cpu = perfbuf__ring_cpu(pb, perfbuf__ring_cnt(pb) - 1);
+	perfbuf__free(pb);
+	if (!ASSERT_OK(pthread_create(&t, NULL, emitter, &e), "thread"))
+		goto cleanup;
+	for (int round = 0; round < 30; round++) {
+		pb = perfbuf__new(bpf_map__fd(e.skel->maps.events), on_rec, &s, &o);
+		if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+			break;
+		usleep(1000);
+		perfbuf__consume(pb);
+		perfbuf__free(pb);
+	}
+	__atomic_store_n(&e.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	ASSERT_OK(emit_stats_cpu(e.skel, e.cpu, &st), "stats");
+	ASSERT_GT(st.ok, 0, "records were written");
+	ASSERT_EQ(s.samples[e.cpu], st.ok, "every record written was received");
+	ASSERT_EQ(s.lost[e.cpu], st.enospc, "every loss reported");
+cleanup:
+	emit__destroy(e.skel);
+}
+
 static void *stopper(void *arg)
 {
 	usleep(50 * 1000);
@@ -524,6 +581,7 @@ TEST_MAIN(
 	TEST_ENTRY(sparse_cpu_list),
 	TEST_ENTRY(max_entries_below_cpu_count),
 	TEST_ENTRY(teardown_leaves_nothing),
+	TEST_ENTRY(free_drains_after_disable),
 	TEST_ENTRY(stop_from_another_thread),
 	TEST_ENTRY(eintr_reaches_caller),
 	TEST_ENTRY(latency_bound_drains),
