@@ -123,8 +123,12 @@ static int drain_cpu(struct pb_cpu *c)
 		pb->delivered -= pb->swallowed;
 	}
 	pb->delivered += records(&after) - records(&before);
-	/* corruption is logged and counted by the ring; keep going */
-	return ret == -EBADMSG ? 0 : ret;
+	/* corruption is logged and counted by the ring; keep going. It ends
+	 * the walk, so a callback that stopped saw none: then -EBADMSG is
+	 * the callback's own stop value */
+	if (ret == -EBADMSG && after.corrupt != before.corrupt)
+		return 0;
+	return ret;
 }
 
 static int drain_all(struct perfbuf *pb)

@@ -486,6 +486,39 @@ cleanup:
 	fixture_close(&f);
 }
 
+static int stop_ebadmsg(void *ctx, const struct perfbuf_record *rec)
+{
+	int *n = ctx;
+
+	(void)rec;
+	return ++*n == 2 ? -EBADMSG : 0;
+}
+
+/* A callback may stop with any value, -EBADMSG too: it is not corruption. */
+TEST(stop_value_ebadmsg)
+{
+	struct perfbuf_cpu_stats cs;
+	struct fixture f = {};
+	int n = 0, cpu;
+
+	TEST_NEED_ROOT();
+	f.skel = setup(0);
+	if (!f.skel)
+		return;
+	f.pb = perfbuf__new(bpf_map__fd(f.skel->maps.events), stop_ebadmsg, &n, NULL);
+	if (!ASSERT_OK_PTR(f.pb, "perfbuf__new"))
+		goto cleanup;
+	cpu = perfbuf__ring_cpu(f.pb, 0);
+	ASSERT_OK(emit_run(f.skel, cpu, 5, 32), "five records");
+	ASSERT_EQ(perfbuf__consume(f.pb), -EBADMSG, "callback's value returned");
+	ASSERT_EQ(n, 2, "stopped on the second");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
+	ASSERT_EQ(cs.corrupt, 0, "no corruption");
+	ASSERT_EQ(perfbuf__consume(f.pb), 3, "the rest on the next call");
+cleanup:
+	fixture_close(&f);
+}
+
 TEST(bad_setup)
 {
 	struct emit *skel;
@@ -587,6 +620,7 @@ TEST_MAIN(
 	TEST_ENTRY(latency_bound_drains),
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),
+	TEST_ENTRY(stop_value_ebadmsg),
 	TEST_ENTRY(bad_setup),
 	TEST_ENTRY(out_of_fds),
 )
