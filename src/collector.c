@@ -31,6 +31,7 @@
 #define DEFAULT_PAGE_CNT 64
 #define DEFAULT_LATENCY_MS 10
 #define LOST_RECORD_SZ 24
+#define MAX_RECORD_SZ 0xfff8	/* largest 8-aligned u16 header.size */
 #define MAX_CPUS 8192
 
 struct pb_cpu {
@@ -455,8 +456,14 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	if (max_rec) {
 		/* header + u32 size + payload, 8-aligned; the kernel keeps
 		 * 8 bytes free, and a LOST record may have to precede it */
-		size_t rec = (sizeof(struct perf_event_header) + 4 + max_rec + 7) & ~7UL;
+		size_t rec = max_rec > MAX_RECORD_SZ ? SIZE_MAX :
+			     (sizeof(struct perf_event_header) + 4 + max_rec + 7) & ~7UL;
 
+		if (rec > MAX_RECORD_SZ) {
+			pr_warn("records of %zu bytes cannot be described by the u16 perf_event_header.size (largest payload: %zu)\n",
+				max_rec, (size_t)MAX_RECORD_SZ - 12);
+			return err_ptr(-E2BIG);
+		}
 		if (rec > data_size - 8) {
 			pr_warn("records of %zu bytes cannot fit a ring of %zu bytes (largest: %zu): use more pages\n",
 				max_rec, data_size, data_size - 8 - 12);

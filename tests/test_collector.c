@@ -519,6 +519,47 @@ cleanup:
 	fixture_close(&f);
 }
 
+/* max_record_size: no overflow in the size arithmetic, and a record must
+ * be describable by the u16 header.size whatever the ring size. */
+TEST(max_record_size_limits)
+{
+	struct perfbuf *pb;
+	struct emit *skel;
+	int fd;
+
+	TEST_NEED_ROOT();
+	skel = setup(0);
+	if (!skel)
+		return;
+	fd = bpf_map__fd(skel->maps.events);
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .max_record_size = SIZE_MAX - 3);
+
+		ASSERT_TRUE(!perfbuf__new(fd, on_rec, NULL, &o), "SIZE_MAX - 3 refused");
+		ASSERT_EQ(errno, E2BIG, "E2BIG");
+	}
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 32, .max_record_size = 70000);
+
+		ASSERT_TRUE(!perfbuf__new(fd, on_rec, NULL, &o), "over 64 KiB refused");
+		ASSERT_EQ(errno, E2BIG, "E2BIG");
+	}
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 32, .max_record_size = 0xfff8 - 12);
+
+		pb = perfbuf__new(fd, on_rec, NULL, &o);
+		ASSERT_OK_PTR(pb, "largest u16 record accepted");
+		perfbuf__free(pb);
+	}
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 32, .max_record_size = 0xfff8 - 11);
+
+		ASSERT_TRUE(!perfbuf__new(fd, on_rec, NULL, &o), "one byte more refused");
+		ASSERT_EQ(errno, E2BIG, "E2BIG");
+	}
+	emit__destroy(skel);
+}
+
 TEST(bad_setup)
 {
 	struct emit *skel;
@@ -622,5 +663,6 @@ TEST_MAIN(
 	TEST_ENTRY(stop_in_callback),
 	TEST_ENTRY(stop_value_ebadmsg),
 	TEST_ENTRY(bad_setup),
+	TEST_ENTRY(max_record_size_limits),
 	TEST_ENTRY(out_of_fds),
 )
