@@ -14,10 +14,15 @@
 #endif
 
 int perfbuf_event_attr(struct perf_event_attr *attr,
-		       const struct perfbuf_event_opts *opts)
+		       const struct perfbuf_event_opts *user)
 {
-	if (!attr || !opts || !OPTS_VALID(opts, perfbuf_event_opts))
+	struct perfbuf_event_opts o = {}, *opts = &o;
+
+	if (!attr || !user || !OPTS_VALID(user, perfbuf_event_opts))
 		return -EINVAL;
+	/* a caller built against an older, smaller struct: read only its
+	 * bytes, the fields it does not know are 0 */
+	memcpy(&o, user, user->sz < sizeof(o) ? user->sz : sizeof(o));
 	if (opts->sample_period && opts->sample_freq) {
 		pr_warn("event: sample_period and sample_freq are exclusive\n");
 		return -EINVAL;

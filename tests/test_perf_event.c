@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The perf_event_open layer, with software events (no PMU here). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -65,6 +66,32 @@ TEST(attr_from_opts)
 	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "events and watermark");
 	o.sz = 3;
 	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "bad sz");
+}
+
+/* An options struct from an older, smaller build: fields past its sz are
+ * not read (here they hold garbage), and count as 0. */
+TEST(attr_from_short_opts)
+{
+	size_t sz = offsetof(struct perfbuf_event_opts, sample_period);
+	union {
+		struct perfbuf_event_opts o;
+		unsigned char bytes[sizeof(struct perfbuf_event_opts)];
+	} u;
+	struct perf_event_attr a;
+
+	memset(&u, 0xff, sizeof(u));
+	u.o.sz = sz;
+	u.o.kind = PERFBUF_EV_SOFTWARE;
+	u.o.config = PERF_COUNT_SW_CPU_CLOCK;
+	ASSERT_OK(perfbuf_event_attr(&a, &u.o), "attr from a short struct");
+	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE, "type");
+	ASSERT_EQ(a.config, PERF_COUNT_SW_CPU_CLOCK, "config");
+	ASSERT_EQ(a.sample_period, 0, "sample_period past sz: 0");
+	ASSERT_EQ(a.freq, 0, "sample_freq past sz: 0");
+	ASSERT_EQ(a.read_format, 0, "read_format past sz: 0");
+	ASSERT_EQ(a.disabled + a.inherit + a.pinned + a.exclusive, 0,
+		  "flags past sz: 0");
+	ASSERT_EQ(a.use_clockid, 0, "use_clockid past sz: 0");
 }
 
 TEST(counter_enable_disable_reset)
@@ -337,6 +364,7 @@ TEST(mmap_eperm_names_the_limits)
 
 TEST_MAIN(
 	TEST_ENTRY(attr_from_opts),
+	TEST_ENTRY(attr_from_short_opts),
 	TEST_ENTRY(counter_enable_disable_reset),
 	TEST_ENTRY(group_read),
 	TEST_ENTRY(e2big_reports_kernel_size),
