@@ -172,7 +172,8 @@ PERFBUF_API int perfbuf_count_read(int fd, __u64 read_format,
  * @brief Read a group through its leader (read_format has PERF_FORMAT_GROUP).
  * @param out room for @cnt members
  * @return the number of members read, or a negative errno (-ENOSPC when the
- *         group has more than @cnt members)
+ *         group has more than @cnt members, -EIO when read(2) returned less
+ *         than @read_format describes: it is not the event's)
  */
 PERFBUF_API int perfbuf_group_read(int leader_fd, __u64 read_format,
 				   struct perfbuf_count *out, size_t cnt);

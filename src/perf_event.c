@@ -229,6 +229,7 @@ int perfbuf_group_read(int leader_fd, __u64 read_format,
 {
 	/* { nr, [time_enabled], [time_running], { value, [id], [lost] }[nr] } */
 	__u64 buf[3 + 3 * 64], *p = buf, nr, enabled = 0, running = 0, i;
+	size_t head = 1, per = 1;
 	ssize_t n;
 
 	if (!(read_format & PERF_FORMAT_GROUP))
@@ -236,7 +237,17 @@ int perfbuf_group_read(int leader_fd, __u64 read_format,
 	n = read(leader_fd, buf, sizeof(buf));
 	if (n < 0)
 		return errno == ENOSPC ? -ENOSPC : -errno;
+	head += !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		!!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	per += !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);
+	if (n < (ssize_t)sizeof(__u64))
+		return -EIO;
 	nr = *p++;
+	/* parse only what read() returned: @read_format may not be the
+	 * event's (then nr is any value) */
+	if (nr > sizeof(buf) / sizeof(buf[0]) ||
+	    (head + nr * per) * sizeof(__u64) > (size_t)n)
+		return -EIO;
 	if (nr > cnt)
 		return -ENOSPC;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
@@ -254,7 +265,5 @@ int perfbuf_group_read(int leader_fd, __u64 read_format,
 		out[i].time_running = running;
 		scale(&out[i], read_format);
 	}
-	if ((char *)p - (char *)buf > n)
-		return -EIO;
 	return (int)nr;
 }

@@ -171,6 +171,30 @@ TEST(group_read)
 	close(leader);
 }
 
+/* A read_format that is not the event's: parse only what read() returned.
+ * A lone counter read "as a group" has its value where nr would be. */
+TEST(group_read_wrong_format)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
+		.disabled = true, .exclude_kernel = true, .exclude_hv = true);
+	static struct perfbuf_count out[4096];
+	struct perfbuf_count c;
+	int fd;
+
+	fd = perfbuf_event_open(&o, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "open page-faults counter"))
+		return;
+	ASSERT_OK(perfbuf_ioc_enable(fd, false), "enable");
+	touch_new_pages(200);
+	ASSERT_OK(perfbuf_ioc_disable(fd, false), "disable");
+	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_GE(c.value, 100, "a value > 64, taken for nr");
+	ASSERT_EQ(perfbuf_group_read(fd, PERF_FORMAT_GROUP | PERF_FORMAT_ID, out, 4096),
+		  -EIO, "short read refused, nothing parsed past it");
+	close(fd);
+}
+
 TEST(e2big_reports_kernel_size)
 {
 	union {
@@ -367,6 +391,7 @@ TEST_MAIN(
 	TEST_ENTRY(attr_from_short_opts),
 	TEST_ENTRY(counter_enable_disable_reset),
 	TEST_ENTRY(group_read),
+	TEST_ENTRY(group_read_wrong_format),
 	TEST_ENTRY(e2big_reports_kernel_size),
 	TEST_ENTRY(sampling_ioctls),
 	TEST_ENTRY(ring_over_software_sampler),
