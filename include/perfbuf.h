@@ -473,7 +473,7 @@ PERFBUF_API size_t perfbuf__ring_cnt(const struct perfbuf *pb);
 PERFBUF_API int perfbuf__ring_cpu(const struct perfbuf *pb, size_t idx);
 /** @brief Perf event fd of ring @idx, or -EINVAL. */
 PERFBUF_API int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx);
-/** @brief The ring @idx itself, or NULL. */
+/** @brief The ring @idx itself, or NULL with errno EINVAL. */
 PERFBUF_API struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb,
 					       size_t idx);
 /** @brief CPUs skipped because they were offline. */

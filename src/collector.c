@@ -595,7 +595,7 @@ int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx)
 
 struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb, size_t idx)
 {
-	return idx < pb->cnt ? pb->cpus[idx].ring : NULL;
+	return idx < pb->cnt ? pb->cpus[idx].ring : err_ptr(-EINVAL);
 }
 
 size_t perfbuf__offline_cnt(const struct perfbuf *pb)

@@ -254,6 +254,28 @@ cleanup:
 	emit__destroy(skel);
 }
 
+/* Getters with an index past the rings: -EINVAL, or NULL with errno. */
+TEST(bad_ring_index)
+{
+	struct perfbuf_cpu_stats cs;
+	struct fixture f;
+	size_t n;
+
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, NULL, NULL))
+		goto cleanup;
+	n = perfbuf__ring_cnt(f.pb);
+	ASSERT_EQ(perfbuf__ring_cpu(f.pb, n), -EINVAL, "ring_cpu");
+	ASSERT_EQ(perfbuf__ring_fd(f.pb, n), -EINVAL, "ring_fd");
+	ASSERT_EQ(perfbuf__consume_ring(f.pb, n), -EINVAL, "consume_ring");
+	ASSERT_EQ(perfbuf__stats(f.pb, n, &cs), -EINVAL, "stats");
+	errno = 0;
+	ASSERT_TRUE(perfbuf__ring(f.pb, n) == NULL, "ring: NULL");
+	ASSERT_EQ(errno, EINVAL, "ring: errno EINVAL");
+cleanup:
+	fixture_close(&f);
+}
+
 TEST(max_entries_below_cpu_count)
 {
 	int cpus[MAX_CPU], n = perfbuf_online_cpus(cpus, MAX_CPU);
@@ -653,6 +675,7 @@ TEST_MAIN(
 	TEST_ENTRY(overflow_accounting),
 	TEST_ENTRY(bad_page_counts),
 	TEST_ENTRY(sparse_cpu_list),
+	TEST_ENTRY(bad_ring_index),
 	TEST_ENTRY(max_entries_below_cpu_count),
 	TEST_ENTRY(teardown_leaves_nothing),
 	TEST_ENTRY(free_drains_after_disable),
