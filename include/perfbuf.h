@@ -379,6 +379,8 @@ struct perfbuf_ring_stats {
 	__u64 high_water;	/* most bytes seen waiting at a fold */
 };
 
+/** @brief Copy the ring's statistics (counted since perfbuf_ring__new*())
+ *         into @out. */
 PERFBUF_API void perfbuf_ring__stats(const struct perfbuf_ring *ring,
 				     struct perfbuf_ring_stats *out);
 /** @brief Bytes waiting to be read now. */
