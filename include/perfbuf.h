@@ -440,7 +440,9 @@ PERFBUF_API void perfbuf__free(struct perfbuf *pb);
  * @brief Wait up to @timeout_ms (-1: forever) for ready rings and drain
  *        them. Records waiting below the watermark are drained on a grid
  *        of 4/5 latency_ms, so that, while the caller keeps polling, each
- *        record is handed over within latency_ms of being written.
+ *        record is handed over within latency_ms of being written; with a
+ *        latency bound, the call therefore returns at each grid point
+ *        (often with 0) even when @timeout_ms is -1.
  * @return records delivered (>= 0), the callback's non-zero stop value,
  *         -EINTR when a signal interrupted the wait, -ECANCELED after
  *         perfbuf__stop(), or another negative errno

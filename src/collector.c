@@ -300,10 +300,12 @@ static int open_cpu(struct perfbuf *pb, struct pb_cpu *c, size_t page_cnt,
 	c->fd = perfbuf_event_open(&eo, -1, c->cpu, -1);
 	if (c->fd == -EINVAL && pb->lost_fmt) {
 		/* kernel < 6.0: no PERF_FORMAT_LOST; LOST records only */
-		pr_info("kernel has no PERF_FORMAT_LOST: losses after the last record are not counted\n");
-		pb->lost_fmt = false;
 		eo.read_format = 0;
 		c->fd = perfbuf_event_open(&eo, -1, c->cpu, -1);
+		if (c->fd >= 0) {
+			pr_info("kernel has no PERF_FORMAT_LOST: losses after the last record are not counted\n");
+			pb->lost_fmt = false;
+		}
 	}
 	if (c->fd < 0) {
 		err = c->fd;
@@ -393,6 +395,12 @@ static int pick_cpus(struct perfbuf *pb, const struct perfbuf_opts *opts,
 	n_on = perfbuf_online_cpus(online, MAX_CPUS);
 	if (n_on < 0)
 		n_on = 0;	/* assume all online */
+	if (n_pos > MAX_CPUS || n_on > MAX_CPUS) {
+		pr_warn("more than %d CPUs: only the first %d are used\n",
+			MAX_CPUS, MAX_CPUS);
+		n_pos = n_pos > MAX_CPUS ? MAX_CPUS : n_pos;
+		n_on = n_on > MAX_CPUS ? MAX_CPUS : n_on;
+	}
 	for (int i = 0; i < n_pos && i < MAX_CPUS; i++) {
 		int cpu = possible[i];
 
@@ -435,11 +443,9 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	if (!fn || !OPTS_VALID(opts, perfbuf_opts))
 		return err_ptr(-EINVAL);
 	page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
-	if (page_cnt & (page_cnt - 1)) {
-		pr_warn("page count %zu is not a power of two (use 1, 2, 4, 8, ...)\n",
-			page_cnt);
-		return err_ptr(-EINVAL);
-	}
+	err = perfbuf_check_page_cnt(page_cnt);
+	if (err)
+		return err_ptr(err);
 	data_size = page_cnt * (size_t)sysconf(_SC_PAGESIZE);
 	wakeup_events = OPTS_GET(opts, wakeup_events, 0);
 	watermark = OPTS_GET(opts, watermark, 0);

@@ -26,6 +26,9 @@ bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 #define OPTS_GET(opts, field, fallback) \
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+/* 0, or -EINVAL (logged) unless a power of two up to the ring's limit. */
+int perfbuf_check_page_cnt(size_t page_cnt);
+
 static inline void *err_ptr(int err)
 {
 	errno = err < 0 ? -err : err;

@@ -159,20 +159,20 @@ int perfbuf_ioc_pause_output(int fd, bool pause)
 
 int perfbuf_ioc_query_bpf(int fd, __u32 *ids, __u32 *cnt)
 {
-	struct perf_event_query_bpf *q;
-	char buf[sizeof(*q) + 64 * sizeof(__u32)];
-	__u32 room = *cnt;
+	/* struct perf_event_query_bpf { u32 ids_len, prog_cnt, ids[] } */
+	__u32 buf[2 + 64];
+	struct perf_event_query_bpf *q = (struct perf_event_query_bpf *)buf;
+	__u32 room = *cnt < 64 ? *cnt : 64, n;
 	int err;
 
-	if (room > 64)
-		room = 64;
-	q = (struct perf_event_query_bpf *)buf;
 	q->ids_len = room;
 	q->prog_cnt = 0;
 	err = ioc(fd, PERF_EVENT_IOC_QUERY_BPF, (unsigned long)q);
 	if (err && err != -ENOSPC)
 		return err;
-	memcpy(ids, q->ids, (q->prog_cnt < room ? q->prog_cnt : room) * sizeof(__u32));
+	n = q->prog_cnt < room ? q->prog_cnt : room;
+	if (n)
+		memcpy(ids, q->ids, n * sizeof(__u32));
 	*cnt = q->prog_cnt;
 	return err;
 }
@@ -206,7 +206,12 @@ int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
-	if (n < (ssize_t)sizeof(__u64))
+	/* one u64 per field asked for: a shorter read is not this format */
+	if (n < (ssize_t)(sizeof(__u64) *
+			  (1 + __builtin_popcountll(read_format &
+				(PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING |
+				 PERF_FORMAT_ID | PERF_FORMAT_LOST)))))
 		return -EIO;
 	memset(out, 0, sizeof(*out));
 	out->value = *p++;
@@ -218,8 +223,6 @@ int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
 		out->id = *p++;
 	if (read_format & PERF_FORMAT_LOST)
 		out->lost = *p++;
-	if ((char *)p - (char *)buf > n)
-		return -EIO;
 	scale(out, read_format);
 	return 0;
 }

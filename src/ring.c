@@ -53,7 +53,7 @@ static bool is_pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-static int check_page_cnt(size_t page_cnt)
+int perfbuf_check_page_cnt(size_t page_cnt)
 {
 	if (!is_pow2(page_cnt)) {
 		pr_warn("ring: page count %zu is not a power of two (use 1, 2, 4, ... %lu)\n",
@@ -90,7 +90,7 @@ struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt)
 	void *base;
 	int err;
 
-	err = check_page_cnt(page_cnt);
+	err = perfbuf_check_page_cnt(page_cnt);
 	if (err)
 		return err_ptr(err);
 	len = page_size * (page_cnt + 1);
@@ -125,7 +125,7 @@ struct perfbuf_ring *perfbuf_ring__new_mem(void *mem, size_t page_size,
 			sizeof(struct perf_event_mmap_page));
 		return err_ptr(-EINVAL);
 	}
-	err = check_page_cnt(page_cnt);
+	err = perfbuf_check_page_cnt(page_cnt);
 	if (err)
 		return err_ptr(err);
 	if (page_cnt > SIZE_MAX / page_size)

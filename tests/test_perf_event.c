@@ -127,6 +127,17 @@ TEST(counter_enable_disable_reset)
 	ASSERT_EQ(c.value, 0, "reset to 0");
 	ASSERT_EQ(perfbuf_count_read(fd, PERF_FORMAT_GROUP, &c), -EINVAL,
 		  "group format refused by count_read");
+	{
+		PERFBUF_OPTS(perfbuf_event_opts, plain,
+			.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS);
+		int fd2 = perfbuf_event_open(&plain, 0, -1, -1);
+
+		if (ASSERT_GE(fd2, 0, "open a plain counter")) {
+			ASSERT_EQ(perfbuf_count_read(fd2, o.read_format | PERF_FORMAT_LOST, &c),
+				  -EIO, "a format the event was not opened with: -EIO");
+			close(fd2);
+		}
+	}
 	close(fd);
 }
 
