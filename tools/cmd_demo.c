@@ -71,7 +71,8 @@ int cmd_demo(int argc, char **argv)
 	char *endp;
 	int opt, err = 0;
 
-	while ((opt = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((opt = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			errno = 0;
@@ -88,9 +89,13 @@ int cmd_demo(int argc, char **argv)
 			       "then print per-CPU statistics. Needs root.\n");
 			return 0;
 		default:
-			fprintf(stderr, "perfbuf demo: run 'perfbuf demo --help'\n");
-			return 1;
+			return cli_bad_option("demo", opt, argv);
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "perfbuf demo: unexpected argument '%s'; run 'perfbuf demo --help'\n",
+			argv[optind]);
+		return 1;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "perfbuf demo: needs root (CAP_BPF and CAP_PERFMON); run it with sudo\n");

@@ -285,14 +285,8 @@ int cmd_stress(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "perfbuf stress: %s needs a value; run 'perfbuf stress --help'\n",
-				argv[optind - 1]);
-			return 1;
 		default:
-			fprintf(stderr, "perfbuf stress: unknown option '%s'; run 'perfbuf stress --help'\n",
-				argv[optind - 1]);
-			return 1;
+			return cli_bad_option("stress", opt, argv);
 		}
 	}
 	if (optind < argc) {

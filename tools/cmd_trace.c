@@ -294,18 +294,8 @@ int cmd_trace(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, PROG ": %s needs a value; run 'perfbuf trace --help'\n",
-				argv[optind - 1]);
-			return 1;
 		default:
-			if (optopt)
-				fprintf(stderr, PROG ": unknown option '-%c'; run 'perfbuf trace --help'\n",
-					optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'; run 'perfbuf trace --help'\n",
-					argv[optind - 1]);
-			return 1;
+			return cli_bad_option("trace", opt, argv);
 		}
 	}
 	if (optind >= argc) {

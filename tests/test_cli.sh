@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The perfbuf tool's front door: dispatch, help, the demo.
+source "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# one_line_error NAME REGEX ARGS...: exit 1 and exactly one stderr line
+one_line_error() {
+	local name=$1 re=$2
+	shift 2
+	"$PERFBUF" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local rc=$?
+	if [[ $rc == 1 && $(wc -l <"$tmp/err") == 1 ]] && grep -qE "$re" "$tmp/err"; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc stderr=$(cat "$tmp/err")"
+	fi
+}
+
+check help_lists_commands bash -c "'$PERFBUF' --help | grep -q '^  trace ' && '$PERFBUF' --help | grep -q '^  stress '"
+one_line_error unknown_command "unknown command 'frob'.*--help" frob
+one_line_error demo_bad_duration "demo: -d wants a positive number of seconds, not 'x'" demo -d x
+one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
+one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
+one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x
+check demo_help bash -c "'$PERFBUF' demo --help | grep -q '^Usage: perfbuf demo'"
+
+if need_root; then
+	"$PERFBUF" demo -d 2 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	# it runs /bin/true every second: at least one exec of it is seen
+	check demo_traces_exec test "$rc" = 0 -a -n "$(grep -E '^[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$' "$tmp/out")"
+	check demo_prints_stats grep -qE '^CPU +SAMPLES +BYTES +LOST +WAKEUPS +DRAINS +HIGHWATER$' "$tmp/out"
+else
+	skip demo_traces_exec "needs root"
+	skip demo_prints_stats "needs root"
+fi
+finish
