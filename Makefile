@@ -17,7 +17,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lpthread -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+# -mcpu=v3: atomic fetch-and-add (Linux >= 5.12; attach cookies need 5.15)
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf
 
 ifeq ($(SAN),1)

@@ -33,32 +33,74 @@ struct scratch {
 	__u8 buf[sizeof(struct trace_record) + TRACE_DATA_MAX];
 };
 
+/* One buffer per nesting level: a program interrupted on its CPU (by an
+ * IRQ-time raw tracepoint, say) must not see its record rewritten. */
+#define TRACE_NEST 4
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, TRACE_NEST);
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* The per-CPU event with its header filled, or NULL when filtered out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} nest SEC(".maps");
+
+/*
+ * Take the next level's buffer, or NULL (levels all in use). Atomic: a
+ * program on a faultable (syscall) tracepoint or a uprobe runs with
+ * migration, not preemption, disabled, so another task's program can run
+ * on this CPU in the middle of it.
+ */
+static __always_inline struct trace_record *scratch_get(void)
+{
+	__u32 zero = 0, level, *depth = bpf_map_lookup_elem(&nest, &zero);
+	struct trace_record *e;
+
+	if (!depth)
+		return NULL;
+	level = __sync_fetch_and_add(depth, 1);
+	e = level < TRACE_NEST ? bpf_map_lookup_elem(&scratch, &level) : NULL;
+	if (!e)
+		__sync_fetch_and_sub(depth, 1);
+	return e;
+}
+
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&nest, &zero);
+
+	if (depth)
+		__sync_fetch_and_sub(depth, 1);
+}
+
+/* The per-CPU event with its header filled, or NULL when filtered out;
+ * every non-NULL one must reach event_send(), which releases it. */
 static __always_inline struct trace_record *event_start(__u64 cookie)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, zero = 0;
+	__u32 tgid = id >> 32;
 	struct trace_record *e;
 
 	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid))
 		return NULL;
 	if (targ_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)targ_cpu)
 		return NULL;
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	e = scratch_get();
 	if (!e)
 		return NULL;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (filter_comm) {
 		for (int i = 0; i < TRACE_COMM_LEN; i++) {
-			if (e->comm[i] != targ_comm[i])
+			if (e->comm[i] != targ_comm[i]) {
+				scratch_put();
 				return NULL;
+			}
 			if (!targ_comm[i])
 				break;
 		}
@@ -79,6 +121,7 @@ static __always_inline void event_send(void *ctx, struct trace_record *e,
 	data_sz &= TRACE_DATA_MAX - 1;
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
 			      sizeof(*e) + data_sz);
+	scratch_put();
 }
 
 /* Read string slot @i of @cfg into e->data + pos; return the new pos. */

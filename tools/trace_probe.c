@@ -439,7 +439,8 @@ static int attach_own(struct trace_probe *p, struct trace *main_obj,
 	}
 	if ((err = bpf_map__reuse_fd(obj->maps.events, bpf_map__fd(main_obj->maps.events))) ||
 	    (err = bpf_map__reuse_fd(obj->maps.cfgs, bpf_map__fd(main_obj->maps.cfgs))) ||
-	    (err = bpf_map__reuse_fd(obj->maps.scratch, bpf_map__fd(main_obj->maps.scratch))))
+	    (err = bpf_map__reuse_fd(obj->maps.scratch, bpf_map__fd(main_obj->maps.scratch))) ||
+	    (err = bpf_map__reuse_fd(obj->maps.nest, bpf_map__fd(main_obj->maps.nest))))
 		return err;
 	err = trace__load(obj);
 	if (err)
