@@ -431,8 +431,9 @@ PERFBUF_API struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn,
 					 const struct perfbuf_opts *opts);
 
 /**
- * @brief Delete the map slots set, disable the events, (drain when
- *        drain_on_free), unmap and close. NULL is a no-op.
+ * @brief Delete the map slots set, disable the events, (when drain_on_free:
+ *        perfbuf__quiesce() and perfbuf__drain()), unmap and close. NULL is
+ *        a no-op.
  */
 PERFBUF_API void perfbuf__free(struct perfbuf *pb);
 
@@ -463,6 +464,15 @@ PERFBUF_API int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
  *        from PERF_FORMAT_LOST. Call at the end of a run.
  */
 PERFBUF_API int perfbuf__drain(struct perfbuf *pb);
+
+/**
+ * @brief Wait until BPF programs that may still be writing have finished:
+ *        one RCU grace period (membarrier MEMBARRIER_CMD_GLOBAL). Call it
+ *        after detaching the programs and before perfbuf__drain(), so the
+ *        drain sees every record; perfbuf__free() does with drain_on_free.
+ * @return 0 or a negative errno
+ */
+PERFBUF_API int perfbuf__quiesce(struct perfbuf *pb);
 
 /** @brief Make a blocked perfbuf__poll() return now (any thread). */
 PERFBUF_API int perfbuf__wake(struct perfbuf *pb);

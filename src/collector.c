@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -263,6 +265,20 @@ int perfbuf__drain(struct perfbuf *pb)
 	for (size_t i = 0; i < pb->cnt && !ret; i++)
 		ret = report_pending_lost(&pb->cpus[i]);
 	return result(pb, ret);
+}
+
+int perfbuf__quiesce(struct perfbuf *pb)
+{
+	(void)pb;
+	/* MEMBARRIER_CMD_GLOBAL is synchronize_rcu(): every non-sleepable
+	 * BPF program runs inside an RCU read-side section */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* nohz_full CPUs or no membarrier: programs run for microseconds */
+	usleep(10 * 1000);
+	return 0;
 }
 
 int perfbuf__wake(struct perfbuf *pb)
@@ -560,9 +576,12 @@ void perfbuf__free(struct perfbuf *pb)
 		if (c->fd >= 0)
 			perfbuf_ioc_disable(c->fd, false);
 	}
-	/* then the drain sees every record written and the final lost count */
-	if (pb->drain_on_free)
+	/* then, once programs already past the map lookup are done, the
+	 * drain sees every record written and the final lost count */
+	if (pb->drain_on_free) {
+		perfbuf__quiesce(pb);
 		perfbuf__drain(pb);
+	}
 	for (size_t i = 0; i < pb->cnt; i++) {
 		struct pb_cpu *c = &pb->cpus[i];
 

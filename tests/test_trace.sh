@@ -16,6 +16,10 @@ fi
 
 # start_trace ARGS...: perfbuf trace in the background, wait until attached
 start_trace() {
+	# emptied here, not by the child's redirection: the wait below must
+	# not find the previous run's "Attached" line
+	: >"$tmp/out"
+	: >"$tmp/err"
 	"$PERFBUF" trace "$@" >"$tmp/out" 2>"$tmp/err" &
 	tpid=$!
 	for _ in $(seq 100); do
@@ -101,10 +105,16 @@ if start_trace --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:pb_targe
 		"uretprobe:$TARGET:pb_target_neg"; then
 	"$TARGET" 3
 	stop_trace
+	cp "$tmp/out" "$tmp/uprobe.out"
 	check uprobe_args json_check "$tmp/out" \
 		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'arg0':1,'arg1':2,'arg2':3,'arg3':4,'arg4':5,'arg5':6})==3"
 	check uretprobe_ret json_check "$tmp/out" \
 		"sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_add') and o['args']=={'ret':21})==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
+	if ((failed)); then	# what arrived, for the log
+		echo "uprobe events (exit $trc):"
+		cut -c1-200 "$tmp/uprobe.out"
+		cat "$tmp/err"
+	fi
 else
 	fail uprobe_args "did not attach: $(cat "$tmp/err")"
 fi
@@ -135,6 +145,10 @@ codecs.register_error("byte", lambda e: ("".join(map(chr, e.object[e.start:e.end
 print(repr(sys.stdin.buffer.read().decode("utf-8", "byte")))')
 	check json_bad_utf8 json_check "$tmp/out" \
 		"any(o['type']=='event' and o['args'].get('filename')==$exp for o in objs) and not any(b < 0x20 and b != 10 or b == 0x7f for b in open('$tmp/out','rb').read())"
+	if ((failed)); then	# what arrived, for the log
+		echo "exec events (exit $trc), wanted $exp:"
+		cut -c1-300 "$tmp/out"
+	fi
 else
 	fail json_bad_utf8 "did not attach: $(cat "$tmp/err")"
 fi

@@ -417,6 +417,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	/* stop producing, then take what is left and the final losses */
 	probes_detach(&set);
+	perfbuf__quiesce(pb);	/* programs still running write before the drain */
 	err = perfbuf__drain(pb);
 	if (err < 0 && err != -EINTR)
 		fprintf(stderr, PROG ": draining the perf buffer failed: %s\n",
