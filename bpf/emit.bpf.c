@@ -32,7 +32,7 @@ struct {
 } stats SEC(".maps");
 
 struct scratch {
-	__u8 buf[EMIT_MAX_SIZE];
+	__u8 buf[EMIT_MAX_SIZE] __attribute__((aligned(8)));
 	__u64 seq;
 	__u32 ready;
 };
@@ -73,8 +73,11 @@ static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
 	if (size < sizeof(*r) || size > EMIT_MAX_SIZE)
 		return 2;
 	if (!s->ready) {
-		for (__u32 i = 0; i < EMIT_MAX_SIZE; i++)
-			s->buf[i] = (__u8)i;
+		/* byte i = i, eight at a time: the verifier walks every
+		 * iteration, so fewer make a faster load */
+		for (__u32 i = 0; i < EMIT_MAX_SIZE / 8; i++)
+			((__u64 *)s->buf)[i] = ((i * 8) & 0xff) * 0x0101010101010101ULL +
+					       0x0706050403020100ULL;
 		s->ready = 1;
 	}
 	r = (struct emit_rec *)s->buf;
