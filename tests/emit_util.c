@@ -10,20 +10,7 @@
 
 struct emit *emit_load(__u32 max_entries)
 {
-	struct emit *skel = emit__open();
-	int err;
-
-	if (!skel)
-		return NULL;
-	if (max_entries)
-		bpf_map__set_max_entries(skel->maps.events, max_entries);
-	err = emit__load(skel);
-	if (err) {
-		emit__destroy(skel);
-		errno = -err;
-		return NULL;
-	}
-	return skel;
+	return emit_open_load(false, max_entries);
 }
 
 int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size)

@@ -309,22 +309,18 @@ static int run_point(enum peer peer, double rate, double secs, int batch,
 	c->peer = peer;
 	c->lat_mask = lat_mask;
 	if (peer == LB_RINGBUF) {
-		eskel = emit__open();
+		/* the perf buffers' total: pages per CPU times CPUs */
+		eskel = emit_open_load(true, (__u32)(env.pages * PAGE_SZ *
+						     online_cpu_cnt()));
 		if (!eskel) {
 			err = -errno;
 			goto out;
 		}
-		/* the perf buffers' total: pages per CPU times CPUs */
-		bpf_map__set_max_entries(eskel->maps.rb,
-					 (__u32)(env.pages * PAGE_SZ * online_cpu_cnt()));
-		err = emit__load(eskel);
-		if (err)
-			goto out;
 		map_fd = bpf_map__fd(eskel->maps.rb);
 		prog_fd = bpf_program__fd(eskel->progs.emit_rb);
 		stats_fd = bpf_map__fd(eskel->maps.stats);
 	} else {
-		eskel = emit__open_and_load();
+		eskel = emit_open_load(false, 0);
 		if (!eskel) {
 			err = -errno;
 			goto out;
@@ -559,7 +555,7 @@ static int bench_drain(void)
 	void *base;
 
 	pin_self(env.cons_cpu);
-	skel = emit__open_and_load();
+	skel = emit_open_load(false, 0);
 	if (!skel)
 		return -errno;
 	prog_fd = bpf_program__fd(skel->progs.emit);

@@ -326,7 +326,7 @@ int cmd_stress(int argc, char **argv)
 		fprintf(stderr, "perfbuf stress: out of memory\n");
 		goto cleanup;
 	}
-	skel = emit__open_and_load();
+	skel = emit_open_load(false, 0);
 	if (!skel) {
 		fprintf(stderr, "perfbuf stress: loading the BPF program failed: %s\n",
 			strerror(errno));

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "emit.skel.h"
 #include "producer.h"
 
 __u64 mono_ns(void)
@@ -51,6 +52,27 @@ int emit_once(int prog_fd, int cpu, __u64 count, __u64 size)
 	if (bpf_prog_test_run_opts(prog_fd, &opts))
 		return -errno;
 	return opts.retval ? -EINVAL : 0;
+}
+
+struct emit *emit_open_load(bool ringbuf, __u32 size)
+{
+	struct emit *skel = emit__open();
+	int err;
+
+	if (!skel)
+		return NULL;
+	bpf_program__set_autoload(ringbuf ? skel->progs.emit : skel->progs.emit_rb,
+				  false);
+	if (size)
+		bpf_map__set_max_entries(ringbuf ? skel->maps.rb : skel->maps.events,
+					 size);
+	err = emit__load(skel);
+	if (err) {
+		emit__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
 }
 
 int emit_stats_read(int map_fd, int cpu, struct emit_stats *out)

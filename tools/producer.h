@@ -39,6 +39,13 @@ int producer_join(struct producer *p);
  * @count records of @size bytes. Returns 0 or a negative errno. */
 int emit_once(int prog_fd, int cpu, __u64 count, __u64 size);
 
+struct emit;
+/* Open and load bpf/emit.bpf.c with the one program wanted (the verifier
+ * takes most of a second over each): emit_rb into a BPF ring buffer of
+ * @size bytes when @ringbuf, else emit into a PERF_EVENT_ARRAY of @size
+ * entries (0: the default). NULL with errno on failure. */
+struct emit *emit_open_load(bool ringbuf, __u32 size);
+
 /* Sum of the per-CPU struct emit_stats of CPU @cpu in PERCPU_ARRAY @map_fd. */
 int emit_stats_read(int map_fd, int cpu, struct emit_stats *out);
 
