@@ -22,8 +22,6 @@
 #include "internal.h"
 
 #define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 struct perfbuf_ring {
 	struct perf_event_mmap_page *hdr;
