@@ -42,7 +42,6 @@ struct pb_cpu {
 	int fd;
 	int cpu;
 	bool map_set;
-	__u64 lost_rec;		/* sum of LOST record counts */
 	__u64 lost_reported;	/* handed to the callback */
 	__u64 wakeups;
 	__u64 polls;
@@ -78,6 +77,15 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/* The sum of the LOST records' counts read from this ring so far. */
+static __u64 ring_lost(const struct pb_cpu *c)
+{
+	struct perfbuf_ring_stats st;
+
+	perfbuf_ring__stats(c->ring, &st);
+	return st.lost;
+}
+
 /* Used only while perfbuf__drain() has reported losses that LOST records
  * still in flight will report again: pass on only the part not yet told. */
 static int on_record_dedup(void *ctx, const struct perfbuf_record *rec)
@@ -86,16 +94,18 @@ static int on_record_dedup(void *ctx, const struct perfbuf_record *rec)
 	struct perfbuf *pb = c->pb;
 	struct perfbuf_record r;
 
+	__u64 seen;
+
 	if (rec->kind != PERFBUF_REC_LOST)
 		return pb->fn(pb->ctx, rec);
-	c->lost_rec += rec->lost;
-	if (c->lost_rec <= c->lost_reported) {
+	seen = ring_lost(c);	/* this record's count included */
+	if (seen <= c->lost_reported) {
 		pb->swallowed++;
 		return 0;
 	}
 	r = *rec;
-	r.lost = c->lost_rec - c->lost_reported;
-	c->lost_reported = c->lost_rec;
+	r.lost = seen - c->lost_reported;
+	c->lost_reported = seen;
 	return pb->fn(pb->ctx, &r);
 }
 
@@ -113,12 +123,11 @@ static int drain_cpu(struct pb_cpu *c)
 
 	c->polls++;
 	perfbuf_ring__stats(c->ring, &before);
-	if (c->lost_rec == c->lost_reported) {
+	if (before.lost == c->lost_reported) {
 		/* the common case: records go straight to the caller */
 		ret = perfbuf_ring__fold_n(c->ring, pb->fn, pb->ctx, budget);
 		perfbuf_ring__stats(c->ring, &after);
-		c->lost_rec += after.lost - before.lost;
-		c->lost_reported = c->lost_rec;
+		c->lost_reported = after.lost;
 	} else {
 		pb->swallowed = 0;
 		ret = perfbuf_ring__fold_n(c->ring, on_record_dedup, c, budget);
