@@ -239,7 +239,7 @@ int perfbuf_group_read(int leader_fd, __u64 read_format,
 		return -EINVAL;
 	n = read(leader_fd, buf, sizeof(buf));
 	if (n < 0)
-		return errno == ENOSPC ? -ENOSPC : -errno;
+		return -errno;
 	head += !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
 		!!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	per += !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);

@@ -628,7 +628,7 @@ static int bench_drain(void)
 	perf_buffer__free(lpb);
 	lpb = NULL;
 	{
-		/* the collector: one more callback level, all rings */
+		/* the collector: its own rings, every CPU drained */
 		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = env.pages);
 
 		pb = perfbuf__new(bpf_map__fd(skel->maps.events), drain_pb_cb, &d, &o);
