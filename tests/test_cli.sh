@@ -23,6 +23,18 @@ one_line_error demo_bad_duration "demo: -d wants a positive number of seconds, n
 one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
 one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
 one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x
+# perfbuf-bench is not run by the suite, but its bad options are checked
+if [[ -x $BUILD/perfbuf-bench ]]; then
+	PERFBUF=$BUILD/perfbuf-bench
+	one_line_error bench_bad_only "^perfbuf-bench: --only wants drain or trace, not 'x'$" --only x
+	one_line_error bench_unknown_option "^perfbuf-bench: unknown option '--frob'" --frob
+	one_line_error bench_bad_duration "^perfbuf-bench: --duration wants 1..600 seconds, not '0'$" -d 0
+	one_line_error bench_bad_pages "^perfbuf-bench: --pages wants a power of two, not '3'$" -p 3
+	one_line_error bench_extra_argument "^perfbuf-bench: unexpected argument 'extra'$" extra
+	PERFBUF=$BUILD/perfbuf
+else
+	fail bench_options "$BUILD/perfbuf-bench not built"
+fi
 check demo_help bash -c "'$PERFBUF' demo --help | grep -q '^Usage: perfbuf demo'"
 
 if need_root; then
