@@ -420,6 +420,86 @@ cleanup:
 	fixture_close(&f);
 }
 
+struct poller {
+	struct perfbuf *pb;
+	int ret;
+	bool started;
+};
+
+static void *poll_forever(void *arg)
+{
+	struct poller *p = arg;
+
+	__atomic_store_n(&p->started, true, __ATOMIC_RELEASE);
+	p->ret = perfbuf__poll(p->pb, -1);
+	return NULL;
+}
+
+/* stop lands before, during and after the poll blocks: it must always
+ * end the poll, and each collector's teardown must leave nothing. The
+ * same 1000 times with wake(), which is not sticky, on one collector. */
+TEST(stop_while_polling_1000)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1, .page_cnt = 1);
+	int rounds = getenv("PERFBUF_TEST_ROUNDS") ? atoi(getenv("PERFBUF_TEST_ROUNDS")) : 1000;
+	int fds, maps, stuck = 0, woken = 0;
+	struct poller p = {};
+	struct emit *skel;
+	pthread_t t;
+
+	TEST_NEED_ROOT();
+	skel = setup(0);
+	if (!skel)
+		return;
+	fds = count_fds();
+	maps = count_maps();
+	srand(1);
+	for (int i = 0; i < rounds; i++) {
+		p.pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+		if (!ASSERT_OK_PTR(p.pb, "perfbuf__new"))
+			break;
+		p.started = false;
+		p.ret = 1;
+		if (!ASSERT_OK(pthread_create(&t, NULL, poll_forever, &p), "thread")) {
+			perfbuf__free(p.pb);
+			break;
+		}
+		if (i % 2)	/* half the time, after the poll has begun */
+			while (!__atomic_load_n(&p.started, __ATOMIC_ACQUIRE))
+				sched_yield();
+		if (i % 4 == 3)
+			usleep(rand() % 200);
+		perfbuf__stop(p.pb);
+		pthread_join(t, NULL);
+		stuck += p.ret != -ECANCELED;
+		perfbuf__free(p.pb);
+	}
+	ASSERT_EQ(stuck, 0, "every blocked poll ended with -ECANCELED");
+	ASSERT_EQ(count_fds(), fds, "fds back to baseline");
+	ASSERT_EQ(count_maps(), maps, "mappings back to baseline");
+
+	p.pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+	if (!ASSERT_OK_PTR(p.pb, "perfbuf__new"))
+		goto cleanup;
+	for (int i = 0; i < rounds; i++) {
+		p.started = false;
+		p.ret = 1;
+		if (!ASSERT_OK(pthread_create(&t, NULL, poll_forever, &p), "thread"))
+			break;
+		while (!__atomic_load_n(&p.started, __ATOMIC_ACQUIRE))
+			sched_yield();
+		if (i % 2)
+			usleep(rand() % 100);
+		ASSERT_OK(perfbuf__wake(p.pb), "wake");
+		pthread_join(t, NULL);
+		woken += p.ret == 0;
+	}
+	ASSERT_EQ(woken, rounds, "every wake() ended a blocked poll with 0");
+	perfbuf__free(p.pb);
+cleanup:
+	emit__destroy(skel);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -686,6 +766,7 @@ TEST_MAIN(
 	TEST_ENTRY(teardown_leaves_nothing),
 	TEST_ENTRY(free_drains_after_disable),
 	TEST_ENTRY(stop_from_another_thread),
+	TEST_ENTRY(stop_while_polling_1000),
 	TEST_ENTRY(eintr_reaches_caller),
 	TEST_ENTRY(latency_bound_drains),
 	TEST_ENTRY(wakeup_events_mode),

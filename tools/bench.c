@@ -39,6 +39,7 @@
 #include "emit.h"
 #include "emit.skel.h"
 #include "producer.h"
+#include "commands.h"
 
 #define PAGE_SZ 4096
 #define REC_SIZE 64
@@ -741,7 +742,7 @@ static pid_t spawn_tracer(char *const argv[], const char *log)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = cli_open_output(log);
 
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -1033,7 +1034,7 @@ static void gnuplot(const char *dir)
 	FILE *gp;
 
 	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
-	gp = fopen(cmd, "w");
+	gp = cli_fopen_output(cmd);
 	if (!gp)
 		return;
 	fprintf(gp,
@@ -1146,10 +1147,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perfbuf-bench: unexpected argument '%s'\n", argv[optind]);
 		return 1;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "perfbuf-bench: needs root (CAP_BPF and CAP_PERFMON)\n");
+	if (cli_need_privileges("perfbuf-bench", CLI_BPF) ||
+	    cli_need_fds("perfbuf-bench", 0))
 		return 1;
-	}
 	n_on = perfbuf_online_cpus(cpus, 1024);
 	for (int i = 0; i < n_on; i++) {
 		has_prod |= cpus[i] == env.prod_cpu;
@@ -1167,7 +1167,7 @@ int main(int argc, char **argv)
 		env.self[0] = '\0';
 	mkdir(env.out, 0755);
 	snprintf(path, sizeof(path), "%s/bench.md", env.out);
-	md = fopen(path, "w");
+	md = cli_fopen_output(path);
 	if (!md) {
 		fprintf(stderr, "perfbuf-bench: cannot write %s: %s\n", path, strerror(errno));
 		return 1;
@@ -1249,7 +1249,7 @@ int main(int argc, char **argv)
 		double secs = env.quick ? 1 : 2;
 
 		snprintf(path, sizeof(path), "%s/bench.dat", env.out);
-		dat = fopen(path, "w");
+		dat = cli_fopen_output(path);
 		printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
 		       n_rates, N_PEERS, secs);
 		for (int p = 0; p < N_PEERS && dat; p++) {

@@ -97,15 +97,14 @@ int cmd_demo(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "perfbuf demo: needs root (CAP_BPF and CAP_PERFMON); run it with sudo\n");
+	if (cli_need_privileges("perfbuf demo", CLI_BPF) ||
+	    cli_need_fds("perfbuf demo", 0))
 		return 1;
-	}
 	libbpf_set_print(NULL);
 	skel = demo__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "perfbuf demo: loading the BPF program failed: %s\n",
-			strerror(errno));
+		fprintf(stderr, "perfbuf demo: loading the BPF program failed: %s%s\n",
+			strerror(errno), cli_hint(errno));
 		return 1;
 	}
 	err = demo__attach(skel);
@@ -115,11 +114,10 @@ int cmd_demo(int argc, char **argv)
 			" (is tracefs mounted? mount -t tracefs nodev /sys/kernel/tracing)" : "");
 		goto cleanup;
 	}
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_record, &events, NULL);
+	pb = cli_perfbuf_new("perfbuf demo", bpf_map__fd(skel->maps.events),
+			     on_record, &events, NULL);
 	if (!pb) {
 		err = -errno;
-		fprintf(stderr, "perfbuf demo: setting up the perf buffer failed: %s\n",
-			strerror(errno));
 		goto cleanup;
 	}
 	signal(SIGINT, on_signal);

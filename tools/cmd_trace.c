@@ -302,10 +302,8 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, PROG ": no probe given; e.g. perfbuf trace tracepoint:sched:sched_process_exec (see --help)\n");
 		return 1;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, PROG ": needs root (CAP_BPF, CAP_PERFMON and tracefs access); run it with sudo\n");
+	if (cli_need_privileges("perfbuf trace", CLI_BPF | CLI_TRACEFS))
 		return 1;
-	}
 	libbpf_set_print(verbose ? print_all : NULL);
 	if (tracefs_ensure(PROG))
 		return 1;
@@ -314,11 +312,16 @@ int cmd_trace(int argc, char **argv)
 			err = -EINVAL;
 			goto cleanup;
 		}
+	if (cli_need_fds(PROG, set.n)) {	/* a link per probe */
+		err = -EMFILE;
+		goto cleanup;
+	}
 
 	skel = trace_obj_open();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, PROG ": opening the BPF object failed: %s\n", strerror(errno));
+		fprintf(stderr, PROG ": opening the BPF object failed: %s%s\n", strerror(errno),
+			cli_hint(errno));
 		goto cleanup;
 	}
 	/* these are loaded per probe, with their target (trace_probe.c) */
@@ -328,16 +331,19 @@ int cmd_trace(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.trace_fexit, false);
 	err = trace__load(skel);
 	if (err) {
-		fprintf(stderr, PROG ": loading the BPF programs failed: %s (run with -v for the verifier log)\n",
-			strerror(-err));
+		fprintf(stderr, PROG ": loading the BPF programs failed: %s%s\n",
+			strerror(-err), err == -EMFILE || err == -ENFILE ? cli_hint(err) :
+			" (run with -v for the verifier log)");
 		goto cleanup;
 	}
 
 	if (output) {
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = cli_open_output(output);
 		if (fd < 0) {
-			err = -errno;
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", output, strerror(errno));
+			err = fd;
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
+				err == -ELOOP ? "it is a symbolic link; give the file it points to" :
+				strerror(-err));
 			goto cleanup;
 		}
 	}
@@ -347,13 +353,11 @@ int cmd_trace(int argc, char **argv)
 		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = pages, .latency_ms = latency,
 			     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
 
-		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_record, &run, &po);
+		pb = cli_perfbuf_new(PROG, bpf_map__fd(skel->maps.events),
+				     on_record, &run, &po);
 	}
 	if (!pb) {
 		err = -errno;
-		fprintf(stderr, PROG ": setting up the perf buffer failed: %s%s\n",
-			strerror(errno), errno == EPERM || errno == ENOMEM ?
-			" (try fewer --pages)" : "");
 		goto cleanup;
 	}
 	{
@@ -497,10 +501,8 @@ int cmd_list(int argc, char **argv)
 		return 1;
 	}
 	snprintf(pat, sizeof(pat), strpbrk(glob, "*?[") ? "%s" : "*%s*", glob);
-	if (geteuid() != 0) {
-		fprintf(stderr, "perfbuf list: needs root to read tracefs; run it with sudo\n");
+	if (cli_need_privileges("perfbuf list", CLI_TRACEFS))
 		return 1;
-	}
 	if (tracefs_ensure("perfbuf list"))
 		return 1;
 	signal(SIGPIPE, SIG_IGN);

@@ -3,6 +3,10 @@
 #ifndef PERFBUF_COMMANDS_H
 #define PERFBUF_COMMANDS_H
 
+#include <stdio.h>
+
+#include "perfbuf.h"
+
 int cmd_trace(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
@@ -11,5 +15,34 @@ int cmd_demo(int argc, char **argv);
 /* getopt_long() (opterr = 0, optstring starting with ':') returned @ret,
  * '?' or ':': print one line naming the option; returns the exit status. */
 int cli_bad_option(const char *cmd, int ret, char **argv);
+
+/* Refuse early, in one line naming the missing capabilities and the
+ * sysctls that matter. CLI_BPF: CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN);
+ * CLI_TRACEFS: CAP_DAC_READ_SEARCH (or CAP_DAC_OVERRIDE). 0 or -EPERM. */
+#define CLI_BPF		1
+#define CLI_TRACEFS	2
+int cli_need_privileges(const char *prog, unsigned int need);
+
+/* Open an output file: created 0600, never through a symlink (ELOOP), an
+ * existing regular file truncated, a FIFO or device written as is.
+ * Returns an fd or -errno. */
+int cli_open_output(const char *path);
+/* The same as a stdio stream; NULL with errno set. */
+FILE *cli_fopen_output(const char *path);
+
+/* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
+ * setting up the perf buffer failed: " and the library's reason; if it
+ * works, the library's warnings (offline CPUs, a small map) as they are. */
+struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
+				perfbuf_record_fn fn, void *ctx,
+				const struct perfbuf_opts *opts);
+
+/* At least 2 fds per CPU, @extra and room for the BPF objects: the soft
+ * RLIMIT_NOFILE is raised to that if the hard one allows; if not, one
+ * line (EMFILE, raise 'ulimit -n'). 0 or -EMFILE. */
+int cli_need_fds(const char *prog, unsigned int extra);
+
+/* What to do about @err (either sign), e.g. " (raise 'ulimit -n')", or "". */
+const char *cli_hint(int err);
 
 #endif

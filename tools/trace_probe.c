@@ -19,6 +19,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "commands.h"
 #include "trace_tool.h"
 #include "trace.skel.h"
 
@@ -28,9 +29,13 @@ static struct btf *vmlinux_btf;
 
 #define err_line(...) fprintf(stderr, PROG ": " __VA_ARGS__)
 
+/* stat(), not access(): access() drops the capabilities of a non-root
+ * user granted CAP_DAC_READ_SEARCH */
 static bool exists(const char *path)
 {
-	return access(path, F_OK) == 0;
+	struct stat st;
+
+	return stat(path, &st) == 0;
 }
 
 /* libbpf attaches tracepoints through tracefs: make sure it is there. */
@@ -491,7 +496,7 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 		err_line("no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
 			 p->target);
 	else
-		err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+		err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
 	return err;
 }
 
@@ -557,7 +562,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 			return 0;
 		}
 		err = -errno;
-		err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+		err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
 		return err;
 	}
 	suggest(p->target, tp, sizeof(tp));
@@ -587,7 +592,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 			return 0;
 		}
 		if (err)
-			err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+			err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
 		return err;
 	}
 	case PK_UPROBE:
@@ -606,7 +611,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 			err_line("%s: no function symbol '%s' in %s\n", p->spec,
 				 p->target, p->path);
 		else
-			err_line("attaching %s failed: %s\n", p->spec, strerror(-err));
+			err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
 		return err;
 	}
 	case PK_RAWTP:
