@@ -14,50 +14,8 @@ if ! need_root; then
 	finish
 fi
 
-# start_trace ARGS...: perfbuf trace in the background, wait until attached
-start_trace() {
-	# emptied here, not by the child's redirection: the wait below must
-	# not find the previous run's "Attached" line
-	: >"$tmp/out"
-	: >"$tmp/err"
-	"$PERFBUF" trace "$@" >"$tmp/out" 2>"$tmp/err" &
-	tpid=$!
-	for _ in $(seq 100); do
-		grep -q '^Attached' "$tmp/err" && return 0
-		kill -0 "$tpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
-# stop_trace: SIGINT, wait; $trc is the exit status
-stop_trace() {
-	sleep 0.3
-	kill -INT "$tpid"
-	wait "$tpid"
-	trc=$?
-	tpid=
-}
-# json_check FILE PYTHON: every line is JSON (list `objs`); run the check
-json_check() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-objs = [json.loads(l) for l in open(sys.argv[1], 'rb')]
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
-# error_case NAME PATTERN ARGS...: exit 1, one line on stderr matching PATTERN
-error_case() {
-	local name=$1 pat=$2
-	shift 2
-	"$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"
-	local rc=$? lines
-	lines=$(wc -l <"$tmp/eerr")
-	if ((rc == 1)) && ((lines == 1)) && grep -q -- "$pat" "$tmp/eerr"; then
-		pass "$name"
-	else
-		fail "$name" "exit $rc, stderr: $(head -c 300 "$tmp/eerr")"
-	fi
-}
+source "$(dirname "$0")/trace_lib.sh"
+
 # bpftool prints "ID: TYPE  name NAME  tag ..."
 attached_progs() { bpftool prog show 2>/dev/null | grep -cE 'name trace_(tp|kprobe|kretprobe|uprobe|uretprobe|tp_btf|raw_tp|fentry|fexit)( |$)'; }
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Fault cases: no privileges, too few fds, a full filesystem, a stopped
+# consumer, hostile output paths. Each ends in one clear line and exit 1,
+# or in exact accounting.
+source "$(dirname "$0")/lib.sh"
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+tmp=$(mktemp -d /tmp/perfbuf-faults.XXXXXX)
+tpid=
+cleanup() {
+	[[ -n $tpid ]] && kill -CONT "$tpid" 2>/dev/null && kill "$tpid" 2>/dev/null
+	mountpoint -q "$tmp/small" && umount "$tmp/small"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+source "$(dirname "$0")/trace_lib.sh"
+
+if ! need_root; then
+	skip faults "needs root"
+	finish
+fi
+
+# one_line NAME RC REGEX: the last command exited RC with exactly one
+# stderr line ($tmp/eerr) matching REGEX
+one_line() {
+	local rc=$? name=$1 want=$2 re=$3
+	if [[ $rc == "$want" && $(wc -l <"$tmp/eerr") == 1 ]] && grep -qE -- "$re" "$tmp/eerr"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, stderr: $(head -c 300 "$tmp/eerr")"
+	fi
+}
+
+# 1. unprivileged: one line naming what is missing, exit 1
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+if as_nobody test -x "$PERFBUF"; then
+	as_nobody "$PERFBUF" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line nobody_trace 1 "^perfbuf trace: missing CAP_BPF, CAP_PERFMON \(kernel.unprivileged_bpf_disabled=[0-9-]+ and kernel.perf_event_paranoid=[0-9-]+ .*\), CAP_DAC_READ_SEARCH"
+	as_nobody "$PERFBUF" stress >/dev/null 2>"$tmp/eerr"
+	one_line nobody_stress 1 "^perfbuf stress: missing CAP_BPF, CAP_PERFMON .*unprivileged_bpf_disabled"
+	as_nobody "$PERFBUF" demo >/dev/null 2>"$tmp/eerr"
+	one_line nobody_demo 1 "^perfbuf demo: missing CAP_BPF, CAP_PERFMON"
+	as_nobody "$PERFBUF" list >/dev/null 2>"$tmp/eerr"
+	one_line nobody_list 1 "^perfbuf list: missing CAP_DAC_READ_SEARCH"
+	# granted the capabilities, an unprivileged user may run it
+	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"$PERFBUF" stress --rate 1k --duration 0.3 --json >"$tmp/out" 2>"$tmp/eerr"
+	check nobody_with_caps_stress grep -q '"ok":true' "$tmp/out"
+	as_nobody --inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \
+		"$PERFBUF" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
+	check nobody_with_caps_trace grep -q sched_switch "$tmp/out"
+else
+	skip nobody "nobody cannot run $PERFBUF"
+fi
+# root with every capability dropped is refused the same way
+setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
+	"$PERFBUF" stress >/dev/null 2>"$tmp/eerr"
+one_line root_without_caps 1 "^perfbuf stress: missing CAP_BPF, CAP_PERFMON"
+
+# 2. too few fds (fewer than the CPUs at the lowest): EMFILE, raise ulimit -n
+for n in 4 8 32 64; do
+	prlimit --nofile=$n "$PERFBUF" stress --duration 0.2 >/dev/null 2>"$tmp/eerr"
+	one_line "nofile_${n}_stress" 1 "^perfbuf stress: Too many open files \(RLIMIT_NOFILE $n, [0-9]+ needed.*raise 'ulimit -n'$"
+	prlimit --nofile=$n "$PERFBUF" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line "nofile_${n}_trace" 1 "^perfbuf trace: Too many open files \(RLIMIT_NOFILE $n, .*raise 'ulimit -n'$"
+done
+# a low soft limit under a high hard one is raised, not an error
+(ulimit -Sn 8 && "$PERFBUF" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
+check nofile_soft_limit_raised grep -q '"ok":true' "$tmp/out"
+
+# 3. a full filesystem: the error, the count not written, exit 1; what
+# was written plus what was not is what was received
+mkdir "$tmp/small"
+if mount -t tmpfs -o size=16k perfbuf-test "$tmp/small" 2>/dev/null; then
+	timeout 30 "$PERFBUF" trace -d 3 -o "$tmp/small/out" tracepoint:sched:sched_switch \
+		>/dev/null 2>"$tmp/eerr"
+	rc=$?
+	line=$(grep -E "^perfbuf trace: writing $tmp/small/out failed: No space left on device; [0-9]+ events? not written$" "$tmp/eerr")
+	check small_fs_error test "$rc" = 1 -a -n "$line"
+	unwritten=$(grep -oE '[0-9]+ events? not written' <<<"$line" | cut -d' ' -f1)
+	received=$(grep -oE '^[0-9]+ events received' "$tmp/eerr" | cut -d' ' -f1)
+	written=$(grep -c ' sched_switch ' "$tmp/small/out")
+	check small_fs_accounting test -n "$received" -a "$((written + ${unwritten:-0}))" = "$received"
+	umount "$tmp/small"
+else
+	skip small_fs "cannot mount tmpfs"
+fi
+
+# 4. a stopped consumer: what fits the ring waits for it, what does not
+# is counted lost, exactly (only the target hits the probe)
+if start_trace --json "uprobe:$TARGET:pb_target_neg"; then
+	kill -STOP "$tpid"
+	"$TARGET" 1000
+	sleep 0.2
+	kill -CONT "$tpid"
+	"$TARGET" 5
+	stop_trace
+	check sigstop_nothing_lost json_check "$tmp/out" \
+		"$trc==0 and sum(o['type']=='event' for o in objs)==1005 and objs[-1]['lost']==0"
+else
+	fail sigstop_nothing_lost "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --json --pages 2 "uprobe:$TARGET:pb_target_neg"; then
+	kill -STOP "$tpid"
+	"$TARGET" 3000
+	kill -CONT "$tpid"
+	stop_trace
+	check sigstop_overflow_exact json_check "$tmp/out" \
+		"$trc==0 and objs[-1]['lost'] > 0 and sum(o['type']=='event' for o in objs) + objs[-1]['lost']==3000 and sum(o['count'] for o in objs if o['type']=='lost')==objs[-1]['lost']"
+else
+	fail sigstop_overflow_exact "did not attach: $(cat "$tmp/err")"
+fi
+
+# 5. output files: created 0600, never through a symlink, truncated only
+# when regular; a FIFO is written as is
+"$PERFBUF" trace -n 2 -o "$tmp/new" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+check output_mode_0600 test "$(stat -c %a "$tmp/new")" = 600 -a "$(grep -c sched_switch "$tmp/new")" = 2
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link"
+"$PERFBUF" trace -n 2 -o "$tmp/link" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_symlink_refused 1 "^perfbuf trace: cannot write '$tmp/link': it is a symbolic link"
+check output_symlink_target_kept test "$(cat "$tmp/victim")" = precious
+head -c 100000 /dev/zero >"$tmp/old"
+"$PERFBUF" trace -n 1 -o "$tmp/old" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+check output_regular_truncated test "$(grep -c sched_switch "$tmp/old")" = 1 -a "$(stat -c %s "$tmp/old")" -lt 1000
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from_fifo" &
+"$PERFBUF" trace -n 3 -o "$tmp/fifo" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+rc=$?
+wait
+check output_fifo test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/from_fifo")" = 3
+mkdir "$tmp/dir"
+"$PERFBUF" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_directory 1 "^perfbuf trace: cannot write '$tmp/dir': Is a directory$"
+finish
