@@ -30,6 +30,8 @@ bad bad_pages --pages 3
 bad bad_cpus --cpus x-y
 bad offline_cpu --cpus 4095
 bad bad_latency --latency 0
+bad bad_consumer_delay --consumer-delay 1ms
+bad bad_consumer_delay_big --consumer-delay 10000001
 bad unknown_option --frobnicate
 bad extra_argument 12
 bad missing_value --size

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
@@ -26,6 +27,9 @@
 
 #define MAX_CPUS 1024
 #define PAGE_SZ 4096
+#define MAX_DELAY_US 10000000	/* 10 s */
+
+enum { OPT_CONSUMER_DELAY = 256 };	/* long-only options */
 
 static volatile sig_atomic_t exiting;
 
@@ -106,6 +110,9 @@ static void usage(FILE *f)
 "  -p, --pages N        ring data pages per CPU, power of two (default 64)\n"
 "  -l, --latency MS     bound on the wait of records below the watermark\n"
 "                       (default 10)\n"
+"      --consumer-delay USEC\n"
+"                       a slow consumer: sleep USEC after each poll round,\n"
+"                       0..%d (default 0); the rings overflow meanwhile\n"
 "  -j, --json           print one JSON object instead of the table\n"
 "  -h, --help           this text\n"
 "\n"
@@ -113,8 +120,10 @@ static void usage(FILE *f)
 "  perfbuf stress                           # every CPU, flat out, 3 s\n"
 "  perfbuf stress --rate 1k --duration 1    # gentle: expect zero loss\n"
 "  perfbuf stress --pages 1 --cpus 0        # overload a 4 KiB ring\n"
+"  perfbuf stress --rate 100k --consumer-delay 20000   # a slow consumer\n"
 "  perfbuf stress --size 1024 --json | python3 -m json.tool\n",
-		sizeof(struct emit_rec), EMIT_MAX_SIZE, EMIT_MAX_BATCH);
+		sizeof(struct emit_rec), EMIT_MAX_SIZE, EMIT_MAX_BATCH,
+		MAX_DELAY_US);
 }
 
 /* A non-negative integer, or -1. */
@@ -200,6 +209,7 @@ int cmd_stress(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "pages", required_argument, NULL, 'p' },
 		{ "latency", required_argument, NULL, 'l' },
+		{ "consumer-delay", required_argument, NULL, OPT_CONSUMER_DELAY },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -210,7 +220,7 @@ int cmd_stress(int argc, char **argv)
 	struct stress st = {};
 	struct perfbuf *pb = NULL;
 	struct emit *skel = NULL;
-	long long size = 64, batch = 16, pages = 64, latency = 10, v;
+	long long size = 64, batch = 16, pages = 64, latency = 10, delay_us = 0, v;
 	double rate = 0, duration = 3, secs;
 	bool json = false, have_rate = false, have_max = false, all_ok = true;
 	__u64 t0, t_end, tot_off = 0, tot_rcv = 0, tot_lost = 0, tot_fail = 0;
@@ -279,6 +289,14 @@ int cmd_stress(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case OPT_CONSUMER_DELAY:
+			delay_us = parse_u(optarg);
+			if (delay_us < 0 || delay_us > MAX_DELAY_US) {
+				fprintf(stderr, "perfbuf stress: --consumer-delay wants 0..%d microseconds, not '%s'\n",
+					MAX_DELAY_US, optarg);
+				return 1;
+			}
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -305,10 +323,9 @@ int cmd_stress(int argc, char **argv)
 			size, pages);
 		return 1;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "perfbuf stress: needs root (CAP_BPF and CAP_PERFMON); run it with sudo\n");
+	if (cli_need_privileges("perfbuf stress", CLI_BPF) ||
+	    cli_need_fds("perfbuf stress", 0))
 		return 1;
-	}
 	if (!n_cpus) {
 		n_cpus = perfbuf_online_cpus(cpus, MAX_CPUS);
 		if (n_cpus <= 0) {
@@ -328,8 +345,8 @@ int cmd_stress(int argc, char **argv)
 	}
 	skel = emit_open_load(false, 0);
 	if (!skel) {
-		fprintf(stderr, "perfbuf stress: loading the BPF program failed: %s\n",
-			strerror(errno));
+		fprintf(stderr, "perfbuf stress: loading the BPF program failed: %s%s\n",
+			strerror(errno), cli_hint(errno));
 		goto cleanup;
 	}
 	{
@@ -338,13 +355,11 @@ int cmd_stress(int argc, char **argv)
 			     .latency_ms = (int)latency,
 			     .max_record_size = (size_t)size);
 
-		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_record, &st, &o);
+		pb = cli_perfbuf_new("perfbuf stress", bpf_map__fd(skel->maps.events),
+				     on_record, &st, &o);
 	}
-	if (!pb) {
-		fprintf(stderr, "perfbuf stress: setting up the perf buffer failed: %s\n",
-			strerror(errno));
+	if (!pb)
 		goto cleanup;
-	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -375,6 +390,20 @@ int cmd_stress(int argc, char **argv)
 		if (err < 0) {
 			fprintf(stderr, "perfbuf stress: poll: %s\n", strerror(-err));
 			goto stop;
+		}
+		/* a slow consumer: the producers overrun the rings meanwhile,
+		 * which is what the LOST accounting is checked against */
+		if (delay_us) {
+			__u64 now = mono_ns(), ns = (__u64)delay_us * 1000;
+			struct timespec ts;
+
+			if (now >= t_end)
+				break;
+			if (ns > t_end - now)
+				ns = t_end - now;
+			ts.tv_sec = (time_t)(ns / 1000000000ULL);
+			ts.tv_nsec = (long)(ns % 1000000000ULL);
+			nanosleep(&ts, NULL);	/* a signal cuts it short: fine */
 		}
 	}
 	err = 0;
@@ -453,11 +482,11 @@ stop:
 		printf("{\"type\":\"stress\",\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
 		       "\"failed\":%llu,\"seconds\":%.3f,\"rate_mps\":%.4f,"
 		       "\"offered_mps\":%.4f,\"size\":%lld,\"batch\":%lld,\"pages\":%lld,"
-		       "\"ok\":%s,\"per_cpu\":[",
+		       "\"consumer_delay_us\":%lld,\"ok\":%s,\"per_cpu\":[",
 		       (unsigned long long)tot_off, (unsigned long long)tot_rcv,
 		       (unsigned long long)tot_lost, (unsigned long long)tot_fail,
 		       secs, tot_rcv / secs / 1e6, tot_off / secs / 1e6, size, batch,
-		       pages, all_ok ? "true" : "false");
+		       pages, delay_us, all_ok ? "true" : "false");
 		for (int i = 0; i < n_cpus; i++) {
 			struct cpu_result *r = &res[i];
 
@@ -479,6 +508,8 @@ stop:
 		       size, batch, rate > 0 ? "paced" : "flat out", pages, secs);
 		if (rate > 0)
 			printf("rate %.0f records/s per CPU\n", rate);
+		if (delay_us)
+			printf("consumer sleeps %lld us after each poll round\n", delay_us);
 		printf("%-5s %12s %12s %10s %9s %7s %9s %5s\n", "CPU", "OFFERED",
 		       "RECEIVED", "LOST", "RATE(M/s)", "LOSS%", "HIGHWATER", "OK");
 		for (int i = 0; i < n_cpus; i++) {

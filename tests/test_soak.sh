@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The soak of tests/soak.sh, short (`make soak` runs it for 60 s): a slow
+# consumer for 6 s, exact accounting, flat RSS and fd count.
+source "$(dirname "$0")/lib.sh"
+if ! need_root; then
+	for t in soak_accounting soak_rss_flat soak_fds_flat; do
+		skip "$t" "needs root"
+	done
+	finish
+fi
+exec bash "$(dirname "$0")/soak.sh" "$BUILD" 6
