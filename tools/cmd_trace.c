@@ -317,6 +317,18 @@ int cmd_trace(int argc, char **argv)
 		goto cleanup;
 	}
 
+	/* before the load: a bad path costs nothing */
+	if (output) {
+		fd = cli_open_output(output);
+		if (fd < 0) {
+			err = fd;
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
+				err == -ELOOP ? "it is a symbolic link; give the file it points to" :
+				strerror(-err));
+			goto cleanup;
+		}
+	}
+
 	skel = trace_obj_open();
 	if (!skel) {
 		err = -errno;
@@ -337,16 +349,6 @@ int cmd_trace(int argc, char **argv)
 		goto cleanup;
 	}
 
-	if (output) {
-		fd = cli_open_output(output);
-		if (fd < 0) {
-			err = fd;
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-				err == -ELOOP ? "it is a symbolic link; give the file it points to" :
-				strerror(-err));
-			goto cleanup;
-		}
-	}
 	run.set = &set;
 	run.max_events = count;
 	{
