@@ -3,6 +3,7 @@
 #   make check      run the test suite (normal build, then ASan/UBSan)
 #   make run        trace for a few seconds with the perfbuf tool
 #   make bench      the benchmark table
+#   make soak       slow consumer for SOAK_SECONDS (60): exact loss, flat RSS/fds
 #   make setup      install dependencies (apt-get) and mount tracefs
 #   V=1             show the commands
 
@@ -46,6 +47,9 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
+# libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
+FUZZ_TARGETS := ring format json
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-tracefs clean fuzz
 .DELETE_ON_ERROR:
@@ -113,8 +117,9 @@ $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
 	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
 
 # The whole suite: the normal build, then the same tests under ASan/UBSan.
-check: setup-tracefs all $(OUTPUT)/fuzz_ring
-	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all $(OUTPUT)/san/fuzz_ring
+check: setup-tracefs all $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all \
+		$(FUZZ_TARGETS:%=$(OUTPUT)/san/fuzz_%)
 	$(Q)tests/run.sh $(OUTPUT) $(OUTPUT)/san
 
 test: check
@@ -128,6 +133,12 @@ bench: all
 	$(Q)scripts/setup.sh --bench
 	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
 
+# perfbuf stress with a slow consumer (tests/test_soak.sh: the same, 6 s)
+SOAK_SECONDS ?= 60
+.PHONY: soak
+soak: all
+	$(Q)tests/soak.sh $(OUTPUT) $(SOAK_SECONDS)
+
 setup:
 	$(Q)scripts/setup.sh
 
@@ -140,12 +151,32 @@ clean:
 
 -include $(wildcard $(OUTPUT)/*/*.d)
 
-# libFuzzer over the ring parser (clang + libclang-rt): make fuzz FUZZ_SECONDS=60
+# libFuzzer (clang + libclang-rt): make fuzz FUZZ_SECONDS=60, or one of
+# them: make fuzz-json. fuzz/fuzz_X.c, its seeds and crash reproducers in
+# tests/fuzz/X/ (copied: the corpus grows in $(OUTPUT)/fuzz-corpus/X).
+#   ring    the ring parser (the library)
+#   format  tracefs format files, and decoding records with them
+#   json    the JSON string escaper of perfbuf trace
 FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=undefined -Wall -Wextra \
+	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
+# the trace tool's libbpf-free files
+FUZZ_TRACE_SRCS := tools/trace_format.c tools/trace_output.c \
+		   tools/trace_tool.h bpf/trace.h
+
 $(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -o $@ $^ -lbpf -lelf -lz
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
 
-fuzz: $(OUTPUT)/fuzz_ring
-	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus
-	$(Q)$(OUTPUT)/fuzz_ring -max_total_time=$(FUZZ_SECONDS) $(OUTPUT)/fuzz-corpus
+$(OUTPUT)/fuzz_format $(OUTPUT)/fuzz_json: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+.PHONY: $(FUZZ_TARGETS:%=fuzz-%)
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(OUTPUT)/fuzz_%
+	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus/$* $(OUTPUT)/fuzz-crash/$*
+	$(Q)cp tests/fuzz/$*/* $(OUTPUT)/fuzz-corpus/$*/
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(OUTPUT)/fuzz-crash/$*/ $(OUTPUT)/fuzz-corpus/$*

@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
-# A short libFuzzer run over the ring parser (longer: make fuzz).
+# Short libFuzzer runs (longer: make fuzz): per target, every file of
+# tests/fuzz/TARGET/ (seeds and crash reproducers) once, then ~4 s of
+# fuzzing from a copy of them. A crash is kept in BUILD/fuzz-crash/.
 source "$(dirname "$0")/lib.sh"
-f=$BUILD/fuzz_ring
-if [[ ! -x $f ]]; then
-	fail fuzz_ring "$f not built: run 'make check'"
-	finish
-fi
-corpus=$(mktemp -d)
-if out=$("$f" -max_total_time=5 -seed=$RANDOM "$corpus" 2>&1); then
-	pass "fuzz_ring ($(grep -o 'Done [0-9]* runs' <<<"$out"))"
-else
-	fail fuzz_ring "$(grep -m3 -E 'ERROR|SUMMARY|deadly' <<<"$out")"
-fi
-rm -rf "$corpus"
+seeds=$(dirname "$0")/fuzz
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for t in ring format json; do
+	f=$BUILD/fuzz_$t
+	if [[ ! -x $f ]]; then
+		fail "fuzz_$t" "$f not built: run 'make check'"
+		continue
+	fi
+	inputs=("$seeds/$t"/*)
+	mkdir -p "$tmp/$t/corpus" "$tmp/$t/crash"
+	cp "${inputs[@]}" "$tmp/$t/corpus/"
+	# -timeout: an input that runs for seconds is a hang
+	if ! out=$("$f" -timeout=5 "${inputs[@]}" 2>&1); then
+		fail "fuzz_$t" "$(grep '^Running: ' <<<"$out" | tail -1 | cut -c10-): $(grep -m1 SUMMARY <<<"$out")"
+	# libFuzzer stops in the second after max_total_time: ~4 s
+	elif ! out=$("$f" -max_total_time=3 -timeout=5 -seed=$RANDOM \
+		     -artifact_prefix="$tmp/$t/crash/" "$tmp/$t/corpus" 2>&1); then
+		mkdir -p "$BUILD/fuzz-crash/$t"
+		cp "$tmp/$t/crash"/* "$BUILD/fuzz-crash/$t/" 2>/dev/null
+		fail "fuzz_$t" "$(grep -m1 SUMMARY <<<"$out"); input in $BUILD/fuzz-crash/$t/"
+	else
+		pass "fuzz_$t (${#inputs[@]} inputs replayed, $(grep -o 'Done [0-9]* runs' <<<"$out"))"
+	fi
+done
 finish

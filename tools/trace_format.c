@@ -119,6 +119,11 @@ static void loc_elem(struct tp_field *f, const char *type)
 		f->kind = FK_LOC_ARRAY;
 }
 
+static bool int_width(unsigned int size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
 static void classify(struct trace_probe *p, struct tp_field *f,
 		     const char *type, const char *arr)
 {
@@ -140,11 +145,12 @@ static void classify(struct trace_probe *p, struct tp_field *f,
 		f->elem = n > 0 ? f->size / n : 0;
 		if (chars)
 			f->kind = FK_CHARS;
-		else if (n > 0 && (f->elem == 1 || f->elem == 2 ||
-				   f->elem == 4 || f->elem == 8))
+		else if (n > 0 && int_width(f->elem))
 			f->kind = FK_ARRAY;
 		else
 			f->kind = FK_RAW;
+	} else if (!int_width(f->size)) {
+		f->kind = FK_RAW;	/* get_uint() reads no other width */
 	} else if (strchr(type, '*')) {
 		f->kind = FK_PTR;
 		/* syscall arguments are user pointers: read the string */
@@ -154,28 +160,18 @@ static void classify(struct trace_probe *p, struct tp_field *f,
 			f->kind = FK_STR;
 			f->user_ptr = true;
 		}
-	} else if (f->size == 1 || f->size == 2 || f->size == 4 ||
-		   f->size == 8) {
+	} else {
 		f->kind = FK_INT;
 		narrow_int(f, type);
-	} else {
-		f->kind = FK_RAW;
 	}
 }
 
-int tp_format_load(struct trace_probe *p)
+int tp_format_parse(struct trace_probe *p, FILE *f)
 {
-	char path[512], line[1024], *cat_end;
+	char line[1024];
 	unsigned int raw = 0;
-	FILE *f;
 	int err = 0;
 
-	cat_end = strchr(p->target, ':');
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_dir,
-		 (int)(cat_end - p->target), p->target, cat_end + 1);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char *decl = strstr(line, "field:"), *semi, *type, *name, *arr;
 		unsigned int off, size;
@@ -192,8 +188,9 @@ int tp_format_load(struct trace_probe *p)
 		if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &off,
 			   &size, &sgn) != 3 || split_decl(decl, &type, &name, &arr))
 			continue;	/* a line we do not understand: skip it */
-		if (off + size > TRACE_RAW_MAX)
-			continue;	/* beyond what BPF copies */
+		/* beyond what BPF copies ("size:-4" would wrap off + size) */
+		if (off > TRACE_RAW_MAX || size > TRACE_RAW_MAX - off)
+			continue;
 		/* BPF programs see a pt_regs pointer over the common_* fields;
 		 * the record header has the pid, tid and CPU instead */
 		if (!strncmp(name, "common_", 7))
@@ -219,8 +216,23 @@ int tp_format_load(struct trace_probe *p)
 		if (off + size > raw)
 			raw = off + size;
 	}
-	fclose(f);
 	p->cfg.raw_size = raw;
+	return err;
+}
+
+int tp_format_load(struct trace_probe *p)
+{
+	char path[512], *cat_end = strchr(p->target, ':');
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_dir,
+		 (int)(cat_end - p->target), p->target, cat_end + 1);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = tp_format_parse(p, f);
+	fclose(f);
 	return err;
 }
 

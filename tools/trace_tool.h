@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "trace.h"
@@ -93,6 +94,8 @@ bool kprobes_supported(void);
 
 /* trace_format.c */
 int tp_format_load(struct trace_probe *p);
+/* The fields of format file @f into @p (p->target set: syscalls differ) */
+int tp_format_parse(struct trace_probe *p, FILE *f);
 void tp_fields_free(struct trace_probe *p);
 
 /* trace_output.c */
