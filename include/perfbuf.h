@@ -434,6 +434,9 @@ PERFBUF_API struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn,
  * @brief Delete the map slots set, disable the events, (when drain_on_free:
  *        perfbuf__quiesce() and perfbuf__drain()), unmap and close. NULL is
  *        a no-op.
+ *
+ * Not while another thread is inside perfbuf__poll() or a consume call on
+ * @pb: stop that thread with perfbuf__stop(), join it, then free.
  */
 PERFBUF_API void perfbuf__free(struct perfbuf *pb);
 
