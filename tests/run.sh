@@ -6,10 +6,11 @@ set -u
 pass=0 fail=0 skip=0
 for dir in "$@"; do
 	for t in "$dir"/tests/test_* tests/test_*.sh; do
-		[[ -x $t && $t != *.[od] ]] || continue
+		# scripts run with bash whatever their mode; binaries if built
+		[[ $t == *.sh && -f $t ]] || [[ -x $t && $t != *.[od] ]] || continue
 		name="${dir##*/}/${t##*/}"
 		if [[ $t == *.sh ]]; then
-			out=$(timeout 300 bash "$t" "$dir" 2>&1 </dev/null)
+			out=$(timeout 900 bash "$t" "$dir" 2>&1 </dev/null)
 		else
 			out=$(timeout 300 "$t" 2>&1 </dev/null)
 		fi

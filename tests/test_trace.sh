@@ -149,7 +149,7 @@ if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-group
 	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$PERFBUF" trace \
 		tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/eerr"
 	rc=$?
-	check err_not_root test "$rc" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a -n "$(grep 'missing CAP_BPF, CAP_PERFMON .*CAP_DAC_READ_SEARCH' "$tmp/eerr")"
+	check err_not_root test "$rc" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a -n "$(grep 'missing CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH' "$tmp/eerr")"
 else
 	skip err_not_root "nobody cannot run $PERFBUF"
 fi

@@ -19,7 +19,7 @@ start_trace() {
 # stop_trace: SIGINT, wait; $trc is the exit status
 stop_trace() {
 	sleep 0.3
-	kill -INT "$tpid"
+	kill -INT "$tpid" 2>/dev/null	# it may have ended on its own
 	wait "$tpid"
 	trc=$?
 	tpid=

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What every subcommand shares: bad options, privileges, output files. */
+/* What every subcommand shares: bad options, privileges, fds, output files,
+ * setting up the collector. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -37,60 +39,87 @@ int cli_bad_option(const char *cmd, int ret, char **argv)
 	return 1;
 }
 
-static int sysctl_int(const char *path)
+static void append(char *buf, size_t size, const char *s)
 {
-	FILE *f = fopen(path, "re");
-	int v = -1;
+	size_t n = strlen(buf);
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
+	snprintf(buf + n, size - n, "%s%s", n ? ", " : "", s);
+}
+
+/* tracefs is mode 0700 root unless mounted with mode=/gid=; not mounted at
+ * all, trace mounts it (tracefs_ensure) and says what that needs. */
+static bool tracefs_refused(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing/events",
+					    "/sys/kernel/debug/tracing/events" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		DIR *d = opendir(dirs[i]);
+
+		if (d) {
+			closedir(d);
+			return false;
+		}
+		if (errno == EACCES)
+			return true;
 	}
-	return v;
+	return false;
 }
 
 /* Effective capabilities, not the uid: a root shell with its capabilities
  * dropped fails later and less clearly, a non-root one granted CAP_BPF and
- * CAP_PERFMON works. */
+ * CAP_PERFMON works. Tracing programs need both whatever
+ * kernel.unprivileged_bpf_disabled and kernel.perf_event_paranoid say. */
 int cli_need_privileges(const char *prog, unsigned int need)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-	char missing[320] = "";
+	char missing[160] = "";
 
 #define HAS(c) (d[(c) / 32].effective & (1U << ((c) % 32)))
-#define MISSING(name) snprintf(missing + strlen(missing),		\
-			       sizeof(missing) - strlen(missing), "%s%s", \
-			       missing[0] ? ", " : "", name)
 	if (syscall(SYS_capget, &hdr, d))
 		return 0;	/* let the kernel say no later */
 	/* CAP_SYS_ADMIN stands for both before Linux 5.8, and still works */
 	if ((need & CLI_BPF) && !HAS(CAP_SYS_ADMIN)) {
 		if (!HAS(CAP_BPF))
-			MISSING("CAP_BPF");
+			append(missing, sizeof(missing), "CAP_BPF");
 		if (!HAS(CAP_PERFMON))
-			MISSING("CAP_PERFMON");
-		if (missing[0])
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
-				 " (kernel.unprivileged_bpf_disabled=%d and kernel.perf_event_paranoid=%d keep BPF and perf events from other users)",
-				 sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled"),
-				 sysctl_int("/proc/sys/kernel/perf_event_paranoid"));
+			append(missing, sizeof(missing), "CAP_PERFMON");
 	}
 	if ((need & CLI_TRACEFS) && !HAS(CAP_DAC_OVERRIDE) &&
-	    !HAS(CAP_DAC_READ_SEARCH))
-		MISSING("CAP_DAC_READ_SEARCH (tracefs is root's only)");
-#undef MISSING
+	    !HAS(CAP_DAC_READ_SEARCH) && tracefs_refused())
+		append(missing, sizeof(missing),
+		       "CAP_DAC_READ_SEARCH (tracefs is root's only)");
 #undef HAS
 	if (!missing[0])
 		return 0;
-	fprintf(stderr, "%s: missing %s; run it as root, e.g. with sudo\n",
+	fprintf(stderr, "%s: missing %s; run it as root with its full capabilities, or grant them (README: Security)\n",
 		prog, missing);
 	return -EPERM;
 }
 
-/* O_NOFOLLOW and no O_TRUNC at open: a planted symlink or hard-to-see
- * special file is never clobbered; only a regular file is truncated. */
+int cli_need_fds(const char *prog, unsigned int extra)
+{
+	int cpus = perfbuf_possible_cpus(NULL, 0);
+	rlim_t need = 64 + 2 * (rlim_t)(cpus > 0 ? cpus : 1) + extra;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max >= need) {
+		rl.rlim_cur = need;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return 0;
+	}
+	fprintf(stderr, "%s: %s (RLIMIT_NOFILE %llu, %llu needed: 2 per CPU, the BPF objects and links); raise 'ulimit -n'\n",
+		prog, strerror(EMFILE), (unsigned long long)rl.rlim_max,
+		(unsigned long long)need);
+	return -EMFILE;
+}
+
+/* O_NOFOLLOW and no O_TRUNC at open: a planted symlink, or a hard link to
+ * a file that is not the user's, is never clobbered; only a regular file
+ * is truncated, a FIFO or device (/dev/null) is written as it is. */
 int cli_open_output(const char *path)
 {
 	struct stat st;
@@ -98,23 +127,35 @@ int cli_open_output(const char *path)
 
 	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return errno == ELOOP ? -ELOOP : -errno;
+		return -errno;
 	if (fstat(fd, &st)) {
 		err = -errno;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		err = -EMLINK;
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
 		err = -errno;
 		goto fail;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		goto fail;
-	}
 	return fd;
 fail:
 	close(fd);
 	return err;
+}
+
+const char *cli_output_error(int err)
+{
+	switch (-err) {
+	case ELOOP:
+		return "it is a symbolic link (not followed); give the file it points to";
+	case EMLINK:
+		return "it has other hard links; refusing to truncate it";
+	default:
+		return strerror(-err);
+	}
 }
 
 FILE *cli_fopen_output(const char *path)
@@ -145,9 +186,18 @@ static int keep_warning(enum perfbuf_print_level level, const char *fmt,
 {
 	size_t n = strlen(setup_log);
 
-	if (level == PERFBUF_DEBUG || n >= sizeof(setup_log) - 1)
+	if (level != PERFBUF_WARN || n >= sizeof(setup_log) - 1)
 		return 0;
 	return vsnprintf(setup_log + n, sizeof(setup_log) - n, fmt, ap);
+}
+
+static void replay(perfbuf_print_fn fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fn(PERFBUF_WARN, fmt, ap);
+	va_end(ap);
 }
 
 struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
@@ -156,7 +206,7 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 {
 	perfbuf_print_fn prev;
 	struct perfbuf *pb;
-	char *last;
+	char *last, *nl;
 	int err;
 
 	setup_log[0] = '\0';
@@ -165,18 +215,21 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 	err = errno;
 	perfbuf_set_print(prev);
 	if (pb) {
-		fputs(setup_log, stderr);	/* warnings that did not stop it */
+		/* warnings that did not stop it: to the caller's printer */
+		if (prev && setup_log[0])
+			replay(prev, "%s", setup_log);
 		return pb;
 	}
-	/* the last warning is the one that stopped it */
-	while ((last = strrchr(setup_log, '\n')) && !last[1])
-		*last = '\0';
+	/* the last warning, if any, says why; some failures log nothing */
+	while ((nl = strrchr(setup_log, '\n')) && !nl[1])
+		*nl = '\0';
 	last = strrchr(setup_log, '\n');
 	last = last ? last + 1 : setup_log;
 	if (!strncmp(last, "perfbuf: ", 9))
 		last += 9;
-	fprintf(stderr, "%s: setting up the perf buffer failed: %s%s\n", prog,
-		*last ? last : strerror(err), *last ? "" : cli_hint(err));
+	fprintf(stderr, "%s: setting up the perf buffer failed: %s%s%s%s%s\n",
+		prog, strerror(err), *last ? " (" : "", last, *last ? ")" : "",
+		err == ENOMEM ? "; try fewer --pages" : cli_hint(err));
 	errno = err;
 	return NULL;
 }
@@ -186,32 +239,27 @@ const char *cli_hint(int err)
 	switch (err < 0 ? -err : err) {
 	case EMFILE:
 	case ENFILE:
-		return " (raise 'ulimit -n')";
+		return "; raise 'ulimit -n'";
 	case EPERM:
 	case EACCES:
-		return " (run it as root)";
+		/* the capabilities were checked first: something else said no */
+		return cli_lockdown() ? "; kernel lockdown=confidentiality forbids it" :
+		       "; an LSM (SELinux, AppArmor) or kernel lockdown?";
 	default:
 		return "";
 	}
 }
 
-/* libbpf's feature probes misreport EMFILE as other errors: make sure of
- * the fds up front, raising the soft limit if the hard one allows it. */
-int cli_need_fds(const char *prog, unsigned int extra)
+bool cli_lockdown(void)
 {
-	int cpus = perfbuf_possible_cpus(NULL, 0);
-	rlim_t need = 64 + 2 * (rlim_t)(cpus > 0 ? cpus : 1) + extra;
-	struct rlimit rl;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	char buf[128] = "";
+	bool on;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max >= need) {
-		rl.rlim_cur = need;
-		if (!setrlimit(RLIMIT_NOFILE, &rl))
-			return 0;
-	}
-	fprintf(stderr, "%s: %s (RLIMIT_NOFILE %llu, %llu needed: 2 per CPU and the BPF objects); raise 'ulimit -n'\n",
-		prog, strerror(EMFILE), (unsigned long long)rl.rlim_max,
-		(unsigned long long)need);
-	return -EMFILE;
+	if (!f)
+		return false;
+	/* integrity leaves BPF's kernel reads, kprobes and tracefs alone */
+	on = fgets(buf, sizeof(buf), f) && strstr(buf, "[confidentiality]");
+	fclose(f);
+	return on;
 }

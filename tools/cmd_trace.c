@@ -312,7 +312,8 @@ int cmd_trace(int argc, char **argv)
 			err = -EINVAL;
 			goto cleanup;
 		}
-	if (cli_need_fds(PROG, set.n)) {	/* a link per probe */
+	/* per probe: a link and a perf event, or a program, link and BTF */
+	if (cli_need_fds(PROG, 3 * set.n)) {
 		err = -EMFILE;
 		goto cleanup;
 	}
@@ -323,8 +324,7 @@ int cmd_trace(int argc, char **argv)
 		if (fd < 0) {
 			err = fd;
 			fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-				err == -ELOOP ? "it is a symbolic link; give the file it points to" :
-				strerror(-err));
+				cli_output_error(err));
 			goto cleanup;
 		}
 	}
@@ -344,8 +344,8 @@ int cmd_trace(int argc, char **argv)
 	err = trace__load(skel);
 	if (err) {
 		fprintf(stderr, PROG ": loading the BPF programs failed: %s%s\n",
-			strerror(-err), err == -EMFILE || err == -ENFILE ? cli_hint(err) :
-			" (run with -v for the verifier log)");
+			strerror(-err), *cli_hint(err) ? cli_hint(err) :
+			"; run with -v for the verifier log");
 		goto cleanup;
 	}
 

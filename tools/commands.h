@@ -3,6 +3,7 @@
 #ifndef PERFBUF_COMMANDS_H
 #define PERFBUF_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "perfbuf.h"
@@ -16,33 +17,39 @@ int cmd_demo(int argc, char **argv);
  * '?' or ':': print one line naming the option; returns the exit status. */
 int cli_bad_option(const char *cmd, int ret, char **argv);
 
-/* Refuse early, in one line naming the missing capabilities and the
- * sysctls that matter. CLI_BPF: CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN);
- * CLI_TRACEFS: CAP_DAC_READ_SEARCH (or CAP_DAC_OVERRIDE). 0 or -EPERM. */
+/* Refuse early, in one line naming the missing capabilities. CLI_BPF:
+ * CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); CLI_TRACEFS:
+ * CAP_DAC_READ_SEARCH (or CAP_DAC_OVERRIDE) when tracefs refuses us.
+ * 0 or -EPERM. */
 #define CLI_BPF		1
 #define CLI_TRACEFS	2
 int cli_need_privileges(const char *prog, unsigned int need);
 
-/* Open an output file: created 0600, never through a symlink (ELOOP), an
- * existing regular file truncated, a FIFO or device written as is.
- * Returns an fd or -errno. */
+/* At least 2 fds per CPU, @extra and room for the BPF objects: the soft
+ * RLIMIT_NOFILE is raised to that if the hard one allows; if not, one
+ * line (EMFILE, raise 'ulimit -n'). 0 or -EMFILE. libbpf's feature probes
+ * misreport EMFILE as other errors: hence up front. */
+int cli_need_fds(const char *prog, unsigned int extra);
+
+/* Open an output file: created 0600, never through a symlink (-ELOOP),
+ * an existing regular file truncated unless it has other hard links
+ * (-EMLINK), a FIFO or device written as is. An fd or -errno. */
 int cli_open_output(const char *path);
+/* What to say about cli_open_output()'s @err. */
+const char *cli_output_error(int err);
 /* The same as a stdio stream; NULL with errno set. */
 FILE *cli_fopen_output(const char *path);
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
- * setting up the perf buffer failed: " and the library's reason; if it
- * works, the library's warnings (offline CPUs, a small map) as they are. */
+ * setting up the perf buffer failed: " and the reason; if it works, the
+ * library's warnings (offline CPUs, a small map) to its printer. */
 struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 				perfbuf_record_fn fn, void *ctx,
 				const struct perfbuf_opts *opts);
 
-/* At least 2 fds per CPU, @extra and room for the BPF objects: the soft
- * RLIMIT_NOFILE is raised to that if the hard one allows; if not, one
- * line (EMFILE, raise 'ulimit -n'). 0 or -EMFILE. */
-int cli_need_fds(const char *prog, unsigned int extra);
-
-/* What to do about @err (either sign), e.g. " (raise 'ulimit -n')", or "". */
+/* What to do about @err (either sign), e.g. "; raise 'ulimit -n'", or "". */
 const char *cli_hint(int err);
+/* Is kernel lockdown in confidentiality mode (no kernel reads from BPF)? */
+bool cli_lockdown(void);
 
 #endif

@@ -47,16 +47,11 @@ int tracefs_ensure(const char *prog)
 		strcpy(tracefs_dir, "/sys/kernel/debug/tracing");
 		return 0;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "%s: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
-			prog);
-		return -ENOENT;
-	}
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 		int err = -errno;
 
-		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s); try: mount -t tracefs nodev /sys/kernel/tracing\n",
-			prog, strerror(-err));
+		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s%s); as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
+			prog, strerror(-err), err == -EPERM ? ": needs CAP_SYS_ADMIN" : "");
 		return err;
 	}
 	return 0;
@@ -496,7 +491,8 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 		err_line("no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
 			 p->target);
 	else
-		err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
+		err_line("attaching %s failed: %s%s\n", p->spec,
+			 strerror(-err), cli_hint(err));
 	return err;
 }
 
@@ -562,7 +558,8 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 			return 0;
 		}
 		err = -errno;
-		err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
+		err_line("attaching %s failed: %s%s\n", p->spec,
+			 strerror(-err), cli_hint(err));
 		return err;
 	}
 	suggest(p->target, tp, sizeof(tp));
@@ -592,7 +589,8 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 			return 0;
 		}
 		if (err)
-			err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
+			err_line("attaching %s failed: %s%s\n", p->spec,
+				 strerror(-err), cli_hint(err));
 		return err;
 	}
 	case PK_UPROBE:
@@ -611,7 +609,8 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 			err_line("%s: no function symbol '%s' in %s\n", p->spec,
 				 p->target, p->path);
 		else
-			err_line("attaching %s failed: %s%s\n", p->spec, strerror(-err), cli_hint(err));
+			err_line("attaching %s failed: %s%s\n", p->spec,
+				 strerror(-err), cli_hint(err));
 		return err;
 	}
 	case PK_RAWTP:
