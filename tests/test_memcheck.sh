@@ -24,7 +24,8 @@ supp=$(dirname "$0")/valgrind.supp
 memcheck() {
 	local name=$1 rc
 	shift
-	timeout 600 valgrind -q --error-exitcode=99 --suppressions="$supp" \
+	# fair scheduling: a thread spinning on syscalls would starve the others
+	timeout 600 valgrind -q --fair-sched=yes --error-exitcode=99 --suppressions="$supp" \
 		--leak-check=full --show-leak-kinds=definite,indirect \
 		--errors-for-leak-kinds=definite,indirect \
 		--log-file="$tmp/$name.vg" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
