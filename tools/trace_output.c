@@ -99,8 +99,12 @@ void out_mem(const void *p, size_t n)
 {
 	if (out.len + n > OUT_CAP) {
 		out_flush();
-		if (n > OUT_CAP)
-			return;		/* never happens: records are small */
+		/* records are at most a few KiB: say so, should it change */
+		if (n > OUT_CAP) {
+			if (!out.err)
+				out.err = -EMSGSIZE;
+			return;
+		}
 	}
 	memcpy(out.buf + out.len, p, n);
 	out.len += n;
