@@ -25,9 +25,17 @@ if [[ $mode != --tracefs-only ]]; then
 	if ((${#missing[@]})); then
 		need_root "installing ${missing[*]}"
 		echo "setup: installing ${missing[*]}"
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "${missing[@]}" >/dev/null
+		# apt's chatter (debconf, progress) only when it fails
+		log=$(mktemp)
+		if ! { apt-get update -qq &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+			cat "$log" >&2
+			rm -f "$log"
+			echo "setup: installing ${missing[*]} failed" >&2
+			exit 1
+		fi
+		rm -f "$log"
 	fi
 fi
 
