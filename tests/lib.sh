@@ -3,6 +3,11 @@
 # $1 of the test script is the build directory holding the perfbuf tool.
 BUILD=${1:?usage: $0 BUILD_DIR}
 PERFBUF=$BUILD/perfbuf
+# tests/test_memcheck.sh runs some scripts with the tool under valgrind
+if [[ -n ${PERFBUF_VG_LOGS:-} ]]; then
+	export PERFBUF_REAL=$(realpath "$PERFBUF")
+	PERFBUF=$(realpath "$(dirname "${BASH_SOURCE[0]}")/vg-perfbuf")
+fi
 failed=0
 
 pass() { echo "PASS $1"; }

@@ -49,9 +49,12 @@ for t in "$BUILD"/tests/test_*; do
 	[[ -x $t && $t != *.[od] ]] || continue
 	memcheck "${t##*/}" "$t"
 done
+# The tool: a few runs of trace (each BPF load costs 5-10 s here), then
+# the whole of test_cli.sh and test_stress.sh with the tool under valgrind
+# (tests/vg-perfbuf). test_trace.sh and test_faults.sh stay out: 60 loads
+# would take 4 minutes and their timing breaks, and valgrind takes fds of
+# its own under the RLIMIT_NOFILE cases. ASan and LSan run them all.
 if need_root; then
-	memcheck stress "$PERFBUF" stress --rate 10k --duration 1 --json
-	memcheck stress_overload "$PERFBUF" stress --max --pages 1 --batch 256 --duration 1
 	memcheck trace "$PERFBUF" trace -n 50 --json tracepoint:sched:sched_switch \
 		tracepoint:syscalls:sys_enter_openat
 	memcheck trace_text "$PERFBUF" trace -n 20 tracepoint:sched:sched_switch
@@ -62,6 +65,24 @@ if need_root; then
 		"$PERFBUF" trace tracepoint:sched:no_such_tp >/dev/null 2>&1
 	check memcheck_trace_error_path test $? = 1
 else
-	skip memcheck_tool "needs root"
+	skip memcheck_trace "needs root"
+fi
+mkdir -m 1777 "$tmp/vg"	# setpriv'd runs log there too
+for s in cli stress; do
+	out=$(PERFBUF_VG_LOGS=$tmp/vg bash "$(dirname "$0")/test_$s.sh" "$BUILD" 2>&1)
+	if grep -q '^FAIL' <<<"$out"; then
+		fail "memcheck_test_$s.sh" "$(grep '^FAIL' <<<"$out" | head -5)"
+	else
+		pass "memcheck_test_$s.sh ($(grep -c '^PASS' <<<"$out") subtests)"
+	fi
+done
+# what valgrind reported, less its notes on syscalls it does not model
+reports=$(cat "$tmp"/vg/*.log 2>/dev/null | grep -v -e 'WARNING: unhandled' \
+	-e 'write your own handler' -e README_MISSING -e 'consider this a bug' \
+	-e bug_reports)
+if [[ -z $reports ]]; then
+	pass "memcheck_tool_reports ($(ls "$tmp"/vg | wc -l) runs)"
+else
+	fail memcheck_tool_reports "$(head -40 <<<"$reports")"
 fi
 finish
