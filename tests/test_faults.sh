@@ -48,6 +48,10 @@ if as_nobody test -x "$PERFBUF"; then
 	as_nobody --inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \
 		"$PERFBUF" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_trace grep -q sched_switch "$tmp/out"
+	# without CAP_IPC_LOCK, 2 x 16 MiB of rings is over the mlock limits
+	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"$PERFBUF" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
+	one_line nobody_mlock_limit 1 "^perfbuf stress: setting up the perf buffer failed: Operation not permitted \(ring: mmap of 4097 pages refused \(EPERM\): over kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK; run as root or raise them\)$"
 else
 	skip nobody "nobody cannot run $PERFBUF"
 fi

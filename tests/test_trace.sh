@@ -132,6 +132,8 @@ error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:s
 check err_partial_attach_no_events test ! -s "$tmp/eout"
 error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
 error_case err_bad_pages 'power of two' trace --pages 3 tracepoint:sched:sched_process_exec
+error_case err_pages_too_small 'setting up the perf buffer failed: .*records of [0-9]* bytes cannot fit a ring of 4096 bytes.*use more pages' \
+	trace --pages 1 tracepoint:sched:sched_process_exec
 error_case err_pid_missing 'no such process' trace -p 2147483647 tracepoint:sched:sched_process_exec
 error_case err_bad_cpu '--cpu wants a number' trace --cpu 99999 tracepoint:sched:sched_process_exec
 error_case err_bad_option 'perfbuf trace --help' trace --nope tracepoint:sched:sched_process_exec

@@ -229,7 +229,7 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 		last += 9;
 	fprintf(stderr, "%s: setting up the perf buffer failed: %s%s%s%s%s\n",
 		prog, strerror(err), *last ? " (" : "", last, *last ? ")" : "",
-		err == ENOMEM ? "; try fewer --pages" : cli_hint(err));
+		err == ENOMEM ? "; try fewer --pages" : *last ? "" : cli_hint(err));
 	errno = err;
 	return NULL;
 }
