@@ -240,8 +240,7 @@ const char *cli_hint(int err)
 	case EMFILE:
 	case ENFILE:
 		return "; raise 'ulimit -n'";
-	case EPERM:
-	case EACCES:
+	case EPERM:	/* EACCES is mostly the verifier's: no guess */
 		/* the capabilities were checked first: something else said no */
 		return cli_lockdown() ? "; kernel lockdown=confidentiality forbids it" :
 		       "; an LSM (SELinux, AppArmor) or kernel lockdown?";
