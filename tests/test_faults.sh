@@ -52,6 +52,16 @@ if as_nobody test -x "$PERFBUF"; then
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
 		"$PERFBUF" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
 	one_line nobody_mlock_limit 1 "^perfbuf stress: setting up the perf buffer failed: Operation not permitted \(ring: mmap of 4097 pages refused \(EPERM\): over kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK; run as root or raise them\)$"
+	# tracefs not mounted, and no CAP_SYS_ADMIN to mount it (own namespace)
+	if unshare -m true 2>/dev/null; then
+		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
+			setpriv --reuid=nobody --regid=nogroup --clear-groups \\
+				--inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \\
+				'$PERFBUF' trace tracepoint:sched:sched_switch" >/dev/null 2>"$tmp/eerr"
+		one_line tracefs_mount_refused 1 "^perfbuf trace: tracefs is not mounted and mounting it failed \\(Operation not permitted: needs CAP_SYS_ADMIN\\); as root run: mount -t tracefs"
+	else
+		skip tracefs_mount_refused "no unshare -m"
+	fi
 else
 	skip nobody "nobody cannot run $PERFBUF"
 fi
