@@ -33,6 +33,7 @@ static int quiet(enum perfbuf_print_level l, const char *f, va_list ap)
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 {
 	struct perf_event_mmap_page *hdr;
+	struct perfbuf_merge *m = NULL;
 	struct perfbuf_ring *r;
 	size_t pages, data_len;
 	uint64_t head, tail;
@@ -63,13 +64,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	r = perfbuf_ring__new_mem(mem, PAGE, pages);
 	if (!r)
 		abort();
-	perfbuf_ring__set_raw_samples(r, !(flags & 4));
+	/* the layouts: raw samples, with time (and LOST records with a
+	 * sample_id trailer), samples that are not raw */
+	perfbuf_ring__set_sample_type(r, (flags & 4) ? PERF_SAMPLE_TID :
+				      PERF_SAMPLE_RAW |
+				      ((flags & 8) ? PERF_SAMPLE_TIME : 0),
+				      flags & 8);
+	if (flags & 16) {
+		m = perfbuf_merge__new();
+		if (!m || perfbuf_merge__add(m, r))
+			abort();
+	}
 	/* each fold consumes at least one record or resynchronises */
 	for (int i = 0; perfbuf_ring__avail(r); i++) {
 		if (i > PAGE * 2)
 			abort();	/* no progress: a hang */
-		perfbuf_ring__fold(r, touch, &sum);
+		if (m)
+			perfbuf_merge__fold(m, UINT64_MAX, 0, touch, &sum);
+		else
+			perfbuf_ring__fold(r, touch, &sum);
 	}
+	perfbuf_merge__free(m);
 	perfbuf_ring__free(r);
 	free(mem);
 	return 0;

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The collector: one PERF_COUNT_SW_BPF_OUTPUT event and ring per CPU of a
- * BPF_MAP_TYPE_PERF_EVENT_ARRAY, stored in the map at key = CPU number,
- * waited on with one epoll.
+ * The collector: a slot per CPU it serves, holding that CPU's channel
+ * (channel.c) while the CPU is online; one epoll over the channels, an
+ * eventfd (wake/stop) and the hotplug socket (hotplug.c); the latency grid;
+ * and, when ordered, a merge of the rings (merge.c).
  *
  * Wake-ups cost ~8 us each (an irq_work self-IPI), so by default the
  * kernel wakes us only once a quarter of a ring is full (a byte watermark)
  * and perfbuf__poll() bounds the latency of what waits under the watermark
  * by draining every ring on a grid finer than latency_ms.
  *
- * Lost records: the kernel writes PERF_RECORD_LOST only before the next
- * record that fits, so losses at the end of a run never appear as records.
- * perfbuf__drain() reads the exact total (PERF_FORMAT_LOST) and reports the
- * difference; later LOST records report only what was not reported yet.
+ * Ordered: a drain delivers, merged, the records up to a horizon a little
+ * behind now (slack_ns): a record older than the horizon that is not in
+ * its ring yet had its producer interrupted between taking the time and
+ * writing, and comes late. Records wait at most a grid period plus the
+ * slack: 0.8 + 0.1 of latency_ms.
+ *
+ * CPU changes become notices, queued with the time they were seen and
+ * handed over in order: a CPU going offline leaves the map at once, and
+ * its ring is drained, its losses settled and closed when its notice is
+ * delivered, after every record older than it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,134 +31,284 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
-
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST (1U << 4)
-#endif
+#include "channel.h"
+#include "hotplug.h"
 
 #define DEFAULT_PAGE_CNT 64
 #define DEFAULT_LATENCY_MS 10
-#define LOST_RECORD_SZ 24
-#define MAX_RECORD_SZ 0xfff8	/* largest 8-aligned u16 header.size */
+#define NO_BOUND_SLACK_NS 1000000ULL	/* ordered, latency_ms < 0 */
 #define MAX_CPUS 8192
 
-struct pb_cpu {
-	struct perfbuf *pb;
-	struct perfbuf_ring *ring;
-	int fd;
+struct slot {
 	int cpu;
-	bool map_set;
-	__u64 lost_reported;	/* handed to the callback */
-	__u64 wakeups;
-	__u64 polls;
+	struct channel *ch;		/* NULL while the CPU is offline */
+	struct perfbuf_cpu_stats gone;	/* of the channels it had before */
+	__u64 onlined, offlined;
+};
+
+struct notice {
+	__u64 time_ns;
+	enum perfbuf_record_kind kind;	/* CPU_ONLINE or CPU_OFFLINE */
+	struct slot *slot;
+	struct channel *ch;		/* CPU_OFFLINE: the channel to retire */
 };
 
 struct perfbuf {
-	int map_fd;
 	perfbuf_record_fn fn;
 	void *ctx;
-	int epfd;
+	struct channel_cfg cfg;
 	int evfd;
-	struct pb_cpu *cpus;
+	int hotplug_fd;
+	struct slot *slots;
 	size_t cnt;
-	size_t offline;
 	struct epoll_event *events;
+	struct perfbuf_merge *merge;	/* ordered only */
+	struct notice *notices;
+	size_t notice_cnt, notice_cap;
 	int latency_ms;
 	size_t budget;
 	bool drain_on_free;
-	bool lost_fmt;		/* events opened with PERF_FORMAT_LOST */
 	bool stopped;
+	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
 	__u64 period_ns;	/* of the latency drains: 4/5 of latency_ms */
 	__u64 next_drain_ns;
-	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
-	__u64 delivered;	/* records handed over in the current call */
-	__u64 swallowed;	/* LOST records already reported by a drain */
+	__u64 slack_ns;		/* ordered: horizon = now - slack_ns */
+	/* the current call */
+	__u64 delivered;
+	bool halt;		/* the callback said stop */
 };
 
-static __u64 now_ns(void)
+static void deliver(struct perfbuf *pb, const struct perfbuf_record *rec)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	pb->delivered++;
+	if (pb->fn(pb->ctx, rec) != PERFBUF_CONTINUE)
+		pb->halt = true;
 }
 
-/* The sum of the LOST records' counts read from this ring so far. */
-static __u64 ring_lost(const struct pb_cpu *c)
+static void drain_channel(struct perfbuf *pb, struct channel *ch, size_t budget)
 {
-	struct perfbuf_ring_stats st;
+	bool stop;
 
-	perfbuf_ring__stats(c->ring, &st);
-	return st.lost;
+	pb->delivered += channel_drain(ch, budget, pb->fn, pb->ctx, &stop);
+	pb->halt |= stop;
 }
 
-/* Used only while perfbuf__drain() has reported losses that LOST records
- * still in flight will report again: pass on only the part not yet told. */
-static int on_record_dedup(void *ctx, const struct perfbuf_record *rec)
+static void settle(struct perfbuf *pb, struct channel *ch, __u64 time_ns)
 {
-	struct pb_cpu *c = ctx;
-	struct perfbuf *pb = c->pb;
-	struct perfbuf_record r;
+	bool stop;
 
-	__u64 seen;
+	pb->delivered += channel_settle(ch, &pb->cfg, time_ns, pb->fn,
+					pb->ctx, &stop);
+	pb->halt |= stop;
+}
 
-	if (rec->kind != PERFBUF_REC_LOST)
-		return pb->fn(pb->ctx, rec);
-	seen = ring_lost(c);	/* this record's count included */
-	if (seen <= c->lost_reported) {
-		pb->swallowed++;
-		return 0;
+/* The last of a channel whose CPU went offline: what is left in its ring,
+ * its unreported losses, the notice; then it is closed. A stop asked on
+ * the way takes effect after it: nothing of the CPU may be left behind. */
+static void retire(struct perfbuf *pb, struct slot *s, struct channel *ch,
+		   __u64 time_ns)
+{
+	struct perfbuf_record rec = {
+		.kind = PERFBUF_REC_CPU_OFFLINE, .cpu = s->cpu,
+		.time_ns = time_ns,
+	};
+	bool halt = pb->halt;
+
+	if (pb->merge)
+		perfbuf_merge__remove(pb->merge, ch->ring);
+	drain_channel(pb, ch, SIZE_MAX);
+	settle(pb, ch, time_ns);
+	deliver(pb, &rec);
+	channel_stats_add(ch, &pb->cfg, &s->gone);
+	channel_close(ch, &pb->cfg);
+	free(ch);
+	pb->halt |= halt;
+}
+
+static void hand_over(struct perfbuf *pb, struct notice *n)
+{
+	struct perfbuf_record rec = {
+		.kind = n->kind, .cpu = n->slot->cpu, .time_ns = n->time_ns,
+	};
+
+	if (n->kind == PERFBUF_REC_CPU_OFFLINE)
+		retire(pb, n->slot, n->ch, n->time_ns);
+	else
+		deliver(pb, &rec);
+}
+
+static void pop_notice(struct perfbuf *pb)
+{
+	memmove(pb->notices, pb->notices + 1,
+		--pb->notice_cnt * sizeof(*pb->notices));
+}
+
+static void push_notice(struct perfbuf *pb, struct notice n)
+{
+	if (pb->notice_cnt == pb->notice_cap) {
+		size_t cap = pb->notice_cap ? 2 * pb->notice_cap : 8;
+		struct notice *q = realloc(pb->notices, cap * sizeof(*q));
+
+		if (!q) {
+			pr_warn("no memory to queue the notice of CPU %d: delivered now, maybe out of order\n",
+				n.slot->cpu);
+			hand_over(pb, &n);
+			return;
+		}
+		pb->notices = q;
+		pb->notice_cap = cap;
 	}
-	r = *rec;
-	r.lost = seen - c->lost_reported;
-	c->lost_reported = seen;
-	return pb->fn(pb->ctx, &r);
+	pb->notices[pb->notice_cnt++] = n;
 }
 
-static __u64 records(const struct perfbuf_ring_stats *st)
+/* Unordered: every notice queued, as long as the caller wants records. */
+static void hand_over_notices(struct perfbuf *pb)
 {
-	return st->samples + st->lost_records + st->other;
+	while (pb->notice_cnt && !pb->halt) {
+		struct notice n = pb->notices[0];
+
+		pop_notice(pb);
+		hand_over(pb, &n);
+	}
 }
 
-static int drain_cpu(struct pb_cpu *c)
+static void drain_all(struct perfbuf *pb, size_t budget)
 {
-	struct perfbuf *pb = c->pb;
-	struct perfbuf_ring_stats before, after;
-	size_t budget = pb->budget ?: SIZE_MAX;
-	int ret;
+	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
+		if (pb->slots[i].ch)
+			drain_channel(pb, pb->slots[i].ch, budget);
+	hand_over_notices(pb);
+}
 
-	c->polls++;
-	perfbuf_ring__stats(c->ring, &before);
-	if (before.lost == c->lost_reported) {
-		/* the common case: records go straight to the caller */
-		ret = perfbuf_ring__fold_n(c->ring, pb->fn, pb->ctx, budget);
-		perfbuf_ring__stats(c->ring, &after);
-		c->lost_reported = after.lost;
+/* Merge up to @horizon; false when records up to it may be left. */
+static bool fold_to(struct perfbuf *pb, __u64 horizon, size_t *left)
+{
+	bool stop;
+	int n = merge_fold(pb->merge, horizon, *left, pb->fn, pb->ctx, &stop);
+
+	pb->delivered += (__u64)n;
+	*left -= (size_t)n;
+	pb->halt |= stop;
+	return !stop && *left;
+}
+
+/* Ordered: records and notices up to @horizon, in time order. */
+static void ordered_round(struct perfbuf *pb, __u64 horizon, size_t budget)
+{
+	size_t left = budget;
+
+	while (pb->notice_cnt && pb->notices[0].time_ns <= horizon) {
+		struct notice n = pb->notices[0];
+
+		if (!fold_to(pb, n.time_ns, &left))
+			return;
+		pop_notice(pb);
+		hand_over(pb, &n);
+		if (pb->halt)
+			return;
+	}
+	fold_to(pb, horizon, &left);
+}
+
+/* A drain of every ring, as the grid or a wake-up asks for it. */
+static void drain_round(struct perfbuf *pb)
+{
+	if (pb->merge)
+		ordered_round(pb, perfbuf_now_ns() - pb->slack_ns,
+			      pb->budget ?: SIZE_MAX);
+	else
+		drain_all(pb, pb->budget ?: SIZE_MAX);
+}
+
+static void cpu_up(struct perfbuf *pb, struct slot *s)
+{
+	struct channel *ch = calloc(1, sizeof(*ch));
+	int err = ch ? channel_open(ch, s->cpu, &pb->cfg) : -ENOMEM;
+
+	if (!err && pb->merge)
+		err = perfbuf_merge__add(pb->merge, ch->ring);
+	if (err) {
+		pr_warn("CPU %d came online but its ring could not be set up (%s): its records are not collected\n",
+			s->cpu, strerror(-err));
+		if (ch)
+			channel_close(ch, &pb->cfg);
+		free(ch);
+		return;
+	}
+	s->ch = ch;
+	s->onlined++;
+	push_notice(pb, (struct notice){ perfbuf_now_ns(),
+					 PERFBUF_REC_CPU_ONLINE, s, NULL });
+}
+
+static void cpu_down(struct perfbuf *pb, struct slot *s)
+{
+	struct channel *ch = s->ch;
+
+	s->ch = NULL;
+	s->offlined++;
+	channel_unpublish(ch, &pb->cfg);
+	push_notice(pb, (struct notice){ perfbuf_now_ns(),
+					 PERFBUF_REC_CPU_OFFLINE, s, ch });
+}
+
+static struct slot *find_slot(struct perfbuf *pb, int cpu)
+{
+	for (size_t i = 0; i < pb->cnt; i++)
+		if (pb->slots[i].cpu == cpu)
+			return &pb->slots[i];
+	return NULL;
+}
+
+static bool in_list(const int *list, int n, int cpu)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == cpu)
+			return true;
+	return false;
+}
+
+/* Events were missed: make the channels match the online CPUs. */
+static void reconcile(struct perfbuf *pb)
+{
+	int *online = calloc(MAX_CPUS, sizeof(int));
+	int n = online ? perfbuf_online_cpus(online, MAX_CPUS) : -ENOMEM;
+
+	if (n < 0) {
+		pr_warn("CPU hotplug events were missed and the online CPUs cannot be read: %s\n",
+			strerror(-n));
 	} else {
-		pb->swallowed = 0;
-		ret = perfbuf_ring__fold_n(c->ring, on_record_dedup, c, budget);
-		perfbuf_ring__stats(c->ring, &after);
-		pb->delivered -= pb->swallowed;
+		for (size_t i = 0; i < pb->cnt; i++) {
+			struct slot *s = &pb->slots[i];
+			bool on = in_list(online, n, s->cpu);
+
+			if (on && !s->ch)
+				cpu_up(pb, s);
+			else if (!on && s->ch)
+				cpu_down(pb, s);
+		}
 	}
-	pb->delivered += records(&after) - records(&before);
-	/* corruption is logged and counted by the ring; keep going. It ends
-	 * the walk, so a callback that stopped saw none: then -EBADMSG is
-	 * the callback's own stop value */
-	if (ret == -EBADMSG && after.corrupt != before.corrupt)
-		return 0;
-	return ret;
+	free(online);
 }
 
-static int drain_all(struct perfbuf *pb)
+static void hotplug_events(struct perfbuf *pb)
 {
-	for (size_t i = 0; i < pb->cnt; i++) {
-		int ret = drain_cpu(&pb->cpus[i]);
+	bool online;
+	int cpu, ret;
 
-		if (ret)
-			return ret;
+	while ((ret = hotplug_next(pb->hotplug_fd, &cpu, &online)) > 0) {
+		struct slot *s = find_slot(pb, cpu);
+
+		if (!s)
+			continue;
+		/* a CPU back online needs a new event: the old one is dead */
+		if (s->ch)
+			cpu_down(pb, s);
+		if (online)
+			cpu_up(pb, s);
 	}
-	return 0;
+	if (ret == -ENOBUFS)
+		reconcile(pb);
 }
 
 /*
@@ -170,110 +327,126 @@ static bool drain_due(struct perfbuf *pb, __u64 now)
 	return true;
 }
 
-static int result(struct perfbuf *pb, int ret)
+static void begin_call(struct perfbuf *pb)
 {
-	if (ret)
-		return ret;
+	pb->delivered = 0;
+	pb->halt = false;
+}
+
+static int result(struct perfbuf *pb, int err)
+{
+	if (err)
+		return err;
 	return pb->delivered > (__u64)INT32_MAX ? INT32_MAX : (int)pb->delivered;
 }
 
 int perfbuf__consume(struct perfbuf *pb)
 {
-	pb->delivered = 0;
-	return result(pb, drain_all(pb));
+	begin_call(pb);
+	drain_round(pb);
+	return result(pb, 0);
 }
 
 int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
 {
-	if (idx >= pb->cnt)
+	if (idx >= pb->cnt || pb->merge)
 		return -EINVAL;
-	pb->delivered = 0;
-	return result(pb, drain_cpu(&pb->cpus[idx]));
+	if (!pb->slots[idx].ch)
+		return -ENODEV;
+	begin_call(pb);
+	drain_channel(pb, pb->slots[idx].ch, pb->budget ?: SIZE_MAX);
+	return result(pb, 0);
+}
+
+/* epoll_wait() rounds up to whole milliseconds: a 10 ms bound needs
+ * better, so wait with a timespec where the kernel has it */
+static int wait_events(struct perfbuf *pb, __s64 wait_ns)
+{
+	struct timespec ts = {
+		.tv_sec = wait_ns / 1000000000, .tv_nsec = wait_ns % 1000000000,
+	};
+	int max = (int)pb->cnt + 2, n;
+
+	n = pb->no_pwait2 ? -1 :
+	    epoll_pwait2(pb->cfg.epfd, pb->events, max,
+			 wait_ns < 0 ? NULL : &ts, NULL);
+	if (n < 0 && (pb->no_pwait2 || errno == ENOSYS)) {
+		pb->no_pwait2 = true;
+		n = epoll_wait(pb->cfg.epfd, pb->events, max, wait_ns < 0 ? -1 :
+			       (int)((wait_ns + 999999) / 1000000));
+	}
+	return n < 0 ? -errno : n;
 }
 
 int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 {
 	__s64 wait_ns = timeout_ms < 0 ? -1 : (__s64)timeout_ms * 1000000;
-	struct timespec ts;
-	int n, ret = 0;
+	bool ready = false, hotplug = false;
+	int n, err = 0;
 	__u64 now;
 
 	if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 		return -ECANCELED;
-	pb->delivered = 0;
+	begin_call(pb);
 	if (pb->latency_ms >= 0) {
-		now = now_ns();
-		if (drain_due(pb, now))
-			return result(pb, drain_all(pb));
+		now = perfbuf_now_ns();
+		if (drain_due(pb, now)) {
+			drain_round(pb);
+			return result(pb, 0);
+		}
 		if (wait_ns < 0 || (__u64)wait_ns > pb->next_drain_ns - now)
 			wait_ns = (__s64)(pb->next_drain_ns - now);
 	}
-
-	/* epoll_wait() rounds up to whole milliseconds: a 10 ms bound needs
-	 * better, so wait with a timespec where the kernel has it */
-	ts.tv_sec = wait_ns / 1000000000;
-	ts.tv_nsec = wait_ns % 1000000000;
-	n = pb->no_pwait2 ? -1 :
-	    epoll_pwait2(pb->epfd, pb->events, (int)pb->cnt + 1,
-			 wait_ns < 0 ? NULL : &ts, NULL);
-	if (n < 0 && (pb->no_pwait2 || errno == ENOSYS)) {
-		pb->no_pwait2 = true;
-		n = epoll_wait(pb->epfd, pb->events, (int)pb->cnt + 1,
-			       wait_ns < 0 ? -1 : (int)((wait_ns + 999999) / 1000000));
-	}
+	n = wait_events(pb, wait_ns);
 	if (n < 0)
-		return -errno;
-	for (int i = 0; i < n && !ret; i++) {
-		struct pb_cpu *c = pb->events[i].data.ptr;
+		return n;
+	for (int i = 0; i < n && !pb->halt; i++) {
+		void *p = pb->events[i].data.ptr;
+		struct channel *ch = p;
+		__u64 v;
 
-		if (!c) {
-			__u64 v;
-
+		if (p == &pb->hotplug_fd) {
+			hotplug = true;
+		} else if (p == &pb->evfd) {
 			if (read(pb->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				return -errno;
 			if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
-				ret = -ECANCELED;
-			continue;
+				err = -ECANCELED;
+		} else {
+			ch->wakeups++;
+			/* ordered: one merged drain of all rings below */
+			if (pb->merge)
+				ready = true;
+			else
+				drain_channel(pb, ch, pb->budget ?: SIZE_MAX);
 		}
-		c->wakeups++;
-		ret = drain_cpu(c);
 	}
-	if (!ret && drain_due(pb, now_ns()))
-		ret = drain_all(pb);
-	return result(pb, ret);
-}
-
-/* Losses the kernel counted that no LOST record has reported yet. */
-static int report_pending_lost(struct pb_cpu *c)
-{
-	struct perfbuf *pb = c->pb;
-	struct perfbuf_count cnt;
-	struct perfbuf_record rec = {
-		.kind = PERFBUF_REC_LOST,
-		.cpu = c->cpu,
-		.type = PERF_RECORD_LOST,
-		.size = LOST_RECORD_SZ,
-	};
-
-	if (!pb->lost_fmt || perfbuf_count_read(c->fd, PERF_FORMAT_LOST, &cnt))
-		return 0;
-	if (cnt.lost <= c->lost_reported)
-		return 0;
-	rec.lost = cnt.lost - c->lost_reported;
-	c->lost_reported = cnt.lost;
-	pb->delivered++;
-	return pb->fn(pb->ctx, &rec);
+	/* after the loop: a CPU going offline may free a channel the
+	 * events above point to */
+	if (hotplug)
+		hotplug_events(pb);
+	if (!pb->halt && (drain_due(pb, perfbuf_now_ns()) || ready))
+		drain_round(pb);
+	else if (!pb->merge)
+		hand_over_notices(pb);
+	return result(pb, err);
 }
 
 int perfbuf__drain(struct perfbuf *pb)
 {
-	int ret;
+	__u64 now;
 
-	pb->delivered = 0;
-	ret = drain_all(pb);
-	for (size_t i = 0; i < pb->cnt && !ret; i++)
-		ret = report_pending_lost(&pb->cpus[i]);
-	return result(pb, ret);
+	begin_call(pb);
+	if (pb->merge)
+		ordered_round(pb, UINT64_MAX, SIZE_MAX);
+	else
+		drain_all(pb, SIZE_MAX);
+	/* after the records that precede them */
+	now = perfbuf_now_ns();
+	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
+		if (pb->slots[i].ch)
+			settle(pb, pb->slots[i].ch, now);
+	return result(pb, 0);
 }
 
 int perfbuf__quiesce(struct perfbuf *pb)
@@ -303,111 +476,41 @@ int perfbuf__stop(struct perfbuf *pb)
 	return perfbuf__wake(pb);
 }
 
-static int open_cpu(struct perfbuf *pb, struct pb_cpu *c, size_t page_cnt,
-		    __u32 wakeup_events, __u32 watermark)
+/* The caller's CPUs, each of which must be online now. */
+static int slots_from_list(struct perfbuf *pb, const int *want, size_t cnt,
+			   __u32 max_entries)
 {
-	size_t data_size = page_cnt * (size_t)sysconf(_SC_PAGESIZE);
-	struct perfbuf_event_opts eo = {
-		.sz = sizeof(eo),
-		.kind = PERFBUF_EV_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-		.read_format = pb->lost_fmt ? PERF_FORMAT_LOST : 0,
-		.wakeup_events = wakeup_events,
-		.wakeup_watermark = wakeup_events ? 0 :
-				    (watermark ?: (__u32)(data_size / 4)),
-	};
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-	int err;
-
-	c->pb = pb;
-	c->fd = perfbuf_event_open(&eo, -1, c->cpu, -1);
-	if (c->fd == -EINVAL && pb->lost_fmt) {
-		/* kernel < 6.0: no PERF_FORMAT_LOST; LOST records only */
-		eo.read_format = 0;
-		c->fd = perfbuf_event_open(&eo, -1, c->cpu, -1);
-		if (c->fd >= 0) {
-			pr_info("kernel has no PERF_FORMAT_LOST: losses after the last record are not counted\n");
-			pb->lost_fmt = false;
+	if (!cnt)
+		return -EINVAL;
+	pb->slots = calloc(cnt, sizeof(*pb->slots));
+	if (!pb->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		if (want[i] < 0 || (__u32)want[i] >= max_entries) {
+			pr_warn("CPU %d is outside the map (max_entries %u)\n",
+				want[i], max_entries);
+			return -E2BIG;
 		}
+		for (size_t j = 0; j < i; j++)
+			if (want[j] == want[i]) {
+				pr_warn("CPU %d is listed twice\n", want[i]);
+				return -EINVAL;
+			}
+		pb->slots[pb->cnt++].cpu = want[i];
 	}
-	if (c->fd < 0) {
-		err = c->fd;
-		if (err == -EMFILE || err == -ENFILE)
-			pr_warn("out of file descriptors opening the event of CPU %d (one per CPU is needed): raise 'ulimit -n'\n",
-				c->cpu);
-		else if (err == -EACCES || err == -EPERM)
-			pr_warn("perf_event_open on CPU %d: permission denied; run as root or with CAP_PERFMON (or lower kernel.perf_event_paranoid)\n",
-				c->cpu);
-		else
-			pr_warn("perf_event_open on CPU %d: %s\n", c->cpu,
-				strerror(-err));
-		return err;
-	}
-	c->ring = perfbuf_ring__new(c->fd, page_cnt);
-	if (!c->ring)
-		return -errno;
-	perfbuf_ring__set_cpu(c->ring, c->cpu);
-	if (epoll_ctl(pb->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
-		err = -errno;
-		pr_warn("epoll_ctl on CPU %d: %s\n", c->cpu, strerror(-err));
-		return err;
-	}
-	if (bpf_map_update_elem(pb->map_fd, &c->cpu, &c->fd, BPF_ANY)) {
-		err = -errno;
-		pr_warn("storing the event of CPU %d in the map: %s\n", c->cpu,
-			strerror(-err));
-		return err;
-	}
-	c->map_set = true;
 	return 0;
 }
 
-static bool in_list(const int *list, int n, int cpu)
+/* Every possible CPU the map has a key for (only the online ones when
+ * not following hotplug). */
+static int slots_from_system(struct perfbuf *pb, __u32 max_entries,
+			     bool hotplug, const int *online, int n_on)
 {
-	for (int i = 0; i < n; i++)
-		if (list[i] == cpu)
-			return true;
-	return false;
-}
-
-/* Fill pb->cpus with the CPUs to use: the caller's, or the online ones. */
-static int pick_cpus(struct perfbuf *pb, const struct perfbuf_opts *opts,
-		     __u32 max_entries)
-{
-	const int *want = OPTS_GET(opts, cpus, NULL);
-	size_t want_cnt = OPTS_GET(opts, cpu_cnt, 0);
-	int *possible = NULL, *online = NULL, n_pos, n_on = 0, err = 0;
+	int *possible = calloc(MAX_CPUS, sizeof(int)), n_pos, err = 0;
 	size_t clamped = 0;
 
-	if (want) {
-		if (!want_cnt)
-			return -EINVAL;
-		pb->cpus = calloc(want_cnt, sizeof(*pb->cpus));
-		if (!pb->cpus)
-			return -ENOMEM;
-		for (size_t i = 0; i < want_cnt; i++) {
-			if (want[i] < 0 || (__u32)want[i] >= max_entries) {
-				pr_warn("CPU %d is outside the map (max_entries %u)\n",
-					want[i], max_entries);
-				return -E2BIG;
-			}
-			for (size_t j = 0; j < i; j++)
-				if (want[j] == want[i]) {
-					pr_warn("CPU %d is listed twice\n", want[i]);
-					return -EINVAL;
-				}
-			pb->cpus[pb->cnt].cpu = want[i];
-			pb->cpus[pb->cnt++].fd = -1;
-		}
-		return 0;
-	}
-
-	possible = calloc(MAX_CPUS, sizeof(int));
-	online = calloc(MAX_CPUS, sizeof(int));
-	pb->cpus = calloc(MAX_CPUS, sizeof(*pb->cpus));
-	if (!possible || !online || !pb->cpus) {
+	pb->slots = calloc(MAX_CPUS, sizeof(*pb->slots));
+	if (!possible || !pb->slots) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -417,154 +520,233 @@ static int pick_cpus(struct perfbuf *pb, const struct perfbuf_opts *opts,
 		err = n_pos;
 		goto out;
 	}
-	n_on = perfbuf_online_cpus(online, MAX_CPUS);
-	if (n_on < 0)
-		n_on = 0;	/* assume all online */
-	if (n_pos > MAX_CPUS || n_on > MAX_CPUS) {
+	if (n_pos > MAX_CPUS) {
 		pr_warn("more than %d CPUs: only the first %d are used\n",
 			MAX_CPUS, MAX_CPUS);
-		n_pos = n_pos > MAX_CPUS ? MAX_CPUS : n_pos;
-		n_on = n_on > MAX_CPUS ? MAX_CPUS : n_on;
+		n_pos = MAX_CPUS;
 	}
-	for (int i = 0; i < n_pos && i < MAX_CPUS; i++) {
+	for (int i = 0; i < n_pos; i++) {
 		int cpu = possible[i];
 
-		if ((__u32)cpu >= max_entries) {
+		if ((__u32)cpu >= max_entries)
 			clamped++;
-			continue;
-		}
-		if (n_on && !in_list(online, n_on, cpu)) {
-			pb->offline++;
-			continue;
-		}
-		pb->cpus[pb->cnt].cpu = cpu;
-		pb->cpus[pb->cnt++].fd = -1;
+		else if (hotplug || !n_on || in_list(online, n_on, cpu))
+			pb->slots[pb->cnt++].cpu = cpu;
 	}
 	if (clamped)
 		pr_warn("map max_entries %u is smaller than the %d possible CPUs: %zu CPUs get no ring and their records fail with -E2BIG\n",
 			max_entries, n_pos, clamped);
-	if (pb->offline)
-		pr_debug("%zu offline CPUs skipped\n", pb->offline);
 	if (!pb->cnt) {
 		pr_warn("no usable CPU for the map\n");
 		err = -ENODEV;
 	}
 out:
 	free(possible);
+	return err;
+}
+
+/* Open a channel on every slot whose CPU is online. */
+static int open_slots(struct perfbuf *pb, const int *online, int n_on,
+		      bool explicit)
+{
+	size_t opened = 0;
+
+	for (size_t i = 0; i < pb->cnt; i++) {
+		struct slot *s = &pb->slots[i];
+		int err;
+
+		if (!explicit && n_on && !in_list(online, n_on, s->cpu))
+			continue;
+		s->ch = calloc(1, sizeof(*s->ch));
+		if (!s->ch)
+			return -ENOMEM;
+		err = channel_open(s->ch, s->cpu, &pb->cfg);
+		if (!err && pb->merge)
+			err = perfbuf_merge__add(pb->merge, s->ch->ring);
+		if (err)
+			return err;
+		opened++;
+	}
+	if (!opened) {
+		pr_warn("no online CPU for the map\n");
+		return -ENODEV;
+	}
+	if (opened < pb->cnt)
+		pr_debug("%zu offline CPUs: their rings open when they come online\n",
+			 pb->cnt - opened);
+	return 0;
+}
+
+static int add_fd(struct perfbuf *pb, int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(pb->cfg.epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* The epoll set, wake-up eventfd and hotplug socket; then the channels. */
+static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
+		 __u32 max_entries)
+{
+	const int *want = OPTS_GET(opts, cpus, NULL);
+	bool hotplug = !OPTS_GET(opts, no_hotplug, false);
+	int *online = NULL, n_on = 0, err;
+
+	pb->cfg.epfd = epoll_create1(EPOLL_CLOEXEC);
+	pb->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (pb->cfg.epfd < 0 || pb->evfd < 0)
+		return -errno;
+	err = add_fd(pb, pb->evfd, &pb->evfd);
+	if (err)
+		return err;
+	if (hotplug) {
+		/* before the online list is read: no change falls between */
+		pb->hotplug_fd = hotplug_open();
+		if (pb->hotplug_fd < 0)
+			pr_warn("CPU hotplug is not followed: uevent socket: %s\n",
+				strerror(-pb->hotplug_fd));
+		else if ((err = add_fd(pb, pb->hotplug_fd, &pb->hotplug_fd)))
+			return err;
+	}
+	online = calloc(MAX_CPUS, sizeof(int));
+	if (!online)
+		return -ENOMEM;
+	n_on = perfbuf_online_cpus(online, MAX_CPUS);
+	if (n_on < 0)
+		n_on = 0;	/* assume all online */
+	err = want ? slots_from_list(pb, want, OPTS_GET(opts, cpu_cnt, 0),
+				     max_entries) :
+		     slots_from_system(pb, max_entries, hotplug, online, n_on);
+	if (!err)
+		pb->events = calloc(pb->cnt + 2, sizeof(*pb->events));
+	if (!err && !pb->events)
+		err = -ENOMEM;
+	if (!err)
+		err = open_slots(pb, online, n_on, want != NULL);
 	free(online);
 	return err;
+}
+
+/* -E2BIG (logged) when records of @max_rec payload bytes cannot fit. */
+static int check_record_size(size_t max_rec, size_t data_size, bool timestamps)
+{
+	__u64 st = PERF_SAMPLE_RAW | (timestamps ? PERF_SAMPLE_TIME : 0);
+	size_t rec = perfbuf_sample_size(max_rec, st);
+	size_t lost = timestamps ? 32 : 24;	/* sample_id_all: + time */
+
+	if (!rec) {
+		pr_warn("records of %zu bytes cannot be described by the u16 perf_event_header.size (largest payload: %zu)\n",
+			max_rec, (size_t)MAX_RECORD_SZ - perfbuf_sample_size(0, st));
+		return -E2BIG;
+	}
+	/* the kernel keeps 8 bytes free, and a LOST record may have to
+	 * precede the record */
+	if (rec > data_size - 8) {
+		pr_warn("records of %zu bytes cannot fit a ring of %zu bytes (largest: %zu): use more pages\n",
+			max_rec, data_size,
+			data_size - 8 - perfbuf_sample_size(0, st));
+		return -E2BIG;
+	}
+	if (rec + lost > data_size - 8)
+		pr_warn("records of %zu bytes fill the whole ring: after a loss none may ever be written; use more pages\n",
+			max_rec);
+	return 0;
+}
+
+static int check_opts(const struct perfbuf_opts *opts, size_t *page_cnt)
+{
+	__u32 wakeup_events = OPTS_GET(opts, wakeup_events, 0);
+	__u32 watermark = OPTS_GET(opts, watermark, 0);
+	size_t data_size, max_rec = OPTS_GET(opts, max_record_size, 0);
+	int err;
+
+	*page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
+	err = perfbuf_check_page_cnt_log(*page_cnt);
+	if (err)
+		return err;
+	data_size = *page_cnt * (size_t)sysconf(_SC_PAGESIZE);
+	if (wakeup_events && watermark) {
+		pr_warn("wakeup_events and watermark are exclusive\n");
+		return -EINVAL;
+	}
+	if (watermark >= data_size) {
+		pr_warn("watermark %u bytes must be below the ring size %zu\n",
+			watermark, data_size);
+		return -EINVAL;
+	}
+	if (!max_rec)
+		return 0;
+	return check_record_size(max_rec, data_size,
+				 OPTS_GET(opts, timestamps, false) ||
+				 OPTS_GET(opts, ordered, false));
+}
+
+static int check_map(int map_fd, __u32 *max_entries)
+{
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info);
+	int err;
+
+	if (map_fd < 0) {
+		pr_warn("map fd %d is not a file descriptor\n", map_fd);
+		return -EBADF;
+	}
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &info_len)) {
+		err = -errno;
+		pr_warn("map fd %d: %s\n", map_fd, strerror(-err));
+		return err;
+	}
+	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
+		pr_warn("map '%s' is not a BPF_MAP_TYPE_PERF_EVENT_ARRAY\n",
+			info.name);
+		return -EINVAL;
+	}
+	*max_entries = info.max_entries;
+	return 0;
 }
 
 struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 			     const struct perfbuf_opts *opts)
 {
-	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info);
-	size_t page_cnt, data_size, max_rec;
-	__u32 wakeup_events, watermark;
 	struct perfbuf *pb;
+	size_t page_cnt;
+	__u32 max_entries = 0;
+	bool ordered;
 	int err;
 
 	if (!fn || !OPTS_VALID(opts, perfbuf_opts))
 		return err_ptr(-EINVAL);
-	page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
-	err = perfbuf_check_page_cnt(page_cnt);
+	err = check_opts(opts, &page_cnt) ?: check_map(map_fd, &max_entries);
 	if (err)
 		return err_ptr(err);
-	data_size = page_cnt * (size_t)sysconf(_SC_PAGESIZE);
-	wakeup_events = OPTS_GET(opts, wakeup_events, 0);
-	watermark = OPTS_GET(opts, watermark, 0);
-	if (wakeup_events && watermark) {
-		pr_warn("wakeup_events and watermark are exclusive\n");
-		return err_ptr(-EINVAL);
-	}
-	if (watermark >= data_size) {
-		pr_warn("watermark %u bytes must be below the ring size %zu\n",
-			watermark, data_size);
-		return err_ptr(-EINVAL);
-	}
-	max_rec = OPTS_GET(opts, max_record_size, 0);
-	if (max_rec) {
-		/* header + u32 size + payload, 8-aligned; the kernel keeps
-		 * 8 bytes free, and a LOST record may have to precede it */
-		size_t rec = max_rec > MAX_RECORD_SZ ? SIZE_MAX :
-			     (sizeof(struct perf_event_header) + 4 + max_rec + 7) & ~7UL;
-
-		if (rec > MAX_RECORD_SZ) {
-			pr_warn("records of %zu bytes cannot be described by the u16 perf_event_header.size (largest payload: %zu)\n",
-				max_rec, (size_t)MAX_RECORD_SZ - 12);
-			return err_ptr(-E2BIG);
-		}
-		if (rec > data_size - 8) {
-			pr_warn("records of %zu bytes cannot fit a ring of %zu bytes (largest: %zu): use more pages\n",
-				max_rec, data_size, data_size - 8 - 12);
-			return err_ptr(-E2BIG);
-		}
-		if (rec + LOST_RECORD_SZ > data_size - 8)
-			pr_warn("records of %zu bytes fill the whole ring: after a loss none may ever be written; use more pages\n",
-				max_rec);
-	}
-
-	if (map_fd < 0) {
-		pr_warn("map fd %d is not a file descriptor\n", map_fd);
-		return err_ptr(-EBADF);
-	}
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &info_len)) {
-		err = -errno;
-		pr_warn("map fd %d: %s\n", map_fd, strerror(-err));
-		return err_ptr(err);
-	}
-	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
-		pr_warn("map '%s' is not a BPF_MAP_TYPE_PERF_EVENT_ARRAY\n",
-			info.name);
-		return err_ptr(-EINVAL);
-	}
-
 	pb = calloc(1, sizeof(*pb));
 	if (!pb)
 		return err_ptr(-ENOMEM);
-	pb->map_fd = map_fd;
+	ordered = OPTS_GET(opts, ordered, false);
 	pb->fn = fn;
 	pb->ctx = ctx;
-	pb->evfd = -1;
+	pb->evfd = pb->hotplug_fd = pb->cfg.epfd = -1;
+	pb->cfg = (struct channel_cfg){
+		.map_fd = map_fd, .epfd = -1, .page_cnt = page_cnt,
+		.wakeup_events = OPTS_GET(opts, wakeup_events, 0),
+		.watermark = OPTS_GET(opts, watermark, 0),
+		.timestamps = ordered || OPTS_GET(opts, timestamps, false),
+		.lost_fmt = true,
+	};
 	pb->latency_ms = OPTS_GET(opts, latency_ms, 0) ?: DEFAULT_LATENCY_MS;
 	pb->budget = OPTS_GET(opts, budget, 0);
 	pb->drain_on_free = OPTS_GET(opts, drain_on_free, false);
-	pb->lost_fmt = true;
-	pb->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (pb->epfd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	err = pick_cpus(pb, opts, info.max_entries);
-	if (err)
-		goto fail;
-	pb->events = calloc(pb->cnt + 1, sizeof(*pb->events));
-	if (!pb->events) {
+	pb->period_ns = (__u64)(pb->latency_ms > 0 ? pb->latency_ms : 0) * 800000;
+	pb->slack_ns = pb->latency_ms > 0 ? (__u64)pb->latency_ms * 100000 :
+					    NO_BOUND_SLACK_NS;
+	if (ordered && !(pb->merge = perfbuf_merge__new())) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < pb->cnt; i++) {
-		err = open_cpu(pb, &pb->cpus[i], page_cnt, wakeup_events,
-			       watermark);
-		if (err)
-			goto fail;
-	}
-	pb->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (pb->evfd < 0) {
-		err = -errno;
+	err = setup(pb, opts, max_entries);
+	if (err)
 		goto fail;
-	}
-	{
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-
-		if (epoll_ctl(pb->epfd, EPOLL_CTL_ADD, pb->evfd, &ev) < 0) {
-			err = -errno;
-			goto fail;
-		}
-	}
-	pb->period_ns = (__u64)(pb->latency_ms > 0 ? pb->latency_ms : 0) * 800000;
-	pb->next_drain_ns = now_ns() + pb->period_ns;
+	pb->next_drain_ns = perfbuf_now_ns() + pb->period_ns;
 	return pb;
 fail:
 	pb->drain_on_free = false;
@@ -577,14 +759,9 @@ void perfbuf__free(struct perfbuf *pb)
 	if (!pb)
 		return;
 	/* no new records: BPF finds no event (-ENOENT) or a disabled one */
-	for (size_t i = 0; i < pb->cnt; i++) {
-		struct pb_cpu *c = &pb->cpus[i];
-
-		if (c->map_set)
-			bpf_map_delete_elem(pb->map_fd, &c->cpu);
-		if (c->fd >= 0)
-			perfbuf_ioc_disable(c->fd, false);
-	}
+	for (size_t i = 0; i < pb->cnt; i++)
+		if (pb->slots[i].ch)
+			channel_unpublish(pb->slots[i].ch, &pb->cfg);
 	/* then, once programs already past the map lookup are done, the
 	 * drain sees every record written and the final lost count */
 	if (pb->drain_on_free) {
@@ -592,24 +769,31 @@ void perfbuf__free(struct perfbuf *pb)
 		perfbuf__drain(pb);
 	}
 	for (size_t i = 0; i < pb->cnt; i++) {
-		struct pb_cpu *c = &pb->cpus[i];
-
-		perfbuf_ring__free(c->ring);
-		if (c->fd >= 0)
-			close(c->fd);
+		if (pb->slots[i].ch)
+			channel_close(pb->slots[i].ch, &pb->cfg);
+		free(pb->slots[i].ch);
 	}
+	for (size_t i = 0; i < pb->notice_cnt; i++) {
+		if (pb->notices[i].ch)
+			channel_close(pb->notices[i].ch, &pb->cfg);
+		free(pb->notices[i].ch);
+	}
+	if (pb->hotplug_fd >= 0)
+		close(pb->hotplug_fd);
 	if (pb->evfd >= 0)
 		close(pb->evfd);
-	if (pb->epfd >= 0)
-		close(pb->epfd);
+	if (pb->cfg.epfd >= 0)
+		close(pb->cfg.epfd);
+	perfbuf_merge__free(pb->merge);
+	free(pb->notices);
 	free(pb->events);
-	free(pb->cpus);
+	free(pb->slots);
 	free(pb);
 }
 
 int perfbuf__epoll_fd(const struct perfbuf *pb)
 {
-	return pb->epfd;
+	return pb->cfg.epfd;
 }
 
 size_t perfbuf__ring_cnt(const struct perfbuf *pb)
@@ -619,46 +803,50 @@ size_t perfbuf__ring_cnt(const struct perfbuf *pb)
 
 int perfbuf__ring_cpu(const struct perfbuf *pb, size_t idx)
 {
-	return idx < pb->cnt ? pb->cpus[idx].cpu : -EINVAL;
+	return idx < pb->cnt ? pb->slots[idx].cpu : -EINVAL;
 }
 
 int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx)
 {
-	return idx < pb->cnt ? pb->cpus[idx].fd : -EINVAL;
+	if (idx >= pb->cnt)
+		return -EINVAL;
+	return pb->slots[idx].ch ? pb->slots[idx].ch->fd : -ENODEV;
 }
 
 struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb, size_t idx)
 {
-	return idx < pb->cnt ? pb->cpus[idx].ring : err_ptr(-EINVAL);
+	if (idx >= pb->cnt)
+		return err_ptr(-EINVAL);
+	return pb->slots[idx].ch ? pb->slots[idx].ch->ring : err_ptr(-ENODEV);
 }
 
 size_t perfbuf__offline_cnt(const struct perfbuf *pb)
 {
-	return pb->offline;
+	size_t n = 0;
+
+	for (size_t i = 0; i < pb->cnt; i++)
+		n += !pb->slots[i].ch;
+	return n;
 }
 
 int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 		   struct perfbuf_cpu_stats *out)
 {
-	const struct pb_cpu *c;
-	struct perfbuf_ring_stats rs;
-	struct perfbuf_count cnt;
+	const struct slot *s;
 
 	if (idx >= pb->cnt || !out)
 		return -EINVAL;
-	c = &pb->cpus[idx];
-	perfbuf_ring__stats(c->ring, &rs);
-	memset(out, 0, sizeof(*out));
-	out->cpu = c->cpu;
-	out->samples = rs.samples;
-	out->bytes = rs.sample_bytes;
-	out->lost = c->lost_reported;
-	if (pb->lost_fmt && !perfbuf_count_read(c->fd, PERF_FORMAT_LOST, &cnt))
-		out->lost_kernel = cnt.lost;
-	out->wakeups = c->wakeups;
-	out->polls = c->polls;
-	out->high_water = rs.high_water;
-	out->corrupt = rs.corrupt;
-	out->data_size = perfbuf_ring__data_size(c->ring);
+	s = &pb->slots[idx];
+	*out = s->gone;
+	if (s->ch)
+		channel_stats_add(s->ch, &pb->cfg, out);
+	/* a channel whose CPU went offline, still to be retired */
+	for (size_t i = 0; i < pb->notice_cnt; i++)
+		if (pb->notices[i].slot == s && pb->notices[i].ch)
+			channel_stats_add(pb->notices[i].ch, &pb->cfg, out);
+	out->cpu = s->cpu;
+	out->online = s->ch != NULL;
+	out->onlined = s->onlined;
+	out->offlined = s->offlined;
 	return 0;
 }

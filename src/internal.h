@@ -3,6 +3,8 @@
 #ifndef PERFBUF_INTERNAL_H
 #define PERFBUF_INTERNAL_H
 
+#include <errno.h>
+
 #include "perfbuf.h"
 
 #define pr_warn(fmt, ...)  perfbuf_pr(PERFBUF_WARN, "perfbuf: " fmt, ##__VA_ARGS__)
@@ -26,8 +28,35 @@ bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 #define OPTS_GET(opts, field, fallback) \
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
-/* 0, or -EINVAL (logged) unless a power of two up to the ring's limit. */
-int perfbuf_check_page_cnt(size_t page_cnt);
+#define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
+#define MAX_RECORD_SZ 0xfff8		/* largest 8-aligned u16 header.size */
+
+/* perfbuf_page_cnt_check(), with a warning naming what is wrong. */
+int perfbuf_check_page_cnt_log(size_t page_cnt);
+
+struct perfbuf_ring {
+	struct perf_event_mmap_page *hdr;
+	const char *data;
+	__u64 mask;		/* data_size - 1 */
+	size_t map_len;		/* 0 when the memory is the caller's */
+	int cpu;
+	__u32 raw_off;		/* see struct perfbuf_iter */
+	__u32 time_off;
+	__u32 lost_time_end;	/* a LOST record's time: this many bytes
+				 * before its end; 0 if it has none */
+	__u64 lost_seen;	/* sum of the LOST records' counts */
+	int err;		/* -EBADMSG found by the current iteration */
+	struct perfbuf_ring_stats st;
+};
+
+/* The time of the record at the iterator's position without reading it
+ * (0: none, or no record); for a merge's choice. */
+__u64 ring_peek_time(const struct perfbuf_iter *it);
+
+/* perfbuf_merge__fold(); *@more says whether records up to @horizon may
+ * be left (a budget or a callback ended the fold). */
+int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
+	       perfbuf_record_fn fn, void *ctx, bool *more);
 
 static inline void *err_ptr(int err)
 {

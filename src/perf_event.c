@@ -9,10 +9,6 @@
 
 #include "internal.h"
 
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST (1U << 4)
-#endif
-
 int perfbuf_event_attr(struct perf_event_attr *attr,
 		       const struct perfbuf_event_opts *user)
 {
@@ -64,6 +60,7 @@ int perfbuf_event_attr(struct perf_event_attr *attr,
 		attr->use_clockid = 1;
 		attr->clockid = opts->clockid;
 	}
+	attr->sample_id_all = opts->sample_id_all;
 	if (opts->kind == PERFBUF_EV_BREAKPOINT) {
 		attr->bp_type = opts->bp_type;
 		attr->bp_addr = opts->bp_addr;

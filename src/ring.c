@@ -21,18 +21,16 @@
 
 #include "internal.h"
 
-#define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
-
-struct perfbuf_ring {
-	struct perf_event_mmap_page *hdr;
-	const char *data;
-	__u64 mask;		/* data_size - 1 */
-	size_t map_len;		/* 0 when the memory is the caller's */
-	int cpu;
-	bool raw_samples;	/* SAMPLE records are PERF_SAMPLE_RAW only */
-	int err;		/* -EBADMSG found by the current iteration */
-	struct perfbuf_ring_stats st;
-};
+/* fixed-size fields a raw sample may carry before its RAW part, in their
+ * order in the record (include/uapi/linux/perf_event.h) */
+#define SAMPLE_FIXED (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+		      PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+		      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+/* sample_id fields that follow TIME in a sample_id_all trailer */
+#define ID_AFTER_TIME (PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+		       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define LOST_RECORD_SZ 24	/* { header, u64 id, u64 lost } */
 
 size_t perfbuf_record_copy(const struct perfbuf_record *rec, void *dst,
 			   size_t dst_sz)
@@ -40,10 +38,28 @@ size_t perfbuf_record_copy(const struct perfbuf_record *rec, void *dst,
 	size_t n1 = rec->data_sz < dst_sz ? rec->data_sz : dst_sz;
 	size_t n2 = rec->data2_sz < dst_sz - n1 ? rec->data2_sz : dst_sz - n1;
 
-	memcpy(dst, rec->data, n1);
+	if (n1)
+		memcpy(dst, rec->data, n1);
 	if (n2)
 		memcpy((char *)dst + n1, rec->data2, n2);
 	return n1 + n2;
+}
+
+/* Bytes before a raw sample's u32 size. */
+static size_t raw_offset(__u64 sample_type)
+{
+	return sizeof(struct perf_event_header) +
+	       8 * (size_t)__builtin_popcountll(sample_type & SAMPLE_FIXED);
+}
+
+size_t perfbuf_sample_size(size_t payload, __u64 sample_type)
+{
+	size_t fixed = raw_offset(sample_type) + 4;
+
+	if (payload > MAX_RECORD_SZ)
+		return 0;
+	payload = (fixed + payload + 7) & ~(size_t)7;
+	return payload > MAX_RECORD_SZ ? 0 : payload;
 }
 
 static bool is_pow2(size_t n)
@@ -51,19 +67,19 @@ static bool is_pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-int perfbuf_check_page_cnt(size_t page_cnt)
+int perfbuf_page_cnt_check(size_t page_cnt)
 {
-	if (!is_pow2(page_cnt)) {
-		pr_warn("ring: page count %zu is not a power of two (use 1, 2, 4, ... %lu)\n",
+	return is_pow2(page_cnt) && page_cnt <= MAX_PAGE_CNT ? 0 : -EINVAL;
+}
+
+int perfbuf_check_page_cnt_log(size_t page_cnt)
+{
+	int err = perfbuf_page_cnt_check(page_cnt);
+
+	if (err)
+		pr_warn("ring: page count %zu is not a power of two from 1 to %lu\n",
 			page_cnt, MAX_PAGE_CNT);
-		return -EINVAL;
-	}
-	if (page_cnt > MAX_PAGE_CNT) {
-		pr_warn("ring: page count %zu is too large (at most %lu)\n",
-			page_cnt, MAX_PAGE_CNT);
-		return -EINVAL;
-	}
-	return 0;
+	return err;
 }
 
 static struct perfbuf_ring *ring_alloc(void *base, size_t page_size,
@@ -77,7 +93,7 @@ static struct perfbuf_ring *ring_alloc(void *base, size_t page_size,
 	r->data = (const char *)base + page_size;
 	r->mask = data_size - 1;
 	r->cpu = -1;
-	r->raw_samples = true;
+	perfbuf_ring__set_sample_type(r, PERF_SAMPLE_RAW, false);
 	return r;
 }
 
@@ -88,7 +104,7 @@ struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt)
 	void *base;
 	int err;
 
-	err = perfbuf_check_page_cnt(page_cnt);
+	err = perfbuf_check_page_cnt_log(page_cnt);
 	if (err)
 		return err_ptr(err);
 	len = page_size * (page_cnt + 1);
@@ -123,7 +139,7 @@ struct perfbuf_ring *perfbuf_ring__new_mem(void *mem, size_t page_size,
 			sizeof(struct perf_event_mmap_page));
 		return err_ptr(-EINVAL);
 	}
-	err = perfbuf_check_page_cnt(page_cnt);
+	err = perfbuf_check_page_cnt_log(page_cnt);
 	if (err)
 		return err_ptr(err);
 	if (page_cnt > SIZE_MAX / page_size)
@@ -146,9 +162,19 @@ void perfbuf_ring__set_cpu(struct perfbuf_ring *r, int cpu)
 	r->cpu = cpu;
 }
 
-void perfbuf_ring__set_raw_samples(struct perfbuf_ring *r, bool raw)
+void perfbuf_ring__set_sample_type(struct perfbuf_ring *r, __u64 sample_type,
+				   bool sample_id_all)
 {
-	r->raw_samples = raw;
+	bool raw = (sample_type & PERF_SAMPLE_RAW) &&
+		   !(sample_type & ~(SAMPLE_FIXED | PERF_SAMPLE_RAW));
+
+	r->raw_off = raw ? (__u32)raw_offset(sample_type) : 0;
+	r->time_off = raw && (sample_type & PERF_SAMPLE_TIME) ?
+		(__u32)raw_offset(sample_type & (PERF_SAMPLE_IDENTIFIER |
+						 PERF_SAMPLE_IP |
+						 PERF_SAMPLE_TID)) : 0;
+	r->lost_time_end = sample_id_all && (sample_type & PERF_SAMPLE_TIME) ?
+		8 * (1 + __builtin_popcountll(sample_type & ID_AFTER_TIME)) : 0;
 }
 
 static int corrupt(struct perfbuf_ring *r, __u64 tail, __u64 head,
@@ -173,11 +199,20 @@ static void slices(const struct perfbuf_ring *r, struct perfbuf_record *rec,
 	rec->data2_sz = len - rec->data_sz;
 }
 
+static __u64 read_u64(const struct perfbuf_ring *r, __u64 pos)
+{
+	/* 8-aligned: never straddles the ring end */
+	return *(const __u64 *)(r->data + (pos & r->mask));
+}
+
+static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec);
+
 struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
 {
 	struct perfbuf_iter it = {
 		.ring = r, .data = r->data, .mask = r->mask, .cpu = r->cpu,
-		.raw = r->raw_samples,
+		.slow = iter_slow, .raw_off = r->raw_off,
+		.time_off = r->time_off,
 	};
 	__u64 avail;
 
@@ -198,54 +233,110 @@ struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
 	return it;
 }
 
-struct perfbuf_record perfbuf_iter__next_slow(struct perfbuf_ring *r,
-					      __u64 tail, __u64 head)
+/* A raw sample the inline path left: a payload shorter than its record
+ * (odd but harmless) or one that wraps oddly. false: corrupt. */
+static bool raw_sample(struct perfbuf_iter *it, struct perfbuf_record *rec,
+		       __u64 tail, __u32 size)
 {
-	const struct perf_event_header *eh =
-		(const void *)(r->data + (tail & r->mask));
-	struct perfbuf_record rec = { .cpu = r->cpu };
-	__u32 size = eh->size;
+	struct perfbuf_ring *r = it->ring;
+	__u32 raw_sz = size >= it->raw_off + 4 ?
+		*(const __u32 *)(r->data + ((tail + it->raw_off) & r->mask)) : ~0U;
 
-	if (tail == head)
-		return rec;
-	if (size < sizeof(*eh) || (size & 7) || size > head - tail) {
-		r->err = corrupt(r, tail, head, "header size", size);
-		return rec;
+	if (raw_sz > size - it->raw_off - 4) {
+		r->err = corrupt(r, tail, it->head, "raw sample size", raw_sz);
+		return false;
 	}
-	rec.type = eh->type;
-	rec.misc = eh->misc;
-	if (eh->type == PERF_RECORD_SAMPLE && r->raw_samples) {
-		__u32 raw_sz = size >= 12 ?
-			*(const __u32 *)(r->data + ((tail + 8) & r->mask)) : ~0U;
+	rec->kind = PERFBUF_REC_SAMPLE;
+	if (it->time_off)
+		rec->time_ns = read_u64(r, tail + it->time_off);
+	slices(r, rec, tail + it->raw_off + 4, raw_sz);
+	it->samples++;
+	it->sample_bytes += raw_sz;
+	return true;
+}
 
-		/* a payload shorter than the record is odd but harmless */
-		if (raw_sz > size - 12) {
-			r->err = corrupt(r, tail, head, "raw sample size", raw_sz);
-			return rec;
+/* A LOST record's count, less what perfbuf_ring__settle_lost() reported
+ * already. false: all of it was, skip the record. */
+static bool lost_record(struct perfbuf_ring *r, struct perfbuf_record *rec,
+			__u64 tail, __u32 size)
+{
+	r->st.lost_records++;
+	r->lost_seen += read_u64(r, tail + 16);
+	if (r->lost_seen <= r->st.lost)
+		return false;
+	rec->kind = PERFBUF_REC_LOST;
+	rec->lost = r->lost_seen - r->st.lost;
+	r->st.lost = r->lost_seen;
+	if (r->lost_time_end && size >= LOST_RECORD_SZ + r->lost_time_end)
+		rec->time_ns = read_u64(r, tail + size - r->lost_time_end);
+	slices(r, rec, tail + 8, size - 8);
+	return true;
+}
+
+/* Everything but a well-formed raw sample: LOST, other records, damage. */
+static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec)
+{
+	struct perfbuf_ring *r = it->ring;
+
+	while (it->tail != it->head) {
+		__u64 tail = it->tail;
+		const struct perf_event_header *eh =
+			(const void *)(r->data + (tail & r->mask));
+		__u32 size = eh->size;
+		bool ok = true;
+
+		if (size < sizeof(*eh) || (size & 7) || size > it->head - tail) {
+			r->err = corrupt(r, tail, it->head, "header size", size);
+			break;
 		}
-		rec.kind = PERFBUF_REC_SAMPLE;
-		slices(r, &rec, tail + 12, raw_sz);
-		r->st.samples++;
-		r->st.sample_bytes += raw_sz;
-	} else if (eh->type == PERF_RECORD_LOST) {
-		/* { header, u64 id, u64 lost, [sample_id] } */
-		if (size < 24) {
-			r->err = corrupt(r, tail, head, "lost record size", size);
-			return rec;
+		memset(rec, 0, sizeof(*rec));
+		rec->cpu = it->cpu;
+		rec->type = eh->type;
+		rec->misc = eh->misc;
+		rec->size = (__u16)size;
+		if (eh->type == PERF_RECORD_SAMPLE && it->raw_off) {
+			ok = raw_sample(it, rec, tail, size);
+		} else if (eh->type == PERF_RECORD_LOST) {
+			if (size < LOST_RECORD_SZ) {
+				r->err = corrupt(r, tail, it->head,
+						 "lost record size", size);
+				break;
+			}
+			it->tail += size;
+			if (!lost_record(r, rec, tail, size))
+				continue;
+			return true;
+		} else {
+			rec->kind = PERFBUF_REC_OTHER;
+			slices(r, rec, tail + 8, size - 8);
+			r->st.other++;
 		}
-		rec.kind = PERFBUF_REC_LOST;
-		/* 8-aligned: never straddles the end */
-		rec.lost = *(const __u64 *)(r->data + ((tail + 16) & r->mask));
-		slices(r, &rec, tail + 8, size - 8);
-		r->st.lost += rec.lost;
-		r->st.lost_records++;
-	} else {
-		rec.kind = PERFBUF_REC_OTHER;
-		slices(r, &rec, tail + 8, size - 8);
-		r->st.other++;
+		if (!ok)
+			break;
+		it->tail += size;
+		return true;
 	}
-	rec.size = (__u16)size;		/* last: 0 means no record */
-	return rec;
+	it->tail = it->head;	/* corrupt: resynchronise */
+	return false;
+}
+
+__u64 ring_peek_time(const struct perfbuf_iter *it)
+{
+	const struct perfbuf_ring *r = it->ring;
+	const struct perf_event_header *eh;
+
+	if (it->tail == it->head)
+		return 0;
+	eh = (const void *)(r->data + (it->tail & r->mask));
+	if (eh->size > it->head - it->tail || (eh->size & 7))
+		return 0;
+	if (eh->type == PERF_RECORD_SAMPLE && it->time_off &&
+	    eh->size >= it->raw_off + 4)
+		return read_u64(r, it->tail + it->time_off);
+	if (eh->type == PERF_RECORD_LOST && r->lost_time_end &&
+	    eh->size >= LOST_RECORD_SZ + r->lost_time_end)
+		return read_u64(r, it->tail + eh->size - r->lost_time_end);
+	return 0;
 }
 
 int perfbuf_ring__end(struct perfbuf_ring *r, struct perfbuf_iter it)
@@ -264,21 +355,30 @@ int perfbuf_ring__fold_n(struct perfbuf_ring *r, perfbuf_record_fn fn,
 {
 	struct perfbuf_iter it = perfbuf_ring__begin(r);
 	struct perfbuf_record rec;
-	int ret = 0, err;
+	size_t n = 0;
+	int err;
 
-	while (budget-- && perfbuf_iter__next(&it, &rec)) {
-		ret = fn(ctx, &rec);
-		if (ret)
+	while (n < budget && perfbuf_iter__next(&it, &rec)) {
+		n++;
+		if (fn(ctx, &rec) != PERFBUF_CONTINUE)
 			break;
 	}
 	err = perfbuf_ring__end(r, it);
-	return ret ?: err;
+	return err ?: (n > INT32_MAX ? INT32_MAX : (int)n);
 }
 
 int perfbuf_ring__fold(struct perfbuf_ring *r, perfbuf_record_fn fn,
 		       void *ctx)
 {
 	return perfbuf_ring__fold_n(r, fn, ctx, SIZE_MAX);
+}
+
+__u64 perfbuf_ring__settle_lost(struct perfbuf_ring *r, __u64 total)
+{
+	__u64 pending = total > r->st.lost ? total - r->st.lost : 0;
+
+	r->st.lost += pending;
+	return pending;
 }
 
 void perfbuf_ring__stats(const struct perfbuf_ring *r,

@@ -298,7 +298,7 @@ TEST(ring_over_software_sampler)
 	r = perfbuf_ring__new(fd, 4);
 	if (!ASSERT_OK_PTR(r, "ring"))
 		goto out;
-	perfbuf_ring__set_raw_samples(r, false);
+	perfbuf_ring__set_sample_type(r, PERF_SAMPLE_TID, false);
 	fd2 = perfbuf_event_open(&o, 0, -1, -1);
 	if (ASSERT_GE(fd2, 0, "second event"))
 		ASSERT_OK(perfbuf_ioc_set_output(fd2, fd), "set_output to a mapped ring");
@@ -317,7 +317,7 @@ TEST(ring_over_software_sampler)
 		ASSERT_EQ(perfbuf_ring__avail(r), before, "paused: nothing written");
 		ASSERT_OK(perfbuf_ioc_pause_output(fd, false), "resume output");
 	}
-	ASSERT_OK(perfbuf_ring__fold(r, count_cb, &samples), "fold: TID samples (and throttling)");
+	ASSERT_GT(perfbuf_ring__fold(r, count_cb, &samples), 0, "fold: TID samples (and throttling)");
 	perfbuf_ring__stats(r, &st);
 	ASSERT_GE(samples, 10, "samples every 0.1 ms of 20 ms");
 	ASSERT_GE(st.other, samples, "samples counted as OTHER");

@@ -20,7 +20,7 @@ struct got {
 		size_t len1;	/* first slice */
 		unsigned char buf[128];
 	} r[MAX_SEEN];
-	size_t stop_at;		/* return 7 on this record (1-based) */
+	size_t stop_at;		/* stop on this record (1-based) */
 };
 
 static int collect(void *ctx, const struct perfbuf_record *rec)
@@ -38,7 +38,7 @@ static int collect(void *ctx, const struct perfbuf_record *rec)
 		perfbuf_record_copy(rec, g->r[g->n].buf, sizeof(g->r[g->n].buf));
 	}
 	g->n++;
-	return g->stop_at && g->n == g->stop_at ? 7 : 0;
+	return g->stop_at && g->n == g->stop_at ? PERFBUF_STOP : PERFBUF_CONTINUE;
 }
 
 static struct got g;
@@ -56,7 +56,7 @@ TEST(empty)
 	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
 		return;
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 0, "no record");
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), 0, "avail");
 	ASSERT_EQ(perfbuf_ring__data_size(s.ring), SYNTH_PAGE, "data size");
@@ -76,7 +76,7 @@ TEST(one)
 	synth_publish(&s);
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), 56, "avail before");
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 1, "one record");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_SAMPLE, "sample");
 	ASSERT_EQ(g.r[0].cpu, 3, "cpu");
@@ -111,7 +111,7 @@ TEST(many_in_order)
 		}
 		synth_publish(&s);
 		g.n = 0;
-		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 		for (size_t i = 0; i < g.n; i++, want++) {
 			unsigned got_seq;
 			size_t len = 4 + want % 60;
@@ -147,7 +147,7 @@ TEST(lost)
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 3, "three records");
 	ASSERT_EQ(g.r[1].kind, PERFBUF_REC_LOST, "lost kind");
 	ASSERT_EQ(g.r[1].lost, 17, "lost count is the second u64");
@@ -169,7 +169,7 @@ TEST(lost_with_sample_id)
 	synth_other(&s, PERF_RECORD_LOST, 0, body, sizeof(body));
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 1, "one record");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_LOST, "lost");
 	ASSERT_EQ(g.r[0].lost, 5, "count");
@@ -201,7 +201,7 @@ TEST(wrap_matrix)
 			synth_publish(&s);
 			memset(&g, 0, sizeof(g));
 			cases++;
-			bad += !ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+			bad += !ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 			bad += !ASSERT_EQ(g.n, 1, "one record");
 			bad += !ASSERT_EQ(g.r[0].len, raw, "raw size");
 			bad += !ASSERT_MEMEQ(g.r[0].buf, p, len, "payload across the end");
@@ -232,7 +232,7 @@ TEST(record_ends_at_ring_end)
 	synth_sample(&s, p, 20);	/* starts at offset 0 */
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 2, "two records");
 	ASSERT_EQ(g.r[0].len1, 20, "first: one slice up to the end");
 	ASSERT_EQ(g.r[0].len, 20, "first: no second slice");
@@ -256,7 +256,7 @@ static void positions_near(__u64 start)
 		}
 		synth_publish(&s);
 		memset(&g, 0, sizeof(g));
-		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+		ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 		for (size_t i = 0; i < g.n; i++) {
 			fill(p, sizeof(p), (unsigned)(total + i));
 			ASSERT_MEMEQ(g.r[i].buf, p, sizeof(p), "payload");
@@ -293,12 +293,12 @@ TEST(stop_then_resume)
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
 	g.stop_at = 3;
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 7, "callback's value");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 3, "records visited, the stopping one included");
 	ASSERT_EQ(g.n, 3, "stopped on the third");
 	tail = synth_tail(&s);
 	ASSERT_EQ(tail, 3 * 32, "the third counts as consumed");
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "resume");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "resume");
 	ASSERT_EQ(g.n, 7, "the other seven");
 	fill(p, sizeof(p), 3);
 	ASSERT_MEMEQ(g.r[0].buf, p, sizeof(p), "resumes at the fourth");
@@ -316,10 +316,10 @@ TEST(budget)
 		synth_sample(&s, p, sizeof(p));
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold_n(s.ring, collect, &g, 2), 0, "fold_n");
+	ASSERT_EQ(perfbuf_ring__fold_n(s.ring, collect, &g, 2), 2, "fold_n: two visited");
 	ASSERT_EQ(g.n, 2, "two visited");
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), 3 * 32, "three left");
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 3, "fold: the three left");
 	ASSERT_EQ(g.n, 5, "all visited");
 	synth_free(&s);
 }
@@ -339,7 +339,7 @@ TEST(full_ring)
 	ASSERT_EQ(n, (SYNTH_PAGE - 8) / 72, "ring full");
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), n * 72, "avail");
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, n, "all delivered");
 	perfbuf_ring__stats(s.ring, &st);
 	ASSERT_EQ(st.high_water, n * 72, "high water");
@@ -360,7 +360,7 @@ TEST(other_records)
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.n, 2, "both");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_OTHER, "other");
 	ASSERT_EQ(g.r[0].type, PERF_RECORD_COMM, "type");
@@ -371,11 +371,11 @@ TEST(other_records)
 	ASSERT_EQ(g.r[1].kind, PERFBUF_REC_SAMPLE, "then the sample");
 
 	/* the same ring for non-BPF events: SAMPLE as OTHER */
-	perfbuf_ring__set_raw_samples(s.ring, false);
+	perfbuf_ring__set_sample_type(s.ring, PERF_SAMPLE_TID, false);
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_OTHER, "sample handed over whole");
 	ASSERT_EQ(g.r[0].type, PERF_RECORD_SAMPLE, "type kept");
 	ASSERT_EQ(g.r[0].len, 16, "u32 size + payload");
@@ -409,7 +409,7 @@ static void corrupt_case(const char *name, const void *bad, size_t bad_len,
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
 	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), 0, "next fold");
+	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "next fold");
 	ASSERT_EQ(g.n, 1, "next record delivered");
 	synth_free(&s);
 }

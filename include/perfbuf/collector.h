@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libperfbuf, layer 3: the collector. One PERF_COUNT_SW_BPF_OUTPUT event
+ * and ring per CPU of a BPF_MAP_TYPE_PERF_EVENT_ARRAY (a channel), stored in
+ * the map at key = CPU number, waited on with one epoll; wake-ups batched
+ * under a latency bound; optionally one stream in time order; CPUs followed
+ * as they come online and go offline.
+ */
+#ifndef PERFBUF_COLLECTOR_H
+#define PERFBUF_COLLECTOR_H
+
+#include "common.h"
+#include "ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfbuf;
+
+struct perfbuf_opts {
+	size_t sz;
+	/* data pages per CPU, power of two; 0 = 64 */
+	size_t page_cnt;
+	/* explicit CPU list (map keys are these CPU numbers); NULL = every
+	 * possible CPU, clamped to the map's max_entries (those offline get
+	 * their ring when they come online) */
+	const int *cpus;
+	size_t cpu_cnt;
+	/* wake-up policy. Default: a byte watermark of a quarter of the ring,
+	 * with records waiting under it drained within latency_ms. */
+	__u32 wakeup_events;	/* non-zero: wake every N records instead */
+	__u32 watermark;	/* bytes; 0 = data size / 4 */
+	int latency_ms;		/* 0 = 10 ms; < 0 = no bound (poll waits) */
+	/* largest record the producer will write (payload bytes); refused
+	 * at setup with -E2BIG when it cannot fit the ring. 0 = no check */
+	size_t max_record_size;
+	/* records delivered per ring per drain (ordered: per drain) before
+	 * moving on; 0 = all. perfbuf__drain() ignores it. */
+	size_t budget;
+	/* perfbuf__free() drains the rings before tearing down */
+	bool drain_on_free;
+	/* every record carries the kernel's CLOCK_MONOTONIC time in time_ns
+	 * (PERF_SAMPLE_TIME; LOST records too): no help needed from the BPF
+	 * program. Off, records have time_ns 0 and cost nothing more. */
+	bool timestamps;
+	/* deliver the records of all CPUs as one stream in non-decreasing
+	 * time_ns (implies timestamps). A record waits in its ring until no
+	 * other CPU can still show an older one, within latency_ms; one that
+	 * comes later anyway is delivered with PERFBUF_RECF_LATE. */
+	bool ordered;
+	/* do not follow CPU hotplug. By default a CPU that comes online gets
+	 * its ring and map slot within latency_ms (a CPU_ONLINE record), and
+	 * one that goes offline is drained, its losses reported, its ring
+	 * closed (then a CPU_OFFLINE record). */
+	bool no_hotplug;
+};
+
+/**
+ * @brief Open one BPF_OUTPUT event per CPU, mmap its ring and store its fd
+ *        in @map_fd at key = CPU number.
+ * @param fn  called for every record: SAMPLE and LOST, CPU_ONLINE and
+ *            CPU_OFFLINE (OTHER never occurs)
+ * @return the collector, or NULL with errno (EINVAL for bad options, E2BIG
+ *         when max_record_size does not fit, ENODEV when no CPU is usable,
+ *         or the error of the failing syscall, logged)
+ */
+PERFBUF_API struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn,
+					 void *ctx,
+					 const struct perfbuf_opts *opts);
+
+/**
+ * @brief Delete the map slots set, disable the events, (when drain_on_free:
+ *        perfbuf__quiesce() and perfbuf__drain()), unmap and close. NULL is
+ *        a no-op.
+ *
+ * Not while another thread is inside perfbuf__poll() or a consume call on
+ * @pb: stop that thread with perfbuf__stop(), join it, then free.
+ */
+PERFBUF_API void perfbuf__free(struct perfbuf *pb);
+
+/**
+ * @brief Wait up to @timeout_ms (-1: forever) for ready rings and drain
+ *        them. Records waiting below the watermark are drained on a grid
+ *        finer than latency_ms, so that, while the caller keeps polling,
+ *        each record is handed over within latency_ms of being written;
+ *        with a latency bound, the call therefore returns at each grid
+ *        point (often with 0) even when @timeout_ms is -1.
+ * @return records delivered (>= 0; a callback's PERFBUF_STOP ends the call
+ *         early), -EINTR when a signal interrupted the wait, -ECANCELED
+ *         after perfbuf__stop(), or another negative errno
+ */
+PERFBUF_API int perfbuf__poll(struct perfbuf *pb, int timeout_ms);
+
+/** @brief Drain every ring without waiting (ordered: up to the records no
+ *  other CPU can still precede). Returns as perfbuf__poll(). */
+PERFBUF_API int perfbuf__consume(struct perfbuf *pb);
+
+/** @brief Drain ring @idx only (for callers with their own event loop).
+ *  Returns as perfbuf__poll(), -EINVAL for a bad index or an ordered
+ *  collector, -ENODEV when the ring's CPU is offline. */
+PERFBUF_API int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
+
+/**
+ * @brief Empty every ring whatever the budget (ordered: in time order, to
+ *        the last record), then report, per CPU, losses the kernel counted
+ *        but no LOST record reported (it writes one only before the next
+ *        record that fits) as a LOST record with the exact count from
+ *        PERF_FORMAT_LOST. Call at the end of a run.
+ * @return as perfbuf__poll()
+ */
+PERFBUF_API int perfbuf__drain(struct perfbuf *pb);
+
+/**
+ * @brief Wait until BPF programs that may still be writing have finished:
+ *        one RCU grace period (membarrier MEMBARRIER_CMD_GLOBAL). Call it
+ *        after detaching the programs and before perfbuf__drain(), so the
+ *        drain sees every record; perfbuf__free() does with drain_on_free.
+ * @return 0 or a negative errno
+ */
+PERFBUF_API int perfbuf__quiesce(struct perfbuf *pb);
+
+/** @brief Make a blocked perfbuf__poll() return now (any thread). */
+PERFBUF_API int perfbuf__wake(struct perfbuf *pb);
+/** @brief Make perfbuf__poll() return -ECANCELED from now on (any thread). */
+PERFBUF_API int perfbuf__stop(struct perfbuf *pb);
+
+/** @brief The epoll fd, for the caller's own event loop. */
+PERFBUF_API int perfbuf__epoll_fd(const struct perfbuf *pb);
+/** @brief Number of ring slots: one per CPU the collector serves, online
+ *  or not. Indexes are stable for the collector's life. */
+PERFBUF_API size_t perfbuf__ring_cnt(const struct perfbuf *pb);
+/** @brief CPU number (= map key) of ring @idx, or -EINVAL. */
+PERFBUF_API int perfbuf__ring_cpu(const struct perfbuf *pb, size_t idx);
+/** @brief Perf event fd of ring @idx, -ENODEV while its CPU is offline,
+ *  or -EINVAL. */
+PERFBUF_API int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx);
+/** @brief The ring @idx itself, or NULL with errno EINVAL (bad index) or
+ *  ENODEV (its CPU is offline). */
+PERFBUF_API struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb,
+					       size_t idx);
+/** @brief Ring slots whose CPU is offline now. */
+PERFBUF_API size_t perfbuf__offline_cnt(const struct perfbuf *pb);
+
+/* Counted over the collector's life, across the rings a CPU had. */
+struct perfbuf_cpu_stats {
+	int cpu;
+	__u64 samples;
+	__u64 bytes;
+	__u64 lost;		/* reported to the callback (records + drain) */
+	__u64 lost_kernel;	/* PERF_FORMAT_LOST total, 0 if unsupported */
+	__u64 wakeups;		/* epoll readiness seen for this ring */
+	__u64 polls;		/* drains of this ring */
+	__u64 high_water;	/* most bytes waiting at a drain */
+	__u64 corrupt;
+	size_t data_size;
+	__u64 late;		/* ordered: records delivered late */
+	bool online;		/* the CPU has a ring now */
+	__u64 onlined;		/* came online after the collector started */
+	__u64 offlined;		/* went offline */
+};
+
+/**
+ * @brief Statistics of ring @idx; reads the kernel's lost total.
+ * @return 0 or -EINVAL
+ */
+PERFBUF_API int perfbuf__stats(const struct perfbuf *pb, size_t idx,
+			       struct perfbuf_cpu_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFBUF_COLLECTOR_H */

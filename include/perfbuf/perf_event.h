@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* libperfbuf, layer 1: perf_event_open(2), its ioctls and counter reads. */
+#ifndef PERFBUF_PERF_EVENT_H
+#define PERFBUF_PERF_EVENT_H
+
+#include <linux/perf_event.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernel headers older than 6.0 lack it; the kernel may too (see
+ * perfbuf_opts: the collector falls back to LOST records only). */
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+enum perfbuf_event_kind {
+	PERFBUF_EV_HARDWARE = PERF_TYPE_HARDWARE,
+	PERFBUF_EV_SOFTWARE = PERF_TYPE_SOFTWARE,
+	PERFBUF_EV_TRACEPOINT = PERF_TYPE_TRACEPOINT,
+	PERFBUF_EV_RAW = PERF_TYPE_RAW,
+	PERFBUF_EV_BREAKPOINT = PERF_TYPE_BREAKPOINT,
+};
+
+/* A typed description of one event; turned into a perf_event_attr by
+ * perfbuf_event_attr(). Zero means "kernel default" for every field. */
+struct perfbuf_event_opts {
+	size_t sz;
+	enum perfbuf_event_kind kind;
+	__u64 config;		/* PERF_COUNT_*, raw code or tracepoint id */
+	/* sampling: period (every N events) or frequency (N per second) */
+	__u64 sample_period;
+	__u64 sample_freq;	/* non-zero selects frequency mode */
+	__u64 sample_type;	/* PERF_SAMPLE_* */
+	__u64 read_format;	/* PERF_FORMAT_* */
+	/* wake-up: every N events, or once N bytes are in the ring */
+	__u32 wakeup_events;
+	__u32 wakeup_watermark;	/* non-zero selects byte watermark */
+	bool disabled;
+	bool inherit;
+	bool pinned;
+	bool exclusive;
+	bool exclude_user;
+	bool exclude_kernel;
+	bool exclude_hv;
+	bool exclude_idle;
+	bool enable_on_exec;
+	bool write_backward;
+	bool use_clockid;
+	int clockid;		/* CLOCK_* when use_clockid */
+	/* breakpoints */
+	__u32 bp_type;		/* HW_BREAKPOINT_* */
+	__u64 bp_addr;
+	__u64 bp_len;
+	/* non-sample records (LOST, ...) carry the sample_type's TID, TIME,
+	 * ID, STREAM_ID, CPU and IDENTIFIER fields */
+	bool sample_id_all;
+};
+
+/**
+ * @brief Fill @attr from @opts (attr.size = sizeof(struct perf_event_attr)).
+ * @return 0, or -EINVAL when @opts is inconsistent (both period and freq,
+ *         both wakeup_events and wakeup_watermark, bad sz)
+ */
+PERFBUF_API int perfbuf_event_attr(struct perf_event_attr *attr,
+				   const struct perfbuf_event_opts *opts);
+
+/**
+ * @brief The raw perf_event_open(2) system call.
+ * @return a file descriptor (O_CLOEXEC), or a negative errno. On -E2BIG the
+ *         kernel wrote the attr size it supports into attr->size and the
+ *         library logs it: a requested feature is newer than the kernel.
+ */
+PERFBUF_API int perfbuf_event_open_attr(struct perf_event_attr *attr,
+					pid_t pid, int cpu, int group_fd,
+					unsigned long flags);
+
+/**
+ * @brief perfbuf_event_attr() then perfbuf_event_open_attr().
+ * @param pid  -1 for every task (with @cpu >= 0), 0 for the caller
+ * @param cpu  -1 for any CPU the task runs on
+ * @param group_fd -1, or the leader of the group to join
+ */
+PERFBUF_API int perfbuf_event_open(const struct perfbuf_event_opts *opts,
+				   pid_t pid, int cpu, int group_fd);
+
+/* The ioctls, each returning 0 (or a value) or a negative errno. @group
+ * applies the operation to the whole group the event leads. */
+PERFBUF_API int perfbuf_ioc_enable(int fd, bool group);
+PERFBUF_API int perfbuf_ioc_disable(int fd, bool group);
+PERFBUF_API int perfbuf_ioc_reset(int fd, bool group);
+PERFBUF_API int perfbuf_ioc_refresh(int fd, int count);
+PERFBUF_API int perfbuf_ioc_period(int fd, __u64 period);
+PERFBUF_API int perfbuf_ioc_set_output(int fd, int target_fd);
+PERFBUF_API int perfbuf_ioc_set_filter(int fd, const char *filter);
+PERFBUF_API int perfbuf_ioc_id(int fd, __u64 *id);
+PERFBUF_API int perfbuf_ioc_set_bpf(int fd, int prog_fd);
+PERFBUF_API int perfbuf_ioc_pause_output(int fd, bool pause);
+/* @ids has room for *@cnt ids; on return *@cnt is the number attached */
+PERFBUF_API int perfbuf_ioc_query_bpf(int fd, __u32 *ids, __u32 *cnt);
+PERFBUF_API int perfbuf_ioc_modify_attributes(int fd,
+					      struct perf_event_attr *attr);
+
+/* One counter value as read(2) returns it, with the scaled estimate
+ * value * time_enabled / time_running for multiplexed counters. */
+struct perfbuf_count {
+	__u64 value;
+	__u64 time_enabled;	/* when PERF_FORMAT_TOTAL_TIME_ENABLED */
+	__u64 time_running;	/* when PERF_FORMAT_TOTAL_TIME_RUNNING */
+	__u64 id;		/* when PERF_FORMAT_ID */
+	__u64 lost;		/* when PERF_FORMAT_LOST (kernel >= 6.0) */
+	double scaled;
+};
+
+/**
+ * @brief Read one counter opened with @read_format (no PERF_FORMAT_GROUP).
+ */
+PERFBUF_API int perfbuf_count_read(int fd, __u64 read_format,
+				   struct perfbuf_count *out);
+
+/**
+ * @brief Read a group through its leader (read_format has PERF_FORMAT_GROUP).
+ * @param out room for @cnt members
+ * @return the number of members read, or a negative errno (-ENOSPC when the
+ *         group has more than @cnt members, -EIO when read(2) returned less
+ *         than @read_format describes: it is not the event's)
+ */
+PERFBUF_API int perfbuf_group_read(int leader_fd, __u64 read_format,
+				   struct perfbuf_count *out, size_t cnt);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFBUF_PERF_EVENT_H */

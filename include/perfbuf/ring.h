@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libperfbuf, layer 2: one mmapped perf ring, read with a fold (a callback
+ * per record) or an iterator (the caller's loop), and a merge that reads
+ * several rings as one stream in time order.
+ */
+#ifndef PERFBUF_RING_H
+#define PERFBUF_RING_H
+
+#include <linux/perf_event.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfbuf_ring;
+
+enum perfbuf_record_kind {
+	PERFBUF_REC_SAMPLE,	/* PERF_RECORD_SAMPLE with PERF_SAMPLE_RAW */
+	PERFBUF_REC_LOST,	/* PERF_RECORD_LOST, or losses a drain found */
+	PERFBUF_REC_OTHER,	/* any other record type */
+	PERFBUF_REC_CPU_ONLINE,	/* collector: a CPU came online, its ring is
+				 * open and in the map */
+	PERFBUF_REC_CPU_OFFLINE,/* collector: a CPU went offline; its records
+				 * and losses were all delivered before this */
+};
+
+/* perfbuf_record.flags */
+#define PERFBUF_RECF_LATE	0x1	/* merged stream: older than a record
+					 * delivered before it */
+
+/*
+ * A record as the fold hands it over. Pointers point into the ring and
+ * are valid only during the callback.
+ *
+ * SAMPLE: the raw payload (its kernel size, padding included) in two
+ *   slices: @data then @data2; @data2_sz is 0 unless the payload wraps the
+ *   ring end. perfbuf_record_copy() makes it contiguous. The payload is
+ *   only 4-byte aligned (a u32 size precedes it in the record): read wider
+ *   fields with memcpy() or copy the record first.
+ * LOST: @lost is the number of records the kernel dropped.
+ * OTHER: @data/@data2 is the record body after its 8-byte header.
+ * CPU_ONLINE, CPU_OFFLINE: @cpu only (@size 0, no data).
+ *
+ * @time_ns: CLOCK_MONOTONIC when the kernel wrote the record (a SAMPLE with
+ * PERF_SAMPLE_TIME, a LOST record with sample_id_all; the collector's
+ * `timestamps` option gives both), when the library saw it (a drain's
+ * losses, CPU notices), else 0.
+ */
+struct perfbuf_record {
+	enum perfbuf_record_kind kind;
+	int cpu;		/* the ring's CPU, -1 if unknown */
+	__u32 type;		/* perf_event_header.type */
+	__u16 misc;
+	__u16 size;		/* perf_event_header.size */
+	__u64 time_ns;
+	__u64 lost;
+	const void *data;
+	size_t data_sz;
+	const void *data2;
+	size_t data2_sz;
+	__u32 flags;		/* PERFBUF_RECF_* */
+};
+
+/*
+ * A record callback returns PERFBUF_CONTINUE (0) to go on, or PERFBUF_STOP
+ * (any other value) to end the call early: the record stopped on is
+ * consumed, and the call returns the records delivered so far, this one
+ * included. The value is never passed on: a stop is not an error.
+ */
+enum {
+	PERFBUF_CONTINUE = 0,
+	PERFBUF_STOP = 1,
+};
+typedef int (*perfbuf_record_fn)(void *ctx, const struct perfbuf_record *rec);
+
+/**
+ * @brief Copy a record's payload into @dst.
+ * @return bytes copied: min(@dst_sz, data_sz + data2_sz)
+ */
+PERFBUF_API size_t perfbuf_record_copy(const struct perfbuf_record *rec,
+				       void *dst, size_t dst_sz);
+
+/**
+ * @brief Bytes a PERF_RECORD_SAMPLE with a raw payload of @payload bytes
+ *        takes in a ring whose event has @sample_type (header, the fixed
+ *        fields before RAW, the u32 size, the payload; 8-aligned).
+ * @return the size, or 0 when it exceeds the u16 perf_event_header.size
+ */
+PERFBUF_API size_t perfbuf_sample_size(size_t payload, __u64 sample_type);
+
+/**
+ * @brief mmap 1 + @page_cnt pages of perf event @fd.
+ * @param page_cnt data pages, a non-zero power of two
+ * @return the ring, or NULL with errno: EINVAL (bad page count, logged),
+ *         ENOMEM, EPERM (logged with perf_event_mlock_kb / RLIMIT_MEMLOCK)
+ */
+PERFBUF_API struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt);
+
+/**
+ * @brief A ring over caller memory laid out as the mmap: one header page
+ *        (struct perf_event_mmap_page) then @page_cnt data pages.
+ *        Used by tests and fuzzers, and to read saved snapshots.
+ */
+PERFBUF_API struct perfbuf_ring *perfbuf_ring__new_mem(void *mem,
+						       size_t page_size,
+						       size_t page_cnt);
+
+/** @brief Unmap (if mapped by the library) and free. NULL is a no-op. */
+PERFBUF_API void perfbuf_ring__free(struct perfbuf_ring *ring);
+
+/** @brief The CPU reported in records (default -1). */
+PERFBUF_API void perfbuf_ring__set_cpu(struct perfbuf_ring *ring, int cpu);
+
+/**
+ * @brief The event's sample_type and sample_id_all, which fix the record
+ *        layout (default: PERF_SAMPLE_RAW, no sample_id_all).
+ *
+ * SAMPLE records are parsed when sample_type has PERF_SAMPLE_RAW and,
+ * besides, only fixed-size fields that precede it (IDENTIFIER, IP, TID,
+ * TIME, ADDR, ID, STREAM_ID, CPU, PERIOD); PERF_SAMPLE_TIME fills time_ns.
+ * Other layouts are handed over as OTHER records. With @sample_id_all and
+ * PERF_SAMPLE_TIME, LOST records carry time_ns too.
+ */
+PERFBUF_API void perfbuf_ring__set_sample_type(struct perfbuf_ring *ring,
+					       __u64 sample_type,
+					       bool sample_id_all);
+
+/**
+ * @brief Visit the records present, in order, then mark them consumed.
+ *
+ * data_head is read once (acquire), data_tail stored once (release).
+ * A corrupt header is logged and counted, and the ring resynchronises to
+ * data_head: the records already visited stay delivered.
+ *
+ * @return the records visited (the one a callback stopped on included),
+ *         or -EBADMSG when corruption was found
+ */
+PERFBUF_API int perfbuf_ring__fold(struct perfbuf_ring *ring,
+				   perfbuf_record_fn fn, void *ctx);
+
+/** @brief As perfbuf_ring__fold(), visiting at most @budget records. */
+PERFBUF_API int perfbuf_ring__fold_n(struct perfbuf_ring *ring,
+				     perfbuf_record_fn fn, void *ctx,
+				     size_t budget);
+
+/**
+ * @brief The kernel counts @total losses on this ring so far (from
+ *        PERF_FORMAT_LOST): how many of them no LOST record has reported
+ *        yet. They count as reported from now on: LOST records that come
+ *        later report only the losses beyond them.
+ *
+ * The kernel writes a LOST record only before the next record that fits,
+ * so losses at the end of a run are known only this way.
+ */
+PERFBUF_API __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *ring,
+					    __u64 total);
+
+/*
+ * The same walk without a callback: the loop body is the caller's and
+ * perfbuf_iter__next() is inlined into it, so a drain costs no indirect
+ * call per record. The iterator travels by value so that it can live in
+ * registers.
+ *
+ *	struct perfbuf_iter it = perfbuf_ring__begin(ring);	// acquire data_head
+ *	struct perfbuf_record rec;
+ *
+ *	while (perfbuf_iter__next(&it, &rec))
+ *		handle(&rec);				// may break out early
+ *	perfbuf_ring__end(ring, it);			// release data_tail
+ *
+ * Records up to the last one returned are consumed. Between begin and end
+ * nothing else may read the ring. The fields are the library's.
+ */
+struct perfbuf_iter {
+	struct perfbuf_ring *ring;
+	const char *data;
+	__u64 mask;
+	__u64 head;
+	__u64 tail;
+	__u64 samples;
+	__u64 sample_bytes;
+	/* everything the inline part does not handle: LOST and other
+	 * records, other layouts, damage */
+	bool (*slow)(struct perfbuf_iter *it, struct perfbuf_record *rec);
+	int cpu;
+	__u32 raw_off;		/* offset of a raw sample's u32 size */
+	__u32 time_off;		/* offset of a sample's time, 0 if none */
+};
+
+/** @brief Start an iteration over the records present now. A corrupt
+ *  position gives an empty iteration, and end() reports it. */
+PERFBUF_API struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring);
+
+/**
+ * @brief Finish: mark what was returned consumed, update the statistics.
+ * @return 0, or -EBADMSG when corruption was found (logged and counted;
+ *         the ring skipped to data_head)
+ */
+PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
+				  struct perfbuf_iter it);
+
+/**
+ * @brief The next record, or false at the end (or on corruption).
+ */
+static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
+				      struct perfbuf_record *rec)
+{
+	const struct perf_event_header *eh;
+	__u64 raw_sz, off, room;
+
+	if (it->tail == it->head)
+		return false;
+	eh = (const struct perf_event_header *)(it->data + (it->tail & it->mask));
+	/* { header, fixed fields, u32 size, char data[size] }: the kernel's
+	 * size includes the padding, so a raw sample is exactly raw_off + 4 +
+	 * size long (8-aligned: the u32 is inside the ring). raw_off is 0 when
+	 * samples are not raw: the u32 read is then the type, and 9 + 4 is
+	 * never a record size, so every record takes the slow path. */
+	raw_sz = *(const __u32 *)(it->data + ((it->tail + it->raw_off) & it->mask));
+	if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE ||
+			     raw_sz + it->raw_off + 4 != eh->size ||
+			     (eh->size & 7) || eh->size > it->head - it->tail, 0))
+		return it->slow(it, rec);
+	rec->kind = PERFBUF_REC_SAMPLE;
+	rec->cpu = it->cpu;
+	rec->type = PERF_RECORD_SAMPLE;
+	rec->misc = eh->misc;
+	rec->size = eh->size;
+	rec->flags = 0;
+	rec->lost = 0;
+	/* 8-aligned, before the size field: never straddles the end */
+	rec->time_ns = it->time_off ?
+		*(const __u64 *)(it->data + ((it->tail + it->time_off) & it->mask)) : 0;
+	off = (it->tail + it->raw_off + 4) & it->mask;
+	room = it->mask + 1 - off;
+	rec->data = it->data + off;
+	rec->data2 = it->data;
+	if (__builtin_expect(raw_sz <= room, 1)) {
+		rec->data_sz = raw_sz;
+		rec->data2_sz = 0;
+	} else {
+		rec->data_sz = room;
+		rec->data2_sz = raw_sz - room;
+	}
+	it->tail += eh->size;
+	it->samples++;
+	it->sample_bytes += raw_sz;
+	return true;
+}
+
+struct perfbuf_ring_stats {
+	__u64 samples;		/* SAMPLE records */
+	__u64 sample_bytes;	/* their payload bytes */
+	__u64 lost;		/* losses reported: LOST records (less what
+				 * settle_lost() had reported) + settle_lost() */
+	__u64 lost_records;	/* LOST records */
+	__u64 other;		/* other records */
+	__u64 corrupt;		/* resynchronisations */
+	__u64 high_water;	/* most bytes seen waiting at a fold */
+	__u64 late;		/* records a merge delivered late */
+};
+
+/** @brief Copy the ring's statistics (counted since perfbuf_ring__new*())
+ *         into @out. */
+PERFBUF_API void perfbuf_ring__stats(const struct perfbuf_ring *ring,
+				     struct perfbuf_ring_stats *out);
+/** @brief Bytes waiting to be read now. */
+PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);
+/** @brief Size of the data area in bytes. */
+PERFBUF_API size_t perfbuf_ring__data_size(const struct perfbuf_ring *ring);
+/** @brief The header page (struct perf_event_mmap_page). */
+PERFBUF_API void *perfbuf_ring__base(const struct perfbuf_ring *ring);
+
+/*
+ * A merge: several rings read as one stream in non-decreasing time_ns.
+ * Records wait in their rings, not in copies: each fold takes the oldest
+ * head record of all rings until the next one is newer than the horizon.
+ *
+ * Each ring is in time order but for a record whose producer was
+ * interrupted between taking its time and writing it. A record older than
+ * one already delivered (it arrived after the horizon passed its time) is
+ * delivered anyway, with PERFBUF_RECF_LATE, and counted in the ring's
+ * `late` statistic: never dropped, never silently out of order. Records
+ * without a time (time_ns 0) go out as soon as they are at a ring's head.
+ */
+struct perfbuf_merge;
+
+/** @brief An empty merge, or NULL with errno ENOMEM. */
+PERFBUF_API struct perfbuf_merge *perfbuf_merge__new(void);
+/** @brief Free the merge (not its rings). NULL is a no-op. */
+PERFBUF_API void perfbuf_merge__free(struct perfbuf_merge *m);
+/** @brief Add @ring (the caller keeps owning it). 0, -EEXIST or -ENOMEM. */
+PERFBUF_API int perfbuf_merge__add(struct perfbuf_merge *m,
+				   struct perfbuf_ring *ring);
+/** @brief Take @ring out of the merge. 0 or -ENOENT. */
+PERFBUF_API int perfbuf_merge__remove(struct perfbuf_merge *m,
+				      struct perfbuf_ring *ring);
+
+/**
+ * @brief Deliver, in time order, the records of every ring up to
+ *        @horizon_ns (UINT64_MAX: everything present), at most @budget
+ *        (0: no limit).
+ *
+ * Each ring's data_head is read once and its data_tail stored once.
+ * @return the records delivered (the one a callback stopped on included)
+ */
+PERFBUF_API int perfbuf_merge__fold(struct perfbuf_merge *m, __u64 horizon_ns,
+				    size_t budget, perfbuf_record_fn fn,
+				    void *ctx);
+
+/** @brief time_ns of the newest record delivered so far (0: none). */
+PERFBUF_API __u64 perfbuf_merge__last_ns(const struct perfbuf_merge *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFBUF_RING_H */
