@@ -40,14 +40,9 @@ static bool room(struct synth *s, size_t len)
 	return s->head - s->hdr->data_tail + len <= s->data_size - 8;
 }
 
-size_t synth_sample_size(size_t len)
-{
-	return (8 + 4 + len + 7) & ~(size_t)7;
-}
-
 bool synth_sample(struct synth *s, const void *payload, size_t len)
 {
-	size_t total = synth_sample_size(len);
+	size_t total = perfbuf_sample_size(len, PERF_SAMPLE_RAW);
 	struct perf_event_header h = {
 		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
 	};
@@ -72,6 +67,39 @@ bool synth_lost(struct synth *s, __u64 id, __u64 lost)
 	synth_raw(s, &h, sizeof(h));
 	synth_raw(s, &id, sizeof(id));
 	synth_raw(s, &lost, sizeof(lost));
+	return true;
+}
+
+bool synth_sample_at(struct synth *s, __u64 time_ns, const void *payload,
+		     size_t len)
+{
+	size_t total = perfbuf_sample_size(len, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW);
+	struct perf_event_header h = {
+		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
+	};
+	__u32 raw = (__u32)(total - 20);
+	static const unsigned char zero[8];
+
+	if (!room(s, total))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	synth_raw(s, &time_ns, sizeof(time_ns));
+	synth_raw(s, &raw, sizeof(raw));
+	synth_raw(s, payload, len);
+	synth_raw(s, zero, total - 20 - len);
+	return true;
+}
+
+bool synth_lost_at(struct synth *s, __u64 id, __u64 lost, __u64 time_ns)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 32 };
+
+	if (!room(s, 32))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	synth_raw(s, &id, sizeof(id));
+	synth_raw(s, &lost, sizeof(lost));
+	synth_raw(s, &time_ns, sizeof(time_ns));
 	return true;
 }
 

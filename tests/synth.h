@@ -23,13 +23,18 @@ struct synth {
 /* 1 + @pages pages, data_head = data_tail = @pos. */
 int synth_init(struct synth *s, size_t pages, __u64 pos);
 void synth_free(struct synth *s);
-/* Bytes a record of @type with a payload of @len takes. */
-size_t synth_sample_size(size_t len);
 /* Write a record at head and advance head; false when it does not fit. */
 bool synth_sample(struct synth *s, const void *payload, size_t len);
 bool synth_lost(struct synth *s, __u64 id, __u64 lost);
 bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
 		 size_t len);
+/* The same with PERF_SAMPLE_TIME (sample_type TIME | RAW; the LOST record
+ * with a sample_id_all trailer holding the time). The ring must be told:
+ * perfbuf_ring__set_sample_type(ring, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
+ * true). */
+bool synth_sample_at(struct synth *s, __u64 time_ns, const void *payload,
+		     size_t len);
+bool synth_lost_at(struct synth *s, __u64 id, __u64 lost, __u64 time_ns);
 /* Raw bytes at head, no checks: for corrupt records. */
 void synth_raw(struct synth *s, const void *bytes, size_t len);
 /* Make what was written visible: data_head = head. */

@@ -185,7 +185,7 @@ TEST(wrap_matrix)
 	int bad = 0, cases = 0;
 
 	for (size_t len = 1; len <= 64 && !bad; len++) {
-		size_t rec = synth_sample_size(len);
+		size_t rec = perfbuf_sample_size(len, PERF_SAMPLE_RAW);
 
 		for (size_t back = 8; back <= rec + 8 && !bad; back += 8) {
 			/* the record starts @back bytes before the ring end */
