@@ -161,7 +161,7 @@ static void print_event(struct trace_probe *p, const struct trace_record *r,
 
 	if (out_prepare(&set))
 		abort();
-	out_event(p, r, sz, 0);
+	out_event(p, r, sz, 0, false);
 	if (out_flush())
 		abort();
 	s = take_output(&len);

@@ -11,10 +11,10 @@
  * by draining every ring on a grid finer than latency_ms.
  *
  * Ordered: a drain delivers, merged, the records up to a horizon a little
- * behind now (slack_ns): a record older than the horizon that is not in
+ * behind now (SLACK_NS): a record older than the horizon that is not in
  * its ring yet had its producer interrupted between taking the time and
- * writing, and comes late. Records wait at most a grid period plus the
- * slack: 0.8 + 0.1 of latency_ms.
+ * writing, and comes late. Records wait at most a grid period (4/5 of
+ * latency_ms) plus the slack.
  *
  * CPU changes become notices, queued with the time they were seen and
  * handed over in order: a CPU going offline leaves the map at once, and
@@ -36,7 +36,11 @@
 
 #define DEFAULT_PAGE_CNT 64
 #define DEFAULT_LATENCY_MS 10
-#define NO_BOUND_SLACK_NS 1000000ULL	/* ordered, latency_ms < 0 */
+/* Ordered: how far behind now the horizon stays. A producer takes the
+ * time and writes its record with preemption off: microseconds, unless an
+ * interrupt comes between. Every byte the slack holds back waits in the
+ * ring: at 400 MB/s, 1 ms would fill a 256 KiB ring on its own. */
+#define SLACK_NS 100000ULL
 #define MAX_CPUS 8192
 
 struct slot {
@@ -72,7 +76,6 @@ struct perfbuf {
 	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
 	__u64 period_ns;	/* of the latency drains: 4/5 of latency_ms */
 	__u64 next_drain_ns;
-	__u64 slack_ns;		/* ordered: horizon = now - slack_ns */
 	/* the current call */
 	__u64 delivered;
 	bool halt;		/* the callback said stop */
@@ -214,7 +217,7 @@ static void ordered_round(struct perfbuf *pb, __u64 horizon, size_t budget)
 static void drain_round(struct perfbuf *pb)
 {
 	if (pb->merge)
-		ordered_round(pb, perfbuf_now_ns() - pb->slack_ns,
+		ordered_round(pb, perfbuf_now_ns() - SLACK_NS,
 			      pb->budget ?: SIZE_MAX);
 	else
 		drain_all(pb, pb->budget ?: SIZE_MAX);
@@ -737,8 +740,6 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	pb->budget = OPTS_GET(opts, budget, 0);
 	pb->drain_on_free = OPTS_GET(opts, drain_on_free, false);
 	pb->period_ns = (__u64)(pb->latency_ms > 0 ? pb->latency_ms : 0) * 800000;
-	pb->slack_ns = pb->latency_ms > 0 ? (__u64)pb->latency_ms * 100000 :
-					    NO_BOUND_SLACK_NS;
 	if (ordered && !(pb->merge = perfbuf_merge__new())) {
 		err = -ENOMEM;
 		goto fail;

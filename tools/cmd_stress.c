@@ -29,7 +29,7 @@
 #define PAGE_SZ 4096
 #define MAX_DELAY_US 10000000	/* 10 s */
 
-enum { OPT_CONSUMER_DELAY = 256 };	/* long-only options */
+enum { OPT_CONSUMER_DELAY = 256, OPT_ORDERED };	/* long-only options */
 
 static volatile sig_atomic_t exiting;
 
@@ -51,7 +51,21 @@ struct cpu_seen {
 struct stress {
 	struct cpu_seen *seen;	/* indexed by CPU number */
 	__u64 size;
+	/* --ordered: the stream's time order */
+	__u64 last_ns;
+	__u64 late;		/* flagged late by the library */
+	__u64 order_errors;	/* older than the one before, not flagged */
 };
+
+static void check_order(struct stress *s, const struct perfbuf_record *rec)
+{
+	if (rec->flags & PERFBUF_RECF_LATE)
+		s->late++;
+	else if (rec->time_ns < s->last_ns)
+		s->order_errors++;
+	else
+		s->last_ns = rec->time_ns;
+}
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
 {
@@ -62,6 +76,8 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	if (rec->cpu < 0 || rec->cpu >= MAX_CPUS)
 		return 0;
 	c = &s->seen[rec->cpu];
+	if (rec->time_ns)
+		check_order(s, rec);
 	if (rec->kind == PERFBUF_REC_LOST) {
 		c->lost += rec->lost;
 		c->next_seq += rec->lost;	/* the gap it explains */
@@ -113,6 +129,9 @@ static void usage(FILE *f)
 "      --consumer-delay USEC\n"
 "                       a slow consumer: sleep USEC after each poll round,\n"
 "                       0..%d (default 0); the rings overflow meanwhile\n"
+"      --ordered        one stream in time order across CPUs; check the order\n"
+"                       (no record older than the one before unless flagged\n"
+"                       late) and count late records\n"
 "  -j, --json           print one JSON object instead of the table\n"
 "  -h, --help           this text\n"
 "\n"
@@ -210,6 +229,7 @@ int cmd_stress(int argc, char **argv)
 		{ "pages", required_argument, NULL, 'p' },
 		{ "latency", required_argument, NULL, 'l' },
 		{ "consumer-delay", required_argument, NULL, OPT_CONSUMER_DELAY },
+		{ "ordered", no_argument, NULL, OPT_ORDERED },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -223,6 +243,7 @@ int cmd_stress(int argc, char **argv)
 	long long size = 64, batch = 16, pages = 64, latency = 10, delay_us = 0, v;
 	double rate = 0, duration = 3, secs;
 	bool json = false, have_rate = false, have_max = false, all_ok = true;
+	bool ordered = false;
 	__u64 t0, t_end, tot_off = 0, tot_rcv = 0, tot_lost = 0, tot_fail = 0;
 	int stop = 0, n_cpus = 0, opt, err = 0, ret = 1;
 	char *end;
@@ -275,7 +296,7 @@ int cmd_stress(int argc, char **argv)
 			break;
 		case 'p':
 			pages = parse_u(optarg);
-			if (pages < 1 || pages > (1 << 20) || (pages & (pages - 1))) {
+			if (pages < 1 || perfbuf_page_cnt_check((size_t)pages)) {
 				fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
 					1 << 20, optarg);
 				return 1;
@@ -299,6 +320,9 @@ int cmd_stress(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case OPT_ORDERED:
+			ordered = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -352,7 +376,7 @@ int cmd_stress(int argc, char **argv)
 	{
 		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = (size_t)pages,
 			     .cpus = cpus, .cpu_cnt = (size_t)n_cpus,
-			     .latency_ms = (int)latency,
+			     .latency_ms = (int)latency, .ordered = ordered,
 			     .max_record_size = (size_t)size);
 
 		pb = cli_perfbuf_new("perfbuf stress", bpf_map__fd(skel->maps.events),
@@ -478,8 +502,18 @@ stop:
 		fprintf(stderr, "\n");
 	}
 
+	if (st.order_errors) {
+		fprintf(stderr, "perfbuf stress: order broken: %llu records older than the one before them, not flagged late\n",
+			(unsigned long long)st.order_errors);
+		all_ok = false;
+	}
 	if (json) {
-		printf("{\"type\":\"stress\",\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
+		printf("{\"type\":\"stress\",");
+		if (ordered)
+			printf("\"ordered\":true,\"late\":%llu,\"order_errors\":%llu,",
+			       (unsigned long long)st.late,
+			       (unsigned long long)st.order_errors);
+		printf("\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
 		       "\"failed\":%llu,\"seconds\":%.3f,\"rate_mps\":%.4f,"
 		       "\"offered_mps\":%.4f,\"size\":%lld,\"batch\":%lld,\"pages\":%lld,"
 		       "\"consumer_delay_us\":%lld,\"ok\":%s,\"per_cpu\":[",
@@ -531,6 +565,10 @@ stop:
 		if (tot_fail)
 			printf("%llu helper failures other than -ENOSPC\n",
 			       (unsigned long long)tot_fail);
+		if (ordered)
+			printf("ordered: %llu late, %llu out of order\n",
+			       (unsigned long long)st.late,
+			       (unsigned long long)st.order_errors);
 	}
 	ret = all_ok ? 0 : 1;
 cleanup:

@@ -59,12 +59,17 @@ static const char usage_text[] =
 "      --pages N        ring pages per CPU, a power of two (default 256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
+"      --unordered      print each CPU's events as they come, not in time order\n"
 "  -v, --verbose        libbpf debug output\n"
 "  -h, --help           this help\n"
 "\n"
 "Events carry time, CPU, PID, TID, command, the probe and its arguments:\n"
 "every field of a tracepoint (syscall string arguments read as strings),\n"
 "arg0..arg5 of kprobes/fentry/uprobes, ret of the return probes.\n"
+"Events print in time order across CPUs (the kernel's CLOCK_MONOTONIC\n"
+"time of each record); one whose writer was interrupted may come after a\n"
+"newer one: it is marked late (a '*' after the time, \"late\":true in JSON).\n"
+"CPUs coming online are traced; one going offline is drained first.\n"
 "Text lines are cut at 100 columns; --json has every byte. In JSON\n"
 "strings a byte that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
 "\n"
@@ -95,7 +100,14 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 
 	if (rec->kind == PERFBUF_REC_LOST) {
 		if (!out_broken())
-			out_lost(rec->cpu, rec->lost);
+			out_lost(rec->cpu, rec->lost, rec->time_ns);
+		return 0;
+	}
+	if (rec->kind == PERFBUF_REC_CPU_ONLINE ||
+	    rec->kind == PERFBUF_REC_CPU_OFFLINE) {
+		if (!out_broken())
+			out_cpu(rec->cpu, rec->kind == PERFBUF_REC_CPU_ONLINE,
+				rec->time_ns);
 		return 0;
 	}
 	if (rec->kind != PERFBUF_REC_SAMPLE)
@@ -107,15 +119,19 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	if (out_broken()) {
 		/* the output failed: this one is the last meant for it */
 		run->stop = true;
-		return 1;
+		return PERFBUF_STOP;
 	}
 	sz = perfbuf_record_copy(rec, run->buf.bytes, sizeof(run->buf.bytes));
 	if (sz < sizeof(run->buf.r) || run->buf.r.cookie >= (__u64)run->set->n)
 		return 0;	/* not ours: never from trace.bpf.c */
-	out_event(&run->set->v[run->buf.r.cookie], &run->buf.r, sz, rec->cpu);
+	/* ordered: the kernel's time of the record, the order's key */
+	if (rec->time_ns)
+		run->buf.r.time_ns = rec->time_ns;
+	out_event(&run->set->v[run->buf.r.cookie], &run->buf.r, sz, rec->cpu,
+		  rec->flags & PERFBUF_RECF_LATE);
 	if (run->max_events && ++run->printed >= run->max_events) {
 		run->stop = true;
-		return 1;	/* stop the drain: -n reached */
+		return PERFBUF_STOP;	/* -n reached */
 	}
 	return 0;
 }
@@ -144,14 +160,6 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 		return false;
 	}
 	return true;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 struct totals {
@@ -201,7 +209,7 @@ static int summary(struct perfbuf *pb, bool broken)
 int cmd_trace(int argc, char **argv)
 {
 	enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY,
-	       OPT_STATS };
+	       OPT_STATS, OPT_UNORDERED };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -213,6 +221,7 @@ int cmd_trace(int argc, char **argv)
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "unordered", no_argument, NULL, OPT_UNORDERED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -225,6 +234,7 @@ int cmd_trace(int argc, char **argv)
 	const char *output = NULL;
 	long duration = 0, count = 0, pages = 256, latency = 0, v;
 	bool json = false, stats = false, verbose = false, out_ready = false;
+	bool unordered = false;
 	__u64 deadline = 0, next_stats;
 	struct totals prev_tot = {};
 	int opt, err = 0, fd = 1, cpu_cnt, attached = 0, wr, out_wr;
@@ -275,7 +285,7 @@ int cmd_trace(int argc, char **argv)
 		case OPT_PAGES:
 			if (!parse_num("--pages", optarg, 1, 1 << 20, &pages))
 				return 1;
-			if (pages & (pages - 1)) {
+			if (perfbuf_page_cnt_check((size_t)pages)) {
 				fprintf(stderr, PROG ": --pages wants a power of two (1, 2, 4, ... 256), not %ld\n",
 					pages);
 				return 1;
@@ -287,6 +297,9 @@ int cmd_trace(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = true;
+			break;
+		case OPT_UNORDERED:
+			unordered = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -353,6 +366,7 @@ int cmd_trace(int argc, char **argv)
 	run.max_events = count;
 	{
 		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = pages, .latency_ms = latency,
+			     .ordered = !unordered,
 			     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
 
 		pb = cli_perfbuf_new(PROG, bpf_map__fd(skel->maps.events),
@@ -364,7 +378,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	{
 		struct out_opts oo = { .fd = fd, .json = json, .max_cols = 99,
-				       .start_ns = now_ns() };
+				       .start_ns = perfbuf_now_ns() };
 
 		err = out_init(&oo) ?: out_prepare(&set);
 		if (err) {
@@ -390,8 +404,8 @@ int cmd_trace(int argc, char **argv)
 	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
 		attached == 1 ? "" : "s");
 	if (duration)
-		deadline = now_ns() + duration * 1000000000ULL;
-	next_stats = now_ns() + 1000000000ULL;
+		deadline = perfbuf_now_ns() + duration * 1000000000ULL;
+	next_stats = perfbuf_now_ns() + 1000000000ULL;
 	while (!exiting && !run.stop) {
 		__u64 t;
 
@@ -404,7 +418,7 @@ int cmd_trace(int argc, char **argv)
 		err = 0;
 		if (out_flush())
 			break;
-		t = now_ns();
+		t = perfbuf_now_ns();
 		if (deadline && t >= deadline)
 			break;
 		if (stats && t >= next_stats) {

@@ -325,7 +325,7 @@ static size_t cstrnlen(const char *s, size_t max)
 }
 
 void out_event(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, int cpu)
+	       size_t sz, int cpu, bool late)
 {
 	size_t comm_len = cstrnlen(r->comm, sizeof(r->comm)), start;
 	__u64 rel;
@@ -338,6 +338,8 @@ void out_event(const struct trace_probe *p, const struct trace_record *r,
 		out_u64(r->time_ns);
 		out_lit(",\"cpu\":");
 		out_s64(cpu);
+		if (late)
+			out_lit(",\"late\":true");
 		out_lit(",\"pid\":");
 		out_u64(r->pid);
 		out_lit(",\"tid\":");
@@ -362,6 +364,8 @@ void out_event(const struct trace_probe *p, const struct trace_record *r,
 			us[i] = '0' + v % 10;
 		out_mem(us, sizeof(us));
 	}
+	if (late)
+		out_c('*');
 	out_pad_to(start, 10);
 	start = out.len;
 	out_s64(cpu);
@@ -385,18 +389,38 @@ void out_event(const struct trace_probe *p, const struct trace_record *r,
 	out_c('\n');
 }
 
-void out_lost(int cpu, __u64 count)
+void out_lost(int cpu, __u64 count, __u64 time_ns)
 {
 	if (!out.o.json) {
 		fprintf(stderr, "lost %llu events on CPU #%d\n",
 			(unsigned long long)count, cpu);
 		return;
 	}
-	out_lit("{\"type\":\"lost\",\"cpu\":");
+	out_lit("{\"type\":\"lost\",");
+	if (time_ns) {
+		out_lit("\"time_ns\":");
+		out_u64(time_ns);
+		out_c(',');
+	}
+	out_lit("\"cpu\":");
 	out_s64(cpu);
 	out_lit(",\"count\":");
 	out_u64(count);
 	out_lit("}\n");
+}
+
+void out_cpu(int cpu, bool online, __u64 time_ns)
+{
+	if (!out.o.json) {
+		fprintf(stderr, "CPU %d %s\n", cpu,
+			online ? "came online: traced" : "went offline");
+		return;
+	}
+	out_lit("{\"type\":\"cpu\",\"time_ns\":");
+	out_u64(time_ns);
+	out_lit(",\"cpu\":");
+	out_s64(cpu);
+	out_lit(online ? ",\"online\":true}\n" : ",\"online\":false}\n");
 }
 
 int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,

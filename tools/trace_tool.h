@@ -113,9 +113,14 @@ __u64 out_events_written(void);	/* whole event lines written */
 void out_header(void);
 /* Escape the probes' and fields' JSON names once, before any event. */
 int out_prepare(struct probe_set *set);
+/* @late: older than an event printed before it (JSON "late":true, a '*'
+ * after the time in text) */
 void out_event(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, int cpu);
-void out_lost(int cpu, __u64 count);
+	       size_t sz, int cpu, bool late);
+/* @time_ns 0: unknown (not printed) */
+void out_lost(int cpu, __u64 count, __u64 time_ns);
+/* A CPU came online or went offline (JSON: a "cpu" object; text: stderr). */
+void out_cpu(int cpu, bool online, __u64 time_ns);
 /* JSON: to the output, unless @to_stderr; text: to stderr. 0 or -errno */
 int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
 		const __u64 *per_cpu_lost, const int *cpus, size_t n,
