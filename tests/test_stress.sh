@@ -69,6 +69,18 @@ else
 	fail stress_overload "exit $?: $(head -c 300 "$tmp/over.err")"
 fi
 
+# --ordered: one stream in time order, overloaded too (LOST records in it);
+# the tool itself counts records older than the one before (order_errors).
+if "$PERFBUF" stress --ordered --pages 4 --duration 1 --json \
+	>"$tmp/ord.json" 2>"$tmp/ord.err"; then
+	check stress_ordered json "$tmp/ord.json" \
+		'j["ordered"] and j["order_errors"] == 0 and j["ok"] and
+		 j["received"] > 0 and j["offered"] == j["received"] + j["lost"] and
+		 j["late"] <= j["received"] // 1000'
+else
+	fail stress_ordered "exit $?: $(head -c 300 "$tmp/ord.err")"
+fi
+
 # The table: one row per CPU and a total.
 if "$PERFBUF" stress --cpus 0 --pages 1 --batch 64 --duration 0.3 >"$tmp/table" 2>"$tmp/table.err"; then
 	check stress_table grep -Eq '^total +[0-9]+ +[0-9]+ +[0-9]+ .* yes$' "$tmp/table"

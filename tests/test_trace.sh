@@ -162,6 +162,31 @@ else
 fi
 
 # 7. Ctrl-C under load: drained, everything received is printed, exit 0
+# getpgid() storms pinned to both CPUs: one stream in time order (it used
+# to print half the lines older than the line before), late ones marked
+# and rare.
+storm() {
+	python3 -c 'import os, sys
+os.sched_setaffinity(0, {int(sys.argv[1])})
+for i in range(100000): os.getpgid(0)' "$1"
+}
+if (($(nproc) >= 2)) && start_trace --json tracepoint:syscalls:sys_enter_getpgid; then
+	storm 0 & p0=$!
+	storm 1 & p1=$!
+	wait "$p0" "$p1"
+	stop_trace
+	check trace_time_order json_check "$tmp/out" '
+		(lambda ev: len({e["cpu"] for e in ev}) == 2 and
+		 all(ev[i]["time_ns"] <= ev[i + 1]["time_ns"] for i in range(len(ev) - 1)) and
+		 sum(1 for e in objs if e.get("late")) <= len(ev) // 1000)(
+		[e for e in objs if e["type"] in ("event", "lost") and
+		 "time_ns" in e and not e.get("late")])'
+elif (($(nproc) < 2)); then
+	skip trace_time_order "needs 2 CPUs"
+else
+	fail trace_time_order "did not attach: $(head -c 300 "$tmp/err")"
+fi
+
 if start_trace --json tracepoint:sched:sched_switch tracepoint:syscalls:sys_enter_getppid; then
 	for _ in $(seq 200); do :; done
 	stop_trace

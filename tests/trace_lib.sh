@@ -29,7 +29,7 @@ json_check() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1], 'rb')]
-sys.exit(0 if eval(sys.argv[2]) else 1)
+sys.exit(0 if eval(sys.argv[2].strip()) else 1)
 PY
 }
 # error_case NAME PATTERN ARGS...: exit 1, one line on stderr matching PATTERN
