@@ -119,7 +119,9 @@ static void retire(struct perfbuf *pb, struct slot *s, struct channel *ch,
 
 	if (pb->merge)
 		perfbuf_merge__remove(pb->merge, ch->ring);
-	drain_channel(pb, ch, SIZE_MAX);
+	/* past the callback's stops: the ring is about to go */
+	while (perfbuf_ring__avail(ch->ring))
+		drain_channel(pb, ch, SIZE_MAX);
 	settle(pb, ch, time_ns);
 	deliver(pb, &rec);
 	channel_stats_add(ch, &pb->cfg, &s->gone);
@@ -175,12 +177,13 @@ static void hand_over_notices(struct perfbuf *pb)
 	}
 }
 
+/* Notices first: a CPU's CPU_ONLINE before the records of its new ring. */
 static void drain_all(struct perfbuf *pb, size_t budget)
 {
+	hand_over_notices(pb);
 	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
 		if (pb->slots[i].ch)
 			drain_channel(pb, pb->slots[i].ch, budget);
-	hand_over_notices(pb);
 }
 
 /* Merge up to @horizon; false when records up to it may be left. */
