@@ -9,13 +9,17 @@
  * Consumer: a thread pinned to CPU1. Peers:
  *   perfbuf default         1024 pages, watermark 1/4 ring, latency 10 ms
  *   perfbuf wakeup/record   wakeup_events = 1
+ *   perfbuf timestamps      timestamps: PERF_SAMPLE_TIME in every record
+ *   perfbuf ordered         ordered: one stream in time order
  *   libbpf perf_buffer      perf_buffer__new() defaults (wake per record)
  *   libbpf raw, watermark   perf_buffer__new_raw(), the same 1 MiB watermark
  *   libbpf ring_buffer      a BPF ringbuf of the same total size
  * Measured: delivered records/s, loss, consumer CPU ns per record
  * (CLOCK_THREAD_CPUTIME_ID), emit->receive latency at 1 k/s and flat out;
- * a sweep of offered rates (plotted with gnuplot); the time to drain a full
- * ring; and `perfbuf trace` against bpftrace on a syscall storm.
+ * a sweep of offered rates (plotted with gnuplot); perfbuf default against
+ * ordered with producers on both CPUs (cost, latency, order held); the
+ * time to drain a full ring; and `perfbuf trace` against bpftrace on a
+ * syscall storm.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,21 +47,39 @@
 
 #define PAGE_SZ 4096
 #define REC_SIZE 64
-#define REC_BYTES 80
-#define FLAT_OUT_X 30.0		/* where the plot puts flat-out points (M/s) */		/* perf record: 8 header + 4 size + 64, 8-aligned */
+#define REC_BYTES 80		/* perf record: 8 header + 4 size + 64, 8-aligned */
+#define FLAT_OUT_X 30.0		/* where the plot puts flat-out points (M/s) */
+#define LATENCY_NS 10000000ULL	/* perfbuf's default latency_ms, 10 ms */
+#define MAX_REPS 3
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-enum peer { PB_DEFAULT, PB_WAKE1, LB_DEFAULT, LB_RAW, LB_RINGBUF, N_PEERS };
+enum peer {
+	PB_DEFAULT, PB_WAKE1, PB_TS, PB_ORDERED,
+	LB_DEFAULT, LB_RAW, LB_RINGBUF, N_PEERS
+};
 
 static const char *peer_name[N_PEERS] = {
 	"perfbuf default",
 	"perfbuf wakeup_events=1",
+	"perfbuf timestamps",
+	"perfbuf ordered",
 	"libbpf perf_buffer default",
 	"libbpf perf_buffer_raw, same watermark",
 	"libbpf ring_buffer",
 };
 
 static const char *peer_key[N_PEERS] = {
-	"perfbuf", "perfbuf_wake1", "libbpf_pb", "libbpf_raw", "libbpf_rb",
+	"perfbuf", "perfbuf_wake1", "perfbuf_ts", "perfbuf_ordered",
+	"libbpf_pb", "libbpf_raw", "libbpf_rb",
+};
+
+/* In the offered-rate sweep and its plot. timestamps and ordered are
+ * left out to keep the run short (the sweep takes a minute and a half):
+ * the throughput table has their flat-out and 1 k/s rows. */
+static const bool peer_swept[N_PEERS] = {
+	[PB_DEFAULT] = true, [PB_WAKE1] = true, [LB_DEFAULT] = true,
+	[LB_RAW] = true, [LB_RINGBUF] = true,
 };
 
 static struct {
@@ -69,7 +91,8 @@ static struct {
 	bool quick;
 	bool no_sweep;
 	bool no_trace;
-	const char *only;	/* one part: "drain" or "trace" */
+	const char *only;	/* one part: throughput, ordered, drain, trace */
+	bool peer_on[N_PEERS];	/* --peers: the throughput table's rows */
 	char self[PATH_MAX];
 } env = {
 	.pages = 1024,
@@ -78,10 +101,13 @@ static struct {
 	.cons_cpu = 1,
 	.batch = 256,
 	.out = "build/bench",
+	.peer_on = { true, true, true, true, true, true, true },
 };
 
 struct consumer {
 	enum peer peer;
+	int cpu;		/* pinned there; -1: where the scheduler puts it */
+	bool check_order;	/* perfbuf: pb_order_cb() */
 	struct perfbuf *pb;
 	struct perf_buffer *lpb;
 	struct ring_buffer *rb;
@@ -90,10 +116,25 @@ struct consumer {
 	__u64 lost_seen;	/* as reported to the consumer */
 	__u64 lat_mask;		/* take the latency of seq & mask == 0 */
 	__u64 seq_sum;		/* keeps the record read from being elided */
+	__u64 last_ns;		/* order check: the newest time seen */
+	__u64 late;		/* records flagged PERFBUF_RECF_LATE */
+	__u64 disorder;		/* older than one before them, not flagged */
 	struct lat_hist lat;
 	__u64 cpu_ns;
 	int err;
 	pthread_t thread;
+};
+
+/* One measurement's set-up. */
+struct point {
+	enum peer peer;
+	double rate;		/* records/s per producer; 0: flat out */
+	double secs;
+	int batch;		/* records per program run */
+	__u64 lat_mask;
+	int n_prod;		/* producers on env.prod_cpu, then env.cons_cpu */
+	int cons_cpu;		/* -1: where the scheduler puts the consumer */
+	bool check_order;
 };
 
 struct result {
@@ -101,6 +142,7 @@ struct result {
 	__u64 offered, received, enospc, failed;
 	double cpu_ns_per_rec;
 	__u64 p50, p99;
+	__u64 late, disorder;
 	int err;
 };
 
@@ -124,7 +166,7 @@ static int pb_cb(void *ctx, const struct perfbuf_record *rec)
 
 	if (rec->kind == PERFBUF_REC_LOST) {
 		c->lost_seen += rec->lost;
-		return 0;
+		return PERFBUF_CONTINUE;
 	}
 	if (rec->data_sz >= 16) {
 		seen(c, rec->data);
@@ -132,7 +174,31 @@ static int pb_cb(void *ctx, const struct perfbuf_record *rec)
 		perfbuf_record_copy(rec, &r, sizeof(r));
 		seen(c, &r);
 	}
-	return 0;
+	return PERFBUF_CONTINUE;
+}
+
+/*
+ * pb_cb() and the order check of the ordered table: a record older than
+ * the newest one delivered before it must carry PERFBUF_RECF_LATE. The
+ * time is time_ns, or, for records without one (unordered), the emit time
+ * in the payload.
+ */
+static int pb_order_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	struct consumer *c = ctx;
+	__u64 t = rec->time_ns;
+	struct emit_rec r;
+
+	if (!t && rec->kind == PERFBUF_REC_SAMPLE &&
+	    perfbuf_record_copy(rec, &r, sizeof(r)) == sizeof(r))
+		t = r.time_ns;
+	if (rec->flags & PERFBUF_RECF_LATE)
+		c->late++;
+	else if (t && t < c->last_ns)
+		c->disorder++;
+	if (t > c->last_ns)
+		c->last_ns = t;
+	return pb_cb(ctx, rec);
 }
 
 static void lb_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -167,32 +233,29 @@ static int rb_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static bool is_perfbuf(enum peer p)
+{
+	return p <= PB_ORDERED;
+}
+
+/* Everything left after the producers stopped; < 0 on failure. perfbuf
+ * and libbpf count records delivered, ring_buffer__consume() too. */
 static int consume_all(struct consumer *c)
 {
-	switch (c->peer) {
-	case PB_DEFAULT:
-	case PB_WAKE1:
+	if (is_perfbuf(c->peer))
 		return perfbuf__drain(c->pb);
-	case LB_DEFAULT:
-	case LB_RAW:
+	if (c->lpb)
 		return perf_buffer__consume(c->lpb);
-	default:
-		return ring_buffer__consume(c->rb);
-	}
+	return ring_buffer__consume(c->rb);
 }
 
 static int poll_once(struct consumer *c)
 {
-	switch (c->peer) {
-	case PB_DEFAULT:
-	case PB_WAKE1:
+	if (is_perfbuf(c->peer))
 		return perfbuf__poll(c->pb, 100);
-	case LB_DEFAULT:
-	case LB_RAW:
+	if (c->lpb)
 		return perf_buffer__poll(c->lpb, 100);
-	default:
-		return ring_buffer__poll(c->rb, 100);
-	}
+	return ring_buffer__poll(c->rb, 100);
 }
 
 static void *consumer_main(void *arg)
@@ -201,7 +264,8 @@ static void *consumer_main(void *arg)
 	__u64 t0;
 	int err;
 
-	pin_self(env.cons_cpu);
+	if (c->cpu >= 0)
+		pin_self(c->cpu);
 	t0 = thread_cpu_ns();
 	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 		err = poll_once(c);
@@ -230,30 +294,25 @@ static int perf_attr_wm(struct perf_event_attr *attr, __u32 watermark)
 /* Set up @c's consumer on @map_fd; the BPF program is already loaded. */
 static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 {
-	size_t data_size = pages * PAGE_SZ;
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = pages,
+		     .wakeup_events = c->peer == PB_WAKE1,
+		     .timestamps = c->peer == PB_TS,
+		     .ordered = c->peer == PB_ORDERED);
 	struct perf_event_attr attr;
 	int err;
 
+	if (is_perfbuf(c->peer)) {
+		c->pb = perfbuf__new(map_fd, c->check_order ? pb_order_cb : pb_cb,
+				     c, &o);
+		return c->pb ? 0 : -errno;
+	}
 	switch (c->peer) {
-	case PB_DEFAULT: {
-		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = pages);
-
-		c->pb = perfbuf__new(map_fd, pb_cb, c, &o);
-		return c->pb ? 0 : -errno;
-	}
-	case PB_WAKE1: {
-		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = pages,
-			     .wakeup_events = 1);
-
-		c->pb = perfbuf__new(map_fd, pb_cb, c, &o);
-		return c->pb ? 0 : -errno;
-	}
 	case LB_DEFAULT:
 		c->lpb = perf_buffer__new(map_fd, pages, lb_sample, lb_lost, c, NULL);
 		return c->lpb ? 0 : -errno;
 	case LB_RAW:
 		/* perfbuf's default watermark: a quarter of the ring */
-		err = perf_attr_wm(&attr, (__u32)(data_size / 4));
+		err = perf_attr_wm(&attr, (__u32)(pages * PAGE_SZ / 4));
 		if (err)
 			return err;
 		c->lpb = perf_buffer__new_raw(map_fd, pages, &attr, lb_raw_event, c, NULL);
@@ -274,6 +333,15 @@ static void consumer_close(struct consumer *c)
 	c->rb = NULL;
 }
 
+/* Stop @c's thread (the producers have stopped): it drains and exits. */
+static void consumer_stop(struct consumer *c)
+{
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	if (c->pb)
+		perfbuf__wake(c->pb);
+	pthread_join(c->thread, NULL);
+}
+
 static int online_cpu_cnt(void)
 {
 	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024);
@@ -290,92 +358,116 @@ static void sleep_ns(__u64 ns)
 		;
 }
 
+/* The CPU of producer @i: env.prod_cpu, then env.cons_cpu. */
+static int prod_cpu(int i)
+{
+	return i ? env.cons_cpu : env.prod_cpu;
+}
+
+/* The BPF side of a point: the emit program and the map it writes. */
+struct emitter {
+	struct emit *skel;
+	int map_fd, prog_fd, stats_fd;
+};
+
+static int emitter_open(enum peer peer, struct emitter *e)
+{
+	bool rb = peer == LB_RINGBUF;
+
+	/* the ringbuf gets the perf buffers' total: pages per CPU x CPUs */
+	e->skel = emit_open_load(rb, rb ? (__u32)(env.pages * PAGE_SZ *
+						  online_cpu_cnt()) : 0);
+	if (!e->skel)
+		return -errno;
+	e->map_fd = bpf_map__fd(rb ? e->skel->maps.rb : e->skel->maps.events);
+	e->prog_fd = bpf_program__fd(rb ? e->skel->progs.emit_rb :
+				     e->skel->progs.emit);
+	e->stats_fd = bpf_map__fd(e->skel->maps.stats);
+	return 0;
+}
+
+/* Run @pt's producers for pt->secs; how long they ran in *@secs. */
+static int run_producers(const struct point *pt, int prog_fd, double *secs)
+{
+	struct producer p[2] = {};
+	int stop = 0, err = 0;
+	__u64 t0 = mono_ns();
+
+	for (int i = 0; i < pt->n_prod && !err; i++) {
+		p[i] = (struct producer){
+			.prog_fd = prog_fd, .cpu = prod_cpu(i), .size = REC_SIZE,
+			.batch = (__u64)pt->batch, .rate = pt->rate, .stop = &stop,
+		};
+		err = producer_start(&p[i]);
+	}
+	if (!err)
+		sleep_ns((__u64)(pt->secs * 1e9));
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < pt->n_prod; i++) {
+		int e = producer_join(&p[i]);
+
+		err = err ?: e;
+	}
+	*secs = (double)(mono_ns() - t0) / 1e9;
+	return err;
+}
+
+/* What the producers asked for and what failed, summed over their CPUs. */
+static int offered_read(const struct point *pt, int stats_fd,
+			struct result *out)
+{
+	for (int i = 0; i < pt->n_prod; i++) {
+		struct emit_stats es;
+		int err = emit_stats_read(stats_fd, prod_cpu(i), &es);
+
+		if (err)
+			return err;
+		out->offered += es.attempts;
+		out->enospc += es.enospc;
+		out->failed += es.e2big + es.enoent + es.eopnotsupp + es.other;
+	}
+	return 0;
+}
+
 /*
- * One measurement: @peer consuming what the producer offers at @rate
- * records/s (0: flat out) for @secs, @batch records per program run.
+ * One measurement: @pt->peer consuming what the producers offer at
+ * pt->rate records/s each (0: flat out) for pt->secs.
  */
-static int run_point(enum peer peer, double rate, double secs, int batch,
-		     __u64 lat_mask, struct result *out)
+static int run_point(const struct point *pt, struct result *out)
 {
 	struct consumer *c = calloc(1, sizeof(*c));
-	struct emit *eskel = NULL;
-	struct producer p = {};
-	struct emit_stats es;
-	int map_fd, prog_fd, stats_fd, err;
-	__u64 t0;
+	struct emitter e = {};
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!c)
-		return -ENOMEM;
-	c->peer = peer;
-	c->lat_mask = lat_mask;
-	if (peer == LB_RINGBUF) {
-		/* the perf buffers' total: pages per CPU times CPUs */
-		eskel = emit_open_load(true, (__u32)(env.pages * PAGE_SZ *
-						     online_cpu_cnt()));
-		if (!eskel) {
-			err = -errno;
-			goto out;
-		}
-		map_fd = bpf_map__fd(eskel->maps.rb);
-		prog_fd = bpf_program__fd(eskel->progs.emit_rb);
-		stats_fd = bpf_map__fd(eskel->maps.stats);
-	} else {
-		eskel = emit_open_load(false, 0);
-		if (!eskel) {
-			err = -errno;
-			goto out;
-		}
-		map_fd = bpf_map__fd(eskel->maps.events);
-		prog_fd = bpf_program__fd(eskel->progs.emit);
-		stats_fd = bpf_map__fd(eskel->maps.stats);
-	}
-	err = consumer_open(c, map_fd, env.pages);
-	if (err)
-		goto out;
-	err = -pthread_create(&c->thread, NULL, consumer_main, c);
-	if (err)
-		goto out;
-	p = (struct producer){
-		.prog_fd = prog_fd, .cpu = env.prod_cpu, .size = REC_SIZE,
-		.batch = (__u64)batch, .rate = rate, .stop = &c->stop,
-	};
-	/* the consumer thread watches c->stop too: stop the producer first */
-	{
-		static int pstop;
-
-		__atomic_store_n(&pstop, 0, __ATOMIC_RELEASE);
-		p.stop = &pstop;
-		t0 = mono_ns();
-		err = producer_start(&p);
-		if (!err) {
-			sleep_ns((__u64)(secs * 1e9));
-			__atomic_store_n(&pstop, 1, __ATOMIC_RELEASE);
-			err = producer_join(&p);
-		}
-		out->secs = (double)(mono_ns() - t0) / 1e9;
-	}
-	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
-	if (c->pb)
-		perfbuf__wake(c->pb);
-	pthread_join(c->thread, NULL);
+		return out->err = -ENOMEM;
+	c->peer = pt->peer;
+	c->cpu = pt->cons_cpu;
+	c->lat_mask = pt->lat_mask;
+	c->check_order = pt->check_order;
+	err = emitter_open(pt->peer, &e) ?: consumer_open(c, e.map_fd, env.pages);
 	if (!err)
-		err = c->err;
+		err = -pthread_create(&c->thread, NULL, consumer_main, c);
+	if (!err) {
+		/* the producers stop first, then the consumer drains */
+		err = run_producers(pt, e.prog_fd, &out->secs);
+		consumer_stop(c);
+		err = err ?: c->err;
+	}
 	if (!err)
-		err = emit_stats_read(stats_fd, env.prod_cpu, &es);
-	if (err)
-		goto out;
-	out->offered = es.attempts;
-	out->received = c->received;
-	out->enospc = es.enospc;
-	out->failed = es.e2big + es.enoent + es.eopnotsupp + es.other;
-	out->cpu_ns_per_rec = c->received ? (double)c->cpu_ns / c->received : 0;
-	out->p50 = lat_quantile(&c->lat, 0.50);
-	out->p99 = lat_quantile(&c->lat, 0.99);
-out:
+		err = offered_read(pt, e.stats_fd, out);
+	if (!err) {
+		out->received = c->received;
+		out->cpu_ns_per_rec = c->received ? (double)c->cpu_ns / c->received : 0;
+		out->p50 = lat_quantile(&c->lat, 0.50);
+		out->p99 = lat_quantile(&c->lat, 0.99);
+		out->late = c->late;
+		out->disorder = c->disorder;
+	}
 	out->err = err;
 	consumer_close(c);
-	emit__destroy(eskel);
+	emit__destroy(e.skel);
 	free(c);
 	return err;
 }
@@ -383,6 +475,11 @@ out:
 static double mps(__u64 n, double secs)
 {
 	return secs > 0 ? n / secs / 1e6 : 0;
+}
+
+static double rate_of(const struct result *r)
+{
+	return mps(r->received, r->secs);
 }
 
 static double loss_pct(const struct result *r)
@@ -429,6 +526,387 @@ static void ratio_line(const char *what, double a, double b, double target,
 		lower_is_better ? "<=" : ">=", target, met ? "met" : "**missed**");
 }
 
+/* Lower is better: met at <= @need, and the aim is lower still. */
+static void ratio_aim_line(const char *what, double a, double b, double need,
+			   double aim)
+{
+	double r = b > 0 ? a / b : 0;
+
+	emit_md("| %s | %.2fx | <= %.2fx (aim %.2fx) | %s |\n", what, r, need,
+		aim, r > need ? "**missed**" : r <= aim ? "met" : "met, aim missed");
+}
+
+/* A ratio without a target. */
+static void info_line(const char *what, double a, double b)
+{
+	emit_md("| %s | %.2fx | | |\n", what, b > 0 ? a / b : 0);
+}
+
+static const char *met(bool ok)
+{
+	return ok ? "met" : "**missed**";
+}
+
+/* failed runs first, then by delivered rate */
+static int cmp_delivered(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+	double dx = x->err ? -1 : rate_of(x);
+	double dy = y->err ? -1 : rate_of(y);
+
+	return dx < dy ? -1 : dx > dy;
+}
+
+/* The median of @n results by delivered rate (sorts them). */
+static struct result median_result(struct result *r, int n)
+{
+	qsort(r, (size_t)n, sizeof(r[0]), cmp_delivered);
+	return r[n / 2];
+}
+
+/* ---- throughput and latency ----------------------------------------- */
+
+static struct point flat_point(enum peer p)
+{
+	return (struct point){
+		.peer = p, .secs = env.secs, .batch = env.batch,
+		.lat_mask = 15, .n_prod = 1, .cons_cpu = env.cons_cpu,
+	};
+}
+
+/* 1 k records/s per producer, one record per program run, every latency
+ * taken. */
+static struct point low_point(enum peer p, double secs)
+{
+	return (struct point){
+		.peer = p, .rate = 1000, .secs = secs, .batch = 1,
+		.n_prod = 1, .cons_cpu = env.cons_cpu,
+	};
+}
+
+static bool have(const struct result *r, enum peer p)
+{
+	return env.peer_on[p] && !r[p].err;
+}
+
+static void throughput_rows(const struct result *sat, const struct result *low)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	emit_md("| consumer | delivered M/s | offered M/s | loss %% | consumer ns/record | "
+		"latency p50 / p99 at 1 k/s | latency p50 / p99 flat out |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int p = 0; p < N_PEERS; p++) {
+		const struct result *r = &sat[p], *l = &low[p];
+
+		if (!env.peer_on[p])
+			continue;
+		if (r->err) {
+			emit_md("| %s | failed: %s | | | | | |\n", peer_name[p], strerror(-r->err));
+			continue;
+		}
+		emit_md("| %s | %.2f | %.2f | %.3f | %.1f | %s / %s%s | %s / %s |\n",
+			peer_name[p], rate_of(r), mps(r->offered, r->secs),
+			loss_pct(r), r->cpu_ns_per_rec,
+			fmt_lat(b1, sizeof(b1), l->p50), fmt_lat(b2, sizeof(b2), l->p99),
+			l->err ? " (failed)" : "",
+			fmt_lat(b3, sizeof(b3), r->p50), fmt_lat(b4, sizeof(b4), r->p99));
+	}
+}
+
+static void throughput_targets(const struct result *sat, const struct result *low)
+{
+	const struct result *d = &sat[PB_DEFAULT];
+	char b[32];
+
+	if (!have(sat, PB_DEFAULT))
+		return;
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	if (have(sat, LB_DEFAULT))
+		ratio_line("perfbuf default / libbpf perf_buffer default", rate_of(d),
+			   rate_of(&sat[LB_DEFAULT]), 60, false);
+	if (have(sat, LB_RAW)) {
+		ratio_line("perfbuf default / libbpf raw, same watermark", rate_of(d),
+			   rate_of(&sat[LB_RAW]), 1.0, false);
+		ratio_line("consumer ns/record: perfbuf default / libbpf raw, same watermark",
+			   d->cpu_ns_per_rec, sat[LB_RAW].cpu_ns_per_rec, 1.0, true);
+	}
+	if (have(sat, LB_RINGBUF))
+		ratio_line("perfbuf default / libbpf ring_buffer", rate_of(d),
+			   rate_of(&sat[LB_RINGBUF]), 3, false);
+	emit_md("| perfbuf default: records lost at %zu pages | %llu | 0 | %s |\n",
+		env.pages, (unsigned long long)(d->offered - d->received),
+		met(d->offered == d->received));
+	if (!low[PB_DEFAULT].err)
+		emit_md("| perfbuf default: p99 latency at 1 k/s | %s | <= 10 ms (latency_ms) | %s |\n",
+			fmt_lat(b, sizeof(b), low[PB_DEFAULT].p99),
+			met(low[PB_DEFAULT].p99 <= LATENCY_NS));
+	if (have(sat, PB_TS))
+		info_line("consumer ns/record: perfbuf timestamps / perfbuf default",
+			  sat[PB_TS].cpu_ns_per_rec, d->cpu_ns_per_rec);
+	if (have(sat, PB_ORDERED))
+		info_line("consumer ns/record: perfbuf ordered / perfbuf default",
+			  sat[PB_ORDERED].cpu_ns_per_rec, d->cpu_ns_per_rec);
+}
+
+/*
+ * Every selected peer flat out, @reps interleaved rounds (the producer is
+ * the bottleneck of the watermark peers and moves with whatever else runs:
+ * each peer's median round is kept), then at 1 k records/s.
+ */
+static void bench_throughput(int reps, struct result *sat, struct result *low)
+{
+	struct result rounds[N_PEERS][MAX_REPS];
+	double low_secs = env.quick ? 1 : 2;
+
+	printf("flat out, %d rounds of %.0f s per peer...\n", reps, env.secs);
+	for (int i = 0; i < reps; i++)
+		for (int p = 0; p < N_PEERS; p++) {
+			struct point pt = flat_point(p);
+
+			if (env.peer_on[p] && run_point(&pt, &rounds[p][i]))
+				fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+					strerror(-rounds[p][i].err));
+		}
+	for (int p = 0; p < N_PEERS; p++)
+		if (env.peer_on[p])
+			sat[p] = median_result(rounds[p], reps);
+	printf("1 k records/s, %.0f s per peer...\n", low_secs);
+	for (int p = 0; p < N_PEERS; p++) {
+		struct point pt = low_point(p, low_secs);
+
+		if (env.peer_on[p] && run_point(&pt, &low[p]))
+			fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+				strerror(-low[p].err));
+	}
+	emit_md("\n### Throughput and latency\n\n"
+		"%d-byte records, producer on CPU%d (%d records per BPF_PROG_TEST_RUN), "
+		"consumer on CPU%d, %zu pages per CPU (ringbuf: the same total), "
+		"flat out: median of %d interleaved %.0f s runs; latency = consumer clock - bpf_ktime_get_ns() at emit "
+		"(1 in 16 records flat out, every record at 1 k/s).\n\n",
+		REC_SIZE, env.prod_cpu, env.batch, env.cons_cpu, env.pages, reps, env.secs);
+	throughput_rows(sat, low);
+	throughput_targets(sat, low);
+}
+
+/* ---- offered-rate sweep ---------------------------------------------- */
+
+static int batch_for(double rate)
+{
+	/* ~50 k program runs/s at most when paced */
+	long b = (long)(rate / 50000);
+
+	return b < 1 ? 1 : b > env.batch ? env.batch : (int)b;
+}
+
+static bool swept(int p)
+{
+	return env.peer_on[p] && peer_swept[p];
+}
+
+static void gnuplot(const char *dir)
+{
+	char cmd[PATH_MAX * 2 + 64];
+	FILE *gp;
+	int idx = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
+	gp = cli_fopen_output(cmd);
+	if (!gp)
+		return;
+	fprintf(gp,
+		"set terminal png size 900,600 noenhanced\n"
+		"set output '%s/bench.png'\n"
+		"set title 'perf buffer consumers: 64-byte records, producer CPU%d, consumer CPU%d, %zu pages'\n"
+		"set xlabel 'offered: records/s asked of the producer (M/s)'\n"
+		"set ylabel 'delivered (M records/s)'\n"
+		"set logscale xy\n"
+		"set xrange [0.03:%g]\n"
+		"set xtics add ('flat out' %g)\n"
+		"set key top left\n"
+		"set grid\n"
+		"plot ", dir, env.prod_cpu, env.cons_cpu, env.pages, FLAT_OUT_X * 1.5,
+		FLAT_OUT_X);
+	for (int p = 0; p < N_PEERS; p++)
+		if (swept(p))
+			fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
+				dir, idx++, peer_name[p]);
+	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
+	fclose(gp);
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s/bench.gp' 2>&1", dir);
+	if (system(cmd) == 0)
+		printf("\nplot: %s/bench.png\n", dir);
+	else
+		printf("\nno plot: gnuplot failed or is missing (scripts/setup.sh --bench installs gnuplot-nox)\n");
+}
+
+/* One data set of bench.dat: peer @p at each offered rate, then flat out
+ * (@sat, already measured), plotted at x = FLAT_OUT_X. */
+static void sweep_peer(FILE *dat, int p, const double *rates, int n_rates,
+		       double secs, const struct result *sat)
+{
+	fprintf(dat, "# %s: offered_mps delivered_mps asked_mps loss_pct\n",
+		peer_key[p]);
+	for (int i = 0; i <= n_rates; i++) {
+		double rate = i < n_rates ? rates[i] * 1e6 : 0;
+		struct point pt = flat_point(p);
+		struct result r;
+
+		pt.rate = rate;
+		pt.secs = secs;
+		pt.batch = batch_for(rate);
+		if (i == n_rates)
+			r = *sat;
+		else if (run_point(&pt, &r))
+			continue;
+		if (r.err)
+			continue;
+		fprintf(dat, "%.4f %.4f %.4f %.3f\n", mps(r.offered, r.secs),
+			rate_of(&r), rate > 0 ? rate / 1e6 : FLAT_OUT_X, loss_pct(&r));
+	}
+	fprintf(dat, "\n\n");
+}
+
+static void bench_sweep(const struct result *sat)
+{
+	static const double rates_full[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 4, 8, 12 };
+	static const double rates_quick[] = { 0.1, 1, 4 };
+	const double *rates = env.quick ? rates_quick : rates_full;
+	int n_rates = env.quick ? 3 : (int)(sizeof(rates_full) / sizeof(rates_full[0]));
+	double secs = env.quick ? 1 : 2;
+	char path[PATH_MAX];
+	int n_peers = 0;
+	FILE *dat;
+
+	for (int p = 0; p < N_PEERS; p++)
+		n_peers += swept(p);
+	snprintf(path, sizeof(path), "%s/bench.dat", env.out);
+	dat = cli_fopen_output(path);
+	if (!dat || !n_peers) {
+		if (dat)
+			fclose(dat);
+		return;
+	}
+	printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
+	       n_rates, n_peers, secs);
+	for (int p = 0; p < N_PEERS; p++)
+		if (swept(p))
+			sweep_peer(dat, p, rates, n_rates, secs, &sat[p]);
+	fclose(dat);
+	gnuplot(env.out);
+}
+
+/* ---- ordered delivery ------------------------------------------------ */
+
+enum { O_DEFAULT, O_ORDERED, O_N };
+
+static const enum peer ord_peer[O_N] = { PB_DEFAULT, PB_ORDERED };
+
+/* Producers on both CPUs, the consumer where the scheduler puts it, every
+ * record's order checked. */
+static struct point ord_point(int k, double rate, double secs)
+{
+	return (struct point){
+		.peer = ord_peer[k], .rate = rate, .secs = secs,
+		.batch = rate ? 1 : env.batch, .lat_mask = rate ? 0 : 15,
+		.n_prod = 2, .cons_cpu = -1, .check_order = true,
+	};
+}
+
+static void ordered_rows(const struct result *sat, const struct result *low,
+			 const __u64 *late, const __u64 *disorder)
+{
+	static const char *name[O_N] = { "perfbuf default (unordered)",
+					 "perfbuf ordered" };
+	char b1[32], b2[32];
+
+	emit_md("| consumer | delivered M/s | offered M/s | loss %% | consumer ns/record | "
+		"latency p50 / p99 at 1 k/s per CPU | late records | "
+		"out of order, not flagged late |\n"
+		"|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int k = 0; k < O_N; k++) {
+		const struct result *r = &sat[k], *l = &low[k];
+
+		if (r->err) {
+			emit_md("| %s | failed: %s | | | | | | |\n", name[k], strerror(-r->err));
+			continue;
+		}
+		emit_md("| %s | %.2f | %.2f | %.3f | %.1f | %s / %s%s | %llu | %llu |\n",
+			name[k], rate_of(r), mps(r->offered, r->secs), loss_pct(r),
+			r->cpu_ns_per_rec,
+			fmt_lat(b1, sizeof(b1), l->p50), fmt_lat(b2, sizeof(b2), l->p99),
+			l->err ? " (failed)" : "", (unsigned long long)late[k],
+			(unsigned long long)disorder[k]);
+	}
+}
+
+static void ordered_targets(const struct result *sat, const struct result *low,
+			    const __u64 *disorder)
+{
+	char b[32];
+
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	if (!low[O_ORDERED].err)
+		emit_md("| perfbuf ordered: p99 latency at 1 k/s per CPU | %s | <= 10 ms (latency_ms) | %s |\n",
+			fmt_lat(b, sizeof(b), low[O_ORDERED].p99),
+			met(low[O_ORDERED].p99 <= LATENCY_NS));
+	emit_md("| perfbuf ordered: records out of order, not flagged late | %llu | 0 | %s |\n",
+		(unsigned long long)disorder[O_ORDERED], met(!disorder[O_ORDERED]));
+	if (!sat[O_DEFAULT].err && !sat[O_ORDERED].err) {
+		info_line("consumer ns/record: ordered / unordered",
+			  sat[O_ORDERED].cpu_ns_per_rec, sat[O_DEFAULT].cpu_ns_per_rec);
+		info_line("delivered flat out: ordered / unordered",
+			  rate_of(&sat[O_ORDERED]), rate_of(&sat[O_DEFAULT]));
+	}
+	if (!low[O_DEFAULT].err && !low[O_ORDERED].err)
+		info_line("p99 latency at 1 k/s: ordered / unordered",
+			  (double)low[O_ORDERED].p99, (double)low[O_DEFAULT].p99);
+}
+
+/*
+ * perfbuf default against ordered with a producer on each CPU: flat out
+ * (@reps interleaved rounds, the median kept) and at 1 k records/s per
+ * CPU. Late and unflagged out-of-order records are summed over every run.
+ */
+static void bench_ordered(int reps)
+{
+	struct result rounds[O_N][MAX_REPS], sat[O_N], low[O_N];
+	__u64 late[O_N] = {}, disorder[O_N] = {};
+	double low_secs = env.quick ? 1 : 2;
+
+	printf("\nordered: producers on CPU%d and CPU%d, %d rounds of %.0f s, then 1 k/s per CPU...\n",
+	       env.prod_cpu, env.cons_cpu, reps, env.secs);
+	for (int i = 0; i < reps; i++)
+		for (int k = 0; k < O_N; k++) {
+			struct point pt = ord_point(k, 0, env.secs);
+
+			if (run_point(&pt, &rounds[k][i]))
+				fprintf(stderr, "perfbuf-bench: ordered, %s: %s\n",
+					peer_name[ord_peer[k]], strerror(-rounds[k][i].err));
+			late[k] += rounds[k][i].late;
+			disorder[k] += rounds[k][i].disorder;
+		}
+	for (int k = 0; k < O_N; k++) {
+		struct point pt = ord_point(k, 1000, low_secs);
+
+		sat[k] = median_result(rounds[k], reps);
+		if (run_point(&pt, &low[k]))
+			fprintf(stderr, "perfbuf-bench: ordered, %s: %s\n",
+				peer_name[ord_peer[k]], strerror(-low[k].err));
+		late[k] += low[k].late;
+		disorder[k] += low[k].disorder;
+	}
+	emit_md("\n### Ordered delivery\n\n"
+		"%d-byte records, a producer on CPU%d and one on CPU%d (%d records per run flat out, "
+		"1 per run at 1 k/s), the consumer where the scheduler puts it, %zu pages per CPU; "
+		"flat out: median of %d interleaved %.0f s runs. Late and out-of-order records: all "
+		"runs of the row; out of order = older than a record delivered before it, by time_ns "
+		"(ordered) or, without one, the emit time in the payload (unordered).\n\n",
+		REC_SIZE, env.prod_cpu, env.cons_cpu, env.batch, env.pages, reps, env.secs);
+	ordered_rows(sat, low, late, disorder);
+	ordered_targets(sat, low, disorder);
+}
+
 /* ---- drain of a full ring ------------------------------------------- */
 
 struct drain_ctx {
@@ -448,7 +926,7 @@ static int drain_pb_cb(void *ctx, const struct perfbuf_record *rec)
 		d->seq_sum += seq;
 		d->n++;
 	}
-	return 0;
+	return PERFBUF_CONTINUE;
 }
 
 /* perf_buffer__new_raw()'s callback: the read loop and per-record dispatch
@@ -527,14 +1005,118 @@ static int drain_iter(struct perfbuf_ring *ring, struct drain_ctx *d)
 	return perfbuf_ring__end(ring, it);
 }
 
-/*
- * The same kernel ring, filled the same way before each timed drain, read
- * in turn by perfbuf's fold (perfbuf_ring over libbpf's own mmap) and by
- * perf_buffer__consume(); then perfbuf__consume() on its own collector.
- * "fresh": each drain follows a fill by the producer CPU (cache lines come
- * from the other core); "replay": data_tail rewound, the same bytes again.
- */
-static int bench_drain(void)
+struct drain_bench {
+	struct emit *skel;
+	int prog_fd;
+	size_t data_size;
+	__u64 want;		/* records in a full ring */
+	struct perf_buffer *lpb;
+	struct perfbuf_ring *ring;	/* over lpb's ring of the producer CPU */
+	struct perfbuf *pb;
+	void *base;		/* the header page of the ring drained */
+	struct drain_ctx d;
+	bool exact;		/* every drain saw every record */
+	__u64 fresh[D_N][DRAIN_ROUNDS], replay[D_N][DRAIN_ROUNDS];
+};
+
+/* One timed drain of kind @k into @slot; 0 or a negative errno. */
+static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
+{
+	__u64 t;
+	int ret;
+
+	b->d.n = 0;
+	t = mono_ns();
+	switch (k) {
+	case D_FOLD:
+		ret = perfbuf_ring__fold(b->ring, drain_pb_cb, &b->d);
+		break;
+	case D_ITER:
+		ret = drain_iter(b->ring, &b->d);
+		break;
+	case D_COLLECTOR:
+		ret = perfbuf__consume(b->pb);
+		break;
+	default:
+		ret = perf_buffer__consume(b->lpb);
+		break;
+	}
+	*slot = mono_ns() - t;
+	b->exact &= b->d.n == b->want;
+	return ret < 0 ? ret : 0;
+}
+
+/* DRAIN_ROUNDS rounds of the @n drains @kinds in turn, each after a fill
+ * (fresh); then one fill, read again and again with data_tail rewound
+ * (replay). */
+static int drain_rounds(struct drain_bench *b, const int *kinds, int n)
+{
+	__u64 tail0;
+	int err = 0;
+
+	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
+		for (int j = 0; j < n && !err; j++) {
+			err = fill_ring(b->prog_fd, b->data_size);
+			if (!err)
+				err = drain_timed(b, kinds[j], &b->fresh[kinds[j]][i]);
+		}
+	if (!err)
+		err = fill_ring(b->prog_fd, b->data_size);
+	tail0 = ring_tail(b->base);
+	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
+		for (int j = 0; j < n && !err; j++) {
+			rewind_tail(b->base, tail0);
+			err = drain_timed(b, kinds[j], &b->replay[kinds[j]][i]);
+		}
+	return err;
+}
+
+/* libbpf's raw perf buffer (a watermark: no wake-ups while filling, the
+ * consumer is idle anyway), and a perfbuf ring over its mmap of the
+ * producer CPU's ring. */
+static int drain_open_libbpf(struct drain_bench *b)
+{
+	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024), idx = -1, err;
+	struct perf_event_attr attr;
+	size_t map_sz;
+
+	err = perf_attr_wm(&attr, (__u32)(b->data_size / 2));
+	if (err)
+		return err;
+	b->lpb = perf_buffer__new_raw(bpf_map__fd(b->skel->maps.events), env.pages,
+				      &attr, drain_lb_cb, &b->d, NULL);
+	if (!b->lpb)
+		return -errno;
+	/* libbpf's buffers are in possible-CPU order, offline ones skipped */
+	for (int i = 0; i < n; i++)
+		if (cpus[i] == env.prod_cpu)
+			idx = i;
+	err = idx < 0 ? -ENODEV : perf_buffer__buffer(b->lpb, idx, &b->base, &map_sz);
+	if (err)
+		return err;
+	b->ring = perfbuf_ring__new_mem(b->base, PAGE_SZ, env.pages);
+	if (!b->ring)
+		return -errno;
+	perfbuf_ring__set_cpu(b->ring, env.prod_cpu);
+	return 0;
+}
+
+/* The collector: its own rings, every CPU drained by perfbuf__consume(). */
+static int drain_open_collector(struct drain_bench *b)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = env.pages);
+
+	b->pb = perfbuf__new(bpf_map__fd(b->skel->maps.events), drain_pb_cb,
+			     &b->d, &o);
+	if (!b->pb)
+		return -errno;
+	for (size_t i = 0; i < perfbuf__ring_cnt(b->pb); i++)
+		if (perfbuf__ring_cpu(b->pb, i) == env.prod_cpu)
+			b->base = perfbuf_ring__base(perfbuf__ring(b->pb, i));
+	return 0;
+}
+
+static void drain_report(struct drain_bench *b)
 {
 	static const char *what[D_N] = {
 		"perfbuf fold (perfbuf_ring__fold)",
@@ -542,155 +1124,76 @@ static int bench_drain(void)
 		"perfbuf__consume (collector)",
 		"libbpf perf_buffer__consume",
 	};
-	size_t data_size = env.pages * PAGE_SZ, map_sz;
-	__u64 fresh[D_N][DRAIN_ROUNDS], replay[D_N][DRAIN_ROUNDS], mf[D_N], mr[D_N];
-	__u64 want = (data_size - 8) / REC_BYTES, tail0, t;
-	struct perf_buffer *lpb = NULL;
-	struct perfbuf_ring *ring = NULL;
-	struct perfbuf *pb = NULL;
-	struct drain_ctx d = {};
-	struct perf_event_attr attr;
-	struct emit *skel;
-	int prog_fd, err, idx = -1;
-	bool exact = true;
-	void *base;
+	__u64 mf[D_N], mr[D_N];
 
-	pin_self(env.cons_cpu);
-	skel = emit_open_load(false, 0);
-	if (!skel)
-		return -errno;
-	prog_fd = bpf_program__fd(skel->progs.emit);
-	/* no wake-ups while filling: the consumer is idle anyway */
-	err = perf_attr_wm(&attr, (__u32)(data_size / 2));
-	if (err)
-		goto out;
-	lpb = perf_buffer__new_raw(bpf_map__fd(skel->maps.events), env.pages, &attr,
-				   drain_lb_cb, &d, NULL);
-	if (!lpb) {
-		err = -errno;
-		goto out;
-	}
-	/* libbpf's buffers are in possible-CPU order, offline ones skipped */
-	{
-		int cpus[1024], n = perfbuf_online_cpus(cpus, 1024);
-
-		for (int i = 0; i < n; i++)
-			if (cpus[i] == env.prod_cpu)
-				idx = i;
-	}
-	err = idx < 0 ? -ENODEV : perf_buffer__buffer(lpb, idx, &base, &map_sz);
-	if (err)
-		goto out;
-	ring = perfbuf_ring__new_mem(base, PAGE_SZ, env.pages);
-	if (!ring) {
-		err = -errno;
-		goto out;
-	}
-	perfbuf_ring__set_cpu(ring, env.prod_cpu);
-
-#define TIMED(slot, call) do {						\
-		d.n = 0;						\
-		t = mono_ns();						\
-		err = (call);						\
-		(slot) = mono_ns() - t;					\
-		exact &= d.n == want;					\
-		err = err < 0 ? err : 0;				\
-	} while (0)
-
-	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
-		err = fill_ring(prog_fd, data_size);
-		if (!err)
-			TIMED(fresh[D_FOLD][i], perfbuf_ring__fold(ring, drain_pb_cb, &d));
-		if (!err)
-			err = fill_ring(prog_fd, data_size);
-		if (!err)
-			TIMED(fresh[D_ITER][i], drain_iter(ring, &d));
-		if (!err)
-			err = fill_ring(prog_fd, data_size);
-		if (!err)
-			TIMED(fresh[D_LIBBPF][i], perf_buffer__consume(lpb));
-	}
-	if (!err)
-		err = fill_ring(prog_fd, data_size);
-	tail0 = ring_tail(base);
-	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
-		rewind_tail(base, tail0);
-		TIMED(replay[D_FOLD][i], perfbuf_ring__fold(ring, drain_pb_cb, &d));
-		rewind_tail(base, tail0);
-		TIMED(replay[D_ITER][i], drain_iter(ring, &d));
-		rewind_tail(base, tail0);
-		if (!err)
-			TIMED(replay[D_LIBBPF][i], perf_buffer__consume(lpb));
-	}
-	if (err)
-		goto out;
-	perfbuf_ring__free(ring);
-	ring = NULL;
-	perf_buffer__free(lpb);
-	lpb = NULL;
-	{
-		/* the collector: its own rings, every CPU drained */
-		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = env.pages);
-
-		pb = perfbuf__new(bpf_map__fd(skel->maps.events), drain_pb_cb, &d, &o);
-	}
-	if (!pb) {
-		err = -errno;
-		goto out;
-	}
-	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++)
-		if (perfbuf__ring_cpu(pb, i) == env.prod_cpu)
-			base = perfbuf_ring__base(perfbuf__ring(pb, i));
-	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
-		err = fill_ring(prog_fd, data_size);
-		if (!err)
-			TIMED(fresh[D_COLLECTOR][i], perfbuf__consume(pb));
-	}
-	if (!err)
-		err = fill_ring(prog_fd, data_size);
-	tail0 = ring_tail(base);
-	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
-		rewind_tail(base, tail0);
-		TIMED(replay[D_COLLECTOR][i], perfbuf__consume(pb));
-	}
-#undef TIMED
-	if (err)
-		goto out;
 	for (int k = 0; k < D_N; k++) {
-		mf[k] = median(fresh[k]);
-		mr[k] = median(replay[k]);
+		mf[k] = median(b->fresh[k]);
+		mr[k] = median(b->replay[k]);
 	}
 	emit_md("\n### Drain of a full ring\n\n"
 		"%llu records of %d B in a %zu KiB ring, filled with the consumer idle; "
 		"median of %d drains on CPU%d. fresh: each drain follows a fill from "
 		"CPU%d; replay: data_tail rewound, the same bytes read again (warm).%s\n\n",
-		(unsigned long long)want, REC_SIZE, data_size / 1024, DRAIN_ROUNDS,
+		(unsigned long long)b->want, REC_SIZE, b->data_size / 1024, DRAIN_ROUNDS,
 		env.cons_cpu, env.prod_cpu,
-		exact ? "" : " **A drain missed records.**");
+		b->exact ? "" : " **A drain missed records.**");
 	emit_md("| drain | fresh | ns/record | replay | ns/record |\n"
 		"|---|---:|---:|---:|---:|\n");
 	for (int k = 0; k < D_N; k++)
 		emit_md("| %s | %.3f ms | %.1f | %.3f ms | %.1f |\n", what[k],
-			mf[k] / 1e6, (double)mf[k] / want, mr[k] / 1e6,
-			(double)mr[k] / want);
+			mf[k] / 1e6, (double)mf[k] / b->want, mr[k] / 1e6,
+			(double)mr[k] / b->want);
 	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
-	ratio_line("fold / perf_buffer__consume, fresh", (double)mf[D_FOLD],
-		   (double)mf[D_LIBBPF], 0.8, true);
-	ratio_line("fold / perf_buffer__consume, replay", (double)mr[D_FOLD],
-		   (double)mr[D_LIBBPF], 0.8, true);
-	ratio_line("iterator / perf_buffer__consume, fresh", (double)mf[D_ITER],
-		   (double)mf[D_LIBBPF], 0.8, true);
-	ratio_line("iterator / perf_buffer__consume, replay", (double)mr[D_ITER],
-		   (double)mr[D_LIBBPF], 0.8, true);
-	ratio_line("perfbuf__consume / perf_buffer__consume, fresh",
-		   (double)mf[D_COLLECTOR], (double)mf[D_LIBBPF], 0.8, true);
-out:
-	if (err)
+	ratio_aim_line("fold / perf_buffer__consume, fresh", (double)mf[D_FOLD],
+		       (double)mf[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("fold / perf_buffer__consume, replay", (double)mr[D_FOLD],
+		       (double)mr[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("iterator / perf_buffer__consume, fresh", (double)mf[D_ITER],
+		       (double)mf[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("iterator / perf_buffer__consume, replay", (double)mr[D_ITER],
+		       (double)mr[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("perfbuf__consume / perf_buffer__consume, fresh",
+		       (double)mf[D_COLLECTOR], (double)mf[D_LIBBPF], 1.0, 0.8);
+}
+
+/*
+ * The same kernel ring, filled the same way before each timed drain, read
+ * in turn by perfbuf's fold and iterator (a perfbuf_ring over libbpf's own
+ * mmap) and by perf_buffer__consume(); then perfbuf__consume() on its own
+ * collector. "fresh": each drain follows a fill by the producer CPU (cache
+ * lines come from the other core); "replay": data_tail rewound, the same
+ * bytes again.
+ */
+static int bench_drain(void)
+{
+	static const int ring_kinds[] = { D_FOLD, D_ITER, D_LIBBPF };
+	static const int coll_kinds[] = { D_COLLECTOR };
+	struct drain_bench *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	pin_self(env.cons_cpu);
+	b->data_size = env.pages * PAGE_SZ;
+	b->want = (b->data_size - 8) / REC_BYTES;
+	b->exact = true;
+	b->skel = emit_open_load(false, 0);
+	err = b->skel ? 0 : -errno;
+	if (!err) {
+		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
+		err = drain_open_libbpf(b) ?: drain_rounds(b, ring_kinds, 3);
+	}
+	perfbuf_ring__free(b->ring);
+	perf_buffer__free(b->lpb);
+	if (!err)
+		err = drain_open_collector(b) ?: drain_rounds(b, coll_kinds, 1);
+	if (!err)
+		drain_report(b);
+	else
 		fprintf(stderr, "perfbuf-bench: drain test: %s\n", strerror(-err));
-	perfbuf__free(pb);
-	perfbuf_ring__free(ring);
-	perf_buffer__free(lpb);
-	emit__destroy(skel);
+	perfbuf__free(b->pb);
+	emit__destroy(b->skel);
+	free(b);
 	return err;
 }
 
@@ -977,7 +1480,9 @@ static void usage(FILE *f)
 "Run the same BPF producer (64-byte records, producer thread on CPU0,\n"
 "consumer thread on CPU1) against perfbuf and libbpf's perf_buffer and\n"
 "ring_buffer; print a markdown table and plot delivered vs offered rate.\n"
-"Needs root and 2 online CPUs. Takes about 4 minutes (--quick: 1).\n"
+"Then perfbuf default against ordered with producers on CPU0 and CPU1,\n"
+"the drain of a full ring, and perfbuf trace against bpftrace.\n"
+"Needs root and 2 online CPUs. Takes about 5 minutes (--quick: 1).\n"
 "\n"
 "Options:\n"
 "  -d, --duration S   seconds per point (default 3; sweep points 2)\n"
@@ -988,23 +1493,17 @@ static void usage(FILE *f)
 "  -q, --quick        fewer and shorter points\n"
 "      --no-sweep     skip the offered-rate sweep and the plot\n"
 "      --no-trace     skip the perfbuf trace vs bpftrace comparison\n"
-"      --only PART    only the drain test (drain) or the tracer\n"
-"                     comparison (trace)\n"
+"      --only PART    only one part: throughput (the first table, no\n"
+"                     sweep), ordered, drain or trace\n"
+"      --peers LIST   the throughput table's consumers, comma-separated:\n"
+"                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
+"                     libbpf_pb, libbpf_raw, libbpf_rb (default: all)\n"
 "  -h, --help         this text\n"
 "\n"
 "Examples:\n"
 "  make bench                          # setup, build, run, into build/bench\n"
-"  build/perfbuf-bench --quick --no-trace\n");
-}
-
-/* failed runs first, then by delivered rate */
-static int cmp_delivered(const void *a, const void *b)
-{
-	const struct result *x = a, *y = b;
-	double dx = x->err ? -1 : mps(x->received, x->secs);
-	double dy = y->err ? -1 : mps(y->received, y->secs);
-
-	return dx < dy ? -1 : dx > dy;
+"  build/perfbuf-bench --quick --no-trace\n"
+"  build/perfbuf-bench --only throughput --peers perfbuf,libbpf_raw -d 10\n");
 }
 
 static int parse_pos(const char *s, long lo, long hi, long *out)
@@ -1020,49 +1519,77 @@ static int parse_pos(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-static int batch_for(double rate)
+/* --peers: a comma-separated list of peer_key names. */
+static int parse_peers(const char *list)
 {
-	/* ~50 k program runs/s at most when paced */
-	long b = (long)(rate / 50000);
+	char buf[256], *save = NULL;
 
-	return b < 1 ? 1 : b > env.batch ? env.batch : (int)b;
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", list);
+	memset(env.peer_on, 0, sizeof(env.peer_on));
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		int p = 0;
+
+		while (p < N_PEERS && strcmp(k, peer_key[p]))
+			p++;
+		if (p == N_PEERS)
+			return -1;
+		env.peer_on[p] = true;
+	}
+	return 0;
 }
 
-static void gnuplot(const char *dir)
+/* An option with a value; 0, or 1 after saying what is wrong. */
+static int parse_value(int opt, const char *arg)
 {
-	char cmd[PATH_MAX * 2 + 64];
-	FILE *gp;
+	static const char *parts[] = { "throughput", "ordered", "drain", "trace" };
+	const char *want;
+	long v;
 
-	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
-	gp = cli_fopen_output(cmd);
-	if (!gp)
-		return;
-	fprintf(gp,
-		"set terminal png size 900,600 noenhanced\n"
-		"set output '%s/bench.png'\n"
-		"set title 'perf buffer consumers: 64-byte records, producer CPU%d, consumer CPU%d, %zu pages'\n"
-		"set xlabel 'offered: records/s asked of the producer (M/s)'\n"
-		"set ylabel 'delivered (M records/s)'\n"
-		"set logscale xy\n"
-		"set xrange [0.03:%g]\n"
-		"set xtics add ('flat out' %g)\n"
-		"set key top left\n"
-		"set grid\n"
-		"plot ", dir, env.prod_cpu, env.cons_cpu, env.pages, FLAT_OUT_X * 1.5,
-		FLAT_OUT_X);
-	for (int p = 0; p < N_PEERS; p++)
-		fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
-			dir, p, peer_name[p]);
-	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
-	fclose(gp);
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s/bench.gp' 2>&1", dir);
-	if (system(cmd) == 0)
-		printf("\nplot: %s/bench.png\n", dir);
-	else
-		printf("\nno plot: gnuplot failed or is missing (scripts/setup.sh --bench installs gnuplot-nox)\n");
+	switch (opt) {
+	case 'd':
+		want = "--duration wants 1..600 seconds";
+		if (parse_pos(arg, 1, 600, &v))
+			break;
+		env.secs = (double)v;
+		return 0;
+	case 'p':
+		want = "--pages wants a power of two";
+		if (parse_pos(arg, 1, 1 << 16, &v) || (v & (v - 1)))
+			break;
+		env.pages = (size_t)v;
+		return 0;
+	case 'b':
+		want = "--batch wants 1.." STR(EMIT_MAX_BATCH);
+		if (parse_pos(arg, 1, EMIT_MAX_BATCH, &v))
+			break;
+		env.batch = (int)v;
+		return 0;
+	case 'P':
+		want = "--peers wants a list of perfbuf, perfbuf_wake1, perfbuf_ts, "
+		       "perfbuf_ordered, libbpf_pb, libbpf_raw, libbpf_rb";
+		if (parse_peers(arg))
+			break;
+		return 0;
+	case 'O':
+		want = "--only wants throughput, ordered, drain or trace";
+		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+			if (!strcmp(arg, parts[i]))
+				env.only = parts[i];
+		if (!env.only)
+			break;
+		return 0;
+	default:	/* -o */
+		env.out = arg;
+		return 0;
+	}
+	fprintf(stderr, "perfbuf-bench: %s, not '%s'\n", want, arg);
+	return 1;
 }
 
-int main(int argc, char **argv)
+/* 0: run; 1: exit 1; 2: exit 0 (help). */
+static int parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
@@ -1073,46 +1600,18 @@ int main(int argc, char **argv)
 		{ "no-sweep", no_argument, NULL, 'S' },
 		{ "no-trace", no_argument, NULL, 'T' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "peers", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	static const double rates_full[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 4, 8, 12 };
-	static const double rates_quick[] = { 0.1, 1, 4 };
-	struct result sat[N_PEERS], low[N_PEERS], rounds[N_PEERS][3];
-	int cpus[1024], n_on, opt;
-	bool has_prod = false, has_cons = false;
-	char path[PATH_MAX], b1[32], b2[32], b3[32], b4[32];
-	FILE *dat = NULL;
-	int reps;
-	long v;
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":d:p:b:o:qh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'd':
-			if (parse_pos(optarg, 1, 600, &v)) {
-				fprintf(stderr, "perfbuf-bench: --duration wants 1..600 seconds, not '%s'\n", optarg);
+		case 'd': case 'p': case 'b': case 'o': case 'O': case 'P':
+			if (parse_value(opt, optarg))
 				return 1;
-			}
-			env.secs = (double)v;
-			break;
-		case 'p':
-			if (parse_pos(optarg, 1, 1 << 16, &v) || (v & (v - 1))) {
-				fprintf(stderr, "perfbuf-bench: --pages wants a power of two, not '%s'\n", optarg);
-				return 1;
-			}
-			env.pages = (size_t)v;
-			break;
-		case 'b':
-			if (parse_pos(optarg, 1, EMIT_MAX_BATCH, &v)) {
-				fprintf(stderr, "perfbuf-bench: --batch wants 1..%d, not '%s'\n",
-					EMIT_MAX_BATCH, optarg);
-				return 1;
-			}
-			env.batch = (int)v;
-			break;
-		case 'o':
-			env.out = optarg;
 			break;
 		case 'q':
 			env.quick = true;
@@ -1123,16 +1622,9 @@ int main(int argc, char **argv)
 		case 'T':
 			env.no_trace = true;
 			break;
-		case 'O':
-			if (strcmp(optarg, "drain") && strcmp(optarg, "trace")) {
-				fprintf(stderr, "perfbuf-bench: --only wants drain or trace, not '%s'\n", optarg);
-				return 1;
-			}
-			env.only = optarg;
-			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return 2;
 		case ':':
 			fprintf(stderr, "perfbuf-bench: %s needs a value; run 'perfbuf-bench --help'\n",
 				argv[optind - 1]);
@@ -1147,9 +1639,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perfbuf-bench: unexpected argument '%s'\n", argv[optind]);
 		return 1;
 	}
+	return 0;
+}
+
+/* Privileges, file descriptors and the two CPUs; 0 or -1 (said). */
+static int check_system(void)
+{
+	int cpus[1024], n_on;
+	bool has_prod = false, has_cons = false;
+
 	if (cli_need_privileges("perfbuf-bench", CLI_BPF) ||
 	    cli_need_fds("perfbuf-bench", 0))
-		return 1;
+		return -1;
 	n_on = perfbuf_online_cpus(cpus, 1024);
 	for (int i = 0; i < n_on; i++) {
 		has_prod |= cpus[i] == env.prod_cpu;
@@ -1158,11 +1659,45 @@ int main(int argc, char **argv)
 	if (!has_prod || !has_cons) {
 		fprintf(stderr, "perfbuf-bench: needs CPUs %d and %d online\n",
 			env.prod_cpu, env.cons_cpu);
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+static bool part_on(const char *part)
+{
+	return !env.only || !strcmp(env.only, part);
+}
+
+static void run_parts(void)
+{
+	int reps = env.quick ? 1 : MAX_REPS;
+	struct result sat[N_PEERS] = {}, low[N_PEERS] = {};
+
+	if (part_on("throughput")) {
+		bench_throughput(reps, sat, low);
+		if (!env.only && !env.no_sweep)
+			bench_sweep(sat);
+	}
+	if (part_on("ordered"))
+		bench_ordered(reps);
+	if (part_on("drain"))
+		bench_drain();
+	if (part_on("trace") && !(env.no_trace && !env.only))
+		bench_trace(env.self, env.quick ? 2 : 3);
+}
+
+int main(int argc, char **argv)
+{
+	char path[PATH_MAX];
+	int ret = parse_args(argc, argv);
+
+	if (ret)
+		return ret == 2 ? 0 : 1;
+	if (check_system())
+		return 1;
 	if (env.quick)
 		env.secs = env.secs > 1 ? 1 : env.secs;
-	reps = env.quick ? 1 : 3;
 	if (!realpath("/proc/self/exe", env.self))
 		env.self[0] = '\0';
 	mkdir(env.out, 0755);
@@ -1174,113 +1709,7 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	if (env.only) {
-		if (!strcmp(env.only, "drain"))
-			bench_drain();
-		else
-			bench_trace(env.self, env.quick ? 2 : 3);
-		fclose(md);
-		return 0;
-	}
-	/* The producer is the bottleneck of the watermark peers and moves
-	 * with whatever else runs: interleave rounds, keep each peer's median. */
-	printf("flat out, %d rounds of %.0f s per peer...\n", reps, env.secs);
-	for (int i = 0; i < reps; i++)
-		for (int p = 0; p < N_PEERS; p++)
-			if (run_point(p, 0, env.secs, env.batch, 15, &rounds[p][i]))
-				fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
-					strerror(-rounds[p][i].err));
-	for (int p = 0; p < N_PEERS; p++) {
-		qsort(rounds[p], reps, sizeof(rounds[p][0]), cmp_delivered);
-		sat[p] = rounds[p][reps / 2];
-	}
-	printf("1 k records/s, %.0f s per peer...\n", env.quick ? 1.0 : 2.0);
-	for (int p = 0; p < N_PEERS; p++) {
-		if (run_point(p, 1000, env.quick ? 1 : 2, 1, 0, &low[p]))
-			fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p], strerror(-low[p].err));
-	}
-
-	emit_md("\n### Throughput and latency\n\n"
-		"%d-byte records, producer on CPU%d (%d records per BPF_PROG_TEST_RUN), "
-		"consumer on CPU%d, %zu pages per CPU (ringbuf: the same total), "
-		"flat out: median of %d interleaved %.0f s runs; latency = consumer clock - bpf_ktime_get_ns() at emit "
-		"(1 in 16 records flat out, every record at 1 k/s).\n\n",
-		REC_SIZE, env.prod_cpu, env.batch, env.cons_cpu, env.pages, reps, env.secs);
-	emit_md("| consumer | delivered M/s | offered M/s | loss %% | consumer ns/record | "
-		"latency p50 / p99 at 1 k/s | latency p50 / p99 flat out |\n"
-		"|---|---:|---:|---:|---:|---:|---:|\n");
-	for (int p = 0; p < N_PEERS; p++) {
-		struct result *r = &sat[p], *l = &low[p];
-
-		if (r->err) {
-			emit_md("| %s | failed: %s | | | | | |\n", peer_name[p], strerror(-r->err));
-			continue;
-		}
-		emit_md("| %s | %.2f | %.2f | %.3f | %.1f | %s / %s%s | %s / %s |\n",
-			peer_name[p], mps(r->received, r->secs), mps(r->offered, r->secs),
-			loss_pct(r), r->cpu_ns_per_rec,
-			fmt_lat(b1, sizeof(b1), l->p50), fmt_lat(b2, sizeof(b2), l->p99),
-			l->err ? " (failed)" : "",
-			fmt_lat(b3, sizeof(b3), r->p50), fmt_lat(b4, sizeof(b4), r->p99));
-	}
-	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
-	{
-		double d = mps(sat[PB_DEFAULT].received, sat[PB_DEFAULT].secs);
-
-		ratio_line("perfbuf default / libbpf perf_buffer default", d,
-			   mps(sat[LB_DEFAULT].received, sat[LB_DEFAULT].secs), 60, false);
-		ratio_line("perfbuf default / libbpf raw, same watermark", d,
-			   mps(sat[LB_RAW].received, sat[LB_RAW].secs), 1.0, false);
-		ratio_line("perfbuf default / libbpf ring_buffer", d,
-			   mps(sat[LB_RINGBUF].received, sat[LB_RINGBUF].secs), 3, false);
-		emit_md("| perfbuf default: records lost at %zu pages | %llu | 0 | %s |\n",
-			env.pages,
-			(unsigned long long)(sat[PB_DEFAULT].offered - sat[PB_DEFAULT].received),
-			sat[PB_DEFAULT].offered == sat[PB_DEFAULT].received ? "met" : "**missed**");
-		emit_md("| perfbuf default: p99 latency at 1 k/s | %s | <= 10 ms (latency_ms) | %s |\n",
-			fmt_lat(b1, sizeof(b1), low[PB_DEFAULT].p99),
-			low[PB_DEFAULT].p99 <= 10000000 ? "met" : "**missed**");
-	}
-
-	if (!env.no_sweep) {
-		const double *rates = env.quick ? rates_quick : rates_full;
-		int n_rates = env.quick ? 3 : (int)(sizeof(rates_full) / sizeof(rates_full[0]));
-		double secs = env.quick ? 1 : 2;
-
-		snprintf(path, sizeof(path), "%s/bench.dat", env.out);
-		dat = cli_fopen_output(path);
-		printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
-		       n_rates, N_PEERS, secs);
-		for (int p = 0; p < N_PEERS && dat; p++) {
-			fprintf(dat, "# %s: offered_mps delivered_mps asked_mps loss_pct\n",
-				peer_key[p]);
-			for (int i = 0; i <= n_rates; i++) {
-				struct result r;
-				double rate = i < n_rates ? rates[i] * 1e6 : 0;
-
-				if (i == n_rates)
-					r = sat[p];	/* flat out: already measured */
-				else if (run_point(p, rate, secs, batch_for(rate), 15, &r))
-					continue;
-				if (r.err)
-					continue;
-				/* flat out is plotted at x = FLAT_OUT_X */
-				fprintf(dat, "%.4f %.4f %.4f %.3f\n", mps(r.offered, r.secs),
-					mps(r.received, r.secs),
-					rate > 0 ? rate / 1e6 : FLAT_OUT_X, loss_pct(&r));
-			}
-			fprintf(dat, "\n\n");
-		}
-		if (dat) {
-			fclose(dat);
-			gnuplot(env.out);
-		}
-	}
-
-	bench_drain();
-	if (!env.no_trace)
-		bench_trace(env.self, env.quick ? 2 : 3);
+	run_parts();
 	fclose(md);
 	printf("\ntable: %s/bench.md\n", env.out);
 	return 0;
