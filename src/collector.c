@@ -731,7 +731,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	ordered = OPTS_GET(opts, ordered, false);
 	pb->fn = fn;
 	pb->ctx = ctx;
-	pb->evfd = pb->hotplug_fd = pb->cfg.epfd = -1;
+	pb->evfd = pb->hotplug_fd = -1;
 	pb->cfg = (struct channel_cfg){
 		.map_fd = map_fd, .epfd = -1, .page_cnt = page_cnt,
 		.wakeup_events = OPTS_GET(opts, wakeup_events, 0),

@@ -477,6 +477,8 @@ TEST(ordered_lost_real)
 	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
 	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
 		goto out;
+	ASSERT_EQ(perfbuf__consume_ring(pb, 0), -EINVAL,
+		  "one ring alone would break the order: refused");
 	for (int round = 0; round < 4; round++) {
 		for (int c = 0; c < 2; c++)
 			ASSERT_OK(emit_run(skel, c, 200, 256), "overflow");

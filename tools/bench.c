@@ -156,7 +156,7 @@ static inline void seen(struct consumer *c, const void *data)
 	c->received++;
 	c->seq_sum += hdr[0];
 	if (!(hdr[0] & c->lat_mask))
-		lat_add(&c->lat, mono_ns() - hdr[1]);
+		lat_add(&c->lat, perfbuf_now_ns() - hdr[1]);
 }
 
 static int pb_cb(void *ctx, const struct perfbuf_record *rec)
@@ -391,7 +391,7 @@ static int run_producers(const struct point *pt, int prog_fd, double *secs)
 {
 	struct producer p[2] = {};
 	int stop = 0, err = 0;
-	__u64 t0 = mono_ns();
+	__u64 t0 = perfbuf_now_ns();
 
 	for (int i = 0; i < pt->n_prod && !err; i++) {
 		p[i] = (struct producer){
@@ -408,7 +408,7 @@ static int run_producers(const struct point *pt, int prog_fd, double *secs)
 
 		err = err ?: e;
 	}
-	*secs = (double)(mono_ns() - t0) / 1e9;
+	*secs = (double)(perfbuf_now_ns() - t0) / 1e9;
 	return err;
 }
 
@@ -1026,7 +1026,7 @@ static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
 	int ret;
 
 	b->d.n = 0;
-	t = mono_ns();
+	t = perfbuf_now_ns();
 	switch (k) {
 	case D_FOLD:
 		ret = perfbuf_ring__fold(b->ring, drain_pb_cb, &b->d);
@@ -1041,7 +1041,7 @@ static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
 		ret = perf_buffer__consume(b->lpb);
 		break;
 	}
-	*slot = mono_ns() - t;
+	*slot = perfbuf_now_ns() - t;
 	b->exact &= b->d.n == b->want;
 	return ret < 0 ? ret : 0;
 }
@@ -1213,8 +1213,8 @@ static void *storm_main(void *arg)
 	__u64 end;
 
 	pin_self(env.prod_cpu);
-	end = mono_ns() + (__u64)(s->secs * 1e9);
-	while (mono_ns() < end) {
+	end = perfbuf_now_ns() + (__u64)(s->secs * 1e9);
+	while (perfbuf_now_ns() < end) {
 		for (int i = 0; i < 1000; i++)
 			syscall(SYS_getpgid, 0);
 		s->calls += 1000;
@@ -1226,13 +1226,13 @@ static double run_storm(double secs, __u64 *calls)
 {
 	struct storm s = { .secs = secs };
 	pthread_t t;
-	__u64 t0 = mono_ns();
+	__u64 t0 = perfbuf_now_ns();
 
 	if (pthread_create(&t, NULL, storm_main, &s))
 		return 0;
 	pthread_join(t, NULL);
 	*calls = s.calls;
-	return s.calls / ((mono_ns() - t0) / 1e9);
+	return s.calls / ((perfbuf_now_ns() - t0) / 1e9);
 }
 
 /* Start @argv with stdout and stderr into @log; wait until it says it

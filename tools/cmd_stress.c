@@ -387,7 +387,7 @@ int cmd_stress(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t0 = mono_ns();
+	t0 = perfbuf_now_ns();
 	t_end = t0 + (__u64)(duration * 1e9);
 	for (int i = 0; i < n_cpus; i++) {
 		prod[i] = (struct producer){
@@ -405,8 +405,8 @@ int cmd_stress(int argc, char **argv)
 			goto stop;
 		}
 	}
-	while (!exiting && mono_ns() < t_end) {
-		__u64 left_ms = (t_end - mono_ns()) / 1000000 + 1;
+	while (!exiting && perfbuf_now_ns() < t_end) {
+		__u64 left_ms = (t_end - perfbuf_now_ns()) / 1000000 + 1;
 
 		err = perfbuf__poll(pb, left_ms < 100 ? (int)left_ms : 100);
 		if (err == -EINTR)
@@ -418,7 +418,7 @@ int cmd_stress(int argc, char **argv)
 		/* a slow consumer: the producers overrun the rings meanwhile,
 		 * which is what the LOST accounting is checked against */
 		if (delay_us) {
-			__u64 now = mono_ns(), ns = (__u64)delay_us * 1000;
+			__u64 now = perfbuf_now_ns(), ns = (__u64)delay_us * 1000;
 			struct timespec ts;
 
 			if (now >= t_end)
@@ -442,7 +442,7 @@ stop:
 			err = perr;
 		}
 	}
-	secs = (double)(mono_ns() - t0) / 1e9;
+	secs = (double)(perfbuf_now_ns() - t0) / 1e9;
 	if (err)
 		goto cleanup;
 	/* the rest of the records, and losses no LOST record reported */

@@ -11,14 +11,6 @@
 #include "emit.skel.h"
 #include "producer.h"
 
-__u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 __u64 thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -114,23 +106,23 @@ static void *producer_main(void *arg)
 	pin_self(p->cpu);	/* best effort: emit_once() keeps the CPU right */
 	if (p->rate > 0) {
 		interval = (__u64)(p->batch * 1e9 / p->rate);
-		next = mono_ns();
+		next = perfbuf_now_ns();
 	}
 	while (!__atomic_load_n(p->stop, __ATOMIC_ACQUIRE)) {
 		int err;
 
 		if (interval) {
-			__u64 now = mono_ns();
+			__u64 now = perfbuf_now_ns();
 
 			/* sleep when well ahead, spin the last few us */
 			if (next > now + 50000)
 				sleep_until(next - 20000);
-			while (mono_ns() < next)
+			while (perfbuf_now_ns() < next)
 				;
 			next += interval;
 			/* after a stall, do not burst to catch up */
-			if (mono_ns() > next + 100 * interval + 100000000ULL)
-				next = mono_ns();
+			if (perfbuf_now_ns() > next + 100 * interval + 100000000ULL)
+				next = perfbuf_now_ns();
 		}
 		err = emit_once(p->prog_fd, p->cpu, p->batch, p->size);
 		if (err) {

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "emit.h"
+#include "perfbuf.h"	/* perfbuf_now_ns(): CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 
 struct producer {
 	/* set by the caller */
@@ -51,7 +52,6 @@ int emit_stats_read(int map_fd, int cpu, struct emit_stats *out);
 
 /* Pin the calling thread to @cpu. */
 int pin_self(int cpu);
-__u64 mono_ns(void);		/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 __u64 thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
 
 /* Latency histogram: 128 linear sub-buckets per power of two (< 0.8 %
