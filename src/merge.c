@@ -136,35 +136,84 @@ static int deliver(struct perfbuf_merge *m,
 	return fn(ctx, rec);
 }
 
+/* ring_peek_time() with its common case inline: a timed sample. @it is
+ * not at its end. */
+static inline __u64 peek_time(const struct perfbuf_iter *it)
+{
+	const struct perf_event_header *eh =
+		(const void *)(it->data + (it->tail & it->mask));
+
+	if (__builtin_expect(it->time_off && eh->type == PERF_RECORD_SAMPLE &&
+			     eh->size <= it->head - it->tail && !(eh->size & 7) &&
+			     eh->size >= it->raw_off + 4, 1))
+		return *(const __u64 *)(it->data + ((it->tail + it->time_off) &
+						    it->mask));
+	return ring_peek_time(it);
+}
+
+/* The smallest key of the other rings: the top's children. */
+static __u64 runner_up(const struct perfbuf_merge *m)
+{
+	__u64 k = UINT64_MAX;
+
+	if (m->heap_cnt > 1)
+		k = m->heap[1]->key;
+	if (m->heap_cnt > 2 && m->heap[2]->key < k)
+		k = m->heap[2]->key;
+	return k;
+}
+
+/*
+ * Hand over the top ring's records while they are not newer than @bound
+ * (the other rings' first, or the horizon): one run, no heap work per
+ * record. false when the fold must end.
+ */
+static bool run(struct perfbuf_merge *m, struct merge_src *s, __u64 bound,
+		size_t budget, size_t *n, perfbuf_record_fn fn, void *ctx)
+{
+	struct perfbuf_iter *it = &s->it;
+	struct perfbuf_record rec;
+	bool go_on = true;
+
+	do {
+		if (*n == budget) {
+			go_on = false;
+			break;
+		}
+		if (perfbuf_iter__next(it, &rec)) {
+			++*n;
+			if (deliver(m, s, &rec, fn, ctx) != PERFBUF_CONTINUE) {
+				go_on = false;
+				break;
+			}
+		}
+		if (it->tail == it->head)
+			break;
+		s->key = key_of(m, peek_time(it));
+	} while (s->key <= bound);
+	return go_on;
+}
+
 int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
 	       perfbuf_record_fn fn, void *ctx, bool *more)
 {
-	struct perfbuf_record rec;
 	size_t n = 0;
 
 	*more = false;
 	heap_build(m);
 	while (m->heap_cnt) {
 		struct merge_src *s = m->heap[0];
+		__u64 bound = runner_up(m);
 
 		if (s->key > horizon)
 			break;
-		if (n == budget) {
+		if (!run(m, s, bound < horizon ? bound : horizon, budget, &n,
+			 fn, ctx)) {
 			*more = true;
 			break;
 		}
-		if (perfbuf_iter__next(&s->it, &rec)) {
-			n++;
-			if (deliver(m, s, &rec, fn, ctx) != PERFBUF_CONTINUE) {
-				*more = true;
-				break;
-			}
-		}
-		if (s->it.tail == s->it.head) {
+		if (s->it.tail == s->it.head)
 			m->heap[0] = m->heap[--m->heap_cnt];
-		} else {
-			s->key = key_of(m, ring_peek_time(&s->it));
-		}
 		if (m->heap_cnt)
 			sift_down(m->heap, m->heap_cnt, 0);
 	}

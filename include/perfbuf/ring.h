@@ -202,6 +202,23 @@ PERFBUF_API struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring);
 PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
 				  struct perfbuf_iter it);
 
+#ifndef PERFBUF_ITER_PREFETCH
+#define PERFBUF_ITER_PREFETCH 4096	/* bytes; 0: none */
+#endif
+
+/* The out-of-line part works on a copy: the caller's iterator never has
+ * its address taken, so it can stay in registers across the loop body's
+ * calls (a callback the compiler cannot see into). */
+static inline bool perfbuf_iter__slow(struct perfbuf_iter *it,
+				      struct perfbuf_record *rec)
+{
+	struct perfbuf_iter tmp = *it;
+	bool ok = tmp.slow(&tmp, rec);
+
+	*it = tmp;
+	return ok;
+}
+
 /**
  * @brief The next record, or false at the end (or on corruption).
  */
@@ -214,6 +231,12 @@ static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 	if (it->tail == it->head)
 		return false;
 	eh = (const struct perf_event_header *)(it->data + (it->tail & it->mask));
+	/* the records were written by another CPU, and the hardware
+	 * prefetchers stop at page boundaries: ask for the line
+	 * PERFBUF_ITER_PREFETCH bytes on, when the ring holds it already */
+	if (PERFBUF_ITER_PREFETCH && it->head - it->tail > PERFBUF_ITER_PREFETCH)
+		__builtin_prefetch(it->data + ((it->tail + PERFBUF_ITER_PREFETCH) &
+					       it->mask));
 	/* { header, fixed fields, u32 size, char data[size] }: the kernel's
 	 * size includes the padding, so a raw sample is exactly raw_off + 4 +
 	 * size long (8-aligned: the u32 is inside the ring). raw_off is 0 when
@@ -223,7 +246,7 @@ static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 	if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE ||
 			     raw_sz + it->raw_off + 4 != eh->size ||
 			     (eh->size & 7) || eh->size > it->head - it->tail, 0))
-		return it->slow(it, rec);
+		return perfbuf_iter__slow(it, rec);
 	rec->kind = PERFBUF_REC_SAMPLE;
 	rec->cpu = it->cpu;
 	rec->type = PERF_RECORD_SAMPLE;
