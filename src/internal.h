@@ -46,12 +46,18 @@ struct perfbuf_ring {
 				 * before its end; 0 if it has none */
 	__u64 lost_seen;	/* sum of the LOST records' counts */
 	int err;		/* -EBADMSG found by the current iteration */
+	int fd;			/* the event (overwrite: to pause), or -1 */
+	bool overwrite;		/* write_backward, read-only mapping */
+	__u64 snap_head;	/* overwrite: data_head at the last snapshot */
 	struct perfbuf_ring_stats st;
 };
 
 /* The time of the record at the iterator's position without reading it
  * (0: none, or no record); for a merge's choice. */
 __u64 ring_peek_time(const struct perfbuf_iter *it);
+
+/* An iterator over [@tail, @head) of @r, which must hold records. */
+struct perfbuf_iter ring_iter(struct perfbuf_ring *r, __u64 tail, __u64 head);
 
 /* perfbuf_merge__fold(); *@more says whether records up to @horizon may
  * be left (a budget or a callback ended the fold). */

@@ -93,22 +93,34 @@ static struct perfbuf_ring *ring_alloc(void *base, size_t page_size,
 	r->data = (const char *)base + page_size;
 	r->mask = data_size - 1;
 	r->cpu = -1;
+	r->fd = -1;
 	perfbuf_ring__set_sample_type(r, PERF_SAMPLE_RAW, false);
 	return r;
 }
 
 struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt)
 {
+	return perfbuf_ring__new_opts(fd, page_cnt, NULL);
+}
+
+struct perfbuf_ring *perfbuf_ring__new_opts(int fd, size_t page_cnt,
+					    const struct perfbuf_ring_opts *opts)
+{
 	size_t page_size = (size_t)sysconf(_SC_PAGESIZE), len;
+	bool overwrite = OPTS_GET(opts, overwrite, false);
 	struct perfbuf_ring *r;
 	void *base;
 	int err;
 
+	if (!OPTS_VALID(opts, perfbuf_ring_opts))
+		return err_ptr(-EINVAL);
 	err = perfbuf_check_page_cnt_log(page_cnt);
 	if (err)
 		return err_ptr(err);
 	len = page_size * (page_cnt + 1);
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* without PROT_WRITE the kernel's ring is an overwrite ring */
+	base = mmap(NULL, len, PROT_READ | (overwrite ? 0 : PROT_WRITE),
+		    MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		err = -errno;
 		if (err == -EPERM)
@@ -125,14 +137,27 @@ struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt)
 		return err_ptr(-ENOMEM);
 	}
 	r->map_len = len;
+	r->fd = fd;
+	r->overwrite = overwrite;
+	r->snap_head = r->hdr->data_head;
 	return r;
 }
 
 struct perfbuf_ring *perfbuf_ring__new_mem(void *mem, size_t page_size,
 					   size_t page_cnt)
 {
+	return perfbuf_ring__new_mem_opts(mem, page_size, page_cnt, NULL);
+}
+
+struct perfbuf_ring *
+perfbuf_ring__new_mem_opts(void *mem, size_t page_size, size_t page_cnt,
+			   const struct perfbuf_ring_opts *opts)
+{
+	struct perfbuf_ring *r;
 	int err;
 
+	if (!OPTS_VALID(opts, perfbuf_ring_opts))
+		return err_ptr(-EINVAL);
 	if (!mem || !is_pow2(page_size) ||
 	    page_size < sizeof(struct perf_event_mmap_page)) {
 		pr_warn("ring: memory ring needs a header page of at least %zu bytes, power of two\n",
@@ -144,8 +169,12 @@ struct perfbuf_ring *perfbuf_ring__new_mem(void *mem, size_t page_size,
 		return err_ptr(err);
 	if (page_cnt > SIZE_MAX / page_size)
 		return err_ptr(-EINVAL);
-	return ring_alloc(mem, page_size, page_size * page_cnt) ?:
-	       err_ptr(-ENOMEM);
+	r = ring_alloc(mem, page_size, page_size * page_cnt);
+	if (!r)
+		return err_ptr(-ENOMEM);
+	r->overwrite = OPTS_GET(opts, overwrite, false);
+	r->snap_head = r->hdr->data_head;
+	return r;
 }
 
 void perfbuf_ring__free(struct perfbuf_ring *r)
@@ -207,15 +236,24 @@ static __u64 read_u64(const struct perfbuf_ring *r, __u64 pos)
 
 static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec);
 
-struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
+struct perfbuf_iter ring_iter(struct perfbuf_ring *r, __u64 tail, __u64 head)
 {
-	struct perfbuf_iter it = {
+	return (struct perfbuf_iter){
 		.ring = r, .data = r->data, .mask = r->mask, .cpu = r->cpu,
 		.slow = iter_slow, .raw_off = r->raw_off,
-		.time_off = r->time_off,
+		.time_off = r->time_off, .tail = tail, .head = head,
 	};
+}
+
+struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
+{
+	struct perfbuf_iter it = ring_iter(r, 0, 0);
 	__u64 avail;
 
+	if (r->overwrite) {
+		r->err = -EINVAL;	/* snapshots only */
+		return it;
+	}
 	it.head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
 	it.tail = __atomic_load_n(&r->hdr->data_tail, __ATOMIC_RELAXED);
 	avail = it.head - it.tail;
@@ -344,6 +382,8 @@ int perfbuf_ring__end(struct perfbuf_ring *r, struct perfbuf_iter it)
 	int err = r->err;
 
 	r->err = 0;
+	if (r->overwrite)
+		return err;	/* read-only: no data_tail */
 	r->st.samples += it.samples;
 	r->st.sample_bytes += it.sample_bytes;
 	__atomic_store_n(&r->hdr->data_tail, it.tail, __ATOMIC_RELEASE);
@@ -391,6 +431,9 @@ size_t perfbuf_ring__avail(const struct perfbuf_ring *r)
 {
 	__u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
 
+	if (r->overwrite)	/* head moves down */
+		return (size_t)(r->snap_head - head < r->mask + 1 ?
+				r->snap_head - head : r->mask + 1);
 	return (size_t)(head - r->hdr->data_tail);
 }
 

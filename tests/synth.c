@@ -19,6 +19,18 @@ int synth_init(struct synth *s, size_t pages, __u64 pos)
 	return s->ring ? 0 : -1;
 }
 
+int synth_init_overwrite(struct synth *s, size_t pages, __u64 pos)
+{
+	struct perfbuf_ring_opts o = { .sz = sizeof(o), .overwrite = true };
+
+	if (synth_init(s, pages, pos))
+		return -1;
+	perfbuf_ring__free(s->ring);
+	s->ring = perfbuf_ring__new_mem_opts(s->mem, SYNTH_PAGE, pages, &o);
+	s->back = true;
+	return s->ring ? 0 : -1;
+}
+
 void synth_free(struct synth *s)
 {
 	perfbuf_ring__free(s->ring);
@@ -34,8 +46,26 @@ void synth_raw(struct synth *s, const void *bytes, size_t len)
 	s->head += len;
 }
 
+/* The position where the last record written starts. */
+static void back_settle(struct synth *s)
+{
+	if (s->back && s->rec_open) {
+		s->head = s->rec_start;
+		s->rec_open = false;
+	}
+}
+
 static bool room(struct synth *s, size_t len)
 {
+	if (s->back) {
+		/* write_backward: each record just below the last, over
+		 * whatever was there */
+		back_settle(s);
+		s->head -= len;
+		s->rec_start = s->head;
+		s->rec_open = true;
+		return true;
+	}
 	/* the kernel keeps the ring from filling completely */
 	return s->head - s->hdr->data_tail + len <= s->data_size - 8;
 }
@@ -119,6 +149,7 @@ bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
 
 void synth_publish(struct synth *s)
 {
+	back_settle(s);
 	__atomic_store_n(&s->hdr->data_head, s->head, __ATOMIC_RELEASE);
 }
 

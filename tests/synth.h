@@ -18,10 +18,16 @@ struct synth {
 	size_t data_size;
 	__u64 head;		/* next write position (published by synth_publish) */
 	struct perfbuf_ring *ring;
+	bool back;		/* overwrite ring: records written downwards */
+	bool rec_open;
+	__u64 rec_start;
 };
 
 /* 1 + @pages pages, data_head = data_tail = @pos. */
 int synth_init(struct synth *s, size_t pages, __u64 pos);
+/* An overwrite ring (write_backward): the writers below put each record
+ * just under the last and never refuse; data_head moves down from @pos. */
+int synth_init_overwrite(struct synth *s, size_t pages, __u64 pos);
 void synth_free(struct synth *s);
 /* Write a record at head and advance head; false when it does not fit. */
 bool synth_sample(struct synth *s, const void *payload, size_t len);

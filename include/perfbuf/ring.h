@@ -99,6 +99,23 @@ PERFBUF_API size_t perfbuf_sample_size(size_t payload, __u64 sample_type);
  */
 PERFBUF_API struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt);
 
+/*
+ * Ring options. @overwrite: a flight recorder's ring. Its event was opened
+ * with write_backward, and the ring is mapped read-only, which tells the
+ * kernel to overwrite the oldest records when full rather than drop new
+ * ones. It is read only by perfbuf_ring__snapshot(); fold and iterate
+ * refuse it (-EINVAL).
+ */
+struct perfbuf_ring_opts {
+	size_t sz;
+	bool overwrite;
+};
+
+/** @brief perfbuf_ring__new() with options (NULL: the defaults). */
+PERFBUF_API struct perfbuf_ring *
+perfbuf_ring__new_opts(int fd, size_t page_cnt,
+		       const struct perfbuf_ring_opts *opts);
+
 /**
  * @brief A ring over caller memory laid out as the mmap: one header page
  *        (struct perf_event_mmap_page) then @page_cnt data pages.
@@ -107,6 +124,11 @@ PERFBUF_API struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt);
 PERFBUF_API struct perfbuf_ring *perfbuf_ring__new_mem(void *mem,
 						       size_t page_size,
 						       size_t page_cnt);
+
+/** @brief perfbuf_ring__new_mem() with options (NULL: the defaults). */
+PERFBUF_API struct perfbuf_ring *
+perfbuf_ring__new_mem_opts(void *mem, size_t page_size, size_t page_cnt,
+			   const struct perfbuf_ring_opts *opts);
 
 /** @brief Unmap (if mapped by the library) and free. NULL is a no-op. */
 PERFBUF_API void perfbuf_ring__free(struct perfbuf_ring *ring);
@@ -145,6 +167,24 @@ PERFBUF_API int perfbuf_ring__fold(struct perfbuf_ring *ring,
 PERFBUF_API int perfbuf_ring__fold_n(struct perfbuf_ring *ring,
 				     perfbuf_record_fn fn, void *ctx,
 				     size_t budget);
+
+/**
+ * @brief Overwrite rings: visit, oldest first, the records written since
+ *        the previous snapshot that the ring still holds (at most its
+ *        size: the kernel has overwritten older ones).
+ *
+ * The event's output is paused (PERF_EVENT_IOC_PAUSE_OUTPUT) only while
+ * the bytes are copied out; the kernel counts what it could not write
+ * meanwhile as lost, and the next snapshot reports it in a LOST record.
+ * A callback's stop ends the visit: the records not visited are dropped.
+ * Damage in the new records is logged and counted (corrupt), and the
+ * records older than it are dropped.
+ *
+ * @return the records visited, -EINVAL when the ring is not an overwrite
+ *         ring, -ENOMEM, or the pause ioctl's negative errno
+ */
+PERFBUF_API int perfbuf_ring__snapshot(struct perfbuf_ring *ring,
+				       perfbuf_record_fn fn, void *ctx);
 
 /**
  * @brief The kernel counts @total losses on this ring so far (from
@@ -290,7 +330,8 @@ struct perfbuf_ring_stats {
  *         into @out. */
 PERFBUF_API void perfbuf_ring__stats(const struct perfbuf_ring *ring,
 				     struct perfbuf_ring_stats *out);
-/** @brief Bytes waiting to be read now. */
+/** @brief Bytes waiting to be read now (overwrite rings: written since
+ *  the last snapshot, at most the ring's size). */
 PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);
 /** @brief Size of the data area in bytes. */
 PERFBUF_API size_t perfbuf_ring__data_size(const struct perfbuf_ring *ring);
