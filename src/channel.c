@@ -26,6 +26,7 @@ static int open_event(struct channel *ch, struct channel_cfg *cfg)
 		.sample_period = 1,
 		.sample_type = PERF_SAMPLE_RAW |
 			       (cfg->timestamps ? PERF_SAMPLE_TIME : 0),
+		.write_backward = cfg->overwrite,
 		.use_clockid = cfg->timestamps,
 		.clockid = CLOCK_MONOTONIC,
 		.sample_id_all = cfg->timestamps,
@@ -59,6 +60,9 @@ static int open_event(struct channel *ch, struct channel_cfg *cfg)
 int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ch };
+	struct perfbuf_ring_opts ro = {
+		.sz = sizeof(ro), .overwrite = cfg->overwrite,
+	};
 	int err;
 
 	memset(ch, 0, sizeof(*ch));
@@ -66,19 +70,20 @@ int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg)
 	ch->fd = open_event(ch, cfg);
 	if (ch->fd < 0)
 		return ch->fd;
-	ch->ring = perfbuf_ring__new(ch->fd, cfg->page_cnt);
+	ch->ring = perfbuf_ring__new_opts(ch->fd, cfg->page_cnt, &ro);
 	if (!ch->ring)
 		return -errno;
 	perfbuf_ring__set_cpu(ch->ring, cpu);
 	perfbuf_ring__set_sample_type(ch->ring, PERF_SAMPLE_RAW |
 				      (cfg->timestamps ? PERF_SAMPLE_TIME : 0),
 				      cfg->timestamps);
-	if (epoll_ctl(cfg->epfd, EPOLL_CTL_ADD, ch->fd, &ev) < 0) {
+	/* an overwrite ring wakes nobody: it is read when asked */
+	if (!cfg->overwrite && epoll_ctl(cfg->epfd, EPOLL_CTL_ADD, ch->fd, &ev) < 0) {
 		err = -errno;
 		pr_warn("epoll_ctl on CPU %d: %s\n", cpu, strerror(-err));
 		return err;
 	}
-	ch->in_epoll = true;
+	ch->in_epoll = !cfg->overwrite;
 	if (bpf_map_update_elem(cfg->map_fd, &ch->cpu, &ch->fd, BPF_ANY)) {
 		err = -errno;
 		pr_warn("storing the event of CPU %d in the map: %s\n", cpu,

@@ -17,6 +17,8 @@ struct channel_cfg {
 	__u32 wakeup_events;	/* or: */
 	__u32 watermark;	/* bytes */
 	bool timestamps;	/* PERF_SAMPLE_TIME, sample_id_all */
+	bool overwrite;		/* write_backward rings, read by snapshots,
+				 * not in the epoll set */
 	bool lost_fmt;		/* PERF_FORMAT_LOST; cleared when the kernel
 				 * has none (< 6.0) */
 };

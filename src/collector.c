@@ -33,6 +33,7 @@
 
 #include "channel.h"
 #include "hotplug.h"
+#include "collector_priv.h"
 
 #define DEFAULT_PAGE_CNT 64
 #define DEFAULT_LATENCY_MS 10
@@ -43,45 +44,7 @@
 #define SLACK_NS 100000ULL
 #define MAX_CPUS 8192
 
-struct slot {
-	int cpu;
-	struct channel *ch;		/* NULL while the CPU is offline */
-	struct perfbuf_cpu_stats gone;	/* of the channels it had before */
-	__u64 onlined, offlined;
-};
-
-struct notice {
-	__u64 time_ns;
-	enum perfbuf_record_kind kind;	/* CPU_ONLINE or CPU_OFFLINE */
-	struct slot *slot;
-	struct channel *ch;		/* CPU_OFFLINE: the channel to retire */
-};
-
-struct perfbuf {
-	perfbuf_record_fn fn;
-	void *ctx;
-	struct channel_cfg cfg;
-	int evfd;
-	int hotplug_fd;
-	struct slot *slots;
-	size_t cnt;
-	struct epoll_event *events;
-	struct perfbuf_merge *merge;	/* ordered only */
-	struct notice *notices;
-	size_t notice_cnt, notice_cap;
-	int latency_ms;
-	size_t budget;
-	bool drain_on_free;
-	bool stopped;
-	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
-	__u64 period_ns;	/* of the latency drains: 4/5 of latency_ms */
-	__u64 next_drain_ns;
-	/* the current call */
-	__u64 delivered;
-	bool halt;		/* the callback said stop */
-};
-
-static void deliver(struct perfbuf *pb, const struct perfbuf_record *rec)
+void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec)
 {
 	pb->delivered++;
 	if (pb->fn(pb->ctx, rec) != PERFBUF_CONTINUE)
@@ -123,7 +86,7 @@ static void retire(struct perfbuf *pb, struct slot *s, struct channel *ch,
 	while (perfbuf_ring__avail(ch->ring))
 		drain_channel(pb, ch, SIZE_MAX);
 	settle(pb, ch, time_ns);
-	deliver(pb, &rec);
+	collector_deliver(pb, &rec);
 	channel_stats_add(ch, &pb->cfg, &s->gone);
 	channel_close(ch, &pb->cfg);
 	free(ch);
@@ -139,10 +102,10 @@ static void hand_over(struct perfbuf *pb, struct notice *n)
 	if (n->kind == PERFBUF_REC_CPU_OFFLINE)
 		retire(pb, n->slot, n->ch, n->time_ns);
 	else
-		deliver(pb, &rec);
+		collector_deliver(pb, &rec);
 }
 
-static void pop_notice(struct perfbuf *pb)
+void collector_pop_notice(struct perfbuf *pb)
 {
 	memmove(pb->notices, pb->notices + 1,
 		--pb->notice_cnt * sizeof(*pb->notices));
@@ -172,7 +135,7 @@ static void hand_over_notices(struct perfbuf *pb)
 	while (pb->notice_cnt && !pb->halt) {
 		struct notice n = pb->notices[0];
 
-		pop_notice(pb);
+		collector_pop_notice(pb);
 		hand_over(pb, &n);
 	}
 }
@@ -208,7 +171,7 @@ static void ordered_round(struct perfbuf *pb, __u64 horizon, size_t budget)
 
 		if (!fold_to(pb, n.time_ns, &left))
 			return;
-		pop_notice(pb);
+		collector_pop_notice(pb);
 		hand_over(pb, &n);
 		if (pb->halt)
 			return;
@@ -333,13 +296,13 @@ static bool drain_due(struct perfbuf *pb, __u64 now)
 	return true;
 }
 
-static void begin_call(struct perfbuf *pb)
+void collector_begin_call(struct perfbuf *pb)
 {
 	pb->delivered = 0;
 	pb->halt = false;
 }
 
-static int result(struct perfbuf *pb, int err)
+int collector_result(struct perfbuf *pb, int err)
 {
 	if (err)
 		return err;
@@ -348,20 +311,22 @@ static int result(struct perfbuf *pb, int err)
 
 int perfbuf__consume(struct perfbuf *pb)
 {
-	begin_call(pb);
+	if (pb->cfg.overwrite)
+		return -EINVAL;
+	collector_begin_call(pb);
 	drain_round(pb);
-	return result(pb, 0);
+	return collector_result(pb, 0);
 }
 
 int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
 {
-	if (idx >= pb->cnt || pb->merge)
+	if (idx >= pb->cnt || pb->merge || pb->cfg.overwrite)
 		return -EINVAL;
 	if (!pb->slots[idx].ch)
 		return -ENODEV;
-	begin_call(pb);
+	collector_begin_call(pb);
 	drain_channel(pb, pb->slots[idx].ch, pb->budget ?: SIZE_MAX);
-	return result(pb, 0);
+	return collector_result(pb, 0);
 }
 
 /* epoll_wait() rounds up to whole milliseconds: a 10 ms bound needs
@@ -393,12 +358,12 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 
 	if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 		return -ECANCELED;
-	begin_call(pb);
+	collector_begin_call(pb);
 	if (pb->latency_ms >= 0) {
 		now = perfbuf_now_ns();
 		if (drain_due(pb, now)) {
 			drain_round(pb);
-			return result(pb, 0);
+			return collector_result(pb, 0);
 		}
 		if (wait_ns < 0 || (__u64)wait_ns > pb->next_drain_ns - now)
 			wait_ns = (__s64)(pb->next_drain_ns - now);
@@ -433,16 +398,18 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 		hotplug_events(pb);
 	if (!pb->halt && (drain_due(pb, perfbuf_now_ns()) || ready))
 		drain_round(pb);
-	else if (!pb->merge)
+	else if (!pb->merge && !pb->cfg.overwrite)
 		hand_over_notices(pb);
-	return result(pb, err);
+	return collector_result(pb, err);
 }
 
 int perfbuf__drain(struct perfbuf *pb)
 {
 	__u64 now;
 
-	begin_call(pb);
+	if (pb->cfg.overwrite)
+		return -EINVAL;
+	collector_begin_call(pb);
 	if (pb->merge)
 		ordered_round(pb, UINT64_MAX, SIZE_MAX);
 	else
@@ -452,7 +419,7 @@ int perfbuf__drain(struct perfbuf *pb)
 	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
 		if (pb->slots[i].ch)
 			settle(pb, pb->slots[i].ch, now);
-	return result(pb, 0);
+	return collector_result(pb, 0);
 }
 
 int perfbuf__quiesce(struct perfbuf *pb)
@@ -717,7 +684,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	struct perfbuf *pb;
 	size_t page_cnt;
 	__u32 max_entries = 0;
-	bool ordered;
+	bool ordered, overwrite;
 	int err;
 
 	if (!fn || !OPTS_VALID(opts, perfbuf_opts))
@@ -728,7 +695,9 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	pb = calloc(1, sizeof(*pb));
 	if (!pb)
 		return err_ptr(-ENOMEM);
-	ordered = OPTS_GET(opts, ordered, false);
+	overwrite = OPTS_GET(opts, overwrite, false);
+	/* snapshots are merged by time anyway */
+	ordered = OPTS_GET(opts, ordered, false) && !overwrite;
 	pb->fn = fn;
 	pb->ctx = ctx;
 	pb->evfd = pb->hotplug_fd = -1;
@@ -736,10 +705,13 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 		.map_fd = map_fd, .epfd = -1, .page_cnt = page_cnt,
 		.wakeup_events = OPTS_GET(opts, wakeup_events, 0),
 		.watermark = OPTS_GET(opts, watermark, 0),
-		.timestamps = ordered || OPTS_GET(opts, timestamps, false),
+		.timestamps = OPTS_GET(opts, ordered, false) ||
+			      OPTS_GET(opts, timestamps, false),
+		.overwrite = overwrite,
 		.lost_fmt = true,
 	};
-	pb->latency_ms = OPTS_GET(opts, latency_ms, 0) ?: DEFAULT_LATENCY_MS;
+	pb->latency_ms = overwrite ? -1 :
+			 OPTS_GET(opts, latency_ms, 0) ?: DEFAULT_LATENCY_MS;
 	pb->budget = OPTS_GET(opts, budget, 0);
 	pb->drain_on_free = OPTS_GET(opts, drain_on_free, false);
 	pb->period_ns = (__u64)(pb->latency_ms > 0 ? pb->latency_ms : 0) * 800000;

@@ -298,13 +298,22 @@ static bool raw_sample(struct perfbuf_iter *it, struct perfbuf_record *rec,
 static bool lost_record(struct perfbuf_ring *r, struct perfbuf_record *rec,
 			__u64 tail, __u32 size)
 {
+	__u64 cnt = read_u64(r, tail + 16);
+
 	r->st.lost_records++;
-	r->lost_seen += read_u64(r, tail + 16);
-	if (r->lost_seen <= r->st.lost)
-		return false;
 	rec->kind = PERFBUF_REC_LOST;
-	rec->lost = r->lost_seen - r->st.lost;
-	r->st.lost = r->lost_seen;
+	if (r->overwrite) {
+		/* the kernel may overwrite LOST records: no sum to trim
+		 * against, and a snapshot sees each at most once */
+		rec->lost = cnt;
+		r->st.lost += cnt;
+	} else {
+		r->lost_seen += cnt;
+		if (r->lost_seen <= r->st.lost)
+			return false;
+		rec->lost = r->lost_seen - r->st.lost;
+		r->st.lost = r->lost_seen;
+	}
 	if (r->lost_time_end && size >= LOST_RECORD_SZ + r->lost_time_end)
 		rec->time_ns = read_u64(r, tail + size - r->lost_time_end);
 	slices(r, rec, tail + 8, size - 8);

@@ -158,6 +158,46 @@ __u64 ring_snap_peek_time(const struct ring_snap *s)
 	return ring_peek_time(&it);
 }
 
+size_t ring_snap_merge(struct ring_snap *s, size_t n, __u64 horizon,
+		       __u64 *last_ns, perfbuf_record_fn fn, void *ctx,
+		       bool *stop)
+{
+	struct perfbuf_record rec;
+	size_t cnt = 0;
+
+	*stop = false;
+	for (;;) {
+		struct ring_snap *best = NULL;
+		__u64 best_t = UINT64_MAX;
+
+		/* a scan, not a heap: snapshots are rare and CPUs few */
+		for (size_t i = 0; i < n; i++) {
+			__u64 t = ring_snap_peek_time(&s[i]);
+
+			if (s[i].left && (!best || t < best_t)) {
+				best = &s[i];
+				best_t = t;
+			}
+		}
+		if (!best || best_t > horizon)
+			break;
+		if (!ring_snap_next(best, &rec))
+			continue;
+		if (rec.time_ns && rec.time_ns < *last_ns) {
+			rec.flags |= PERFBUF_RECF_LATE;
+			best->view.st.late++;
+		} else if (rec.time_ns) {
+			*last_ns = rec.time_ns;
+		}
+		cnt++;
+		if (fn(ctx, &rec) != PERFBUF_CONTINUE) {
+			*stop = true;
+			break;
+		}
+	}
+	return cnt;
+}
+
 void ring_snap_release(struct ring_snap *s)
 {
 	if (s->ring) {
@@ -167,6 +207,7 @@ void ring_snap_release(struct ring_snap *s)
 		s->ring->st.lost = s->view.st.lost;
 		s->ring->st.lost_records = s->view.st.lost_records;
 		s->ring->st.other = s->view.st.other;
+		s->ring->st.late = s->view.st.late;
 		s->ring->st.corrupt += s->view.st.corrupt - s->corrupt0;
 		s->ring->lost_seen = s->view.lost_seen;
 	}

@@ -24,6 +24,12 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s);
 bool ring_snap_next(struct ring_snap *s, struct perfbuf_record *rec);
 /* The next record's time: 0 when it has none, UINT64_MAX at the end. */
 __u64 ring_snap_peek_time(const struct ring_snap *s);
+/* Hand over the records of @n snapshots in time order up to @horizon
+ * (those without a time as they come), flagging late ones against
+ * *@last_ns; *@stop when the callback stopped. Returns records handed. */
+size_t ring_snap_merge(struct ring_snap *s, size_t n, __u64 horizon,
+		       __u64 *last_ns, perfbuf_record_fn fn, void *ctx,
+		       bool *stop);
 /* Statistics back to the ring; memory freed. */
 void ring_snap_release(struct ring_snap *s);
 

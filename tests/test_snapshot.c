@@ -4,6 +4,9 @@
  * the kernel writes with write_backward: the wrap and corruption matrices
  * of the forward ring, for the backward layout.
  */
+#include <bpf/libbpf.h>
+
+#include "emit_util.h"
 #include "synth.h"
 #include "test.h"
 
@@ -261,6 +264,92 @@ TEST(modes_refused)
 	synth_free(&ow);
 }
 
+
+/* ---- for real: a flight-recorder collector on emit.bpf.c ------------- */
+
+struct live {
+	int n[2];		/* samples per CPU */
+	__u64 first[2], last[2];
+	bool gap, bad, unordered, other;
+	__u64 last_ns;
+};
+
+static int on_live(void *ctx, const struct perfbuf_record *rec)
+{
+	struct live *l = ctx;
+	unsigned char buf[256];
+	struct emit_rec er;
+	int c = rec->cpu;
+
+	if (rec->kind != PERFBUF_REC_SAMPLE || c < 0 || c > 1) {
+		l->other = true;
+		return PERFBUF_CONTINUE;
+	}
+	perfbuf_record_copy(rec, buf, sizeof(buf));
+	memcpy(&er, buf, sizeof(er));
+	if (l->n[c] && er.seq != l->last[c] + 1)
+		l->gap = true;
+	if (!l->n[c])
+		l->first[c] = er.seq;
+	if (!emit_payload_ok(buf, rec->data_sz + rec->data2_sz, c, er.seq))
+		l->bad = true;
+	if (rec->time_ns < l->last_ns || (rec->flags & PERFBUF_RECF_LATE))
+		l->unordered = true;
+	l->last_ns = rec->time_ns;
+	l->last[c] = er.seq;
+	l->n[c]++;
+	return PERFBUF_CONTINUE;
+}
+
+static const int cpu01[] = { 0, 1 };
+
+TEST(flight_recorder_real)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .overwrite = true, .timestamps = true,
+		     .page_cnt = 1, .cpus = cpu01, .cpu_cnt = 2);
+	struct perfbuf *pb = NULL;
+	struct emit_stats es;
+	struct live l = {};
+	struct emit *skel;
+	int cpus[64], n;
+	/* 64-byte payloads with a time: 88-byte records, 46 in 4 KiB */
+	const int keep = 4096 / 88;
+
+	TEST_NEED_ROOT();
+	n = perfbuf_online_cpus(cpus, 64);
+	if (n < 2 || cpus[0] != 0 || cpus[1] != 1)
+		TEST_SKIP("needs CPUs 0 and 1 online");
+	skel = emit_load(0);
+	if (!ASSERT_OK_PTR(skel, "emit_load"))
+		return;
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto out;
+	for (int c = 0; c < 2; c++)
+		ASSERT_OK(emit_run(skel, c, 1000, 64), "emit");
+	ASSERT_EQ(perfbuf__poll(pb, 10), 0, "poll hands nothing over");
+	ASSERT_EQ(perfbuf__consume(pb), -EINVAL, "consume refused");
+	ASSERT_EQ(perfbuf__drain(pb), -EINVAL, "drain refused");
+	ASSERT_EQ(perfbuf__snapshot(pb), 2 * keep, "the newest of each CPU");
+	for (int c = 0; c < 2; c++) {
+		ASSERT_EQ(l.n[c], keep, "kept per CPU");
+		ASSERT_EQ(l.last[c], 999, "ending at the last");
+		ASSERT_OK(emit_stats_cpu(skel, c, &es), "emit stats");
+		ASSERT_EQ(es.ok, 1000, "the kernel never refused");
+	}
+	ASSERT_TRUE(!l.gap && !l.bad && !l.other, "contiguous, intact");
+	ASSERT_TRUE(!l.unordered, "in time order across CPUs");
+	memset(&l, 0, sizeof(l));
+	ASSERT_OK(emit_run(skel, 0, 10, 64), "emit more");
+	ASSERT_EQ(perfbuf__snapshot(pb), 10, "only what is new");
+	ASSERT_EQ(l.n[0], 10, "CPU0's ten");
+	ASSERT_EQ(l.first[0], 1000, "from 1000");
+	ASSERT_EQ(l.n[1], 0, "nothing of CPU1 twice");
+out:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(empty),
 	TEST_ENTRY(some_then_more),
@@ -270,4 +359,5 @@ TEST_MAIN(
 	TEST_ENTRY(corrupt_headers),
 	TEST_ENTRY(lost_and_time),
 	TEST_ENTRY(modes_refused),
+	TEST_ENTRY(flight_recorder_real),
 )

@@ -54,6 +54,11 @@ struct perfbuf_opts {
 	 * one that goes offline is drained, its losses reported, its ring
 	 * closed (then a CPU_OFFLINE record). */
 	bool no_hotplug;
+	/* a flight recorder: each CPU's ring keeps its newest records, the
+	 * kernel overwriting the oldest (write_backward), and wakes nobody;
+	 * records are handed over only by perfbuf__snapshot(). perfbuf__poll()
+	 * then only follows hotplug; consume and drain return -EINVAL. */
+	bool overwrite;
 };
 
 /**
@@ -110,6 +115,24 @@ PERFBUF_API int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
  * @return as perfbuf__poll()
  */
 PERFBUF_API int perfbuf__drain(struct perfbuf *pb);
+
+/**
+ * @brief Overwrite collectors: hand over what every CPU's ring holds that
+ *        the previous snapshot did not (its newest data_size bytes at
+ *        most), in time order across CPUs when records have times
+ *        (records without one: CPU by CPU, oldest first), with the CPU
+ *        notices in their place. Each ring is paused only while its bytes
+ *        are copied; records the kernel could not write meanwhile come as
+ *        a LOST record in the next snapshot. Records older than one handed
+ *        over before are flagged PERFBUF_RECF_LATE. A callback's
+ *        PERFBUF_STOP ends the call: the rest of this snapshot is dropped.
+ *        The rings of CPUs that went offline are read one last time, then
+ *        closed.
+ * @return records delivered, -EINVAL when @pb is not an overwrite
+ *         collector, or a negative errno (the rings that could be read
+ *         were)
+ */
+PERFBUF_API int perfbuf__snapshot(struct perfbuf *pb);
 
 /**
  * @brief Wait until BPF programs that may still be writing have finished:

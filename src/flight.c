@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The collector as a flight recorder (opts.overwrite): every CPU's ring
+ * keeps its newest records and nothing is read until perfbuf__snapshot().
+ * A snapshot copies each ring's new records out (snapshot.c), then hands
+ * them over merged by time, with the CPU notices queued since the last one
+ * in their place. A CPU that went offline keeps its ring until then: it is
+ * read one last time, and closed after its CPU_OFFLINE notice.
+ */
+#include <stdlib.h>
+
+#include "collector_priv.h"
+#include "snapshot.h"
+
+/* Copy the new records of every ring out: those of the online CPUs and
+ * those of the CPUs whose offline notice waits. */
+static int take_all(struct perfbuf *pb, struct ring_snap *snaps, size_t *n)
+{
+	int err = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < pb->cnt + pb->notice_cnt; i++) {
+		struct channel *ch = i < pb->cnt ? pb->slots[i].ch :
+				     pb->notices[i - pb->cnt].ch;
+		int e;
+
+		if (!ch)
+			continue;
+		e = ring_snap_take(ch->ring, &snaps[*n]);
+		if (snaps[*n].ring)
+			(*n)++;
+		err = err ?: e;
+	}
+	return err;
+}
+
+static void merge_to(struct perfbuf *pb, struct ring_snap *snaps, size_t n,
+		     __u64 horizon, __u64 *last_ns)
+{
+	bool stop;
+
+	pb->delivered += ring_snap_merge(snaps, n, horizon, last_ns, pb->fn,
+					 pb->ctx, &stop);
+	pb->halt |= stop;
+}
+
+static void close_retired(struct perfbuf *pb, struct notice *gone, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		channel_stats_add(gone[i].ch, &pb->cfg, &gone[i].slot->gone);
+		channel_close(gone[i].ch, &pb->cfg);
+		free(gone[i].ch);
+	}
+}
+
+int perfbuf__snapshot(struct perfbuf *pb)
+{
+	size_t cnt = pb->cnt + pb->notice_cnt, n, n_gone = 0;
+	struct ring_snap *snaps;
+	struct notice *gone;
+	__u64 last_ns = 0;
+	int err;
+
+	if (!pb->cfg.overwrite)
+		return -EINVAL;
+	collector_begin_call(pb);
+	snaps = calloc(cnt, sizeof(*snaps));
+	gone = calloc(pb->notice_cnt + 1, sizeof(*gone));
+	if (!snaps || !gone) {
+		free(snaps);
+		free(gone);
+		return -ENOMEM;
+	}
+	err = take_all(pb, snaps, &n);
+	while (pb->notice_cnt && !pb->halt) {
+		struct notice no = pb->notices[0];
+		struct perfbuf_record rec = {
+			.kind = no.kind, .cpu = no.slot->cpu, .time_ns = no.time_ns,
+		};
+
+		merge_to(pb, snaps, n, no.time_ns, &last_ns);
+		if (pb->halt)
+			break;
+		collector_pop_notice(pb);
+		if (no.ch)
+			gone[n_gone++] = no;
+		collector_deliver(pb, &rec);
+	}
+	if (!pb->halt)
+		merge_to(pb, snaps, n, UINT64_MAX, &last_ns);
+	/* the snapshots point at their rings: release them first */
+	for (size_t i = 0; i < n; i++)
+		ring_snap_release(&snaps[i]);
+	close_retired(pb, gone, n_gone);
+	free(snaps);
+	free(gone);
+	return collector_result(pb, err);
+}
