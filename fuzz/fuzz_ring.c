@@ -30,6 +30,33 @@ static int quiet(enum perfbuf_print_level l, const char *f, va_list ap)
 	return 0;
 }
 
+/* An overwrite ring whose last snapshot was at @tail, now at @head (the
+ * head moves down: @tail - @head bytes written, maybe more than fit). */
+static void snapshot_case(char *mem, size_t pages, uint64_t head,
+			  uint64_t tail, uint8_t flags, unsigned *sum)
+{
+	struct perfbuf_ring_opts o = { .sz = sizeof(o), .overwrite = true };
+	struct perf_event_mmap_page *hdr = (void *)mem;
+	struct perfbuf_ring *r;
+
+	if (!(flags & 2))
+		head = tail - (tail - head) % (PAGE * pages + 64);
+	hdr->data_head = tail;
+	r = perfbuf_ring__new_mem_opts(mem, PAGE, pages, &o);
+	if (!r)
+		abort();
+	perfbuf_ring__set_sample_type(r, (flags & 4) ? PERF_SAMPLE_TID :
+				      PERF_SAMPLE_RAW |
+				      ((flags & 8) ? PERF_SAMPLE_TIME : 0),
+				      flags & 8);
+	hdr->data_head = head;
+	if (perfbuf_ring__snapshot(r, touch, sum) < 0)
+		abort();
+	if (perfbuf_ring__snapshot(r, touch, sum) != 0)
+		abort();	/* nothing new: nothing twice */
+	perfbuf_ring__free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 {
 	struct perf_event_mmap_page *hdr;
@@ -59,6 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	data_len = len < PAGE * pages ? len : PAGE * pages;
 	memcpy(mem + PAGE, in, data_len);
 	hdr = (void *)mem;
+	if (flags & 32) {
+		snapshot_case(mem, pages, head, tail, flags, &sum);
+		free(mem);
+		return 0;
+	}
 	hdr->data_head = head;
 	hdr->data_tail = tail;
 	r = perfbuf_ring__new_mem(mem, PAGE, pages);
