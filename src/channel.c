@@ -94,15 +94,35 @@ int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg)
 	return 0;
 }
 
-size_t channel_drain(struct channel *ch, size_t budget, perfbuf_record_fn fn,
-		     void *ctx, bool *more)
+/* The records in the bytes handed over: counted by the ring. */
+static __u64 records_seen(const struct channel *ch)
 {
-	struct perfbuf_iter it = perfbuf_ring__begin(ch->ring);
+	struct perfbuf_ring_stats st;
+
+	perfbuf_ring__stats(ch->ring, &st);
+	return st.samples + st.lost_records + st.other;
+}
+
+static size_t drain_spans(struct channel *ch, perfbuf_span_fn fn, void *ctx)
+{
+	__u64 before = records_seen(ch);
+
+	perfbuf_ring__read_spans(ch->ring, fn, ctx);
+	return (size_t)(records_seen(ch) - before);
+}
+
+size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
+		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *more)
+{
+	struct perfbuf_iter it;
 	struct perfbuf_record rec;
 	size_t n = 0;
 
 	ch->polls++;
 	*more = false;
+	if (cfg->span_fn)
+		return drain_spans(ch, cfg->span_fn, ctx);
+	it = perfbuf_ring__begin(ch->ring);
 	while (perfbuf_iter__next(&it, &rec)) {
 		n++;
 		if (fn(ctx, &rec) != PERFBUF_CONTINUE || n == budget) {

@@ -19,6 +19,7 @@ struct channel_cfg {
 	bool timestamps;	/* PERF_SAMPLE_TIME, sample_id_all */
 	bool overwrite;		/* write_backward rings, read by snapshots,
 				 * not in the epoll set */
+	perfbuf_span_fn span_fn;	/* rings read as bytes (a capture) */
 	bool lost_fmt;		/* PERF_FORMAT_LOST; cleared when the kernel
 				 * has none (< 6.0) */
 };
@@ -39,9 +40,10 @@ struct channel {
 int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg);
 
 /* Hand at most @budget records to @fn; *@more when some may be left
- * (budget spent or the callback stopped). Returns the records delivered. */
-size_t channel_drain(struct channel *ch, size_t budget, perfbuf_record_fn fn,
-		     void *ctx, bool *more);
+ * (budget spent or the callback stopped). Returns the records delivered.
+ * With cfg->span_fn: all the bytes to it, and the records they held. */
+size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
+		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *more);
 
 /* Losses the kernel counted that no LOST record reported: one LOST record
  * at @time_ns to @fn. Returns 1 when one was delivered, else 0; *@stop

@@ -55,7 +55,8 @@ static void drain_channel(struct perfbuf *pb, struct channel *ch, size_t budget)
 {
 	bool stop;
 
-	pb->delivered += channel_drain(ch, budget, pb->fn, pb->ctx, &stop);
+	pb->delivered += channel_drain(ch, &pb->cfg, budget, pb->fn, pb->ctx,
+				       &stop);
 	pb->halt |= stop;
 }
 
@@ -642,6 +643,11 @@ static int check_opts(const struct perfbuf_opts *opts, size_t *page_cnt)
 		pr_warn("wakeup_events and watermark are exclusive\n");
 		return -EINVAL;
 	}
+	if (OPTS_GET(opts, span_fn, NULL) &&
+	    (OPTS_GET(opts, ordered, false) || OPTS_GET(opts, overwrite, false))) {
+		pr_warn("span_fn hands over bytes, not records: not with ordered or overwrite\n");
+		return -EINVAL;
+	}
 	if (watermark >= data_size) {
 		pr_warn("watermark %u bytes must be below the ring size %zu\n",
 			watermark, data_size);
@@ -708,6 +714,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 		.timestamps = OPTS_GET(opts, ordered, false) ||
 			      OPTS_GET(opts, timestamps, false),
 		.overwrite = overwrite,
+		.span_fn = OPTS_GET(opts, span_fn, NULL),
 		.lost_fmt = true,
 	};
 	pb->latency_ms = overwrite ? -1 :

@@ -293,27 +293,36 @@ static bool raw_sample(struct perfbuf_iter *it, struct perfbuf_record *rec,
 	return true;
 }
 
+/* A LOST record's @cnt, less what perfbuf_ring__settle_lost() reported
+ * already: the losses it reports now. */
+static __u64 count_lost(struct perfbuf_ring *r, __u64 cnt)
+{
+	__u64 fresh;
+
+	r->st.lost_records++;
+	if (r->overwrite) {
+		/* the kernel may overwrite LOST records: no sum to trim
+		 * against, and a snapshot sees each at most once */
+		r->st.lost += cnt;
+		return cnt;
+	}
+	r->lost_seen += cnt;
+	if (r->lost_seen <= r->st.lost)
+		return 0;
+	fresh = r->lost_seen - r->st.lost;
+	r->st.lost = r->lost_seen;
+	return fresh;
+}
+
 /* A LOST record's count, less what perfbuf_ring__settle_lost() reported
  * already. false: all of it was, skip the record. */
 static bool lost_record(struct perfbuf_ring *r, struct perfbuf_record *rec,
 			__u64 tail, __u32 size)
 {
-	__u64 cnt = read_u64(r, tail + 16);
-
-	r->st.lost_records++;
 	rec->kind = PERFBUF_REC_LOST;
-	if (r->overwrite) {
-		/* the kernel may overwrite LOST records: no sum to trim
-		 * against, and a snapshot sees each at most once */
-		rec->lost = cnt;
-		r->st.lost += cnt;
-	} else {
-		r->lost_seen += cnt;
-		if (r->lost_seen <= r->st.lost)
-			return false;
-		rec->lost = r->lost_seen - r->st.lost;
-		r->st.lost = r->lost_seen;
-	}
+	rec->lost = count_lost(r, read_u64(r, tail + 16));
+	if (!rec->lost)
+		return false;
 	if (r->lost_time_end && size >= LOST_RECORD_SZ + r->lost_time_end)
 		rec->time_ns = read_u64(r, tail + size - r->lost_time_end);
 	slices(r, rec, tail + 8, size - 8);
@@ -420,6 +429,53 @@ int perfbuf_ring__fold(struct perfbuf_ring *r, perfbuf_record_fn fn,
 		       void *ctx)
 {
 	return perfbuf_ring__fold_n(r, fn, ctx, SIZE_MAX);
+}
+
+/*
+ * The headers only, of records handed over as bytes: samples counted, and
+ * LOST records trimmed against what settle_lost() reported as a fold would,
+ * so that the losses a drain settles next are exactly the unreported
+ * ones. Damage is logged and counted; the bytes go out as they are.
+ */
+static void count_records(struct perfbuf_ring *r, __u64 tail, __u64 head)
+{
+	while (tail != head) {
+		const struct perf_event_header *eh =
+			(const void *)(r->data + (tail & r->mask));
+
+		if (eh->size < sizeof(*eh) || (eh->size & 7) ||
+		    eh->size > head - tail) {
+			corrupt(r, tail, head, "header size", eh->size);
+			return;
+		}
+		if (eh->type == PERF_RECORD_SAMPLE)
+			r->st.samples++;
+		else if (eh->type == PERF_RECORD_LOST && eh->size >= LOST_RECORD_SZ)
+			count_lost(r, read_u64(r, tail + 16));
+		else
+			r->st.other++;
+		tail += eh->size;
+	}
+}
+
+int perfbuf_ring__read_spans(struct perfbuf_ring *r, perfbuf_span_fn fn,
+			    void *ctx)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(r);
+	size_t off = it.tail & r->mask, len = it.head - it.tail;
+	size_t room = r->mask + 1 - off;
+	struct iovec iov[2] = {
+		{ (void *)(r->data + off), len < room ? len : room },
+		{ (void *)r->data, len < room ? 0 : len - room },
+	};
+
+	if (len) {
+		count_records(r, it.tail, it.head);
+		fn(ctx, r->cpu, iov, iov[1].iov_len ? 2 : 1);
+		it.tail = it.head;
+		it.sample_bytes = len;
+	}
+	return perfbuf_ring__end(r, it) ?: len > 0;
 }
 
 __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *r, __u64 total)

@@ -20,6 +20,8 @@
 #define MAX_CPU 64
 
 /* What a test saw, per CPU. */
+struct capture;
+
 struct seen {
 	__u64 samples[MAX_CPU];
 	__u64 lost[MAX_CPU];
@@ -29,6 +31,7 @@ struct seen {
 	__u64 wrapped;
 	int ring_cpu_mismatch;
 	int stop_after;		/* stop the fold after this many samples */
+	struct capture *capture;	/* spans_capture */
 };
 
 static int on_rec(void *ctx, const struct perfbuf_record *rec)
@@ -632,6 +635,100 @@ cleanup:
 	fixture_close(&f);
 }
 
+/* A capture: the rings' bytes as they are, per CPU, read back as a ring
+ * afterwards; with the losses the drain settled, every record written and
+ * every loss are there. */
+struct capture {
+	unsigned char *buf[MAX_CPU];
+	size_t len[MAX_CPU], cap[MAX_CPU];
+	int bad_cpu;
+};
+
+static void on_span(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct seen *live = ctx;
+	struct capture *c = live->capture;
+
+	if (cpu < 0 || cpu >= MAX_CPU) {
+		c->bad_cpu++;
+		return;
+	}
+	for (int i = 0; i < cnt; i++) {
+		if (c->len[cpu] + iov[i].iov_len > c->cap[cpu]) {
+			c->cap[cpu] = 2 * (c->len[cpu] + iov[i].iov_len);
+			c->buf[cpu] = realloc(c->buf[cpu], c->cap[cpu]);
+		}
+		memcpy(c->buf[cpu] + c->len[cpu], iov[i].iov_base, iov[i].iov_len);
+		c->len[cpu] += iov[i].iov_len;
+	}
+}
+
+/* The captured bytes of @cpu, folded as a ring of their own. */
+static void fold_capture(struct capture *c, int cpu, struct seen *out)
+{
+	size_t pages = 1;
+	struct perf_event_mmap_page *hdr;
+	struct perfbuf_ring *r;
+	char *mem;
+
+	while (pages * 4096 < c->len[cpu])
+		pages *= 2;
+	mem = calloc(1, 4096 * (pages + 1));
+	if (!ASSERT_OK_PTR(mem, "capture ring"))
+		return;
+	memcpy(mem + 4096, c->buf[cpu], c->len[cpu]);
+	hdr = (void *)mem;
+	hdr->data_head = c->len[cpu];
+	r = perfbuf_ring__new_mem(mem, 4096, pages);
+	perfbuf_ring__set_cpu(r, cpu);
+	ASSERT_GE(perfbuf_ring__fold(r, on_rec, out), 0, "captured bytes parse");
+	perfbuf_ring__free(r);
+	free(mem);
+}
+
+TEST(spans_capture)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .span_fn = on_span);
+	struct capture cap = {};
+	struct seen live = { .capture = &cap }, back = {};
+	struct fixture f;
+
+	TEST_NEED_ROOT();
+	if (!fixture_open(&f, 0, &live, &o))
+		goto cleanup;
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
+			ASSERT_OK(emit_run(f.skel, perfbuf__ring_cpu(f.pb, i), 300, 100),
+				  "more than a ring holds");
+		ASSERT_GT(perfbuf__consume(f.pb), 0, "records counted in the bytes");
+	}
+	perfbuf__drain(f.pb);
+	ASSERT_EQ(cap.bad_cpu, 0, "CPU of each span");
+	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++) {
+		int cpu = perfbuf__ring_cpu(f.pb, i);
+		struct emit_stats es;
+
+		fold_capture(&cap, cpu, &back);
+		ASSERT_OK(emit_stats_cpu(f.skel, cpu, &es), "emit stats");
+		ASSERT_GT(es.enospc, 0, "losses happened");
+		ASSERT_EQ(back.samples[cpu], es.ok, "every record in the bytes");
+		ASSERT_EQ(back.lost[cpu] + live.lost[cpu], es.enospc,
+			  "every loss: LOST records in the bytes + the drain's");
+		ASSERT_EQ(live.samples[cpu], 0, "no record handed over one by one");
+		free(cap.buf[cpu]);
+	}
+	ASSERT_EQ(back.bad_payload, 0, "in order, intact");
+	{
+		PERFBUF_OPTS(perfbuf_opts, bad, .span_fn = on_span, .ordered = true);
+
+		ASSERT_TRUE(!perfbuf__new(bpf_map__fd(f.skel->maps.events), on_rec,
+					  NULL, &bad), "spans and ordered refused");
+		ASSERT_EQ(errno, EINVAL, "EINVAL");
+	}
+cleanup:
+	fixture_close(&f);
+}
+
 /* max_record_size: no overflow in the size arithmetic, and a record must
  * be describable by the u16 header.size whatever the ring size. */
 TEST(max_record_size_limits)
@@ -786,4 +883,5 @@ TEST_MAIN(
 	TEST_ENTRY(max_record_size_limits),
 	TEST_ENTRY(out_of_fds),
 	TEST_ENTRY(drain_ignores_budget),
+	TEST_ENTRY(spans_capture),
 )

@@ -546,6 +546,74 @@ TEST(cpu_lists)
 	ASSERT_GE(perfbuf_online_cpus(c, 16), 1, "online");
 }
 
+/* Bytes as they are: one span, or two at the ring end; the headers are
+ * counted and LOST records trimmed as a fold would. */
+struct spans {
+	int calls, cnt, cpu;
+	size_t len[2];
+	unsigned char bytes[8192];
+	size_t total;
+};
+
+static void on_spans(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct spans *sp = ctx;
+
+	sp->calls++;
+	sp->cnt = cnt;
+	sp->cpu = cpu;
+	for (int i = 0; i < cnt; i++) {
+		sp->len[i] = iov[i].iov_len;
+		memcpy(sp->bytes + sp->total, iov[i].iov_base, iov[i].iov_len);
+		sp->total += iov[i].iov_len;
+	}
+}
+
+TEST(read_spans)
+{
+	struct perfbuf_ring_stats st;
+	unsigned char p[100] = { 1, 2, 3 };
+	struct spans sp = {};
+	struct synth s;
+
+	/* 40 bytes before the end: a 112-byte record wraps */
+	if (!ASSERT_OK(synth_init(&s, 1, 4096 - 40), "init"))
+		return;
+	perfbuf_ring__set_cpu(s.ring, 3);
+	ASSERT_EQ(perfbuf_ring__read_spans(s.ring, on_spans, &sp), 0, "empty");
+	ASSERT_EQ(sp.calls, 0, "not called when empty");
+	synth_sample(&s, p, sizeof(p));
+	synth_lost(&s, 0, 5);
+	synth_publish(&s);
+	ASSERT_EQ(perfbuf_ring__settle_lost(s.ring, 2), 2, "2 settled before");
+	ASSERT_EQ(perfbuf_ring__read_spans(s.ring, on_spans, &sp), 1, "handed");
+	ASSERT_EQ(sp.cnt, 2, "two spans at the ring end");
+	ASSERT_EQ(sp.len[0], 40, "first to the end");
+	ASSERT_EQ(sp.len[1], 112 + 24 - 40, "rest from the start");
+	ASSERT_EQ(sp.cpu, 3, "cpu");
+	ASSERT_EQ(synth_tail(&s), s.head, "consumed");
+	ASSERT_EQ(sp.bytes[12], 1, "bytes as they are");
+	perfbuf_ring__stats(s.ring, &st);
+	ASSERT_EQ(st.samples, 1, "sample counted");
+	ASSERT_EQ(st.lost_records, 1, "LOST counted");
+	ASSERT_EQ(st.lost, 5, "5 in all: 2 settled + 3 new");
+	ASSERT_EQ(st.sample_bytes, 136, "bytes");
+	ASSERT_EQ(perfbuf_ring__settle_lost(s.ring, 5), 0, "nothing pending");
+	synth_free(&s);
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "init"))
+		return;
+	s.hdr->data_head = 8192;	/* head - tail past the ring */
+	ASSERT_EQ(perfbuf_ring__read_spans(s.ring, on_spans, &sp), -EBADMSG,
+		  "corrupt positions");
+	synth_free(&s);
+	if (!ASSERT_OK(synth_init_overwrite(&s, 1, 0), "init"))
+		return;
+	ASSERT_EQ(perfbuf_ring__read_spans(s.ring, on_spans, &sp), -EINVAL,
+		  "overwrite ring refused");
+	synth_free(&s);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(empty),
 	TEST_ENTRY(one),
@@ -565,4 +633,5 @@ TEST_MAIN(
 	TEST_ENTRY(mem_ring_bad_args),
 	TEST_ENTRY(record_copy),
 	TEST_ENTRY(cpu_lists),
+	TEST_ENTRY(read_spans),
 )

@@ -59,6 +59,13 @@ struct perfbuf_opts {
 	 * records are handed over only by perfbuf__snapshot(). perfbuf__poll()
 	 * then only follows hotplug; consume and drain return -EINVAL. */
 	bool overwrite;
+	/* a capture: each ring's bytes go to span_fn as they are (whole
+	 * records, unparsed; see perfbuf_span_fn), with the collector's ctx,
+	 * instead of record by record; the callback still gets the CPU
+	 * notices and the LOST records of the losses a drain settles. The
+	 * calls count the records in the bytes. Not with ordered or
+	 * overwrite; the budget does not apply. */
+	perfbuf_span_fn span_fn;
 };
 
 /**

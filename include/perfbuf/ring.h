@@ -7,6 +7,7 @@
 #ifndef PERFBUF_RING_H
 #define PERFBUF_RING_H
 
+#include <sys/uio.h>
 #include <linux/perf_event.h>
 
 #include "common.h"
@@ -167,6 +168,28 @@ PERFBUF_API int perfbuf_ring__fold(struct perfbuf_ring *ring,
 PERFBUF_API int perfbuf_ring__fold_n(struct perfbuf_ring *ring,
 				     perfbuf_record_fn fn, void *ctx,
 				     size_t budget);
+
+/*
+ * A ring's waiting bytes as they are, for writing them out without
+ * parsing them (a capture): whole records, in one span or, when they wrap
+ * the ring end, two. They are consumed when the function returns.
+ */
+typedef void (*perfbuf_span_fn)(void *ctx, int cpu, const struct iovec *iov,
+				int iov_cnt);
+
+/**
+ * @brief Hand the bytes waiting now, [data_tail, data_head), to @fn, then
+ *        mark them consumed: data_head is read once (acquire), data_tail
+ *        stored once (release). Only the headers are read: samples and
+ *        LOST records are counted (LOST trimmed against settle_lost() as
+ *        a fold would), damage is logged and counted, and the bytes go
+ *        out as they are; sample_bytes counts all the bytes.
+ * @return 1 when bytes were handed over, 0 when none waited, -EBADMSG when
+ *         the positions are corrupt (logged, counted; the ring skips to
+ *         data_head), -EINVAL for an overwrite ring
+ */
+PERFBUF_API int perfbuf_ring__read_spans(struct perfbuf_ring *ring,
+					 perfbuf_span_fn fn, void *ctx);
 
 /**
  * @brief Overwrite rings: visit, oldest first, the records written since
