@@ -17,7 +17,6 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 
 #include "internal.h"
 #include "snapshot.h"
@@ -33,16 +32,15 @@ static size_t pow2_at_least(size_t n)
 
 static int pause_output(struct perfbuf_ring *r, bool pause)
 {
+	int err;
+
 	if (r->fd < 0)
 		return 0;	/* caller memory: nothing writes meanwhile */
-	if (ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) < 0) {
-		int err = -errno;
-
+	err = perfbuf_ioc_pause_output(r->fd, pause);
+	if (err)
 		pr_warn("ring (cpu %d): %s output failed: %s\n", r->cpu,
 			pause ? "pausing" : "resuming", strerror(-err));
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 /* Copy [head, head + len) of @r to the start of @s->buf. */
