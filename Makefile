@@ -41,7 +41,8 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
-TOOL_SRCS := $(filter-out tools/bench.c,$(wildcard tools/*.c))
+# tools/*.c: the perfbuf tool (bench.c: perfbuf-bench); tools/trace/: `perfbuf trace`
+TOOL_SRCS := $(filter-out tools/bench.c,$(wildcard tools/*.c tools/*/*.c))
 TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
@@ -59,7 +60,7 @@ all: lib $(OUTPUT)/perfbuf $(TEST_BINS) $(BENCH)
 
 lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so
 
-$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/tools $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/tools $(OUTPUT)/tools/trace $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -89,7 +90,7 @@ $(OUTPUT)/libperfbuf.so: $(LIB_OBJS)
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libperfbuf.so.0 -o $@ $^ $(LDLIBS)
 
 # Tools and tests include skeletons: build them all first.
-$(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools
+$(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools $(OUTPUT)/tools/trace
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itools -c $< -o $@
 
@@ -149,7 +150,7 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/*/*.d)
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/*/*/*.d)
 
 # libFuzzer (clang + libclang-rt): make fuzz FUZZ_SECONDS=60, or one of
 # them: make fuzz-json. fuzz/fuzz_X.c, its seeds and crash reproducers in
@@ -162,8 +163,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
 # the trace tool's libbpf-free files
-FUZZ_TRACE_SRCS := tools/trace_format.c tools/trace_output.c \
-		   tools/trace_tool.h bpf/trace.h
+FUZZ_TRACE_SRCS := tools/trace/format.c tools/trace/output.c \
+		   tools/trace/tool.h bpf/trace.h
 
 $(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

@@ -20,9 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace_tool.h"
+#include "trace/tool.h"
 
-/* trace_probe.c defines it, and needs libbpf: tp_format_load() is not
+/* probe.c (tools/trace/) defines it, and needs libbpf: tp_format_load() is not
  * called here anyway */
 char tracefs_dir[64] = "/sys/kernel/tracing";
 

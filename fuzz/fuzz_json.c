@@ -15,9 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace_tool.h"
+#include "trace/tool.h"
 
-/* trace_probe.c defines it, and needs libbpf; nothing here reads it */
+/* probe.c (tools/trace/) defines it, and needs libbpf; nothing here reads it */
 char tracefs_dir[64] = "/sys/kernel/tracing";
 
 /*

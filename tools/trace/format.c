@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_tool.h"
+#include "tool.h"
 
 /* "const char * filename" -> type "const char *", name "filename";
  * "char comm[16]" -> arr "16". Modifies @decl: the type ends before the

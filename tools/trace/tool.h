@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * `perfbuf trace` internals, one concern per file:
- *   cmd_trace.c     options, the event loop, `perfbuf list`
- *   trace_probe.c   probe syntax, tracefs, feature probes, attach/detach
- *   trace_format.c  tracefs format files: parse, and decode records
- *   trace_output.c  the output buffer, text and JSON writers
+ *   cmd.c      options, the event loop, `perfbuf list`
+ *   probe.c    probe syntax, tracefs, feature probes, attach/detach
+ *   format.c   tracefs format files: parse, and decode records
+ *   output.c   the output buffer, text and JSON writers
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
@@ -73,7 +73,7 @@ struct probe_set {
 	int n, cap;
 };
 
-/* trace_probe.c */
+/* probe.c */
 struct trace_filter {
 	__u32 pid;		/* 0: any */
 	int cpu;		/* -1: any */
@@ -92,13 +92,13 @@ void probes_detach(struct probe_set *set);
 void probes_free(struct probe_set *set);
 bool kprobes_supported(void);
 
-/* trace_format.c */
+/* format.c */
 int tp_format_load(struct trace_probe *p);
 /* The fields of format file @f into @p (p->target set: syscalls differ) */
 int tp_format_parse(struct trace_probe *p, FILE *f);
 void tp_fields_free(struct trace_probe *p);
 
-/* trace_output.c */
+/* output.c */
 struct out_opts {
 	int fd;
 	bool json;
@@ -133,7 +133,7 @@ void out_s64(__s64 v);
 void out_hex(__u64 v);
 bool out_is_json(void);
 
-/* Decoders: trace_format.c, called by out_event() */
+/* Decoders: format.c, called by out_event() */
 void tp_decode(const struct trace_probe *p, const struct trace_record *r,
 	       size_t sz, bool json);
 

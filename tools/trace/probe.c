@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
-#include "trace_tool.h"
+#include "tool.h"
 #include "trace.skel.h"
 
 struct trace_filter trace_filter = { .cpu = -1 };

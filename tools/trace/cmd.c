@@ -18,7 +18,7 @@
 
 #include "perfbuf.h"
 #include "commands.h"
-#include "trace_tool.h"
+#include "tool.h"
 #include "trace.skel.h"
 
 static volatile sig_atomic_t exiting;
@@ -349,7 +349,7 @@ int cmd_trace(int argc, char **argv)
 			cli_hint(errno));
 		goto cleanup;
 	}
-	/* these are loaded per probe, with their target (trace_probe.c) */
+	/* these are loaded per probe, with their target (probe.c) */
 	bpf_program__set_autoload(skel->progs.trace_tp_btf, false);
 	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
 	bpf_program__set_autoload(skel->progs.trace_fentry, false);

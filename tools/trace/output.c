@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace_tool.h"
+#include "tool.h"
 
 #define OUT_CAP (1 << 20)
 #define OUT_ROOM (64 << 10)	/* always free before an event starts */
