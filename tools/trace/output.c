@@ -420,7 +420,11 @@ void out_cpu(int cpu, bool online, __u64 time_ns)
 	out_u64(time_ns);
 	out_lit(",\"cpu\":");
 	out_s64(cpu);
-	out_lit(online ? ",\"online\":true}\n" : ",\"online\":false}\n");
+	/* out_lit() takes the size of a literal: one per branch */
+	if (online)
+		out_lit(",\"online\":true}\n");
+	else
+		out_lit(",\"online\":false}\n");
 }
 
 int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
