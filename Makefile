@@ -5,6 +5,8 @@
 #   make bench      the benchmark table
 #   make soak       slow consumer for SOAK_SECONDS (60): exact loss, flat RSS/fds
 #   make setup      install dependencies (apt-get) and mount tracefs
+#   make install    library, headers, pkg-config file, tool, man pages
+#                   (PREFIX=/usr/local, DESTDIR=; make uninstall)
 #   V=1             show the commands
 
 OUTPUT ?= build
@@ -35,6 +37,18 @@ else
 Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
+
+VERSION := $(shell sed -n 's/^\#define PERFBUF_VERSION "\(.*\)"/\1/p' include/perfbuf/version.h)
+MAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME := libperfbuf.so.$(MAJOR)
+SOFILE := libperfbuf.so.$(VERSION)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 LIB_SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
@@ -85,9 +99,20 @@ $(OUTPUT)/libperfbuf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^
 
-$(OUTPUT)/libperfbuf.so: $(LIB_OBJS)
+# Only what src/libperfbuf.map lists is exported, each symbol versioned.
+$(OUTPUT)/$(SOFILE): $(LIB_OBJS) src/libperfbuf.map
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libperfbuf.so.0 -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=src/libperfbuf.map -o $@ $(LIB_OBJS) $(LDLIBS)
+
+$(OUTPUT)/libperfbuf.so: $(OUTPUT)/$(SOFILE)
+	$(Q)ln -sf $(SOFILE) $(OUTPUT)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $@
+
+$(OUTPUT)/libperfbuf.pc: libperfbuf.pc.in include/perfbuf/version.h | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Tools and tests include skeletons: build them all first.
 $(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools $(OUTPUT)/tools/trace
@@ -133,6 +158,38 @@ run: setup-tracefs all
 bench: all
 	$(Q)scripts/setup.sh --bench
 	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
+
+# Where pkg-config and a packager expect them. The .pc file is made at
+# install time: it holds the PREFIX and LIBDIR given then.
+.PHONY: install uninstall FORCE
+$(OUTPUT)/libperfbuf.pc: FORCE
+install: lib $(OUTPUT)/perfbuf $(OUTPUT)/libperfbuf.pc
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 644 $(OUTPUT)/libperfbuf.a $(DESTDIR)$(LIBDIR)
+	$(Q)install -m 755 $(OUTPUT)/$(SOFILE) $(DESTDIR)$(LIBDIR)
+	$(Q)ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf.so
+	$(Q)install -m 644 $(OUTPUT)/libperfbuf.pc $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)install -m 644 include/perfbuf.h $(DESTDIR)$(INCLUDEDIR)
+	$(Q)install -m 644 include/perfbuf/*.h $(DESTDIR)$(INCLUDEDIR)/perfbuf
+	$(Q)install -m 755 $(OUTPUT)/perfbuf $(DESTDIR)$(BINDIR)
+	$(Q)install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8
+	$(Q)scripts/man-links.sh src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libperfbuf.a $(DESTDIR)$(LIBDIR)/$(SOFILE) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf.so \
+		$(DESTDIR)$(PKGCONFIGDIR)/libperfbuf.pc \
+		$(DESTDIR)$(INCLUDEDIR)/perfbuf.h $(DESTDIR)$(BINDIR)/perfbuf \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf
+	$(Q)scripts/man-links.sh --remove src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
 
 # perfbuf stress with a slow consumer (tests/test_soak.sh: the same, 6 s)
 SOAK_SECONDS ?= 60

@@ -13,13 +13,14 @@
  *                          map, waited on with epoll, with batched wake-ups,
  *                          a latency bound, time order and CPU hotplug
  *                          (perfbuf__*)
- * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists.
- * This header includes them all.
+ * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;
+ * perfbuf/version.h: the version. This header includes them all.
  */
 #ifndef PERFBUF_H
 #define PERFBUF_H
 
 #include "perfbuf/common.h"
+#include "perfbuf/version.h"
 #include "perfbuf/perf_event.h"
 #include "perfbuf/ring.h"
 #include "perfbuf/collector.h"

@@ -5,7 +5,7 @@
 #   scripts/setup.sh --tracefs-only
 set -euo pipefail
 
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind)
+pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db)
 mode=${1:-}
 [[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)
 
