@@ -63,7 +63,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
-FUZZ_TARGETS := ring format json
+FUZZ_TARGETS := ring format json capture
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-tracefs clean fuzz
@@ -117,6 +117,7 @@ $(OUTPUT)/libperfbuf.pc: libperfbuf.pc.in include/perfbuf/version.h | $(OUTPUT)
 # Tools and tests include skeletons: build them all first.
 $(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools $(OUTPUT)/tools/trace
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itools -c $< -o $@
 
 $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
@@ -134,7 +135,11 @@ $(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/pe
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+# capture files: the record/report code and cli_open_output()
+$(OUTPUT)/tests/test_capture: $(patsubst tools/%.c,$(OUTPUT)/tools/%.o,$(wildcard tools/record/*.c)) \
+	$(OUTPUT)/tools/cli.o
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
@@ -215,6 +220,7 @@ clean:
 #   ring    the ring parser (the library)
 #   format  tracefs format files, and decoding records with them
 #   json    the JSON string escaper of perfbuf trace
+#   capture the capture file reader of perfbuf report
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
@@ -224,6 +230,11 @@ FUZZ_TRACE_SRCS := tools/trace/format.c tools/trace/output.c \
 		   tools/trace/tool.h bpf/trace.h
 
 $(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
+
+$(OUTPUT)/fuzz_capture: fuzz/fuzz_capture.c tools/record/reader.c tools/record/stream.c \
+		       $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
 

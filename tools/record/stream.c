@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A capture's records. Each CPU gets a ring in memory that its DATA frames
+ * are copied into one after the other, as the kernel wrote them, so the
+ * library parses them and trims LOST records against the losses the live
+ * drains settled (CAP_LOST frames) exactly as it did live.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+
+#define PAGE 4096
+
+struct cpu_stream {
+	int cpu;
+	struct cap_view *frames;	/* DATA, LOST, CPU of this CPU */
+	size_t cnt, cap, next;
+	size_t max_data;
+	char *mem;			/* header page + data */
+	struct perfbuf_ring *ring;
+	struct perfbuf_iter it;
+	bool in_data;
+	struct perfbuf_record rec;	/* the next one, when @have */
+	bool have;
+};
+
+struct cap_stream {
+	struct cap_reader *r;
+	__u64 sample_type;
+	bool sample_id_all;
+	struct cpu_stream *cpus;
+	size_t n_cpus;
+	struct cap_view *order;		/* every frame, file order */
+	size_t n_order, cap_order;
+	int err;			/* damage after the last frame indexed */
+};
+
+static int push(struct cap_view **a, size_t *n, size_t *cap,
+		const struct cap_view *v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct cap_view *p = realloc(*a, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*a = p;
+		*cap = c;
+	}
+	(*a)[(*n)++] = *v;
+	return 0;
+}
+
+static struct cpu_stream *cpu_of(struct cap_stream *s, int cpu)
+{
+	struct cpu_stream *p;
+
+	for (size_t i = 0; i < s->n_cpus; i++)
+		if (s->cpus[i].cpu == cpu)
+			return &s->cpus[i];
+	p = realloc(s->cpus, (s->n_cpus + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	s->cpus = p;
+	p = &s->cpus[s->n_cpus++];
+	memset(p, 0, sizeof(*p));
+	p->cpu = cpu;
+	return p;
+}
+
+static bool stream_frame(__u32 type)
+{
+	return type == CAP_DATA || type == CAP_LOST || type == CAP_CPU;
+}
+
+static int index_frames(struct cap_stream *s)
+{
+	struct cap_view v;
+	int ret;
+
+	cap_reader__rewind(s->r);
+	while ((ret = cap_reader__next(s->r, &v)) > 0) {
+		struct cpu_stream *c;
+
+		if (!stream_frame(v.type))
+			continue;
+		c = cpu_of(s, (int)v.cpu);
+		if (!c || push(&c->frames, &c->cnt, &c->cap, &v) ||
+		    push(&s->order, &s->n_order, &s->cap_order, &v))
+			return -ENOMEM;
+		if (v.type == CAP_DATA && v.len > c->max_data)
+			c->max_data = v.len;
+	}
+	s->err = ret;
+	return 0;
+}
+
+static int ring_for(struct cap_stream *s, struct cpu_stream *c)
+{
+	size_t pages = 1;
+
+	while (pages * PAGE < c->max_data)
+		pages <<= 1;
+	c->mem = calloc(1, PAGE * (pages + 1));
+	if (!c->mem)
+		return -ENOMEM;
+	c->ring = perfbuf_ring__new_mem(c->mem, PAGE, pages);
+	if (!c->ring)
+		return -errno;
+	perfbuf_ring__set_cpu(c->ring, c->cpu);
+	perfbuf_ring__set_sample_type(c->ring, s->sample_type, s->sample_id_all);
+	return 0;
+}
+
+struct cap_stream *cap_stream__new(struct cap_reader *r, __u64 sample_type,
+				   bool sample_id_all)
+{
+	struct cap_stream *s = calloc(1, sizeof(*s));
+	int err = -ENOMEM;
+
+	if (!s)
+		goto fail;
+	s->r = r;
+	s->sample_type = sample_type;
+	s->sample_id_all = sample_id_all;
+	err = index_frames(s);
+	for (size_t i = 0; !err && i < s->n_cpus; i++)
+		err = ring_for(s, &s->cpus[i]);
+	if (!err)
+		return s;
+fail:
+	cap_stream__free(s);
+	errno = -err;
+	return NULL;
+}
+
+/* Copy a DATA frame's bytes after what the CPU's ring held, as the kernel
+ * would have written them, and start iterating over them. */
+static void load_data(struct cpu_stream *c, const struct cap_view *f)
+{
+	struct perf_event_mmap_page *hdr = (void *)c->mem;
+	size_t size = perfbuf_ring__data_size(c->ring);
+	size_t off = hdr->data_head & (size - 1);
+	size_t n1 = f->len < size - off ? f->len : size - off;
+
+	memcpy(c->mem + PAGE + off, f->data, n1);
+	memcpy(c->mem + PAGE, (const char *)f->data + n1, f->len - n1);
+	hdr->data_head += f->len;
+	c->it = perfbuf_ring__begin(c->ring);
+	c->in_data = true;
+}
+
+/* A CAP_LOST or CAP_CPU frame as the record live saw; false when it
+ * gives none (damaged, or losses already reported). */
+static bool frame_record(struct cpu_stream *c, const struct cap_view *f,
+			 struct perfbuf_record *rec)
+{
+	struct perfbuf_ring_stats st;
+	struct cap_lost l;
+	struct cap_cpu n;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->cpu = c->cpu;
+	if (f->type == CAP_LOST && f->len >= sizeof(l)) {
+		memcpy(&l, f->data, sizeof(l));
+		perfbuf_ring__stats(c->ring, &st);
+		rec->kind = PERFBUF_REC_LOST;
+		rec->type = PERF_RECORD_LOST;
+		rec->time_ns = l.time_ns;
+		rec->lost = perfbuf_ring__settle_lost(c->ring, st.lost + l.lost);
+		return rec->lost;
+	}
+	if (f->type == CAP_CPU && f->len >= sizeof(n)) {
+		memcpy(&n, f->data, sizeof(n));
+		if (n.kind != CAP_CPU_ONLINE && n.kind != CAP_CPU_OFFLINE)
+			return false;
+		rec->kind = n.kind == CAP_CPU_ONLINE ? PERFBUF_REC_CPU_ONLINE :
+						       PERFBUF_REC_CPU_OFFLINE;
+		rec->time_ns = n.time_ns;
+		return true;
+	}
+	return false;
+}
+
+/* The CPU's next record into c->rec (c->have); within the current frame
+ * only unless @cross. */
+static void advance(struct cpu_stream *c, bool cross)
+{
+	c->have = false;
+	for (;;) {
+		const struct cap_view *f;
+
+		if (c->in_data) {
+			if (perfbuf_iter__next(&c->it, &c->rec)) {
+				c->have = true;
+				return;
+			}
+			perfbuf_ring__end(c->ring, c->it);
+			c->in_data = false;
+			if (!cross)
+				return;
+		}
+		if (c->next == c->cnt)
+			return;
+		f = &c->frames[c->next++];
+		if (f->type == CAP_DATA) {
+			load_data(c, f);
+			continue;
+		}
+		c->have = frame_record(c, f, &c->rec);
+		if (c->have || !cross)
+			return;
+	}
+}
+
+static struct cpu_stream *oldest(struct cap_stream *s)
+{
+	struct cpu_stream *best = NULL;
+
+	for (size_t i = 0; i < s->n_cpus; i++) {
+		struct cpu_stream *c = &s->cpus[i];
+
+		if (c->have && (!best || c->rec.time_ns < best->rec.time_ns))
+			best = c;
+	}
+	return best;
+}
+
+static int fold_ordered(struct cap_stream *s, perfbuf_record_fn fn, void *ctx)
+{
+	struct cpu_stream *c;
+	__u64 last = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < s->n_cpus; i++)
+		advance(&s->cpus[i], true);
+	while ((c = oldest(s))) {
+		if (c->rec.time_ns && c->rec.time_ns < last)
+			c->rec.flags |= PERFBUF_RECF_LATE;
+		else if (c->rec.time_ns)
+			last = c->rec.time_ns;
+		n++;
+		if (fn(ctx, &c->rec) != PERFBUF_CONTINUE)
+			break;
+		advance(c, true);
+	}
+	return n;
+}
+
+static int fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
+			   void *ctx)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->n_order; i++) {
+		struct cpu_stream *c = cpu_of(s, (int)s->order[i].cpu);
+
+		for (advance(c, false); c->have; advance(c, false)) {
+			n++;
+			if (fn(ctx, &c->rec) != PERFBUF_CONTINUE)
+				return n;
+			if (!c->in_data)
+				break;	/* a LOST or CPU frame: one record */
+		}
+	}
+	return n;
+}
+
+int cap_stream__fold(struct cap_stream *s, bool ordered, perfbuf_record_fn fn,
+		     void *ctx)
+{
+	int n = ordered ? fold_ordered(s, fn, ctx) : fold_file_order(s, fn, ctx);
+
+	return s->err < 0 ? s->err : n;
+}
+
+bool cap_stream__stats(const struct cap_stream *s, size_t i, int *cpu,
+		       struct perfbuf_ring_stats *st)
+{
+	if (i >= s->n_cpus)
+		return false;
+	*cpu = s->cpus[i].cpu;
+	perfbuf_ring__stats(s->cpus[i].ring, st);
+	return true;
+}
+
+void cap_stream__free(struct cap_stream *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_cpus; i++) {
+		perfbuf_ring__free(s->cpus[i].ring);
+		free(s->cpus[i].mem);
+		free(s->cpus[i].frames);
+	}
+	free(s->cpus);
+	free(s->order);
+	free(s);
+}
