@@ -52,6 +52,8 @@ static int open_event(struct channel *ch, struct channel_cfg *cfg)
 	else if (fd == -EACCES || fd == -EPERM)
 		pr_warn("perf_event_open on CPU %d: permission denied; run as root or with CAP_PERFMON (or lower kernel.perf_event_paranoid)\n",
 			ch->cpu);
+	else if (fd == -ENODEV)
+		pr_debug("CPU %d is offline\n", ch->cpu);	/* the caller decides */
 	else if (fd < 0)
 		pr_warn("perf_event_open on CPU %d: %s\n", ch->cpu, strerror(-fd));
 	return fd;

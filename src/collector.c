@@ -535,6 +535,17 @@ static int open_slots(struct perfbuf *pb, const int *online, int n_on,
 		if (!s->ch)
 			return -ENOMEM;
 		err = channel_open(s->ch, s->cpu, &pb->cfg);
+		if (err == -ENODEV && !explicit) {
+			/* went offline since the list was read: hotplug
+			 * brings it back when it returns */
+			channel_close(s->ch, &pb->cfg);
+			free(s->ch);
+			s->ch = NULL;
+			continue;
+		}
+		if (err == -ENODEV)
+			pr_warn("CPU %d is offline: leave it out of the CPU list\n",
+				s->cpu);
 		if (!err && pb->merge)
 			err = perfbuf_merge__add(pb->merge, s->ch->ring);
 		if (err)
