@@ -138,7 +138,7 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # capture files: the record/report code and cli_open_output()
-$(OUTPUT)/tests/test_capture: $(patsubst tools/%.c,$(OUTPUT)/tools/%.o,$(wildcard tools/record/*.c)) \
+$(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o) \
 	$(OUTPUT)/tools/cli.o
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).

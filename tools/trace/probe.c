@@ -136,8 +136,7 @@ static int rawtp_nargs(const char *name)
 	return btf_vlen(t) - 1;	/* the first is the tracepoint's void *data */
 }
 
-static struct trace_probe *probe_new(struct probe_set *set,
-				     enum probe_kind kind)
+struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 {
 	struct trace_probe *v, *p;
 

@@ -84,6 +84,9 @@ extern char tracefs_dir[64];
 struct trace *trace_obj_open(void);
 int tracefs_ensure(const char *prog);
 int probes_parse(struct probe_set *set, const char *spec);
+/* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
+ * or out of memory. */
+struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind);
 /* @between runs after each globbed tracepoint's attach (consume what is
  * already arriving); false stops attaching, what is attached stays so */
 int probes_attach(struct probe_set *set, struct trace *skel,
