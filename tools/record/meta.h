@@ -8,7 +8,7 @@
 struct cap_meta {
 	char perfbuf[32];	/* perfbuf_version() of the writer */
 	char kernel[128];	/* uname -r */
-	char machine[32];	/* uname -m */
+	char machine[65];	/* uname -m */
 	char host[128];
 	char clock[32];		/* of record times: "monotonic" */
 	__u64 start_mono_ns;	/* CLOCK_MONOTONIC at the start */
