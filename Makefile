@@ -141,6 +141,11 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o) \
 	$(OUTPUT)/tools/cli.o
 
+# tests of the trace pipeline link its libbpf-free part
+TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o decode.o \
+		     output.o sink_buf.o sink_text.o sink_json.o)
+$(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
+
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
 $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
@@ -218,16 +223,16 @@ clean:
 # them: make fuzz-json. fuzz/fuzz_X.c, its seeds and crash reproducers in
 # tests/fuzz/X/ (copied: the corpus grows in $(OUTPUT)/fuzz-corpus/X).
 #   ring    the ring parser (the library)
-#   format  tracefs format files, and decoding records with them
+#   format  tracefs format files, decoding records with them, the sinks
 #   json    the JSON string escaper of perfbuf trace
 #   capture the capture file reader of perfbuf report
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
-# the trace tool's libbpf-free files
-FUZZ_TRACE_SRCS := tools/trace/format.c tools/trace/output.c \
-		   tools/trace/tool.h bpf/trace.h
+# the trace tool's libbpf-free files: format files, decoder, sinks
+FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c decode.c output.c sink_buf.c \
+		     sink_text.c sink_json.c) $(wildcard tools/trace/*.h) bpf/trace.h
 
 $(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
@@ -238,7 +243,11 @@ $(OUTPUT)/fuzz_capture: fuzz/fuzz_capture.c tools/record/reader.c tools/record/s
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
 
-$(OUTPUT)/fuzz_format $(OUTPUT)/fuzz_json: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
+$(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 

@@ -4,8 +4,8 @@
  * decoder that uses them: a hostile format file must give fields the
  * decoder can trust (inside TRACE_RAW_MAX and the bytes BPF copies, of a
  * width it can read, with a valid string slot), and decoding any record
- * with them must stay inside the record and print one line per event:
- * a valid JSON object, or text.
+ * with them (trace_decoder__decode()) must stay inside the record, and
+ * the sinks must print one line per event: a valid JSON object, or text.
  *
  * Input: the format file, then optionally a NUL and a record: u16
  * raw_size, u16 str_len[TRACE_MAX_STRS], the data. Without one (a real
@@ -20,15 +20,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace/tool.h"
-
-/* probe.c (tools/trace/) defines it, and needs libbpf: tp_format_load() is not
- * called here anyway */
-char tracefs_dir[64] = "/sys/kernel/tracing";
+#include "trace/decode.h"
 
 #define REC_HDR (2 + 2 * TRACE_MAX_STRS)	/* raw_size, str_len[] */
 
-static int out_fd = -1;		/* a memfd: what out_flush() wrote */
+static int out_fd = -1;		/* a memfd: what the sinks wrote */
+static struct trace_sink *json_sink, *text_sink;
 static char *out_copy;
 static size_t out_copy_cap;
 
@@ -151,30 +148,35 @@ static bool json_value(const char **s)
 	return true;
 }
 
-/* The event in JSON, then its fields in text: one line each. */
+/* The event in JSON, then in text (uncut): one line each. */
 static void print_event(struct trace_probe *p, const struct trace_record *r,
 			size_t sz)
 {
 	struct probe_set set = { .v = p, .n = 1, .cap = 1 };
+	struct trace_decoder *d = trace_decoder__new(&set);
+	const struct tv_event *e;
 	const char *s;
 	size_t len;
 
-	if (out_prepare(&set))
+	if (!d || trace_sink__begin(json_sink, trace_decoder__schema(d)))
 		abort();
-	out_event(p, r, sz, 0, false);
-	if (out_flush())
+	e = trace_decoder__decode(d, r, sz, 0, false);
+	if (!e)
+		abort();
+	trace_sink__event(json_sink, e);
+	if (trace_sink__flush(json_sink))
 		abort();
 	s = take_output(&len);
 	if (strncmp(s, "{\"type\":\"event\",", 16) || !json_value(&s) ||
 	    strcmp(s, "\n"))
 		abort();
-	/* text: what out_event() puts after its fixed columns */
-	tp_decode(p, r, sz, false);
-	if (out_flush())
+	trace_sink__event(text_sink, e);
+	if (trace_sink__flush(text_sink))
 		abort();
 	s = take_output(&len);
-	if (memchr(s, '\n', len))
+	if (!len || memchr(s, '\n', len) != s + len - 1)
 		abort();
+	trace_decoder__free(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
@@ -193,10 +195,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 
 	/* once: a 1 MiB buffer per input would be most of the time */
 	if (out_fd < 0) {
-		struct out_opts o = { .json = true, .max_cols = 99 };
+		struct trace_sink_opts o = { .max_cols = 0 };	/* uncut */
 
 		out_fd = o.fd = memfd_create("fuzz_format", MFD_CLOEXEC);
-		if (out_fd < 0 || out_init(&o))
+		json_sink = trace_sink_json_new(&o);
+		text_sink = trace_sink_text_new(&o);
+		if (out_fd < 0 || !json_sink || !text_sink)
 			abort();
 	}
 	/* a string, for strstr(); its NUL read last keeps fmemopen() off
@@ -245,6 +249,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	free(r);
 out:
 	tp_fields_free(&p);
-	free(p.json_head);
 	return 0;
 }

@@ -15,10 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace/tool.h"
-
-/* probe.c (tools/trace/) defines it, and needs libbpf; nothing here reads it */
-char tracefs_dir[64] = "/sys/kernel/tracing";
+#include "trace/output.h"
 
 /*
  * Length of the well-formed UTF-8 sequence at s, 0 if there is none:
@@ -128,7 +125,7 @@ static size_t decode(const uint8_t *b, size_t n, uint8_t *out, bool *raw)
 	return o;
 }
 
-static int out_fd = -1;		/* a memfd: what out_flush() wrote */
+static struct outbuf out = { .fd = -1 };	/* into a memfd */
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 {
@@ -138,24 +135,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	size_t l;
 
 	/* once: a 1 MiB buffer per input would be most of the time */
-	if (out_fd < 0) {
-		struct out_opts o = { .json = true, .max_cols = 99 };
-
-		out_fd = o.fd = memfd_create("fuzz_json", MFD_CLOEXEC);
-		if (out_fd < 0 || out_init(&o))
-			abort();
-	}
-	out_json_str((const char *)in, len);
-	if (out_flush())
+	if (out.fd < 0 &&
+	    outbuf_init(&out, memfd_create("fuzz_json", MFD_CLOEXEC), NULL))
 		abort();
-	n = lseek(out_fd, 0, SEEK_CUR);
+	out_json_str(&out, (const char *)in, len);
+	if (outbuf_flush(&out))
+		abort();
+	n = lseek(out.fd, 0, SEEK_CUR);
 	if (n < 0)
 		abort();
 	got = malloc(n + 1);
 	back = malloc(n + 1);
 	raw = malloc((n + 1) * sizeof(*raw));
-	if (!got || !back || !raw || pread(out_fd, got, n, 0) != n ||
-	    ftruncate(out_fd, 0) || lseek(out_fd, 0, SEEK_SET))
+	if (!got || !back || !raw || pread(out.fd, got, n, 0) != n ||
+	    ftruncate(out.fd, 0) || lseek(out.fd, 0, SEEK_SET))
 		abort();
 	if (n < 2 || got[0] != '"' || got[n - 1] != '"')
 		abort();

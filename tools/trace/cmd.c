@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * perfbuf trace: bpftrace-style probes, one generic BPF program per probe
- * kind (bpf/trace.bpf.c), every record decoded and printed as text or
- * JSON Lines. perfbuf list: the tracepoints (and kprobe-able functions).
+ * kind (bpf/trace.bpf.c); every record through the pipeline (decode.h):
+ * decoded into values, handed to a sink, text or JSON Lines. Here: the
+ * options, setup, the poll loop, the drain and the summary.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
 #include "commands.h"
-#include "tool.h"
+#include "decode.h"
 #include "trace.skel.h"
 
 static volatile sig_atomic_t exiting;
@@ -81,55 +79,52 @@ static const char usage_text[] =
 "  perfbuf trace -n 10 -o exits.txt tracepoint:sched:sched_process_exit\n"
 "  perfbuf list 'syscalls:*open*'\n";
 
+struct trace_opts {
+	const char *output;	/* NULL: stdout */
+	long duration, count;	/* 0: no limit */
+	long pages, latency;	/* latency 0: the library's default */
+	bool json, stats, verbose, unordered;
+};
+
 struct run {
-	struct probe_set *set;
+	struct trace_opts o;
+	struct probe_set set;
+	struct trace *skel;
 	struct perfbuf *pb;
-	__u64 received, printed, max_events;
+	struct trace_decoder *dec;
+	struct trace_sink *sink;
+	int fd;			/* the output */
+	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
-	union {
-		struct trace_record r;
-		unsigned char bytes[sizeof(struct trace_record) + TRACE_DATA_MAX + 8];
-	} buf;			/* aligned copy of the record being decoded */
+	struct trace_pipe pipe;	/* the record being decoded: last, it is big */
 };
+
+static bool broken(const struct run *run)
+{
+	return run->sink->err != 0;
+}
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
 {
 	struct run *run = ctx;
-	size_t sz;
 
-	if (rec->kind == PERFBUF_REC_LOST) {
-		if (!out_broken())
-			out_lost(rec->cpu, rec->lost, rec->time_ns);
+	if (rec->kind != PERFBUF_REC_SAMPLE) {
+		if (!broken(run))
+			trace_pipe__record(&run->pipe, rec);
 		return 0;
 	}
-	if (rec->kind == PERFBUF_REC_CPU_ONLINE ||
-	    rec->kind == PERFBUF_REC_CPU_OFFLINE) {
-		if (!out_broken())
-			out_cpu(rec->cpu, rec->kind == PERFBUF_REC_CPU_ONLINE,
-				rec->time_ns);
-		return 0;
-	}
-	if (rec->kind != PERFBUF_REC_SAMPLE)
-		return 0;
 	run->received++;
 	if (run->stop)
 		return 0;
 	run->to_write++;
-	if (out_broken()) {
+	if (broken(run)) {
 		/* the output failed: this one is the last meant for it */
 		run->stop = true;
 		return PERFBUF_STOP;
 	}
-	sz = perfbuf_record_copy(rec, run->buf.bytes, sizeof(run->buf.bytes));
-	if (sz < sizeof(run->buf.r) || run->buf.r.cookie >= (__u64)run->set->n)
-		return 0;	/* not ours: never from trace.bpf.c */
-	/* ordered: the kernel's time of the record, the order's key */
-	if (rec->time_ns)
-		run->buf.r.time_ns = rec->time_ns;
-	out_event(&run->set->v[run->buf.r.cookie], &run->buf.r, sz, rec->cpu,
-		  rec->flags & PERFBUF_RECF_LATE);
-	if (run->max_events && ++run->printed >= run->max_events) {
+	if (trace_pipe__record(&run->pipe, rec) && run->o.count &&
+	    ++run->printed >= (__u64)run->o.count) {
 		run->stop = true;
 		return PERFBUF_STOP;	/* -n reached */
 	}
@@ -143,8 +138,8 @@ static bool consume_some(void *ctx)
 	struct run *run = ctx;
 
 	perfbuf__consume(run->pb);
-	out_flush();
-	return !exiting && !run->stop && !out_broken();
+	trace_sink__flush(run->sink);
+	return !exiting && !run->stop && !broken(run);
 }
 
 static bool parse_num(const char *opt, const char *arg, long min, long max,
@@ -160,6 +155,215 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 		return false;
 	}
 	return true;
+}
+
+enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
+       OPT_UNORDERED };
+
+/* The filters: -p, --comm, --cpu (checked in BPF). */
+static bool filter_option(int opt, const char *arg)
+{
+	int cpu_cnt;
+	long v;
+
+	switch (opt) {
+	case 'p':
+		if (!parse_num("-p", arg, 1, 0x7fffffff, &v))
+			return false;
+		if (kill(v, 0) && errno == ESRCH) {
+			fprintf(stderr, PROG ": -p %ld: no such process\n", v);
+			return false;
+		}
+		trace_filter.pid = v;
+		return true;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
+			fprintf(stderr, PROG ": --comm wants a command name of 1 to %d characters, not '%s'\n",
+				TRACE_COMM_LEN - 1, arg);
+			return false;
+		}
+		trace_filter.comm = arg;
+		return true;
+	default:	/* OPT_CPU */
+		cpu_cnt = libbpf_num_possible_cpus();
+		if (!parse_num("--cpu", arg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
+			return false;
+		trace_filter.cpu = v;
+		return true;
+	}
+}
+
+/* One option of getopt_long() into @o; false after a message. */
+static bool set_option(int opt, char *arg, struct trace_opts *o)
+{
+	switch (opt) {
+	case 'p':
+	case OPT_COMM:
+	case OPT_CPU:
+		return filter_option(opt, arg);
+	case 'd':
+		return parse_num("-d", arg, 1, 100000000, &o->duration);
+	case 'n':
+		return parse_num("-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+	case 'o':
+		o->output = arg;
+		return true;
+	case OPT_PAGES:
+		if (!parse_num("--pages", arg, 1, 1 << 20, &o->pages))
+			return false;
+		if (perfbuf_page_cnt_check((size_t)o->pages)) {
+			fprintf(stderr, PROG ": --pages wants a power of two (1, 2, 4, ... 256), not %ld\n",
+				o->pages);
+			return false;
+		}
+		return true;
+	case OPT_LATENCY:
+		return parse_num("--latency", arg, 1, 60000, &o->latency);
+	case OPT_JSON:
+		o->json = true;
+		return true;
+	case OPT_STATS:
+		o->stats = true;
+		return true;
+	case OPT_UNORDERED:
+		o->unordered = true;
+		return true;
+	default:	/* 'v' */
+		o->verbose = true;
+		return true;
+	}
+}
+
+/* The options into @o: -1 to exit 1 (said why), 1 to exit 0 (--help),
+ * 0 to trace the probes from argv[optind]. */
+static int parse_options(int argc, char **argv, struct trace_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int opt;
+
+	*o = (struct trace_opts){ .pages = 256 };
+	trace_filter = (struct trace_filter){ .cpu = -1 };
+	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((opt = getopt_long(argc, argv, ":p:d:n:o:vh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option("trace", opt, argv) ? -1 : 1;
+		if (!set_option(opt, optarg, o))
+			return -1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, PROG ": no probe given; e.g. perfbuf trace tracepoint:sched:sched_process_exec (see --help)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The BPF object, loaded: the programs attached per probe, with their
+ * own target, are loaded later (probe.c). */
+static int load_bpf(struct run *run)
+{
+	struct trace *skel;
+	int err;
+
+	run->skel = skel = trace_obj_open();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, PROG ": opening the BPF object failed: %s%s\n", strerror(errno),
+			cli_hint(errno));
+		return err;
+	}
+	bpf_program__set_autoload(skel->progs.trace_tp_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
+	bpf_program__set_autoload(skel->progs.trace_fentry, false);
+	bpf_program__set_autoload(skel->progs.trace_fexit, false);
+	err = trace__load(skel);
+	if (err)
+		fprintf(stderr, PROG ": loading the BPF programs failed: %s%s\n",
+			strerror(-err), *cli_hint(err) ? cli_hint(err) :
+			"; run with -v for the verifier log");
+	return err;
+}
+
+/* The decoder and the sink (text, or JSON Lines) the events go to. */
+static int open_sink(struct run *run)
+{
+	struct trace_sink_opts so = { .fd = run->fd, .max_cols = 99,
+				      .start_ns = perfbuf_now_ns() };
+	int err = -ENOMEM;
+
+	run->dec = trace_decoder__new(&run->set);
+	run->sink = run->o.json ? trace_sink_json_new(&so)
+				: trace_sink_text_new(&so);
+	if (run->dec && run->sink)
+		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
+	if (err) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return err;
+	}
+	run->pipe.dec = run->dec;
+	run->pipe.sink = run->sink;
+	return 0;
+}
+
+/* Everything up to the first attach: probes, output, BPF, rings, sink. */
+static int setup(struct run *run, int nprobes, char **probes)
+{
+	int err;
+
+	if (cli_need_privileges("perfbuf trace", CLI_BPF | CLI_TRACEFS))
+		return -EPERM;
+	libbpf_set_print(run->o.verbose ? print_all : NULL);
+	if (tracefs_ensure(PROG))
+		return -ENOENT;
+	for (int i = 0; i < nprobes; i++)
+		if (probes_parse(&run->set, probes[i]))
+			return -EINVAL;
+	/* per probe: a link and a perf event, or a program, link and BTF */
+	if (cli_need_fds(PROG, 3 * run->set.n))
+		return -EMFILE;
+	/* before the load: a bad path costs nothing */
+	if (run->o.output) {
+		run->fd = cli_open_output(run->o.output);
+		if (run->fd < 0) {
+			err = run->fd;
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", run->o.output,
+				cli_output_error(err));
+			return err;
+		}
+	}
+	err = load_bpf(run);
+	if (err)
+		return err;
+	{
+		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = run->o.pages,
+			     .latency_ms = run->o.latency, .ordered = !run->o.unordered,
+			     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
+
+		run->pb = cli_perfbuf_new(PROG, bpf_map__fd(run->skel->maps.events),
+					  on_record, run, &po);
+	}
+	if (!run->pb)
+		return -errno;
+	return open_sink(run);
 }
 
 struct totals {
@@ -187,383 +391,153 @@ static void totals(struct perfbuf *pb, struct totals *t)
 	}
 }
 
-static int summary(struct perfbuf *pb, bool broken)
+/* --stats: the last second's rates and the ring fill, on stderr */
+static void print_stats(struct perfbuf *pb, struct totals *prev)
 {
-	size_t n = perfbuf__ring_cnt(pb);
-	__u64 recv[n ? n : 1], lost[n ? n : 1], r = 0, l = 0;
-	int cpus[n ? n : 1];
+	struct totals tot;
+
+	totals(pb, &tot);
+	fprintf(stderr, "stats: %llu events/s, %llu lost/s, ring fill %.0f%% (peak %.0f%%)\n",
+		(unsigned long long)(tot.samples - prev->samples),
+		(unsigned long long)(tot.lost - prev->lost),
+		tot.fill * 100, tot.peak * 100);
+	*prev = tot;
+}
+
+/* Poll until Ctrl-C, -d, -n or a failed output. 0 or -errno (said). */
+static int trace_loop(struct run *run)
+{
+	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
+	__u64 deadline = run->o.duration ? now + run->o.duration * 1000000000ULL : 0;
+	struct totals prev = {};
+	int err;
+
+	while (!exiting && !run->stop) {
+		err = perfbuf__poll(run->pb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, PROG ": reading the perf buffer failed: %s\n",
+				strerror(-err));
+			return err;
+		}
+		if (trace_sink__flush(run->sink))
+			break;
+		now = perfbuf_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (run->o.stats && now >= next_stats) {
+			print_stats(run->pb, &prev);
+			next_stats += 1000000000ULL;
+			if (next_stats < now)
+				next_stats = now + 1000000000ULL;
+		}
+	}
+	return 0;
+}
+
+/* The closing summary, from the collector's per-CPU counts. */
+static int summary(struct run *run, bool output_failed)
+{
+	size_t n = perfbuf__ring_cnt(run->pb);
+	struct tv_cpu_summary cpus[n ? n : 1];
+	struct tv_summary sum = { .ncpus = n, .cpus = cpus,
+				  .printed = run->to_write,
+				  .discarded = run->received - run->to_write,
+				  .output_failed = output_failed };
 
 	for (size_t i = 0; i < n; i++) {
 		struct perfbuf_cpu_stats st = {};
 
-		perfbuf__stats(pb, i, &st);
-		cpus[i] = st.cpu;
-		recv[i] = st.samples;
-		lost[i] = st.lost;
-		r += recv[i];
-		l += lost[i];
+		perfbuf__stats(run->pb, i, &st);
+		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
+			.received = st.samples, .lost = st.lost };
+		sum.received += st.samples;
+		sum.lost += st.lost;
 	}
-	return out_summary(r, l, recv, lost, cpus, n, broken);
+	return trace_sink__summary(run->sink, &sum);
 }
 
-int cmd_trace(int argc, char **argv)
+/* Detach, drain what is left, write it and the summary. 0 or -EIO. */
+static int finish(struct run *run)
 {
-	enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY,
-	       OPT_STATS, OPT_UNORDERED };
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "pages", required_argument, NULL, OPT_PAGES },
-		{ "latency", required_argument, NULL, OPT_LATENCY },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "unordered", no_argument, NULL, OPT_UNORDERED },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	static struct run run;
-	struct probe_set set = {};
-	struct perfbuf *pb = NULL;
-	struct trace *skel = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	const char *output = NULL;
-	long duration = 0, count = 0, pages = 256, latency = 0, v;
-	bool json = false, stats = false, verbose = false, out_ready = false;
-	bool unordered = false;
-	__u64 deadline = 0, next_stats;
-	struct totals prev_tot = {};
-	int opt, err = 0, fd = 1, cpu_cnt, attached = 0, wr, out_wr;
+	const char *name = run->o.output ? run->o.output : "stdout";
+	int err, wr, sum_wr;
 
-	memset(&run, 0, sizeof(run));
-	trace_filter = (struct trace_filter){ .cpu = -1 };
-	optind = 1;
-	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, ":p:d:n:o:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (!parse_num("-p", optarg, 1, 0x7fffffff, &v))
-				return 1;
-			if (kill(v, 0) && errno == ESRCH) {
-				fprintf(stderr, PROG ": -p %ld: no such process\n", v);
-				return 1;
-			}
-			trace_filter.pid = v;
-			break;
-		case OPT_COMM:
-			if (!*optarg || strlen(optarg) >= TRACE_COMM_LEN) {
-				fprintf(stderr, PROG ": --comm wants a command name of 1 to %d characters, not '%s'\n",
-					TRACE_COMM_LEN - 1, optarg);
-				return 1;
-			}
-			trace_filter.comm = optarg;
-			break;
-		case OPT_CPU:
-			cpu_cnt = libbpf_num_possible_cpus();
-			if (!parse_num("--cpu", optarg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
-				return 1;
-			trace_filter.cpu = v;
-			break;
-		case 'd':
-			if (!parse_num("-d", optarg, 1, 100000000, &duration))
-				return 1;
-			break;
-		case 'n':
-			if (!parse_num("-n", optarg, 1, 0x7fffffffffffffffL, &count))
-				return 1;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_PAGES:
-			if (!parse_num("--pages", optarg, 1, 1 << 20, &pages))
-				return 1;
-			if (perfbuf_page_cnt_check((size_t)pages)) {
-				fprintf(stderr, PROG ": --pages wants a power of two (1, 2, 4, ... 256), not %ld\n",
-					pages);
-				return 1;
-			}
-			break;
-		case OPT_LATENCY:
-			if (!parse_num("--latency", optarg, 1, 60000, &latency))
-				return 1;
-			break;
-		case OPT_STATS:
-			stats = true;
-			break;
-		case OPT_UNORDERED:
-			unordered = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("trace", opt, argv);
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, PROG ": no probe given; e.g. perfbuf trace tracepoint:sched:sched_process_exec (see --help)\n");
-		return 1;
-	}
-	if (cli_need_privileges("perfbuf trace", CLI_BPF | CLI_TRACEFS))
-		return 1;
-	libbpf_set_print(verbose ? print_all : NULL);
-	if (tracefs_ensure(PROG))
-		return 1;
-	for (int i = optind; i < argc; i++)
-		if (probes_parse(&set, argv[i])) {
-			err = -EINVAL;
-			goto cleanup;
-		}
-	/* per probe: a link and a perf event, or a program, link and BTF */
-	if (cli_need_fds(PROG, 3 * set.n)) {
-		err = -EMFILE;
-		goto cleanup;
-	}
-
-	/* before the load: a bad path costs nothing */
-	if (output) {
-		fd = cli_open_output(output);
-		if (fd < 0) {
-			err = fd;
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-				cli_output_error(err));
-			goto cleanup;
-		}
-	}
-
-	skel = trace_obj_open();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, PROG ": opening the BPF object failed: %s%s\n", strerror(errno),
-			cli_hint(errno));
-		goto cleanup;
-	}
-	/* these are loaded per probe, with their target (probe.c) */
-	bpf_program__set_autoload(skel->progs.trace_tp_btf, false);
-	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
-	bpf_program__set_autoload(skel->progs.trace_fentry, false);
-	bpf_program__set_autoload(skel->progs.trace_fexit, false);
-	err = trace__load(skel);
-	if (err) {
-		fprintf(stderr, PROG ": loading the BPF programs failed: %s%s\n",
-			strerror(-err), *cli_hint(err) ? cli_hint(err) :
-			"; run with -v for the verifier log");
-		goto cleanup;
-	}
-
-	run.set = &set;
-	run.max_events = count;
-	{
-		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = pages, .latency_ms = latency,
-			     .ordered = !unordered,
-			     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
-
-		pb = cli_perfbuf_new(PROG, bpf_map__fd(skel->maps.events),
-				     on_record, &run, &po);
-	}
-	if (!pb) {
-		err = -errno;
-		goto cleanup;
-	}
-	{
-		struct out_opts oo = { .fd = fd, .json = json, .max_cols = 99,
-				       .start_ns = perfbuf_now_ns() };
-
-		err = out_init(&oo) ?: out_prepare(&set);
-		if (err) {
-			fprintf(stderr, PROG ": out of memory\n");
-			goto cleanup;
-		}
-		out_ready = true;
-	}
-	out_header();
-	/* before the first attach: Ctrl-C or a closed stdout while attaching
-	 * must still detach, drain and print the summary */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
-	/* attaching hundreds of tracepoints takes a while: read meanwhile */
-	run.pb = pb;
-	err = probes_attach(&set, skel, consume_some, &run);
-	if (err)
-		goto cleanup;	/* the message is printed; nothing stays attached */
-
-	for (int i = 0; i < set.n; i++)
-		attached += set.v[i].link != NULL;
-	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
-		attached == 1 ? "" : "s");
-	if (duration)
-		deadline = perfbuf_now_ns() + duration * 1000000000ULL;
-	next_stats = perfbuf_now_ns() + 1000000000ULL;
-	while (!exiting && !run.stop) {
-		__u64 t;
-
-		err = perfbuf__poll(pb, 100);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, PROG ": reading the perf buffer failed: %s\n",
-				strerror(-err));
-			goto cleanup;
-		}
-		err = 0;
-		if (out_flush())
-			break;
-		t = perfbuf_now_ns();
-		if (deadline && t >= deadline)
-			break;
-		if (stats && t >= next_stats) {
-			struct totals tot;
-
-			totals(pb, &tot);
-			fprintf(stderr, "stats: %llu events/s, %llu lost/s, ring fill %.0f%% (peak %.0f%%)\n",
-				(unsigned long long)(tot.samples - prev_tot.samples),
-				(unsigned long long)(tot.lost - prev_tot.lost),
-				tot.fill * 100, tot.peak * 100);
-			prev_tot = tot;
-			next_stats += 1000000000ULL;
-			if (next_stats < t)
-				next_stats = t + 1000000000ULL;
-		}
-	}
 	/* stop producing, then take what is left and the final losses */
-	probes_detach(&set);
-	perfbuf__quiesce(pb);	/* programs still running write before the drain */
-	err = perfbuf__drain(pb);
+	probes_detach(&run->set);
+	perfbuf__quiesce(run->pb);	/* programs still running write before the drain */
+	err = perfbuf__drain(run->pb);
 	if (err < 0 && err != -EINTR)
 		fprintf(stderr, PROG ": draining the perf buffer failed: %s\n",
 			strerror(-err));
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
 	 * a full disk, is an error with the count of events lost to it */
-	wr = out_flush();
+	wr = trace_sink__flush(run->sink);
 	if (wr && wr != -EPIPE) {
-		__u64 lost = run.to_write - out_events_written();
+		__u64 lost = run->to_write - run->sink->written;
 
 		fprintf(stderr, PROG ": writing %s failed: %s; %llu event%s not written\n",
-			output ? output : "stdout", strerror(-wr),
-			(unsigned long long)lost, lost == 1 ? "" : "s");
+			name, strerror(-wr), (unsigned long long)lost,
+			lost == 1 ? "" : "s");
 		err = -EIO;
 	}
-	out_wr = summary(pb, wr != 0);
-	if (json && !wr && out_wr && out_wr != -EPIPE) {
+	sum_wr = summary(run, wr != 0);
+	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
 		fprintf(stderr, PROG ": writing the summary to %s failed: %s\n",
-			output ? output : "stdout", strerror(-out_wr));
+			name, strerror(-sum_wr));
 		err = -EIO;
 	}
-cleanup:
-	if (out_ready)
-		out_free();
-	probes_free(&set);
-	perfbuf__free(pb);
-	trace__destroy(skel);
-	if (fd > 2)
-		close(fd);
+	return err;
+}
+
+static void cleanup(struct run *run)
+{
+	trace_sink__end(run->sink);
+	trace_decoder__free(run->dec);
+	probes_free(&run->set);
+	perfbuf__free(run->pb);
+	trace__destroy(run->skel);
+	if (run->fd > 2)
+		close(run->fd);
+}
+
+/* "Attached N probes." on stderr (what the tests wait for) */
+static void say_attached(const struct probe_set *set)
+{
+	int attached = 0;
+
+	for (int i = 0; i < set->n; i++)
+		attached += set->v[i].link != NULL;
+	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
+		attached == 1 ? "" : "s");
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static struct run run;	/* big: the record copy */
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err;
+
+	memset(&run, 0, sizeof(run));
+	run.fd = 1;
+	err = parse_options(argc, argv, &run.o);
+	if (err)
+		return err < 0 ? 1 : 0;
+	err = setup(&run, argc - optind, argv + optind);
+	if (err)
+		goto out;
+	/* before the first attach: Ctrl-C or a closed stdout while attaching
+	 * must still detach, drain and print the summary */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
+	/* attaching hundreds of tracepoints takes a while: read meanwhile */
+	err = probes_attach(&run.set, run.skel, consume_some, &run);
+	if (err)
+		goto out;	/* the message is printed; nothing stays attached */
+	say_attached(&run.set);
+	err = trace_loop(&run) ?: finish(&run);
+out:
+	cleanup(&run);
 	return err ? 1 : 0;
-}
-
-/* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */
-static bool names_function(const char *glob)
-{
-	static const char *const kinds[] = { "kprobe", "kretprobe", "fentry",
-		"fexit", "k", "kr", "f", "fr" };
-	size_t n = strcspn(glob, ":");
-
-	for (size_t i = 0; glob[n] && i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strlen(kinds[i]) == n && !strncmp(glob, kinds[i], n))
-			return true;
-	return false;
-}
-
-/* perfbuf list [GLOB]: the tracepoints, and kprobe-able functions where
- * the kernel has kprobes. GLOB matches "tracepoint:CAT:NAME" or
- * "CAT:NAME"; without wildcards it matches anywhere in the name. */
-int cmd_list(int argc, char **argv)
-{
-	char path[256], line[512], pat[512], full[600];
-	const char *glob = NULL;
-	long found = 0;
-	FILE *f;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("Usage: perfbuf list [GLOB]\n\n"
-			       "List the probes perfbuf trace can use: tracepoints, and kernel\n"
-			       "functions for kprobe: where the kernel has kprobes.\n\n"
-			       "Examples:\n  perfbuf list\n  perfbuf list 'syscalls:sys_enter_open*'\n"
-			       "  perfbuf list sched_process\n");
-			return 0;
-		}
-		if (glob || argv[i][0] == '-') {
-			fprintf(stderr, "perfbuf list: want at most one GLOB, not '%s'; see --help\n",
-				argv[i]);
-			return 1;
-		}
-		glob = argv[i];
-	}
-	if (!glob)
-		glob = "*";
-	if (strlen(glob) > 500) {
-		fprintf(stderr, "perfbuf list: GLOB is too long\n");
-		return 1;
-	}
-	snprintf(pat, sizeof(pat), strpbrk(glob, "*?[") ? "%s" : "*%s*", glob);
-	if (cli_need_privileges("perfbuf list", CLI_TRACEFS))
-		return 1;
-	if (tracefs_ensure("perfbuf list"))
-		return 1;
-	signal(SIGPIPE, SIG_IGN);
-	snprintf(path, sizeof(path), "%s/available_events", tracefs_dir);
-	f = fopen(path, "re");
-	if (!f) {
-		fprintf(stderr, "perfbuf list: cannot read %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(full, sizeof(full), "tracepoint:%s", line);
-		if (fnmatch(pat, line, 0) && fnmatch(pat, full, 0))
-			continue;
-		found++;
-		if (puts(full) == EOF)
-			break;	/* reader gone */
-	}
-	fclose(f);
-	if (kprobes_supported()) {
-		snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_dir);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, " \n")] = '\0';
-			snprintf(full, sizeof(full), "kprobe:%s", line);
-			if (fnmatch(pat, line, 0) && fnmatch(pat, full, 0))
-				continue;
-			found++;
-			if (puts(full) == EOF)
-				break;
-		}
-		if (f)
-			fclose(f);
-	} else if (names_function(glob)) {
-		fprintf(stderr, "perfbuf list: this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list; trace tracepoints instead\n");
-		if (!found)
-			return 1;
-	}
-	if (fflush(stdout) == EOF && errno != EPIPE) {
-		fprintf(stderr, "perfbuf list: writing the list failed: %s\n", strerror(errno));
-		return 1;
-	}
-	if (!found) {
-		fprintf(stderr, "perfbuf list: nothing matches '%s'\n", glob);
-		return 1;
-	}
-	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Tracepoint format files (tracefs events/CAT/NAME/format): parse the
- * fields once at setup, then decode each record from them. The BPF side
+ * fields once at setup (decode.c reads each record with them). The BPF side
  * copies the record's fixed part raw and reads the strings it cannot
  * (__data_loc/__rel_loc data, syscall user pointers) into string slots.
  */
@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "tool.h"
+
+/* where tracefs is: tracefs_ensure() (probe.c) may change it */
+char tracefs_dir[64] = "/sys/kernel/tracing";
 
 /* "const char * filename" -> type "const char *", name "filename";
  * "char comm[16]" -> arr "16". Modifies @decl: the type ends before the
@@ -240,198 +243,8 @@ void tp_fields_free(struct trace_probe *p)
 {
 	for (int i = 0; i < p->nfields; i++) {
 		free(p->fields[i].name);
-		free(p->fields[i].json_key);
 	}
 	free(p->fields);
 	p->fields = NULL;
 	p->nfields = 0;
-}
-
-static __u64 get_uint(const unsigned char *d, unsigned int size)
-{
-	__u8 u8; __u16 u16; __u32 u32; __u64 u64 = 0;
-
-	switch (size) {
-	case 1: memcpy(&u8, d, 1); return u8;
-	case 2: memcpy(&u16, d, 2); return u16;
-	case 4: memcpy(&u32, d, 4); return u32;
-	default: memcpy(&u64, d, 8); return u64;
-	}
-}
-
-static void out_int(const unsigned char *d, unsigned int size, bool sgn)
-{
-	__u64 v = get_uint(d, size);
-
-	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);	/* sign-extend */
-	if (sgn)
-		out_s64((__s64)v);
-	else
-		out_u64(v);
-}
-
-/* [1,2,3]: the whole @elem-byte integers in d[0, n) */
-static void out_ints(const unsigned char *d, size_t n, unsigned int elem,
-		     bool sgn)
-{
-	out_mem("[", 1);
-	for (size_t i = 0; elem && i + elem <= n; i += elem) {
-		if (i)
-			out_mem(",", 1);
-		out_int(d + i, elem, sgn);
-	}
-	out_mem("]", 1);
-}
-
-static void out_str(const char *s, size_t n, bool json)
-{
-	const char *z = memchr(s, '\0', n);
-
-	if (z)
-		n = z - s;
-	if (json)
-		out_json_str(s, n);
-	else
-		out_text_str(s, n);
-}
-
-static void out_bytes(const unsigned char *d, size_t n, bool json)
-{
-	if (json)
-		out_mem("\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		char h[2] = { "0123456789abcdef"[d[i] >> 4],
-			      "0123456789abcdef"[d[i] & 15] };
-		out_mem(h, 2);
-	}
-	if (json)
-		out_mem("\"", 1);
-}
-
-/* @json_key is the name already escaped, quoted and with its colon. */
-static void out_name(const char *name, const char *json_key, bool json,
-		     bool *first)
-{
-	if (json) {
-		if (!*first)
-			out_mem(",", 1);
-		out_mem(json_key, strlen(json_key));
-	} else {
-		out_mem(" ", 1);
-		out_mem(name, strlen(name));
-		out_mem("=", 1);
-	}
-	*first = false;
-}
-
-static void decode_field(const struct tp_field *f, const unsigned char *raw,
-			 const unsigned char *slot, size_t slot_len, bool json)
-{
-	const unsigned char *d = raw + f->off;
-
-	switch (f->kind) {
-	case FK_INT:
-		out_int(d, f->size, f->is_signed);
-		break;
-	case FK_CHARS:
-		out_str((const char *)d, f->size, json);
-		break;
-	case FK_STR:
-		if (slot) {
-			out_str((const char *)slot, slot_len, json);
-			break;
-		}
-		if (!f->user_ptr) {
-			out_str("", 0, json);
-			break;
-		}
-		/* unreadable user memory: the pointer */
-		/* fallthrough */
-	case FK_PTR:
-		if (json)
-			out_mem("\"", 1);
-		out_hex(get_uint(d, f->size));
-		if (json)
-			out_mem("\"", 1);
-		break;
-	case FK_BYTES:
-		out_bytes(slot, slot ? slot_len : 0, json);
-		break;
-	case FK_LOC_ARRAY:
-		out_ints(slot, slot ? slot_len : 0, f->elem, f->is_signed);
-		break;
-	case FK_ARRAY:
-		out_ints(d, f->size, f->elem, f->is_signed);
-		break;
-	case FK_RAW:
-		out_bytes(d, f->size, json);
-		break;
-	}
-}
-
-static void decode_tp(const struct trace_probe *p, const struct trace_record *r,
-		      size_t sz, bool json)
-{
-	const unsigned char *raw = r->data;
-	const unsigned char *slot[TRACE_MAX_STRS] = {};
-	size_t data_sz = sz - sizeof(*r), pos = r->raw_size;
-	bool first = true;
-
-	if (r->raw_size > data_sz)
-		return;		/* truncated: never from our BPF side */
-	for (int i = 0; i < TRACE_MAX_STRS; i++) {
-		if (!r->str_len[i] || pos + r->str_len[i] > data_sz)
-			continue;
-		slot[i] = raw + pos;
-		pos += r->str_len[i];
-	}
-	for (int i = 0; i < p->nfields; i++) {
-		const struct tp_field *f = &p->fields[i];
-		int s = f->slot;
-
-		if ((f->hidden && !json) || f->off + f->size > r->raw_size)
-			continue;
-		out_name(f->name, f->json_key, json, &first);
-		decode_field(f, raw, s >= 0 ? slot[s] : NULL,
-			     s >= 0 ? r->str_len[s] : 0, json);
-	}
-}
-
-void tp_decode(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, bool json)
-{
-	static const char *const names[TRACE_MAX_ARGS] = {
-		"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
-	};
-	static const char *const keys[TRACE_MAX_ARGS] = {
-		"\"arg0\":", "\"arg1\":", "\"arg2\":", "\"arg3\":",
-		"\"arg4\":", "\"arg5\":",
-	};
-	size_t n = (sz - sizeof(*r)) / 8;
-	bool first = true;
-	__u64 v;
-
-	if (p->kind == PK_TRACEPOINT) {
-		decode_tp(p, r, sz, json);
-		return;
-	}
-	if (r->raw_size / 8 < n)
-		n = r->raw_size / 8;
-	if (p->kind == PK_KRETPROBE || p->kind == PK_URETPROBE ||
-	    p->kind == PK_FEXIT) {
-		if (!n)
-			return;
-		memcpy(&v, r->data, 8);
-		out_name("ret", "\"ret\":", json, &first);
-		out_s64((__s64)v);
-		return;
-	}
-	if (n > TRACE_MAX_ARGS)
-		n = TRACE_MAX_ARGS;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(&v, r->data + i * 8, 8);
-		out_name(names[i], keys[i], json, &first);
-		out_u64(v);
-	}
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfbuf trace` output: one big buffer written with write(2), so a
- * closed reader shows up as EPIPE (SIGPIPE is ignored) and nothing is
- * allocated or formatted with stdio per event.
+ * `perfbuf trace` output buffer: one big buffer written with write(2),
+ * so a closed reader shows up as EPIPE (SIGPIPE is ignored) and nothing
+ * is allocated or formatted with stdio per event.
  *
  * JSON strings: valid UTF-8 is copied, '"', '\\', control characters and
  * DEL are escaped, and each byte that is not part of valid UTF-8 becomes
@@ -17,109 +17,84 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "output.h"
+#include "values.h"
 
-#define OUT_CAP (1 << 20)
-#define OUT_ROOM (64 << 10)	/* always free before an event starts */
-
-static struct {
-	char *buf;
-	size_t len;
-	long line;		/* start of the current text line, -1: flushed */
-	struct out_opts o;
-	int err;		/* first write error, negative errno */
-	__u64 ev_buffered;	/* events in buf */
-	__u64 ev_written;	/* events written whole */
-} out;
-
-int out_init(const struct out_opts *o)
+int outbuf_init(struct outbuf *o, int fd,
+		bool (*is_event)(const char *p, size_t n))
 {
-	out.o = *o;
-	out.buf = malloc(OUT_CAP);
-	if (!out.buf)
-		return -ENOMEM;
-	out.len = 0;
-	out.err = 0;
-	out.ev_buffered = out.ev_written = 0;
-	return 0;
+	*o = (struct outbuf){ .fd = fd, .line = -1, .is_event = is_event };
+	o->buf = malloc(OUT_CAP);
+	return o->buf ? 0 : -ENOMEM;
 }
 
-void out_free(void)
+void outbuf_free(struct outbuf *o)
 {
-	free(out.buf);
-	out.buf = NULL;
+	free(o->buf);
+	o->buf = NULL;
 }
 
-bool out_is_json(void) { return out.o.json; }
-bool out_broken(void) { return out.err != 0; }
-
-/* Whole event lines in buf[0, n): the lines are ours, and only an event
- * starts with a digit (text TIME) or {"type":"event" (JSON). */
-static __u64 events_in(const char *buf, size_t n)
+/* Whole event lines in buf[0, n): the lines are the sink's, and it tells
+ * which start an event. */
+static __u64 events_in(const struct outbuf *o, size_t n)
 {
-	const char *p = buf, *end = buf + n, *nl;
+	const char *p = o->buf, *end = o->buf + n, *nl;
 	__u64 cnt = 0;
 
 	while ((nl = memchr(p, '\n', end - p))) {
-		if (out.o.json ? !strncmp(p, "{\"type\":\"event\"", 15)
-			       : *p >= '0' && *p <= '9')
+		if (o->is_event(p, nl - p))
 			cnt++;
 		p = nl + 1;
 	}
 	return cnt;
 }
 
-int out_flush(void)
+int outbuf_flush(struct outbuf *o)
 {
 	size_t done = 0;
 
-	while (done < out.len && !out.err) {
-		ssize_t n = write(out.o.fd, out.buf + done, out.len - done);
+	while (done < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			out.err = n < 0 ? -errno : -EIO;
+			o->err = n < 0 ? -errno : -EIO;
 		else
 			done += n;
 	}
 	/* after an error the output is dropped: the reader is gone, or the
 	 * disk is full (short write, then ENOSPC) */
-	out.ev_written += done == out.len ? out.ev_buffered
-					  : events_in(out.buf, done);
-	out.ev_buffered = 0;
-	out.len = 0;
-	out.line = -1;
-	return out.err;
+	o->ev_written += done == o->len ? o->ev_buffered : events_in(o, done);
+	o->ev_buffered = 0;
+	o->len = 0;
+	o->line = -1;
+	return o->err;
 }
 
-__u64 out_events_written(void) { return out.ev_written; }
-
-void out_mem(const void *p, size_t n)
+void outbuf_event(struct outbuf *o)
 {
-	if (out.len + n > OUT_CAP) {
-		out_flush();
+	if (o->len > OUT_CAP - OUT_ROOM)
+		outbuf_flush(o);
+	o->ev_buffered++;
+}
+
+void out_mem(struct outbuf *o, const void *p, size_t n)
+{
+	if (o->len + n > OUT_CAP) {
+		outbuf_flush(o);
 		/* records are at most a few KiB: say so, should it change */
 		if (n > OUT_CAP) {
-			if (!out.err)
-				out.err = -EMSGSIZE;
+			if (!o->err)
+				o->err = -EMSGSIZE;
 			return;
 		}
 	}
-	memcpy(out.buf + out.len, p, n);
-	out.len += n;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
-static inline void out_c(char c)
-{
-	if (out.len == OUT_CAP)
-		out_flush();
-	out.buf[out.len++] = c;
-}
-
-#define out_lit(s) out_mem(s, sizeof(s) - 1)
-
-void out_u64(__u64 v)
+void out_u64(struct outbuf *o, __u64 v)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324252627282930"
@@ -142,20 +117,20 @@ void out_u64(__u64 v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	out_mem(p, tmp + sizeof(tmp) - p);
+	out_mem(o, p, tmp + sizeof(tmp) - p);
 }
 
-void out_s64(__s64 v)
+void out_s64(struct outbuf *o, __s64 v)
 {
 	if (v < 0) {
-		out_c('-');
-		out_u64(-(__u64)v);
+		out_c(o, '-');
+		out_u64(o, -(__u64)v);
 	} else {
-		out_u64(v);
+		out_u64(o, v);
 	}
 }
 
-void out_hex(__u64 v)
+void out_hex(struct outbuf *o, __u64 v)
 {
 	char tmp[24], *p = tmp + sizeof(tmp);
 
@@ -165,7 +140,7 @@ void out_hex(__u64 v)
 	} while (v);
 	*--p = 'x';
 	*--p = '0';
-	out_mem(p, tmp + sizeof(tmp) - p);
+	out_mem(o, p, tmp + sizeof(tmp) - p);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
@@ -197,20 +172,20 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void out_u00(unsigned char c)
+static void out_u00(struct outbuf *o, unsigned char c)
 {
 	char e[6] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4],
 		      "0123456789abcdef"[c & 15] };
 
-	out_mem(e, sizeof(e));
+	out_mem(o, e, sizeof(e));
 }
 
-void out_json_str(const char *str, size_t n)
+void out_json_str(struct outbuf *o, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, run = 0, l;
 
-	out_c('"');
+	out_c(o, '"');
 	while (i < n) {
 		unsigned char c = s[i];
 
@@ -226,23 +201,23 @@ void out_json_str(const char *str, size_t n)
 			run += l;
 			continue;
 		}
-		out_mem(s + i - run, run);
+		out_mem(o, s + i - run, run);
 		run = 0;
 		switch (c) {
-		case '"': out_lit("\\\""); break;
-		case '\\': out_lit("\\\\"); break;
-		case '\n': out_lit("\\n"); break;
-		case '\t': out_lit("\\t"); break;
-		case '\r': out_lit("\\r"); break;
-		default: out_u00(c); break;
+		case '"': out_lit(o, "\\\""); break;
+		case '\\': out_lit(o, "\\\\"); break;
+		case '\n': out_lit(o, "\\n"); break;
+		case '\t': out_lit(o, "\\t"); break;
+		case '\r': out_lit(o, "\\r"); break;
+		default: out_u00(o, c); break;
 		}
 		i++;
 	}
-	out_mem(s + i - run, run);
-	out_c('"');
+	out_mem(o, s + i - run, run);
+	out_c(o, '"');
 }
 
-void out_text_str(const char *str, size_t n)
+void out_text_str(struct outbuf *o, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -250,228 +225,64 @@ void out_text_str(const char *str, size_t n)
 		unsigned char c = s[i];
 
 		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			out_c(c);
+			out_c(o, c);
 			continue;
 		}
 		switch (c) {
-		case '\\': out_lit("\\\\"); break;
-		case '\n': out_lit("\\n"); break;
-		case '\t': out_lit("\\t"); break;
+		case '\\': out_lit(o, "\\\\"); break;
+		case '\n': out_lit(o, "\\n"); break;
+		case '\t': out_lit(o, "\\t"); break;
 		default: {
 			char e[4] = { '\\', 'x', "0123456789abcdef"[c >> 4],
 				      "0123456789abcdef"[c & 15] };
-			out_mem(e, sizeof(e));
+			out_mem(o, e, sizeof(e));
 		}
 		}
 	}
 }
 
-static void out_pad_to(size_t start, size_t width)
+
+void out_hexbytes(struct outbuf *o, const void *p, size_t n)
 {
-	while (out.len - start < width)
-		out_c(' ');
-	out_c(' ');
+	const unsigned char *d = p;
+
+	for (size_t i = 0; i < n; i++) {
+		char h[2] = { "0123456789abcdef"[d[i] >> 4],
+			      "0123456789abcdef"[d[i] & 15] };
+		out_mem(o, h, 2);
+	}
 }
 
-/* @s escaped by out_json_str() between @pre and @post, as a string of its
- * own: rendered in the (still empty) output buffer, then taken out. */
-static char *render_json(const char *pre, const char *s, const char *post)
+/* Rendered at the end of the buffer, then taken out: before any event. */
+char *out_render_json(struct outbuf *o, const char *pre, const char *s,
+		      const char *post)
 {
-	size_t mark = out.len;
+	size_t mark = o->len;
 	char *r;
 
-	out_mem(pre, strlen(pre));
-	out_json_str(s, strlen(s));
-	out_mem(post, strlen(post));
-	r = strndup(out.buf + mark, out.len - mark);
-	out.len = mark;
+	out_mem(o, pre, strlen(pre));
+	out_json_str(o, s, strlen(s));
+	out_mem(o, post, strlen(post));
+	r = strndup(o->buf + mark, o->len - mark);
+	o->len = mark;
 	return r;
 }
 
-int out_prepare(struct probe_set *set)
+void out_ints(struct outbuf *o, const void *p, size_t n, unsigned int width,
+	      bool sgn)
 {
-	for (int i = 0; i < set->n; i++) {
-		struct trace_probe *p = &set->v[i];
+	const unsigned char *d = p;
 
-		p->json_head = render_json(",\"probe\":", p->spec, ",\"args\":{");
-		if (!p->json_head)
-			return -ENOMEM;
-		for (int j = 0; j < p->nfields; j++) {
-			p->fields[j].json_key = render_json("", p->fields[j].name, ":");
-			if (!p->fields[j].json_key)
-				return -ENOMEM;
-		}
+	out_c(o, '[');
+	for (size_t i = 0; width && i + width <= n; i += width) {
+		__u64 v = tv_load(d + i, width, sgn);
+
+		if (i)
+			out_c(o, ',');
+		if (sgn)
+			out_s64(o, (__s64)v);
+		else
+			out_u64(o, v);
 	}
-	return 0;
-}
-
-void out_header(void)
-{
-	char line[128];
-	int n;
-
-	if (out.o.json)
-		return;
-	n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
-		     "TIME(s)", "CPU", "PID", "TID", "COMM", "PROBE ARGS");
-	out_mem(line, n);
-}
-
-static size_t cstrnlen(const char *s, size_t max)
-{
-	const char *z = memchr(s, '\0', max);
-
-	return z ? (size_t)(z - s) : max;
-}
-
-void out_event(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, int cpu, bool late)
-{
-	size_t comm_len = cstrnlen(r->comm, sizeof(r->comm)), start;
-	__u64 rel;
-
-	if (out.len > OUT_CAP - OUT_ROOM)
-		out_flush();
-	out.ev_buffered++;
-	if (out.o.json) {
-		out_lit("{\"type\":\"event\",\"time_ns\":");
-		out_u64(r->time_ns);
-		out_lit(",\"cpu\":");
-		out_s64(cpu);
-		if (late)
-			out_lit(",\"late\":true");
-		out_lit(",\"pid\":");
-		out_u64(r->pid);
-		out_lit(",\"tid\":");
-		out_u64(r->tid);
-		out_lit(",\"comm\":");
-		out_json_str(r->comm, comm_len);
-		out_mem(p->json_head, strlen(p->json_head));
-		tp_decode(p, r, sz, true);
-		out_lit("}}\n");
-		return;
-	}
-	out.line = out.len;
-	rel = r->time_ns > out.o.start_ns ? r->time_ns - out.o.start_ns : 0;
-	start = out.len;
-	out_u64(rel / 1000000000);
-	out_c('.');
-	{
-		char us[6];
-		__u64 v = rel % 1000000000 / 1000;
-
-		for (int i = 5; i >= 0; i--, v /= 10)
-			us[i] = '0' + v % 10;
-		out_mem(us, sizeof(us));
-	}
-	if (late)
-		out_c('*');
-	out_pad_to(start, 10);
-	start = out.len;
-	out_s64(cpu);
-	out_pad_to(start, 3);
-	start = out.len;
-	out_u64(r->pid);
-	out_pad_to(start, 7);
-	start = out.len;
-	out_u64(r->tid);
-	out_pad_to(start, 7);
-	start = out.len;
-	out_text_str(r->comm, comm_len);
-	out_pad_to(start, 16);
-	out_mem(p->label, strlen(p->label));
-	tp_decode(p, r, sz, false);
-	/* keep the line under max_cols; --json has every byte */
-	if (out.line >= 0 && out.len - out.line > (size_t)out.o.max_cols) {
-		out.len = out.line + out.o.max_cols - 3;
-		out_lit("...");
-	}
-	out_c('\n');
-}
-
-void out_lost(int cpu, __u64 count, __u64 time_ns)
-{
-	if (!out.o.json) {
-		fprintf(stderr, "lost %llu events on CPU #%d\n",
-			(unsigned long long)count, cpu);
-		return;
-	}
-	out_lit("{\"type\":\"lost\",");
-	if (time_ns) {
-		out_lit("\"time_ns\":");
-		out_u64(time_ns);
-		out_c(',');
-	}
-	out_lit("\"cpu\":");
-	out_s64(cpu);
-	out_lit(",\"count\":");
-	out_u64(count);
-	out_lit("}\n");
-}
-
-void out_cpu(int cpu, bool online, __u64 time_ns)
-{
-	if (!out.o.json) {
-		fprintf(stderr, "CPU %d %s\n", cpu,
-			online ? "came online: traced" : "went offline");
-		return;
-	}
-	out_lit("{\"type\":\"cpu\",\"time_ns\":");
-	out_u64(time_ns);
-	out_lit(",\"cpu\":");
-	out_s64(cpu);
-	/* out_lit() takes the size of a literal: one per branch */
-	if (online)
-		out_lit(",\"online\":true}\n");
-	else
-		out_lit(",\"online\":false}\n");
-}
-
-int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
-		const __u64 *per_cpu_lost, const int *cpus, size_t n,
-		bool to_stderr)
-{
-	int fd = out.o.fd, err;
-
-	out_flush();
-	if (to_stderr || !out.o.json) {
-		out.o.fd = 2;
-		out.err = 0;
-	}
-	if (out.o.json) {
-		out_lit("{\"type\":\"summary\",\"received\":");
-		out_u64(received);
-		out_lit(",\"lost\":");
-		out_u64(lost);
-		out_lit(",\"per_cpu\":[");
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				out_c(',');
-			out_lit("{\"cpu\":");
-			out_s64(cpus[i]);
-			out_lit(",\"received\":");
-			out_u64(per_cpu_recv[i]);
-			out_lit(",\"lost\":");
-			out_u64(per_cpu_lost[i]);
-			out_c('}');
-		}
-		out_lit("]}\n");
-	} else {
-		out_lit("\n");
-		out_u64(received);
-		out_lit(" events received, ");
-		out_u64(lost);
-		out_lit(" lost\nCPU  RECEIVED       LOST\n");
-		for (size_t i = 0; i < n; i++) {
-			char line[64];
-			int len = snprintf(line, sizeof(line), "%-4d %-14llu %llu\n",
-					   cpus[i],
-					   (unsigned long long)per_cpu_recv[i],
-					   (unsigned long long)per_cpu_lost[i]);
-			out_mem(line, len);
-		}
-	}
-	err = out_flush();
-	out.o.fd = fd;
-	return err;
+	out_c(o, ']');
 }

@@ -24,7 +24,6 @@
 #include "trace.skel.h"
 
 struct trace_filter trace_filter = { .cpu = -1 };
-char tracefs_dir[64] = "/sys/kernel/tracing";
 static struct btf *vmlinux_btf;
 
 #define err_line(...) fprintf(stderr, PROG ": " __VA_ARGS__)
@@ -672,7 +671,6 @@ void probes_free(struct probe_set *set)
 		struct trace_probe *p = &set->v[i];
 
 		tp_fields_free(p);
-		free(p->json_head);
 		free(p->spec);
 		free(p->label);
 		free(p->target);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * `perfbuf trace` internals, one concern per file:
- *   cmd.c      options, the event loop, `perfbuf list`
- *   probe.c    probe syntax, tracefs, feature probes, attach/detach
- *   format.c   tracefs format files: parse, and decode records
- *   output.c   the output buffer, text and JSON writers
+ *   cmd.c        options, the event loop
+ *   list.c       `perfbuf list`
+ *   probe.c      probe syntax, tracefs, feature probes, attach/detach
+ *   format.c     tracefs format files: the fields of a tracepoint
+ *   decode.c     a record to typed values (values.h), with the probes
+ *   pipe.c       a collector's record (sample, lost, CPU) to a sink
+ *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
+ *   output.c     the output buffer the text and JSON sinks write into
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
@@ -42,7 +46,6 @@ enum field_kind {
 
 struct tp_field {
 	char *name;
-	char *json_key;		/* "name": escaped once (out_prepare) */
 	enum field_kind kind;
 	unsigned short off, size, elem;	/* elem: array element size */
 	bool is_signed;
@@ -54,7 +57,6 @@ struct tp_field {
 struct trace_probe {
 	enum probe_kind kind;
 	char *spec;		/* canonical, e.g. tracepoint:sched:sched_switch */
-	char *json_head;	/* ,"probe":"spec","args":{ (out_prepare) */
 	char *label;		/* short name for the text output */
 	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
 	char *path;		/* uprobe binary */
@@ -100,44 +102,5 @@ int tp_format_load(struct trace_probe *p);
 /* The fields of format file @f into @p (p->target set: syscalls differ) */
 int tp_format_parse(struct trace_probe *p, FILE *f);
 void tp_fields_free(struct trace_probe *p);
-
-/* output.c */
-struct out_opts {
-	int fd;
-	bool json;
-	int max_cols;		/* text lines are cut to this width */
-	__u64 start_ns;		/* text TIME(s) is relative to this */
-};
-int out_init(const struct out_opts *o);
-void out_free(void);
-int out_flush(void);		/* 0, or -EPIPE (reader gone), -errno */
-bool out_broken(void);
-__u64 out_events_written(void);	/* whole event lines written */
-void out_header(void);
-/* Escape the probes' and fields' JSON names once, before any event. */
-int out_prepare(struct probe_set *set);
-/* @late: older than an event printed before it (JSON "late":true, a '*'
- * after the time in text) */
-void out_event(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, int cpu, bool late);
-/* @time_ns 0: unknown (not printed) */
-void out_lost(int cpu, __u64 count, __u64 time_ns);
-/* A CPU came online or went offline (JSON: a "cpu" object; text: stderr). */
-void out_cpu(int cpu, bool online, __u64 time_ns);
-/* JSON: to the output, unless @to_stderr; text: to stderr. 0 or -errno */
-int out_summary(__u64 received, __u64 lost, const __u64 *per_cpu_recv,
-		const __u64 *per_cpu_lost, const int *cpus, size_t n,
-		bool to_stderr);
-void out_json_str(const char *s, size_t n);	/* for decoders */
-void out_text_str(const char *s, size_t n);
-void out_mem(const void *p, size_t n);
-void out_u64(__u64 v);
-void out_s64(__s64 v);
-void out_hex(__u64 v);
-bool out_is_json(void);
-
-/* Decoders: format.c, called by out_event() */
-void tp_decode(const struct trace_probe *p, const struct trace_record *r,
-	       size_t sz, bool json);
 
 #endif

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The trace pipeline without the kernel: the text and JSON Lines sinks'
+ * bytes for a fixed set of values (every value type, a late event, a
+ * hidden field, lost records with and without a time, CPU notices, the
+ * summary), pinned here so a change to either shows as a diff; the
+ * decoder's values for a synthetic format file and record; a sink's
+ * error state on a full disk.
+ */
+#define _GNU_SOURCE	/* memfd_create */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "trace/decode.h"
+
+/* Output to a memfd; stderr too, while capturing. */
+struct capture {
+	int fd, err_fd, saved_err;
+};
+
+static void capture_start(struct capture *c)
+{
+	c->fd = memfd_create("out", MFD_CLOEXEC);
+	c->err_fd = memfd_create("err", MFD_CLOEXEC);
+	fflush(stderr);
+	c->saved_err = dup(2);
+	dup2(c->err_fd, 2);
+}
+
+/* What was written to @fd, as a string (malloc). */
+static char *read_all(int fd)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *s = calloc(1, n + 1);
+
+	if (s && n > 0 && pread(fd, s, n, 0) != n)
+		s[0] = '\0';
+	return s;
+}
+
+static void capture_end(struct capture *c, char **out, char **err)
+{
+	fflush(stderr);
+	dup2(c->saved_err, 2);
+	close(c->saved_err);
+	*out = read_all(c->fd);
+	*err = read_all(c->err_fd);
+	close(c->fd);
+	close(c->err_fd);
+}
+
+static bool str_eq(const char *got, const char *want, const char *what)
+{
+	if (got && !strcmp(got, want))
+		return true;
+	fprintf(stderr, "  %s: got\n%s\n  want\n%s\n", what, got ? got : "(null)", want);
+	test__failed++;
+	return false;
+}
+
+static const char *const names[] = {
+	"u8", "s16", "s32", "u64", "s64", "ptr", "str", "bytes", "ints",
+	"nr", "q\"uote",
+};
+static const struct tv_probe probes[] = {
+	{ .id = 0, .spec = "tracepoint:cat:ev", .label = "ev",
+	  .nfields = 11, .names = names },
+	{ .id = 1, .spec = "tracepoint:\"weird\\", .label = "weird",
+	  .nfields = 11, .names = names },
+};
+static const struct tv_schema schema = { .nprobes = 2, .probes = probes };
+
+static const __s16 ints[] = { -1, 2, -300 };
+static const unsigned char bytes[] = { 0x00, 0xab, 0xff };
+static const char str[] = "a\"b\\c\nd\te\x01\x7f\xc3\xa9\xff";
+
+#define F(i, t, ...) { .idx = (i), .name = names[i], .type = (t), __VA_ARGS__ }
+static const struct tv_field fields[] = {
+	F(0, TV_INT, .width = 1, .u = 255),
+	F(1, TV_INT, .width = 2, .is_signed = true, .i = -32768),
+	F(2, TV_INT, .width = 4, .is_signed = true, .i = -100),
+	F(3, TV_INT, .width = 8, .u = 18446744073709551615ULL),
+	F(4, TV_INT, .width = 8, .is_signed = true, .i = -9223372036854775807LL - 1),
+	F(5, TV_PTR, .width = 8, .u = 0xffff888001234560ULL),
+	F(6, TV_STR, .data = str, .len = sizeof(str) - 1),
+	F(7, TV_BYTES, .data = bytes, .len = sizeof(bytes)),
+	F(8, TV_ARRAY, .width = 2, .is_signed = true, .data = ints, .len = sizeof(ints)),
+	F(9, TV_INT, .width = 8, .u = 257, .flags = TV_F_HIDDEN),
+	F(10, TV_STR, .data = "", .len = 0),
+};
+
+static const struct tv_cpu_summary cpus[] = { { 0, 2, 5 }, { 3, 1, 0 } };
+
+/* The same stream to any sink: two events (the second late, of the
+ * probe with an awkward name), losses, notices, the summary twice (to
+ * the output, then as after a failed output). */
+static void feed(struct trace_sink *s)
+{
+	struct tv_event e = { .time_ns = 5123456789, .cpu = 1, .pid = 42,
+			      .tid = 43, .comm = "sh\x01", .comm_len = 3,
+			      .probe = &probes[0], .nfields = 11, .fields = fields };
+	struct tv_summary sum = { .received = 3, .lost = 5, .printed = 2,
+				  .ncpus = 2, .cpus = cpus };
+
+	ASSERT_OK(trace_sink__begin(s, &schema), "begin");
+	trace_sink__event(s, &e);
+	e = (struct tv_event){ .time_ns = 6000000999, .cpu = 3, .late = true,
+			       .pid = 7, .tid = 8, .comm = "a-very-long-comm",
+			       .comm_len = 15, .probe = &probes[1], .nfields = 2,
+			       .fields = fields };
+	trace_sink__event(s, &e);
+	trace_sink__lost(s, &(struct tv_lost){ .time_ns = 6000001000, .cpu = 0,
+					       .count = 5 });
+	trace_sink__lost(s, &(struct tv_lost){ .cpu = 3, .count = 1 });
+	trace_sink__notice(s, &(struct tv_notice){ TV_CPU_OFFLINE, 6000002000, 3 });
+	trace_sink__notice(s, &(struct tv_notice){ TV_CPU_ONLINE, 6000003000, 3 });
+	ASSERT_OK(trace_sink__flush(s), "flush");
+	ASSERT_EQ(s->written, 2, "events written");
+	ASSERT_OK(trace_sink__summary(s, &sum), "summary");
+	sum.output_failed = true;
+	ASSERT_OK(trace_sink__summary(s, &sum), "summary, output failed");
+	ASSERT_OK(s->err, "no error");
+}
+
+static const char text_summary[] =
+	"\n3 events received, 5 lost\n"
+	"CPU  RECEIVED       LOST\n"
+	"0    2              5\n"
+	"3    1              0\n";
+
+TEST(text_sink_pinned)
+{
+	struct trace_sink_opts o = { .max_cols = 0, .start_ns = 1000000000 };
+	struct trace_sink *s;
+	struct capture c;
+	char *out, *err;
+
+	capture_start(&c);
+	o.fd = c.fd;
+	s = trace_sink_text_new(&o);
+	if (!ASSERT_OK_PTR(s, "text sink"))
+		return;
+	feed(s);
+	trace_sink__end(s);
+	capture_end(&c, &out, &err);
+	str_eq(out,
+	       "TIME(s)    CPU PID     TID     COMM             PROBE ARGS\n"
+	       "4.123456   1   42      43      sh\\x01           ev u8=255 s16=-32768"
+	       " s32=-100 u64=18446744073709551615 s64=-9223372036854775808"
+	       " ptr=0xffff888001234560 str=a\"b\\\\c\\nd\\te\\x01\\x7f\\xc3\\xa9\\xff"
+	       " bytes=00abff ints=[-1,2,-300] q\"uote=\n"
+	       "5.000000*  3   7       8       a-very-long-com  weird u8=255 s16=-32768\n",
+	       "text output");
+	str_eq(err,
+	       "lost 5 events on CPU #0\n"
+	       "lost 1 events on CPU #3\n"
+	       "CPU 3 went offline\n"
+	       "CPU 3 came online: traced\n"
+	       "\n3 events received, 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n"
+	       "\n3 events received, 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
+	       "text stderr");
+	ASSERT_TRUE(strstr(err, text_summary) != NULL, "summary on stderr");
+	free(out);
+	free(err);
+}
+
+TEST(json_sink_pinned)
+{
+	struct trace_sink_opts o = {};
+	struct trace_sink *s;
+	struct capture c;
+	char *out, *err;
+
+	capture_start(&c);
+	o.fd = c.fd;
+	s = trace_sink_json_new(&o);
+	if (!ASSERT_OK_PTR(s, "json sink"))
+		return;
+	feed(s);
+	trace_sink__end(s);
+	capture_end(&c, &out, &err);
+	str_eq(out,
+	       "{\"type\":\"event\",\"time_ns\":5123456789,\"cpu\":1,\"pid\":42,\"tid\":43,"
+	       "\"comm\":\"sh\\u0001\",\"probe\":\"tracepoint:cat:ev\",\"args\":{"
+	       "\"u8\":255,\"s16\":-32768,\"s32\":-100,\"u64\":18446744073709551615,"
+	       "\"s64\":-9223372036854775808,\"ptr\":\"0xffff888001234560\","
+	       "\"str\":\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\xc3\xa9\\u00ff\","
+	       "\"bytes\":\"00abff\",\"ints\":[-1,2,-300],\"nr\":257,\"q\\\"uote\":\"\"}}\n"
+	       "{\"type\":\"event\",\"time_ns\":6000000999,\"cpu\":3,\"late\":true,"
+	       "\"pid\":7,\"tid\":8,\"comm\":\"a-very-long-com\","
+	       "\"probe\":\"tracepoint:\\\"weird\\\\\",\"args\":{\"u8\":255,\"s16\":-32768}}\n"
+	       "{\"type\":\"lost\",\"time_ns\":6000001000,\"cpu\":0,\"count\":5}\n"
+	       "{\"type\":\"lost\",\"cpu\":3,\"count\":1}\n"
+	       "{\"type\":\"cpu\",\"time_ns\":6000002000,\"cpu\":3,\"online\":false}\n"
+	       "{\"type\":\"cpu\",\"time_ns\":6000003000,\"cpu\":3,\"online\":true}\n"
+	       "{\"type\":\"summary\",\"received\":3,\"lost\":5,\"per_cpu\":["
+	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
+	       "json output");
+	/* after a failed output, the summary goes to stderr */
+	str_eq(err,
+	       "{\"type\":\"summary\",\"received\":3,\"lost\":5,\"per_cpu\":["
+	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
+	       "json stderr");
+	free(out);
+	free(err);
+}
+
+/* Text lines are cut to max_cols with "..." (JSON never is). */
+TEST(text_sink_cut)
+{
+	struct trace_sink_opts o = { .max_cols = 40 };
+	struct tv_event e = { .comm = "x", .comm_len = 1, .probe = &probes[0],
+			      .nfields = 11, .fields = fields };
+	struct trace_sink *s;
+	struct capture c;
+	char *out, *err, *line;
+
+	capture_start(&c);
+	o.fd = c.fd;
+	s = trace_sink_text_new(&o);
+	if (!ASSERT_OK_PTR(s, "text sink"))
+		return;
+	trace_sink__event(s, &e);
+	trace_sink__flush(s);
+	trace_sink__end(s);
+	capture_end(&c, &out, &err);
+	line = out;
+	str_eq(line, "0.000000   0   0       0       x     ...\n", "cut line");
+	ASSERT_EQ(strlen(line), 41, "40 columns and the newline");
+	free(out);
+	free(err);
+}
+
+/* A full disk: the error is kept, no event counted as written. */
+TEST(sink_error_state)
+{
+	struct trace_sink_opts o = { .fd = open("/dev/full", O_WRONLY | O_CLOEXEC) };
+	struct tv_event e = { .comm = "x", .comm_len = 1, .probe = &probes[0],
+			      .nfields = 1, .fields = fields };
+	struct trace_sink *s;
+
+	if (o.fd < 0)
+		TEST_SKIP("no /dev/full");
+	s = trace_sink_json_new(&o);
+	if (!ASSERT_OK_PTR(s, "json sink"))
+		return;
+	ASSERT_OK(trace_sink__begin(s, &schema), "begin");
+	trace_sink__event(s, &e);
+	ASSERT_EQ(trace_sink__flush(s), -ENOSPC, "flush");
+	ASSERT_EQ(s->err, -ENOSPC, "err kept");
+	ASSERT_EQ(s->written, 0, "nothing written");
+	trace_sink__end(s);
+	close(o.fd);
+}
+
+/* A synthetic tracepoint: the decoder's values, then the text sink. */
+static const char format[] =
+	"name: sys_enter_fake\nID: 1\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * unread;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:char comm[4];\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:u16 ids[2];\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:void * ptr;\toffset:48;\tsize:8;\tsigned:0;\n";
+
+TEST(decode_values)
+{
+	static char spec[] = "tracepoint:syscalls:sys_enter_fake",
+		    target[] = "syscalls:sys_enter_fake", label[] = "sys_enter_fake";
+	struct trace_probe p = { .kind = PK_TRACEPOINT, .spec = spec,
+				 .target = target, .label = label };
+	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
+	union {
+		struct trace_record r;
+		unsigned char b[sizeof(struct trace_record) + 128];
+	} u = {};
+	struct trace_decoder *d;
+	const struct tv_event *e;
+	FILE *f = fmemopen((void *)format, sizeof(format) - 1, "r");
+	__s64 dfd = -100;
+	__u64 ptr = 0xffffffff81000000ULL, user = 0x7ffd0000;
+
+	if (!ASSERT_OK_PTR(f, "fmemopen") ||
+	    !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+		return;
+	fclose(f);
+	ASSERT_EQ(p.nfields, 7, "fields (common_* left out)");
+	ASSERT_EQ(p.cfg.nstr, 2, "two string slots");
+	/* the record: raw part, then the slot strings (the second unread) */
+	u.r.raw_size = 56;
+	u.r.str_len[0] = 5;
+	u.r.pid = 1;
+	memcpy(u.r.comm, "cat", 3);
+	memcpy(u.r.data + 8, &(__u32){ 257 }, 4);
+	memcpy(u.r.data + 16, &dfd, 8);
+	memcpy(u.r.data + 32, &user, 8);
+	memcpy(u.r.data + 40, "abcd", 4);	/* no NUL: cut */
+	memcpy(u.r.data + 44, (__u16[]){ 1, 65535 }, 4);
+	memcpy(u.r.data + 48, &ptr, 8);
+	memcpy(u.r.data + 56, "/etc", 5);
+	d = trace_decoder__new(&set);
+	if (!ASSERT_OK_PTR(d, "decoder"))
+		goto out;
+	e = trace_decoder__decode(d, &u.r, sizeof(u.r) + 61, 0, false);
+	if (!ASSERT_OK_PTR(e, "decoded") || !ASSERT_EQ(e->nfields, 7, "fields"))
+		goto out;
+	ASSERT_TRUE(e->fields[0].flags & TV_F_HIDDEN, "__syscall_nr hidden");
+	ASSERT_EQ(e->fields[1].type, TV_INT, "dfd int");
+	ASSERT_EQ(e->fields[1].i, -100, "dfd narrowed to int");
+	ASSERT_EQ(e->fields[2].type, TV_STR, "filename string");
+	ASSERT_EQ(e->fields[2].len, 4, "filename up to the NUL");
+	ASSERT_EQ(e->fields[3].type, TV_PTR, "unread: its pointer");
+	ASSERT_TRUE(e->fields[3].flags & TV_F_UNREAD, "flagged unread");
+	ASSERT_TRUE(e->fields[4].flags & TV_F_CUT, "comm[4] without NUL: cut");
+	ASSERT_EQ(e->fields[5].type, TV_ARRAY, "ids array");
+	ASSERT_EQ(e->fields[6].u, ptr, "ptr value");
+	ASSERT_EQ(trace_decoder__decode(d, &u.r, sizeof(u.r) - 1, 0, false), NULL,
+		  "short record refused");
+	u.r.cookie = 1;
+	ASSERT_EQ(trace_decoder__decode(d, &u.r, sizeof(u.r) + 61, 0, false), NULL,
+		  "unknown probe refused");
+	{
+		struct trace_sink_opts o = {};
+		struct trace_sink *s;
+		struct capture c;
+		char *out, *err;
+
+		u.r.cookie = 0;
+		e = trace_decoder__decode(d, &u.r, sizeof(u.r) + 61, 0, false);
+		capture_start(&c);
+		o.fd = c.fd;
+		s = trace_sink_text_new(&o);
+		trace_sink__event(s, e);
+		trace_sink__flush(s);
+		trace_sink__end(s);
+		capture_end(&c, &out, &err);
+		str_eq(out, "0.000000   0   1       0       cat              sys_enter_fake"
+		       " dfd=-100 filename=/etc unread=0x7ffd0000 comm=abcd ids=[1,65535]"
+		       " ptr=0xffffffff81000000\n", "decoded, as text");
+		free(out);
+		free(err);
+	}
+out:
+	trace_decoder__free(d);
+	tp_fields_free(&p);
+}
+
+TEST_MAIN(TEST_ENTRY(text_sink_pinned), TEST_ENTRY(json_sink_pinned),
+	  TEST_ENTRY(text_sink_cut), TEST_ENTRY(sink_error_state),
+	  TEST_ENTRY(decode_values))

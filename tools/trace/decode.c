@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A trace record to typed values (values.h). Tracepoints: each field of
+ * the format file (format.c) from the raw copy of the kernel's record or
+ * from its string slot; kprobes, fentry, uprobes, raw tracepoints:
+ * arg0..arg5; return probes: ret. No formatting: sinks do that.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+
+static const char *const arg_names[TRACE_MAX_ARGS] = {
+	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+};
+static const char *const ret_names[] = { "ret" };
+
+struct trace_decoder {
+	const struct probe_set *set;
+	struct tv_schema schema;
+	struct tv_probe *probes;
+	const char **names;	/* the tracepoints' field names, all probes */
+	struct tv_field *fields;	/* room for the most fields of a probe */
+	struct tv_event ev;
+};
+
+static bool is_ret(enum probe_kind k)
+{
+	return k == PK_KRETPROBE || k == PK_URETPROBE || k == PK_FEXIT;
+}
+
+/* Each probe's names: its tracepoint fields, arg0..arg5, or ret. */
+static int probe_names(struct trace_decoder *d, const char **names)
+{
+	int most = TRACE_MAX_ARGS;
+
+	for (int i = 0; i < d->set->n; i++) {
+		const struct trace_probe *p = &d->set->v[i];
+		struct tv_probe *tp = &d->probes[i];
+
+		*tp = (struct tv_probe){ .id = i, .spec = p->spec,
+					 .label = p->label };
+		if (p->kind == PK_TRACEPOINT) {
+			tp->nfields = p->nfields;
+			tp->names = names;
+			for (int k = 0; k < p->nfields; k++)
+				*names++ = p->fields[k].name;
+		} else if (is_ret(p->kind)) {
+			tp->nfields = 1;
+			tp->names = ret_names;
+		} else {
+			tp->nfields = TRACE_MAX_ARGS;
+			tp->names = arg_names;
+		}
+		if (tp->nfields > most)
+			most = tp->nfields;
+	}
+	return most;
+}
+
+struct trace_decoder *trace_decoder__new(const struct probe_set *set)
+{
+	struct trace_decoder *d = calloc(1, sizeof(*d));
+	size_t nnames = 0;
+	int most;
+
+	if (!d)
+		return NULL;
+	d->set = set;
+	for (int i = 0; i < set->n; i++)
+		nnames += set->v[i].nfields;
+	d->probes = calloc(set->n ? set->n : 1, sizeof(*d->probes));
+	d->names = calloc(nnames ? nnames : 1, sizeof(*d->names));
+	if (!d->probes || !d->names)
+		goto fail;
+	most = probe_names(d, d->names);
+	d->fields = calloc(most, sizeof(*d->fields));
+	if (!d->fields)
+		goto fail;
+	d->schema = (struct tv_schema){ .nprobes = set->n, .probes = d->probes };
+	return d;
+fail:
+	trace_decoder__free(d);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void trace_decoder__free(struct trace_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->probes);
+	free(d->names);
+	free(d->fields);
+	free(d);
+}
+
+const struct tv_schema *trace_decoder__schema(const struct trace_decoder *d)
+{
+	return &d->schema;
+}
+
+/* The bytes up to the first NUL of @n, TV_F_CUT when there is none. */
+static void str_value(struct tv_field *v, const void *s, size_t n)
+{
+	const char *z = memchr(s, '\0', n);
+
+	v->type = TV_STR;
+	v->data = s;
+	v->len = z ? (size_t)(z - (const char *)s) : n;
+	if (!z || n >= TRACE_STR_MAX)
+		v->flags |= TV_F_CUT;
+}
+
+static void int_value(struct tv_field *v, enum tv_type type, const void *d,
+		      unsigned int width, bool sgn)
+{
+	v->type = type;
+	v->width = width;
+	v->is_signed = sgn;
+	v->u = tv_load(d, width, sgn);
+}
+
+static void mem_value(struct tv_field *v, enum tv_type type, const void *d,
+		      size_t len, unsigned int width, bool sgn)
+{
+	v->type = type;
+	v->data = d;
+	v->len = d ? len : 0;
+	v->width = width;
+	v->is_signed = sgn;
+}
+
+/* @slot: the field's string slot (NULL: none, or it could not be read) */
+static void field_value(struct tv_field *v, const struct tp_field *f,
+			const unsigned char *raw, const unsigned char *slot,
+			size_t slot_len)
+{
+	const unsigned char *d = raw + f->off;
+
+	switch (f->kind) {
+	case FK_INT:
+		int_value(v, TV_INT, d, f->size, f->is_signed);
+		break;
+	case FK_CHARS:
+		str_value(v, d, f->size);
+		break;
+	case FK_STR:
+		if (slot)
+			str_value(v, slot, slot_len);
+		else if (!f->user_ptr)
+			str_value(v, "", 0);
+		else {	/* unreadable user memory: the pointer */
+			int_value(v, TV_PTR, d, f->size, false);
+			v->flags |= TV_F_UNREAD;
+		}
+		break;
+	case FK_PTR:
+		int_value(v, TV_PTR, d, f->size, false);
+		break;
+	case FK_BYTES:
+		mem_value(v, TV_BYTES, slot, slot_len, 1, false);
+		break;
+	case FK_LOC_ARRAY:
+		mem_value(v, TV_ARRAY, slot, slot_len, f->elem, f->is_signed);
+		break;
+	case FK_ARRAY:
+		mem_value(v, TV_ARRAY, d, f->size, f->elem, f->is_signed);
+		break;
+	case FK_RAW:
+		mem_value(v, TV_BYTES, d, f->size, 1, false);
+		break;
+	}
+}
+
+static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
+		     const struct trace_record *r, size_t sz)
+{
+	const unsigned char *raw = r->data;
+	const unsigned char *slot[TRACE_MAX_STRS] = {};
+	size_t data_sz = sz - sizeof(*r), pos = r->raw_size;
+	int n = 0;
+
+	if (r->raw_size > data_sz)
+		return 0;	/* truncated: never from our BPF side */
+	for (int i = 0; i < TRACE_MAX_STRS; i++) {
+		if (!r->str_len[i] || pos + r->str_len[i] > data_sz)
+			continue;
+		slot[i] = raw + pos;
+		pos += r->str_len[i];
+	}
+	for (int i = 0; i < p->nfields; i++) {
+		const struct tp_field *f = &p->fields[i];
+		struct tv_field *v = &d->fields[n];
+		int s = f->slot;
+
+		if (f->off + f->size > r->raw_size)
+			continue;
+		*v = (struct tv_field){ .idx = i, .name = f->name,
+					.flags = f->hidden ? TV_F_HIDDEN : 0 };
+		field_value(v, f, raw, s >= 0 ? slot[s] : NULL,
+			    s >= 0 ? r->str_len[s] : 0);
+		n++;
+	}
+	return n;
+}
+
+/* arg0..arg5 (unsigned), or ret (signed): whole u64s of the record */
+static int decode_args(struct trace_decoder *d, const struct trace_probe *p,
+		       const struct trace_record *r, size_t sz)
+{
+	size_t n = (sz - sizeof(*r)) / 8;
+	bool ret = is_ret(p->kind);
+
+	if (r->raw_size / 8 < n)
+		n = r->raw_size / 8;
+	if (n > (ret ? 1 : TRACE_MAX_ARGS))
+		n = ret ? 1 : TRACE_MAX_ARGS;
+	for (size_t i = 0; i < n; i++) {
+		struct tv_field *v = &d->fields[i];
+
+		*v = (struct tv_field){ .idx = i,
+					.name = ret ? ret_names[0] : arg_names[i] };
+		int_value(v, TV_INT, r->data + i * 8, 8, ret);
+	}
+	return n;
+}
+
+static size_t cstrnlen(const char *s, size_t max)
+{
+	const char *z = memchr(s, '\0', max);
+
+	return z ? (size_t)(z - s) : max;
+}
+
+const struct tv_event *trace_decoder__decode(struct trace_decoder *d,
+					     const struct trace_record *r,
+					     size_t sz, int cpu, bool late)
+{
+	struct tv_event *e = &d->ev;
+	const struct trace_probe *p;
+
+	if (sz < sizeof(*r) || r->cookie >= (__u64)d->set->n)
+		return NULL;	/* not ours: never from trace.bpf.c */
+	p = &d->set->v[r->cookie];
+	*e = (struct tv_event){
+		.time_ns = r->time_ns, .cpu = cpu, .late = late,
+		.pid = r->pid, .tid = r->tid, .comm = r->comm,
+		.comm_len = cstrnlen(r->comm, sizeof(r->comm)),
+		.probe = &d->probes[r->cookie], .fields = d->fields,
+	};
+	e->nfields = p->kind == PK_TRACEPOINT ? decode_tp(d, p, r, sz)
+					      : decode_args(d, p, r, sz);
+	return e;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The output buffer the text and JSON sinks write into (output.c): one
+ * big buffer written with write(2), numbers and escaped strings
+ * formatted straight into it.
+ */
+#ifndef PERFBUF_TRACE_OUTPUT_H
+#define PERFBUF_TRACE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "sink.h"
+
+#define OUT_CAP (1 << 20)
+#define OUT_ROOM (64 << 10)	/* always free before an event starts */
+
+struct outbuf {
+	char *buf;
+	size_t len;
+	int fd;
+	int err;		/* first write error, negative errno */
+	long line;		/* start of the current line, -1: flushed */
+	__u64 ev_buffered;	/* events in buf */
+	__u64 ev_written;	/* events written whole */
+	/* does the line at @p start an event? (counts a partial write) */
+	bool (*is_event)(const char *p, size_t n);
+};
+
+int outbuf_init(struct outbuf *o, int fd,
+		bool (*is_event)(const char *p, size_t n));
+void outbuf_free(struct outbuf *o);
+/* 0, or the first error: -EPIPE (reader gone), -ENOSPC, -errno */
+int outbuf_flush(struct outbuf *o);
+/* An event starts: room for it, counted. */
+void outbuf_event(struct outbuf *o);
+
+void out_mem(struct outbuf *o, const void *p, size_t n);
+void out_u64(struct outbuf *o, __u64 v);
+void out_s64(struct outbuf *o, __s64 v);
+void out_hex(struct outbuf *o, __u64 v);	/* 0x1f */
+void out_hexbytes(struct outbuf *o, const void *p, size_t n);	/* 1fa0 */
+/* JSON string, quoted: valid UTF-8 as is, other bytes as \u00XX */
+void out_json_str(struct outbuf *o, const char *s, size_t n);
+/* text: printable ASCII as is, the rest \n, \t, \\, \xXX */
+void out_text_str(struct outbuf *o, const char *s, size_t n);
+/* [1,-2,3]: the whole @width-byte integers in @p[0, n) */
+void out_ints(struct outbuf *o, const void *p, size_t n, unsigned int width,
+	      bool sgn);
+/* @pre, @s as a JSON string, @post, in a string of their own (malloc) */
+char *out_render_json(struct outbuf *o, const char *pre, const char *s,
+		      const char *post);
+
+static inline void out_c(struct outbuf *o, char c)
+{
+	if (o->len == OUT_CAP)
+		outbuf_flush(o);
+	o->buf[o->len++] = c;
+}
+
+#define out_lit(o, s) out_mem(o, s, sizeof(s) - 1)
+
+/*
+ * What the text and JSON sinks share (sink_buf.c): a sink writing into
+ * an outbuf, its flush, end, and a summary written through, to another fd
+ * if need be, without touching the sink's error state.
+ */
+struct trace_sink;
+struct tv_field;
+struct tv_summary;
+
+struct buf_sink {
+	struct trace_sink base;
+	struct outbuf ob;
+};
+
+/* A zeroed sink of @size bytes (a struct starting with struct buf_sink)
+ * writing to @fd; NULL with errno ENOMEM. */
+void *buf_sink_new(size_t size, const struct trace_sink_ops *ops, int fd,
+		   bool (*is_event)(const char *p, size_t n));
+int buf_sink_flush(struct trace_sink *s);
+void buf_sink_end(struct trace_sink *s);
+/* Flush, then @write the summary to @fd (the output's when negative),
+ * written through; the sink's fd and error are restored. 0 or -errno. */
+int buf_sink_summary(struct trace_sink *s, int fd, const struct tv_summary *sum,
+		     void (*write)(struct outbuf *o, const struct tv_summary *sum));
+/* TV_INT and TV_ARRAY, the same in text and JSON: false for other types */
+bool out_number(struct outbuf *o, const struct tv_field *f);
+
+#endif

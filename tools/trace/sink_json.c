@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The JSON Lines sink: one object per line, each with a "type": event,
+ * lost, cpu, summary. Every field is written (the text sink hides some),
+ * pointers and byte strings as JSON strings. The probes' and fields'
+ * names are escaped once, at begin, not per event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "sink.h"
+
+struct json_probe {
+	char *head;		/* ,"probe":"spec","args":{ */
+	char **keys;		/* "name": per field */
+	int nkeys;
+};
+
+struct json_sink {
+	struct buf_sink b;	/* first: the shared part */
+	struct json_probe *probes;
+	int nprobes;
+};
+
+static struct json_sink *json_of(struct trace_sink *s)
+{
+	return (struct json_sink *)s;
+}
+
+static bool json_is_event(const char *p, size_t n)
+{
+	static const char ev[] = "{\"type\":\"event\"";
+
+	return n >= sizeof(ev) - 1 && !memcmp(p, ev, sizeof(ev) - 1);
+}
+
+static void json_free_probes(struct json_sink *j)
+{
+	for (int i = 0; i < j->nprobes; i++) {
+		for (int k = 0; k < j->probes[i].nkeys; k++)
+			free(j->probes[i].keys[k]);
+		free(j->probes[i].keys);
+		free(j->probes[i].head);
+	}
+	free(j->probes);
+	j->probes = NULL;
+	j->nprobes = 0;
+}
+
+static int json_begin(struct trace_sink *s, const struct tv_schema *schema)
+{
+	struct json_sink *j = json_of(s);
+
+	json_free_probes(j);
+	j->probes = calloc(schema->nprobes ? schema->nprobes : 1,
+			   sizeof(*j->probes));
+	if (!j->probes)
+		return -ENOMEM;
+	j->nprobes = schema->nprobes;
+	for (int i = 0; i < schema->nprobes; i++) {
+		const struct tv_probe *p = &schema->probes[i];
+		struct json_probe *jp = &j->probes[i];
+
+		jp->head = out_render_json(&j->b.ob, ",\"probe\":", p->spec,
+					   ",\"args\":{");
+		jp->keys = calloc(p->nfields ? p->nfields : 1, sizeof(char *));
+		if (!jp->head || !jp->keys)
+			return -ENOMEM;
+		for (; jp->nkeys < p->nfields; jp->nkeys++) {
+			jp->keys[jp->nkeys] = out_render_json(&j->b.ob, "",
+							      p->names[jp->nkeys], ":");
+			if (!jp->keys[jp->nkeys])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void json_value(struct outbuf *o, const struct tv_field *f)
+{
+	if (out_number(o, f))
+		return;
+	switch (f->type) {
+	case TV_PTR:
+		out_c(o, '"');
+		out_hex(o, f->u);
+		out_c(o, '"');
+		break;
+	case TV_STR:
+		out_json_str(o, f->data, f->len);
+		break;
+	case TV_BYTES:
+		out_c(o, '"');
+		out_hexbytes(o, f->data, f->len);
+		out_c(o, '"');
+		break;
+	}
+}
+
+static void json_event(struct trace_sink *s, const struct tv_event *e)
+{
+	struct json_sink *j = json_of(s);
+	const struct json_probe *jp = &j->probes[e->probe->id];
+	struct outbuf *o = &j->b.ob;
+
+	outbuf_event(o);
+	out_lit(o, "{\"type\":\"event\",\"time_ns\":");
+	out_u64(o, e->time_ns);
+	out_lit(o, ",\"cpu\":");
+	out_s64(o, e->cpu);
+	if (e->late)
+		out_lit(o, ",\"late\":true");
+	out_lit(o, ",\"pid\":");
+	out_u64(o, e->pid);
+	out_lit(o, ",\"tid\":");
+	out_u64(o, e->tid);
+	out_lit(o, ",\"comm\":");
+	out_json_str(o, e->comm, e->comm_len);
+	out_mem(o, jp->head, strlen(jp->head));
+	for (int i = 0; i < e->nfields; i++) {
+		const char *key = jp->keys[e->fields[i].idx];
+
+		if (i)
+			out_c(o, ',');
+		out_mem(o, key, strlen(key));
+		json_value(o, &e->fields[i]);
+	}
+	out_lit(o, "}}\n");
+	s->err = o->err;	/* a full buffer is written on the way */
+}
+
+static void json_lost(struct trace_sink *s, const struct tv_lost *l)
+{
+	struct outbuf *o = &json_of(s)->b.ob;
+
+	out_lit(o, "{\"type\":\"lost\",");
+	if (l->time_ns) {
+		out_lit(o, "\"time_ns\":");
+		out_u64(o, l->time_ns);
+		out_c(o, ',');
+	}
+	out_lit(o, "\"cpu\":");
+	out_s64(o, l->cpu);
+	out_lit(o, ",\"count\":");
+	out_u64(o, l->count);
+	out_lit(o, "}\n");
+	s->err = o->err;
+}
+
+static void json_notice(struct trace_sink *s, const struct tv_notice *n)
+{
+	struct outbuf *o = &json_of(s)->b.ob;
+
+	out_lit(o, "{\"type\":\"cpu\",\"time_ns\":");
+	out_u64(o, n->time_ns);
+	out_lit(o, ",\"cpu\":");
+	out_s64(o, n->cpu);
+	if (n->kind == TV_CPU_ONLINE)
+		out_lit(o, ",\"online\":true}\n");
+	else
+		out_lit(o, ",\"online\":false}\n");
+	s->err = o->err;
+}
+
+static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
+{
+	out_lit(o, "{\"type\":\"summary\",\"received\":");
+	out_u64(o, sum->received);
+	out_lit(o, ",\"lost\":");
+	out_u64(o, sum->lost);
+	out_lit(o, ",\"per_cpu\":[");
+	for (size_t i = 0; i < sum->ncpus; i++) {
+		if (i)
+			out_c(o, ',');
+		out_lit(o, "{\"cpu\":");
+		out_s64(o, sum->cpus[i].cpu);
+		out_lit(o, ",\"received\":");
+		out_u64(o, sum->cpus[i].received);
+		out_lit(o, ",\"lost\":");
+		out_u64(o, sum->cpus[i].lost);
+		out_c(o, '}');
+	}
+	out_lit(o, "]}\n");
+}
+
+/* To the output, or to stderr when the output failed. */
+static int json_summary(struct trace_sink *s, const struct tv_summary *sum)
+{
+	return buf_sink_summary(s, sum->output_failed ? 2 : -1, sum,
+				json_summary_line);
+}
+
+static void json_end(struct trace_sink *s)
+{
+	struct json_sink *j = json_of(s);
+
+	json_free_probes(j);
+	buf_sink_end(s);
+}
+
+static const struct trace_sink_ops json_ops = {
+	.name = "json",
+	.begin = json_begin,
+	.event = json_event,
+	.lost = json_lost,
+	.notice = json_notice,
+	.flush = buf_sink_flush,
+	.summary = json_summary,
+	.end = json_end,
+};
+
+struct trace_sink *trace_sink_json_new(const struct trace_sink_opts *o)
+{
+	struct json_sink *j = buf_sink_new(sizeof(*j), &json_ops, o->fd,
+					   json_is_event);
+
+	return j ? &j->b.base : NULL;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The text sink: a header, then one line per event (TIME(s) relative to
+ * the start, CPU, PID, TID, COMM, the probe's label and name=value
+ * fields), cut at max_cols. Lost records, CPU notices and the summary go
+ * to stderr, so the output holds events only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "sink.h"
+
+struct text_sink {
+	struct buf_sink b;	/* first: the shared part */
+	struct trace_sink_opts o;
+};
+
+static struct text_sink *text_of(struct trace_sink *s)
+{
+	return (struct text_sink *)s;
+}
+
+/* Only an event line starts with a digit (its TIME). */
+static bool text_is_event(const char *p, size_t n)
+{
+	return n && *p >= '0' && *p <= '9';
+}
+
+static int text_begin(struct trace_sink *s, const struct tv_schema *schema)
+{
+	struct outbuf *o = &text_of(s)->b.ob;
+	char line[128];
+	int n;
+
+	(void)schema;
+	n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
+		     "TIME(s)", "CPU", "PID", "TID", "COMM", "PROBE ARGS");
+	out_mem(o, line, n);
+	return 0;
+}
+
+static void pad_to(struct outbuf *o, size_t start, size_t width)
+{
+	while (o->len - start < width)
+		out_c(o, ' ');
+	out_c(o, ' ');
+}
+
+/* seconds.microseconds since @start_ns, a '*' when late */
+static void text_time(struct outbuf *o, __u64 t, __u64 start_ns, bool late)
+{
+	__u64 rel = t > start_ns ? t - start_ns : 0, v;
+	size_t start = o->len;
+	char us[6];
+
+	out_u64(o, rel / 1000000000);
+	out_c(o, '.');
+	v = rel % 1000000000 / 1000;
+	for (int i = 5; i >= 0; i--, v /= 10)
+		us[i] = '0' + v % 10;
+	out_mem(o, us, sizeof(us));
+	if (late)
+		out_c(o, '*');
+	pad_to(o, start, 10);
+}
+
+static void text_value(struct outbuf *o, const struct tv_field *f)
+{
+	if (out_number(o, f))
+		return;
+	switch (f->type) {
+	case TV_PTR:
+		out_hex(o, f->u);
+		break;
+	case TV_STR:
+		out_text_str(o, f->data, f->len);
+		break;
+	case TV_BYTES:
+		out_hexbytes(o, f->data, f->len);
+		break;
+	}
+}
+
+static void text_event(struct trace_sink *s, const struct tv_event *e)
+{
+	struct text_sink *t = text_of(s);
+	struct outbuf *o = &t->b.ob;
+	size_t start;
+
+	outbuf_event(o);
+	o->line = o->len;
+	text_time(o, e->time_ns, t->o.start_ns, e->late);
+	start = o->len;
+	out_s64(o, e->cpu);
+	pad_to(o, start, 3);
+	start = o->len;
+	out_u64(o, e->pid);
+	pad_to(o, start, 7);
+	start = o->len;
+	out_u64(o, e->tid);
+	pad_to(o, start, 7);
+	start = o->len;
+	out_text_str(o, e->comm, e->comm_len);
+	pad_to(o, start, 16);
+	out_mem(o, e->probe->label, strlen(e->probe->label));
+	for (int i = 0; i < e->nfields; i++) {
+		const struct tv_field *f = &e->fields[i];
+
+		if (f->flags & TV_F_HIDDEN)
+			continue;
+		out_c(o, ' ');
+		out_mem(o, f->name, strlen(f->name));
+		out_c(o, '=');
+		text_value(o, f);
+	}
+	/* keep the line under max_cols; --json has every byte */
+	if (t->o.max_cols && o->line >= 0 &&
+	    o->len - o->line > (size_t)t->o.max_cols) {
+		o->len = o->line + t->o.max_cols - 3;
+		out_lit(o, "...");
+	}
+	out_c(o, '\n');
+	s->err = o->err;	/* a full buffer is written on the way */
+}
+
+static void text_lost(struct trace_sink *s, const struct tv_lost *l)
+{
+	(void)s;
+	fprintf(stderr, "lost %llu events on CPU #%d\n",
+		(unsigned long long)l->count, l->cpu);
+}
+
+static void text_notice(struct trace_sink *s, const struct tv_notice *n)
+{
+	(void)s;
+	fprintf(stderr, "CPU %d %s\n", n->cpu,
+		n->kind == TV_CPU_ONLINE ? "came online: traced" : "went offline");
+}
+
+static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
+{
+	out_lit(o, "\n");
+	out_u64(o, sum->received);
+	out_lit(o, " events received, ");
+	out_u64(o, sum->lost);
+	out_lit(o, " lost\nCPU  RECEIVED       LOST\n");
+	for (size_t i = 0; i < sum->ncpus; i++) {
+		const struct tv_cpu_summary *c = &sum->cpus[i];
+		char line[64];
+		int len = snprintf(line, sizeof(line), "%-4d %-14llu %llu\n",
+				   c->cpu, (unsigned long long)c->received,
+				   (unsigned long long)c->lost);
+
+		out_mem(o, line, len);
+	}
+}
+
+/* Always to stderr: the output has events only. */
+static int text_summary(struct trace_sink *s, const struct tv_summary *sum)
+{
+	return buf_sink_summary(s, 2, sum, text_summary_lines);
+}
+
+static const struct trace_sink_ops text_ops = {
+	.name = "text",
+	.begin = text_begin,
+	.event = text_event,
+	.lost = text_lost,
+	.notice = text_notice,
+	.flush = buf_sink_flush,
+	.summary = text_summary,
+	.end = buf_sink_end,
+};
+
+struct trace_sink *trace_sink_text_new(const struct trace_sink_opts *o)
+{
+	struct text_sink *t = buf_sink_new(sizeof(*t), &text_ops, o->fd,
+					   text_is_event);
+
+	if (!t)
+		return NULL;
+	t->o = *o;
+	return &t->b.base;
+}
