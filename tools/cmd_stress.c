@@ -217,7 +217,102 @@ struct cpu_result {
 	bool ok;
 };
 
-int cmd_stress(int argc, char **argv)
+struct stress_opts {
+	long long size, batch, pages, latency, delay_us;
+	double rate, duration;	/* rate 0: flat out */
+	bool json, ordered, have_rate, have_max;
+	int n_cpus;		/* 0: the online CPUs */
+	int cpus[MAX_CPUS];
+};
+
+struct stress_run {
+	struct stress_opts o;
+	struct stress st;
+	struct producer *prod;
+	struct cpu_result *res;
+	struct perfbuf *pb;
+	struct emit *skel;
+	int stop;		/* the producers' flag */
+	double secs;
+	__u64 tot_off, tot_rcv, tot_lost, tot_fail;
+	bool all_ok;
+};
+
+/* A number option checked against [lo, hi]; false after a message. */
+static bool opt_range(long long *v, const char *arg, long long lo, long long hi,
+		      const char *what)
+{
+	*v = parse_u(arg);
+	if (*v >= lo && *v <= hi)
+		return true;
+	fprintf(stderr, "perfbuf stress: %s, not '%s'\n", what, arg);
+	return false;
+}
+
+/* One option into @o; false after a message. */
+static bool stress_option(int opt, const char *arg, struct stress_opts *o)
+{
+	char what[96], *end;
+
+	switch (opt) {
+	case 's':
+		snprintf(what, sizeof(what), "--size wants %zu..%d bytes",
+			 sizeof(struct emit_rec), EMIT_MAX_SIZE);
+		return opt_range(&o->size, arg, sizeof(struct emit_rec),
+				 EMIT_MAX_SIZE, what);
+	case 'b':
+		snprintf(what, sizeof(what), "--batch wants 1..%d records",
+			 EMIT_MAX_BATCH);
+		return opt_range(&o->batch, arg, 1, EMIT_MAX_BATCH, what);
+	case 'r':
+		o->rate = parse_rate(arg);
+		o->have_rate = true;
+		if (o->rate > 0)
+			return true;
+		fprintf(stderr, "perfbuf stress: --rate wants records/s like 1000, 10k or 2M/s, not '%s'\n",
+			arg);
+		return false;
+	case 'm':
+		o->have_max = true;
+		return true;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (!errno && end != arg && !*end && o->duration > 0 &&
+		    o->duration <= 86400)
+			return true;
+		fprintf(stderr, "perfbuf stress: --duration wants seconds > 0 (e.g. 1 or 0.5), not '%s'\n",
+			arg);
+		return false;
+	case 'c':
+		o->n_cpus = parse_cpu_list(arg, o->cpus);
+		return o->n_cpus >= 0;
+	case 'p':
+		o->pages = parse_u(arg);
+		if (o->pages >= 1 && !perfbuf_page_cnt_check((size_t)o->pages))
+			return true;
+		fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
+			1 << 20, arg);
+		return false;
+	case 'l':
+		return opt_range(&o->latency, arg, 1, 60000,
+				 "--latency wants 1..60000 ms");
+	case OPT_CONSUMER_DELAY:
+		snprintf(what, sizeof(what), "--consumer-delay wants 0..%d microseconds",
+			 MAX_DELAY_US);
+		return opt_range(&o->delay_us, arg, 0, MAX_DELAY_US, what);
+	case 'j':
+		o->json = true;
+		return true;
+	default:	/* OPT_ORDERED */
+		o->ordered = true;
+		return true;
+	}
+}
+
+/* The options, checked together: -1 to exit 1 (said why), 1 to exit 0
+ * (--help), 0 to run. */
+static int parse_options(int argc, char **argv, struct stress_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -234,348 +329,328 @@ int cmd_stress(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	static int cpus[MAX_CPUS];
-	struct producer *prod = NULL;
-	struct cpu_result *res = NULL;
-	struct stress st = {};
-	struct perfbuf *pb = NULL;
-	struct emit *skel = NULL;
-	long long size = 64, batch = 16, pages = 64, latency = 10, delay_us = 0, v;
-	double rate = 0, duration = 3, secs;
-	bool json = false, have_rate = false, have_max = false, all_ok = true;
-	bool ordered = false;
-	__u64 t0, t_end, tot_off = 0, tot_rcv = 0, tot_lost = 0, tot_fail = 0;
-	int stop = 0, n_cpus = 0, opt, err = 0, ret = 1;
-	char *end;
+	int opt;
 
 	optind = 1;
 	opterr = 0;	/* one message of our own per bad option */
 	while ((opt = getopt_long(argc, argv, ":s:b:r:md:c:p:l:jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			size = parse_u(optarg);
-			if (size < (long long)sizeof(struct emit_rec) || size > EMIT_MAX_SIZE) {
-				fprintf(stderr, "perfbuf stress: --size wants %zu..%d bytes, not '%s'\n",
-					sizeof(struct emit_rec), EMIT_MAX_SIZE, optarg);
-				return 1;
-			}
-			break;
-		case 'b':
-			batch = parse_u(optarg);
-			if (batch < 1 || batch > EMIT_MAX_BATCH) {
-				fprintf(stderr, "perfbuf stress: --batch wants 1..%d records, not '%s'\n",
-					EMIT_MAX_BATCH, optarg);
-				return 1;
-			}
-			break;
-		case 'r':
-			rate = parse_rate(optarg);
-			if (rate <= 0) {
-				fprintf(stderr, "perfbuf stress: --rate wants records/s like 1000, 10k or 2M/s, not '%s'\n",
-					optarg);
-				return 1;
-			}
-			have_rate = true;
-			break;
-		case 'm':
-			have_max = true;
-			break;
-		case 'd':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(duration > 0) || duration > 86400) {
-				fprintf(stderr, "perfbuf stress: --duration wants seconds > 0 (e.g. 1 or 0.5), not '%s'\n",
-					optarg);
-				return 1;
-			}
-			break;
-		case 'c':
-			n_cpus = parse_cpu_list(optarg, cpus);
-			if (n_cpus < 0)
-				return 1;
-			break;
-		case 'p':
-			pages = parse_u(optarg);
-			if (pages < 1 || perfbuf_page_cnt_check((size_t)pages)) {
-				fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
-					1 << 20, optarg);
-				return 1;
-			}
-			break;
-		case 'l':
-			latency = parse_u(optarg);
-			if (latency < 1 || latency > 60000) {
-				fprintf(stderr, "perfbuf stress: --latency wants 1..60000 ms, not '%s'\n",
-					optarg);
-				return 1;
-			}
-			break;
-		case OPT_CONSUMER_DELAY:
-			delay_us = parse_u(optarg);
-			if (delay_us < 0 || delay_us > MAX_DELAY_US) {
-				fprintf(stderr, "perfbuf stress: --consumer-delay wants 0..%d microseconds, not '%s'\n",
-					MAX_DELAY_US, optarg);
-				return 1;
-			}
-			break;
-		case 'j':
-			json = true;
-			break;
-		case OPT_ORDERED:
-			ordered = true;
-			break;
-		case 'h':
+		if (opt == 'h') {
 			usage(stdout);
-			return 0;
-		default:
-			return cli_bad_option("stress", opt, argv);
+			return 1;
 		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option("stress", opt, argv) ? -1 : 1;
+		if (!stress_option(opt, optarg, o))
+			return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "perfbuf stress: unexpected argument '%s'; run 'perfbuf stress --help'\n",
 			argv[optind]);
-		return 1;
+		return -1;
 	}
-	if (have_rate && have_max) {
+	if (o->have_rate && o->have_max) {
 		fprintf(stderr, "perfbuf stress: --rate and --max are exclusive\n");
-		return 1;
+		return -1;
 	}
 	/* header + u32 size + payload, 8-aligned, must fit data_size - 8 */
-	v = (8 + 4 + size + 7) & ~7LL;
-	if (v > pages * PAGE_SZ - 8) {
+	if (((8 + 4 + o->size + 7) & ~7LL) > o->pages * PAGE_SZ - 8) {
 		fprintf(stderr, "perfbuf stress: records of %lld bytes do not fit a ring of %lld pages; use more --pages\n",
-			size, pages);
-		return 1;
+			o->size, o->pages);
+		return -1;
 	}
+	return 0;
+}
+
+/* Privileges, CPUs, memory, the BPF program and the rings: 0 or -1
+ * after a message. */
+static int stress_setup(struct stress_run *run)
+{
+	struct stress_opts *o = &run->o;
+
 	if (cli_need_privileges("perfbuf stress", CLI_BPF) ||
 	    cli_need_fds("perfbuf stress", 0))
-		return 1;
-	if (!n_cpus) {
-		n_cpus = perfbuf_online_cpus(cpus, MAX_CPUS);
-		if (n_cpus <= 0) {
+		return -1;
+	if (!o->n_cpus) {
+		o->n_cpus = perfbuf_online_cpus(o->cpus, MAX_CPUS);
+		if (o->n_cpus <= 0) {
 			fprintf(stderr, "perfbuf stress: cannot read the online CPUs\n");
-			return 1;
+			return -1;
 		}
 	}
-
 	libbpf_set_print(NULL);
-	st.size = (__u64)size;
-	st.seen = calloc(MAX_CPUS, sizeof(*st.seen));
-	prod = calloc((size_t)n_cpus, sizeof(*prod));
-	res = calloc((size_t)n_cpus, sizeof(*res));
-	if (!st.seen || !prod || !res) {
+	run->st.size = (__u64)o->size;
+	run->st.seen = calloc(MAX_CPUS, sizeof(*run->st.seen));
+	run->prod = calloc((size_t)o->n_cpus, sizeof(*run->prod));
+	run->res = calloc((size_t)o->n_cpus, sizeof(*run->res));
+	if (!run->st.seen || !run->prod || !run->res) {
 		fprintf(stderr, "perfbuf stress: out of memory\n");
-		goto cleanup;
+		return -1;
 	}
-	skel = emit_open_load(false, 0);
-	if (!skel) {
+	run->skel = emit_open_load(false, 0);
+	if (!run->skel) {
 		fprintf(stderr, "perfbuf stress: loading the BPF program failed: %s%s\n",
 			strerror(errno), cli_hint(errno));
-		goto cleanup;
+		return -1;
 	}
 	{
-		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = (size_t)pages,
-			     .cpus = cpus, .cpu_cnt = (size_t)n_cpus,
-			     .latency_ms = (int)latency, .ordered = ordered,
-			     .max_record_size = (size_t)size);
+		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = (size_t)o->pages,
+			     .cpus = o->cpus, .cpu_cnt = (size_t)o->n_cpus,
+			     .latency_ms = (int)o->latency, .ordered = o->ordered,
+			     .max_record_size = (size_t)o->size);
 
-		pb = cli_perfbuf_new("perfbuf stress", bpf_map__fd(skel->maps.events),
-				     on_record, &st, &o);
+		run->pb = cli_perfbuf_new("perfbuf stress",
+					  bpf_map__fd(run->skel->maps.events),
+					  on_record, &run->st, &po);
 	}
-	if (!pb)
-		goto cleanup;
+	return run->pb ? 0 : -1;
+}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	t0 = perfbuf_now_ns();
-	t_end = t0 + (__u64)(duration * 1e9);
-	for (int i = 0; i < n_cpus; i++) {
-		prod[i] = (struct producer){
-			.prog_fd = bpf_program__fd(skel->progs.emit),
-			.cpu = cpus[i],
-			.size = (__u64)size,
-			.batch = (__u64)batch,
-			.rate = rate,
-			.stop = &stop,
-		};
-		err = producer_start(&prod[i]);
-		if (err) {
-			fprintf(stderr, "perfbuf stress: starting the producer of CPU %d: %s\n",
-				cpus[i], strerror(-err));
-			goto stop;
-		}
-	}
+/* Poll until @t_end or a signal; with --consumer-delay, sleep after each
+ * round: the producers overrun the rings meanwhile, which is what the
+ * LOST accounting is checked against. 0 or -errno (said). */
+static int consume(struct stress_run *run, __u64 t_end)
+{
 	while (!exiting && perfbuf_now_ns() < t_end) {
 		__u64 left_ms = (t_end - perfbuf_now_ns()) / 1000000 + 1;
+		__u64 now, ns = (__u64)run->o.delay_us * 1000;
+		struct timespec ts;
+		int err;
 
-		err = perfbuf__poll(pb, left_ms < 100 ? (int)left_ms : 100);
+		err = perfbuf__poll(run->pb, left_ms < 100 ? (int)left_ms : 100);
 		if (err == -EINTR)
 			continue;
 		if (err < 0) {
 			fprintf(stderr, "perfbuf stress: poll: %s\n", strerror(-err));
-			goto stop;
+			return err;
 		}
-		/* a slow consumer: the producers overrun the rings meanwhile,
-		 * which is what the LOST accounting is checked against */
-		if (delay_us) {
-			__u64 now = perfbuf_now_ns(), ns = (__u64)delay_us * 1000;
-			struct timespec ts;
-
-			if (now >= t_end)
-				break;
-			if (ns > t_end - now)
-				ns = t_end - now;
-			ts.tv_sec = (time_t)(ns / 1000000000ULL);
-			ts.tv_nsec = (long)(ns % 1000000000ULL);
-			nanosleep(&ts, NULL);	/* a signal cuts it short: fine */
-		}
+		if (!ns)
+			continue;
+		now = perfbuf_now_ns();
+		if (now >= t_end)
+			break;
+		if (ns > t_end - now)
+			ns = t_end - now;
+		ts.tv_sec = (time_t)(ns / 1000000000ULL);
+		ts.tv_nsec = (long)(ns % 1000000000ULL);
+		nanosleep(&ts, NULL);	/* a signal cuts it short: fine */
 	}
-	err = 0;
-stop:
-	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	for (int i = 0; i < n_cpus; i++) {
-		int perr = producer_join(&prod[i]);
+	return 0;
+}
+
+/* Producers on each CPU for the duration, consumed meanwhile, then
+ * stopped and joined; the rest drained. 0 or -errno (said). */
+static int stress_run(struct stress_run *run)
+{
+	struct stress_opts *o = &run->o;
+	__u64 t0 = perfbuf_now_ns(), t_end = t0 + (__u64)(o->duration * 1e9);
+	int err = 0;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (int i = 0; i < o->n_cpus && !err; i++) {
+		run->prod[i] = (struct producer){
+			.prog_fd = bpf_program__fd(run->skel->progs.emit),
+			.cpu = o->cpus[i], .size = (__u64)o->size,
+			.batch = (__u64)o->batch, .rate = o->rate, .stop = &run->stop,
+		};
+		err = producer_start(&run->prod[i]);
+		if (err)
+			fprintf(stderr, "perfbuf stress: starting the producer of CPU %d: %s\n",
+				o->cpus[i], strerror(-err));
+	}
+	if (!err)
+		err = consume(run, t_end);
+	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < o->n_cpus; i++) {
+		int perr = producer_join(&run->prod[i]);
 
 		if (perr && !err) {
 			fprintf(stderr, "perfbuf stress: BPF_PROG_TEST_RUN on CPU %d: %s\n",
-				cpus[i], strerror(-perr));
+				o->cpus[i], strerror(-perr));
 			err = perr;
 		}
 	}
-	secs = (double)(perfbuf_now_ns() - t0) / 1e9;
+	run->secs = (double)(perfbuf_now_ns() - t0) / 1e9;
 	if (err)
-		goto cleanup;
+		return err;
 	/* the rest of the records, and losses no LOST record reported */
-	err = perfbuf__drain(pb);
-	if (err < 0) {
+	err = perfbuf__drain(run->pb);
+	if (err < 0)
 		fprintf(stderr, "perfbuf stress: drain: %s\n", strerror(-err));
-		goto cleanup;
+	return err < 0 ? err : 0;
+}
+
+/* One line on stderr: what broke on the CPU of @r. */
+static void say_broken(const struct cpu_result *r, const struct cpu_seen *c)
+{
+	fprintf(stderr, "perfbuf stress: CPU %d: accounting broken: offered %llu, received %llu, lost %llu, -ENOSPC %llu, other failures %llu, sequence errors %llu",
+		r->cpu, (unsigned long long)r->offered,
+		(unsigned long long)r->received, (unsigned long long)r->lost,
+		(unsigned long long)r->enospc, (unsigned long long)r->failed,
+		(unsigned long long)r->seq_errors);
+	if (c->seq_errors)
+		fprintf(stderr, " (first: seq %llu where %llu was due)",
+			(unsigned long long)c->first_bad_seq,
+			(unsigned long long)c->first_bad_want);
+	if (r->bad)
+		fprintf(stderr, ", %llu records with a wrong cpu or size",
+			(unsigned long long)r->bad);
+	fprintf(stderr, "\n");
+}
+
+/* CPU @i's counts, BPF's and the collector's, and whether they add up.
+ * 0 or -errno (said). */
+static int cpu_result(struct stress_run *run, int i)
+{
+	int cpu = run->o.cpus[i], err;
+	struct cpu_result *r = &run->res[i];
+	struct cpu_seen *c = &run->st.seen[cpu];
+	struct perfbuf_cpu_stats cs;
+	struct emit_stats es;
+
+	err = emit_stats_read(bpf_map__fd(run->skel->maps.stats), cpu, &es);
+	if (!err)
+		err = perfbuf__stats(run->pb, (size_t)i, &cs);
+	if (err) {
+		fprintf(stderr, "perfbuf stress: reading the counters of CPU %d: %s\n",
+			cpu, strerror(-err));
+		return err;
 	}
+	*r = (struct cpu_result){
+		.cpu = cpu, .offered = es.attempts, .received = c->received,
+		.lost = c->lost, .enospc = es.enospc,
+		.failed = es.e2big + es.enoent + es.eopnotsupp + es.other,
+		.seq_errors = c->seq_errors, .bad = c->bad,
+		.high_water = cs.high_water, .ring_bytes = cs.data_size,
+		.lost_kernel = cs.lost_kernel,
+	};
+	r->ok = r->offered == r->received + r->lost && r->lost == r->enospc &&
+		!r->failed && !r->seq_errors && !r->bad && c->next_seq == r->offered;
+	if (!r->ok)
+		say_broken(r, c);
+	return 0;
+}
 
-	for (int i = 0; i < n_cpus; i++) {
-		struct cpu_result *r = &res[i];
-		struct cpu_seen *c = &st.seen[cpus[i]];
-		struct perfbuf_cpu_stats cs;
-		struct emit_stats es;
+/* Every CPU's result and the totals. 0 or -errno (said). */
+static int stress_results(struct stress_run *run)
+{
+	run->all_ok = true;
+	for (int i = 0; i < run->o.n_cpus; i++) {
+		struct cpu_result *r = &run->res[i];
+		int err = cpu_result(run, i);
 
-		err = emit_stats_read(bpf_map__fd(skel->maps.stats), cpus[i], &es);
-		if (!err)
-			err = perfbuf__stats(pb, (size_t)i, &cs);
-		if (err) {
-			fprintf(stderr, "perfbuf stress: reading the counters of CPU %d: %s\n",
-				cpus[i], strerror(-err));
-			goto cleanup;
-		}
-		r->cpu = cpus[i];
-		r->offered = es.attempts;
-		r->received = c->received;
-		r->lost = c->lost;
-		r->enospc = es.enospc;
-		r->failed = es.e2big + es.enoent + es.eopnotsupp + es.other;
-		r->seq_errors = c->seq_errors;
-		r->bad = c->bad;
-		r->high_water = cs.high_water;
-		r->ring_bytes = cs.data_size;
-		r->lost_kernel = cs.lost_kernel;
-		r->ok = r->offered == r->received + r->lost && r->lost == r->enospc &&
-			!r->failed && !r->seq_errors && !r->bad &&
-			c->next_seq == r->offered;
-		all_ok &= r->ok;
-		tot_off += r->offered;
-		tot_rcv += r->received;
-		tot_lost += r->lost;
-		tot_fail += r->failed;
-		if (r->ok)
-			continue;
-		fprintf(stderr, "perfbuf stress: CPU %d: accounting broken: offered %llu, received %llu, lost %llu, -ENOSPC %llu, other failures %llu, sequence errors %llu",
-			r->cpu, (unsigned long long)r->offered,
-			(unsigned long long)r->received, (unsigned long long)r->lost,
-			(unsigned long long)r->enospc, (unsigned long long)r->failed,
-			(unsigned long long)r->seq_errors);
-		if (c->seq_errors)
-			fprintf(stderr, " (first: seq %llu where %llu was due)",
-				(unsigned long long)c->first_bad_seq,
-				(unsigned long long)c->first_bad_want);
-		if (r->bad)
-			fprintf(stderr, ", %llu records with a wrong cpu or size",
-				(unsigned long long)r->bad);
-		fprintf(stderr, "\n");
+		if (err)
+			return err;
+		run->all_ok &= r->ok;
+		run->tot_off += r->offered;
+		run->tot_rcv += r->received;
+		run->tot_lost += r->lost;
+		run->tot_fail += r->failed;
 	}
-
-	if (st.order_errors) {
+	if (run->st.order_errors) {
 		fprintf(stderr, "perfbuf stress: order broken: %llu records older than the one before them, not flagged late\n",
-			(unsigned long long)st.order_errors);
-		all_ok = false;
+			(unsigned long long)run->st.order_errors);
+		run->all_ok = false;
 	}
-	if (json) {
-		printf("{\"type\":\"stress\",");
-		if (ordered)
-			printf("\"ordered\":true,\"late\":%llu,\"order_errors\":%llu,",
-			       (unsigned long long)st.late,
-			       (unsigned long long)st.order_errors);
-		printf("\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
-		       "\"failed\":%llu,\"seconds\":%.3f,\"rate_mps\":%.4f,"
-		       "\"offered_mps\":%.4f,\"size\":%lld,\"batch\":%lld,\"pages\":%lld,"
-		       "\"consumer_delay_us\":%lld,\"ok\":%s,\"per_cpu\":[",
-		       (unsigned long long)tot_off, (unsigned long long)tot_rcv,
-		       (unsigned long long)tot_lost, (unsigned long long)tot_fail,
-		       secs, tot_rcv / secs / 1e6, tot_off / secs / 1e6, size, batch,
-		       pages, delay_us, all_ok ? "true" : "false");
-		for (int i = 0; i < n_cpus; i++) {
-			struct cpu_result *r = &res[i];
+	return 0;
+}
 
-			printf("%s{\"cpu\":%d,\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
-			       "\"enospc\":%llu,\"failed\":%llu,\"seq_errors\":%llu,"
-			       "\"rate_mps\":%.4f,\"loss_pct\":%.3f,\"high_water\":%llu,"
-			       "\"ring_bytes\":%llu,\"ok\":%s}",
-			       i ? "," : "", r->cpu, (unsigned long long)r->offered,
-			       (unsigned long long)r->received, (unsigned long long)r->lost,
-			       (unsigned long long)r->enospc, (unsigned long long)r->failed,
-			       (unsigned long long)r->seq_errors, r->received / secs / 1e6,
-			       r->offered ? 100.0 * r->lost / r->offered : 0.0,
-			       (unsigned long long)r->high_water,
-			       (unsigned long long)r->ring_bytes, r->ok ? "true" : "false");
-		}
-		printf("]}\n");
-	} else {
-		printf("%lld-byte records, batch %lld, %s, %lld pages/CPU, %.2f s\n",
-		       size, batch, rate > 0 ? "paced" : "flat out", pages, secs);
-		if (rate > 0)
-			printf("rate %.0f records/s per CPU\n", rate);
-		if (delay_us)
-			printf("consumer sleeps %lld us after each poll round\n", delay_us);
-		printf("%-5s %12s %12s %10s %9s %7s %9s %5s\n", "CPU", "OFFERED",
-		       "RECEIVED", "LOST", "RATE(M/s)", "LOSS%", "HIGHWATER", "OK");
-		for (int i = 0; i < n_cpus; i++) {
-			struct cpu_result *r = &res[i];
+static void print_json(const struct stress_run *run)
+{
+	const struct stress_opts *o = &run->o;
+	double secs = run->secs;
 
-			printf("%-5d %12llu %12llu %10llu %9.3f %7.3f %8.1f%% %5s\n",
-			       r->cpu, (unsigned long long)r->offered,
-			       (unsigned long long)r->received,
-			       (unsigned long long)r->lost, r->received / secs / 1e6,
-			       r->offered ? 100.0 * r->lost / r->offered : 0.0,
-			       r->ring_bytes ? 100.0 * r->high_water / r->ring_bytes : 0.0,
-			       r->ok ? "yes" : "NO");
-		}
-		printf("%-5s %12llu %12llu %10llu %9.3f %7.3f %9s %5s\n", "total",
-		       (unsigned long long)tot_off, (unsigned long long)tot_rcv,
-		       (unsigned long long)tot_lost, tot_rcv / secs / 1e6,
-		       tot_off ? 100.0 * tot_lost / tot_off : 0.0, "",
-		       all_ok ? "yes" : "NO");
-		if (tot_fail)
-			printf("%llu helper failures other than -ENOSPC\n",
-			       (unsigned long long)tot_fail);
-		if (ordered)
-			printf("ordered: %llu late, %llu out of order\n",
-			       (unsigned long long)st.late,
-			       (unsigned long long)st.order_errors);
+	printf("{\"type\":\"stress\",");
+	if (o->ordered)
+		printf("\"ordered\":true,\"late\":%llu,\"order_errors\":%llu,",
+		       (unsigned long long)run->st.late,
+		       (unsigned long long)run->st.order_errors);
+	printf("\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
+	       "\"failed\":%llu,\"seconds\":%.3f,\"rate_mps\":%.4f,"
+	       "\"offered_mps\":%.4f,\"size\":%lld,\"batch\":%lld,\"pages\":%lld,"
+	       "\"consumer_delay_us\":%lld,\"ok\":%s,\"per_cpu\":[",
+	       (unsigned long long)run->tot_off, (unsigned long long)run->tot_rcv,
+	       (unsigned long long)run->tot_lost, (unsigned long long)run->tot_fail,
+	       secs, run->tot_rcv / secs / 1e6, run->tot_off / secs / 1e6, o->size,
+	       o->batch, o->pages, o->delay_us, run->all_ok ? "true" : "false");
+	for (int i = 0; i < o->n_cpus; i++) {
+		const struct cpu_result *r = &run->res[i];
+
+		printf("%s{\"cpu\":%d,\"offered\":%llu,\"received\":%llu,\"lost\":%llu,"
+		       "\"enospc\":%llu,\"failed\":%llu,\"seq_errors\":%llu,"
+		       "\"rate_mps\":%.4f,\"loss_pct\":%.3f,\"high_water\":%llu,"
+		       "\"ring_bytes\":%llu,\"ok\":%s}",
+		       i ? "," : "", r->cpu, (unsigned long long)r->offered,
+		       (unsigned long long)r->received, (unsigned long long)r->lost,
+		       (unsigned long long)r->enospc, (unsigned long long)r->failed,
+		       (unsigned long long)r->seq_errors, r->received / secs / 1e6,
+		       r->offered ? 100.0 * r->lost / r->offered : 0.0,
+		       (unsigned long long)r->high_water,
+		       (unsigned long long)r->ring_bytes, r->ok ? "true" : "false");
 	}
-	ret = all_ok ? 0 : 1;
-cleanup:
-	perfbuf__free(pb);
-	emit__destroy(skel);
-	free(st.seen);
-	free(prod);
-	free(res);
+	printf("]}\n");
+}
+
+static void print_table(const struct stress_run *run)
+{
+	const struct stress_opts *o = &run->o;
+	double secs = run->secs;
+
+	printf("%lld-byte records, batch %lld, %s, %lld pages/CPU, %.2f s\n",
+	       o->size, o->batch, o->rate > 0 ? "paced" : "flat out", o->pages, secs);
+	if (o->rate > 0)
+		printf("rate %.0f records/s per CPU\n", o->rate);
+	if (o->delay_us)
+		printf("consumer sleeps %lld us after each poll round\n", o->delay_us);
+	printf("%-5s %12s %12s %10s %9s %7s %9s %5s\n", "CPU", "OFFERED",
+	       "RECEIVED", "LOST", "RATE(M/s)", "LOSS%", "HIGHWATER", "OK");
+	for (int i = 0; i < o->n_cpus; i++) {
+		const struct cpu_result *r = &run->res[i];
+
+		printf("%-5d %12llu %12llu %10llu %9.3f %7.3f %8.1f%% %5s\n",
+		       r->cpu, (unsigned long long)r->offered,
+		       (unsigned long long)r->received,
+		       (unsigned long long)r->lost, r->received / secs / 1e6,
+		       r->offered ? 100.0 * r->lost / r->offered : 0.0,
+		       r->ring_bytes ? 100.0 * r->high_water / r->ring_bytes : 0.0,
+		       r->ok ? "yes" : "NO");
+	}
+	printf("%-5s %12llu %12llu %10llu %9.3f %7.3f %9s %5s\n", "total",
+	       (unsigned long long)run->tot_off, (unsigned long long)run->tot_rcv,
+	       (unsigned long long)run->tot_lost, run->tot_rcv / secs / 1e6,
+	       run->tot_off ? 100.0 * run->tot_lost / run->tot_off : 0.0, "",
+	       run->all_ok ? "yes" : "NO");
+	if (run->tot_fail)
+		printf("%llu helper failures other than -ENOSPC\n",
+		       (unsigned long long)run->tot_fail);
+	if (o->ordered)
+		printf("ordered: %llu late, %llu out of order\n",
+		       (unsigned long long)run->st.late,
+		       (unsigned long long)run->st.order_errors);
+}
+
+int cmd_stress(int argc, char **argv)
+{
+	static struct stress_run run;	/* big: the CPU list */
+	int ret = 1, err;
+
+	memset(&run, 0, sizeof(run));
+	run.o = (struct stress_opts){ .size = 64, .batch = 16, .pages = 64,
+				      .latency = 10, .duration = 3 };
+	err = parse_options(argc, argv, &run.o);
+	if (err)
+		return err < 0 ? 1 : 0;
+	if (!stress_setup(&run) && !stress_run(&run) && !stress_results(&run)) {
+		if (run.o.json)
+			print_json(&run);
+		else
+			print_table(&run);
+		ret = run.all_ok ? 0 : 1;
+	}
+	perfbuf__free(run.pb);
+	emit__destroy(run.skel);
+	free(run.st.seen);
+	free(run.prod);
+	free(run.res);
 	return ret;
 }
