@@ -10,6 +10,8 @@
 
 int cmd_trace(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 

@@ -11,6 +11,8 @@ static const struct {
 	const char *help;
 } cmds[] = {
 	{ "trace", cmd_trace, "trace tracepoints, kprobes, fentry and uprobes" },
+	{ "record", cmd_record, "trace into a capture file, or keep the newest events (flight recorder)" },
+	{ "report", cmd_report, "print a capture file as perfbuf trace would have" },
 	{ "list", cmd_list, "list tracepoints (and kprobe-able functions)" },
 	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
 	{ "demo", cmd_demo, "trace exec() system-wide for a few seconds" },

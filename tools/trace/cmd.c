@@ -17,14 +17,19 @@
 #include "perfbuf.h"
 #include "commands.h"
 #include "decode.h"
+#include "record/record.h"
 #include "trace.skel.h"
 
-static volatile sig_atomic_t exiting;
+const char *trace_prog = "perfbuf trace";
+
+static volatile sig_atomic_t exiting, snapshot_wanted;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	exiting = 1;
+	if (sig == SIGUSR1)
+		snapshot_wanted = 1;
+	else
+		exiting = 1;
 }
 
 static int print_all(enum libbpf_print_level level, const char *fmt,
@@ -84,10 +89,13 @@ struct trace_opts {
 	long duration, count;	/* 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
 	bool json, stats, verbose, unordered;
+	bool record;		/* perfbuf record: a capture file */
+	long flight_pages;	/* record --flight-recorder: pages per CPU */
 };
 
 struct run {
 	struct trace_opts o;
+	struct capture_out cap;	/* record */
 	struct probe_set set;
 	struct trace *skel;
 	struct perfbuf *pb;
@@ -102,13 +110,19 @@ struct run {
 
 static bool broken(const struct run *run)
 {
-	return run->sink->err != 0;
+	return run->o.record ? capture_out_error(&run->cap) != 0
+			     : run->sink->err != 0;
 }
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
 {
 	struct run *run = ctx;
 
+	if (run->o.record) {
+		run->received += rec->kind == PERFBUF_REC_SAMPLE;
+		capture_out_record(&run->cap, rec);
+		return 0;
+	}
 	if (rec->kind != PERFBUF_REC_SAMPLE) {
 		if (!broken(run))
 			trace_pipe__record(&run->pipe, rec);
@@ -138,7 +152,8 @@ static bool consume_some(void *ctx)
 	struct run *run = ctx;
 
 	perfbuf__consume(run->pb);
-	trace_sink__flush(run->sink);
+	if (run->sink)
+		trace_sink__flush(run->sink);
 	return !exiting && !run->stop && !broken(run);
 }
 
@@ -150,7 +165,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 	errno = 0;
 	*out = strtol(arg, &end, 10);
 	if (errno || *end || end == arg || *out < min || *out > max) {
-		fprintf(stderr, PROG ": %s wants a number from %ld to %ld, not '%s'\n",
+		fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", PROG,
 			opt, min, max, arg);
 		return false;
 	}
@@ -158,7 +173,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 }
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
-       OPT_UNORDERED };
+       OPT_UNORDERED, OPT_FLIGHT };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -171,14 +186,14 @@ static bool filter_option(int opt, const char *arg)
 		if (!parse_num("-p", arg, 1, 0x7fffffff, &v))
 			return false;
 		if (kill(v, 0) && errno == ESRCH) {
-			fprintf(stderr, PROG ": -p %ld: no such process\n", v);
+			fprintf(stderr, "%s: -p %ld: no such process\n", PROG, v);
 			return false;
 		}
 		trace_filter.pid = v;
 		return true;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
-			fprintf(stderr, PROG ": --comm wants a command name of 1 to %d characters, not '%s'\n",
+			fprintf(stderr, "%s: --comm wants a command name of 1 to %d characters, not '%s'\n", PROG,
 				TRACE_COMM_LEN - 1, arg);
 			return false;
 		}
@@ -212,7 +227,7 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 		if (!parse_num("--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
 		if (perfbuf_page_cnt_check((size_t)o->pages)) {
-			fprintf(stderr, PROG ": --pages wants a power of two (1, 2, 4, ... 256), not %ld\n",
+			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 256), not %ld\n", PROG,
 				o->pages);
 			return false;
 		}
@@ -220,13 +235,24 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_LATENCY:
 		return parse_num("--latency", arg, 1, 60000, &o->latency);
 	case OPT_JSON:
-		o->json = true;
+	case OPT_UNORDERED:
+		if (o->record) {
+			fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+				opt == OPT_JSON ? "--json" : "--unordered");
+			return false;
+		}
+		o->json |= opt == OPT_JSON;
+		o->unordered |= opt == OPT_UNORDERED;
 		return true;
+	case OPT_FLIGHT:
+		if (!o->record) {
+			fprintf(stderr, "%s: --flight-recorder is an option of perfbuf record\n",
+				PROG);
+			return false;
+		}
+		return record_parse_size(arg, &o->flight_pages);
 	case OPT_STATS:
 		o->stats = true;
-		return true;
-	case OPT_UNORDERED:
-		o->unordered = true;
 		return true;
 	default:	/* 'v' */
 		o->verbose = true;
@@ -250,28 +276,33 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	int opt;
 
-	*o = (struct trace_opts){ .pages = 256 };
+	*o = (struct trace_opts){ .pages = 256, .record = o->record };
 	trace_filter = (struct trace_filter){ .cpu = -1 };
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, ":p:d:n:o:vh", longopts, NULL)) != -1) {
 		if (opt == 'h') {
-			fputs(usage_text, stdout);
+			fputs(o->record ? record_usage : usage_text, stdout);
 			return 1;
 		}
 		if (opt == '?' || opt == ':')
-			return cli_bad_option("trace", opt, argv) ? -1 : 1;
+			return cli_bad_option(o->record ? "record" : "trace", opt,
+					      argv) ? -1 : 1;
 		if (!set_option(opt, optarg, o))
 			return -1;
 	}
+	if (o->record && !o->output)
+		o->output = RECORD_DEFAULT_OUTPUT;
 	if (optind >= argc) {
-		fprintf(stderr, PROG ": no probe given; e.g. perfbuf trace tracepoint:sched:sched_process_exec (see --help)\n");
+		fprintf(stderr, "%s: no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
+			PROG, PROG);
 		return -1;
 	}
 	return 0;
@@ -287,7 +318,7 @@ static int load_bpf(struct run *run)
 	run->skel = skel = trace_obj_open();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, PROG ": opening the BPF object failed: %s%s\n", strerror(errno),
+		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", PROG, strerror(errno),
 			cli_hint(errno));
 		return err;
 	}
@@ -297,7 +328,7 @@ static int load_bpf(struct run *run)
 	bpf_program__set_autoload(skel->progs.trace_fexit, false);
 	err = trace__load(skel);
 	if (err)
-		fprintf(stderr, PROG ": loading the BPF programs failed: %s%s\n",
+		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", PROG,
 			strerror(-err), *cli_hint(err) ? cli_hint(err) :
 			"; run with -v for the verifier log");
 	return err;
@@ -316,7 +347,7 @@ static int open_sink(struct run *run)
 	if (run->dec && run->sink)
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
 	if (err) {
-		fprintf(stderr, PROG ": out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", PROG);
 		return err;
 	}
 	run->pipe.dec = run->dec;
@@ -324,12 +355,39 @@ static int open_sink(struct run *run)
 	return 0;
 }
 
+/* record: the rings' bytes to the capture as they are */
+static void on_span(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct run *run = ctx;
+
+	capture_out_span(&run->cap, cpu, iov, cnt);
+}
+
+/* The collector: in time order for trace; for record, bytes to the
+ * capture, or overwrite rings as a flight recorder (times on both: the
+ * report orders by them). */
+static struct perfbuf *open_rings(struct run *run)
+{
+	bool flight = run->o.flight_pages;
+	PERFBUF_OPTS(perfbuf_opts, po,
+		     .page_cnt = flight ? run->o.flight_pages : run->o.pages,
+		     .latency_ms = run->o.latency,
+		     .ordered = !run->o.unordered && !run->o.record,
+		     .timestamps = run->o.record,
+		     .overwrite = flight,
+		     .span_fn = run->o.record && !flight ? on_span : NULL,
+		     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
+
+	return cli_perfbuf_new(PROG, bpf_map__fd(run->skel->maps.events),
+			       on_record, run, &po);
+}
+
 /* Everything up to the first attach: probes, output, BPF, rings, sink. */
 static int setup(struct run *run, int nprobes, char **probes)
 {
 	int err;
 
-	if (cli_need_privileges("perfbuf trace", CLI_BPF | CLI_TRACEFS))
+	if (cli_need_privileges(PROG, CLI_BPF | CLI_TRACEFS))
 		return -EPERM;
 	libbpf_set_print(run->o.verbose ? print_all : NULL);
 	if (tracefs_ensure(PROG))
@@ -341,11 +399,18 @@ static int setup(struct run *run, int nprobes, char **probes)
 	if (cli_need_fds(PROG, 3 * run->set.n))
 		return -EMFILE;
 	/* before the load: a bad path costs nothing */
-	if (run->o.output) {
+	if (run->o.record) {
+		err = capture_out_open(&run->cap, run->o.output);
+		if (err) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
+				cli_output_error(err));
+			return err;
+		}
+	} else if (run->o.output) {
 		run->fd = cli_open_output(run->o.output);
 		if (run->fd < 0) {
 			err = run->fd;
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", run->o.output,
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
 				cli_output_error(err));
 			return err;
 		}
@@ -353,16 +418,13 @@ static int setup(struct run *run, int nprobes, char **probes)
 	err = load_bpf(run);
 	if (err)
 		return err;
-	{
-		PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = run->o.pages,
-			     .latency_ms = run->o.latency, .ordered = !run->o.unordered,
-			     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
-
-		run->pb = cli_perfbuf_new(PROG, bpf_map__fd(run->skel->maps.events),
-					  on_record, run, &po);
-	}
+	run->pb = open_rings(run);
 	if (!run->pb)
 		return -errno;
+	if (run->o.record)
+		return record_begin(&run->cap, run->pb, &run->set,
+				    run->o.flight_pages ?: run->o.pages,
+				    run->o.flight_pages, "");
 	return open_sink(run);
 }
 
@@ -404,6 +466,38 @@ static void print_stats(struct perfbuf *pb, struct totals *prev)
 	*prev = tot;
 }
 
+/* A flight recorder's snapshot into the capture. */
+static void snapshot(struct run *run)
+{
+	int err;
+
+	capture_out_snapshot_begin(&run->cap);
+	err = perfbuf__snapshot(run->pb);
+	capture_out_snapshot_end(&run->cap);
+	if (err < 0)
+		fprintf(stderr, "%s: a snapshot failed: %s\n", PROG, strerror(-err));
+}
+
+/* After a poll: is the output gone, or -n reached (record: counted in
+ * whole ring spans)? Flushes, takes a snapshot asked for. */
+static bool output_done(struct run *run)
+{
+	struct totals t;
+
+	if (!run->o.record)
+		return trace_sink__flush(run->sink) != 0;
+	if (snapshot_wanted) {
+		snapshot_wanted = 0;
+		snapshot(run);
+	}
+	if (broken(run))
+		return true;
+	if (!run->o.count)
+		return false;
+	totals(run->pb, &t);
+	return t.samples >= (__u64)run->o.count;
+}
+
 /* Poll until Ctrl-C, -d, -n or a failed output. 0 or -errno (said). */
 static int trace_loop(struct run *run)
 {
@@ -415,11 +509,11 @@ static int trace_loop(struct run *run)
 	while (!exiting && !run->stop) {
 		err = perfbuf__poll(run->pb, 100);
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, PROG ": reading the perf buffer failed: %s\n",
+			fprintf(stderr, "%s: reading the perf buffer failed: %s\n", PROG,
 				strerror(-err));
 			return err;
 		}
-		if (trace_sink__flush(run->sink))
+		if (output_done(run))
 			break;
 		now = perfbuf_now_ns();
 		if (deadline && now >= deadline)
@@ -465,9 +559,15 @@ static int finish(struct run *run)
 	/* stop producing, then take what is left and the final losses */
 	probes_detach(&run->set);
 	perfbuf__quiesce(run->pb);	/* programs still running write before the drain */
+	if (run->o.flight_pages) {
+		snapshot(run);
+		return record_finish(&run->cap, run->pb, name);
+	}
 	err = perfbuf__drain(run->pb);
+	if (run->o.record)
+		return record_finish(&run->cap, run->pb, name);
 	if (err < 0 && err != -EINTR)
-		fprintf(stderr, PROG ": draining the perf buffer failed: %s\n",
+		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", PROG,
 			strerror(-err));
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
@@ -476,14 +576,14 @@ static int finish(struct run *run)
 	if (wr && wr != -EPIPE) {
 		__u64 lost = run->to_write - run->sink->written;
 
-		fprintf(stderr, PROG ": writing %s failed: %s; %llu event%s not written\n",
+		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", PROG,
 			name, strerror(-wr), (unsigned long long)lost,
 			lost == 1 ? "" : "s");
 		err = -EIO;
 	}
 	sum_wr = summary(run, wr != 0);
 	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
-		fprintf(stderr, PROG ": writing the summary to %s failed: %s\n",
+		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", PROG,
 			name, strerror(-sum_wr));
 		err = -EIO;
 	}
@@ -492,6 +592,7 @@ static int finish(struct run *run)
 
 static void cleanup(struct run *run)
 {
+	capture_out_close(&run->cap, "");	/* a run that never started */
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
 	probes_free(&run->set);
@@ -512,7 +613,7 @@ static void say_attached(const struct probe_set *set)
 		attached == 1 ? "" : "s");
 }
 
-int cmd_trace(int argc, char **argv)
+static int run_main(int argc, char **argv, bool record)
 {
 	static struct run run;	/* big: the record copy */
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -520,6 +621,7 @@ int cmd_trace(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	run.fd = 1;
+	run.o.record = record;
 	err = parse_options(argc, argv, &run.o);
 	if (err)
 		return err < 0 ? 1 : 0;
@@ -530,6 +632,8 @@ int cmd_trace(int argc, char **argv)
 	 * must still detach, drain and print the summary */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (run.o.flight_pages)
+		sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	/* attaching hundreds of tracepoints takes a while: read meanwhile */
 	err = probes_attach(&run.set, run.skel, consume_some, &run);
@@ -540,4 +644,16 @@ int cmd_trace(int argc, char **argv)
 out:
 	cleanup(&run);
 	return err ? 1 : 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	trace_prog = "perfbuf trace";
+	return run_main(argc, argv, false);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	trace_prog = "perfbuf record";
+	return run_main(argc, argv, true);
 }

@@ -26,7 +26,7 @@
 struct trace_filter trace_filter = { .cpu = -1 };
 static struct btf *vmlinux_btf;
 
-#define err_line(...) fprintf(stderr, PROG ": " __VA_ARGS__)
+#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 /* stat(), not access(): access() drops the capabilities of a non-root
  * user granted CAP_DAC_READ_SEARCH */
@@ -535,7 +535,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
 		if (!err) {
 			if (!want_fentry)
-				fprintf(stderr, PROG ": %s: no kprobes in this kernel, using %s\n",
+				fprintf(stderr, "%s: %s: no kprobes in this kernel, using %s\n", PROG,
 					p->spec, ret ? "fexit" : "fentry");
 			return 0;
 		}
@@ -550,7 +550,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 							  p->target, &ko);
 		if (p->link) {
 			if (want_fentry)
-				fprintf(stderr, PROG ": %s: %s refused (%s), using %s\n",
+				fprintf(stderr, "%s: %s: %s refused (%s), using %s\n", PROG,
 					p->spec, ret ? "fexit" : "fentry",
 					strerror(-ferr), ret ? "kretprobe" : "kprobe");
 			return 0;
@@ -582,7 +582,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 		err = p->link ? 0 : -errno;
 		*colon = ':';
 		if (err && p->from_glob) {
-			fprintf(stderr, PROG ": warning: skipping %s: %s\n", p->spec,
+			fprintf(stderr, "%s: warning: skipping %s: %s\n", PROG, p->spec,
 				strerror(-err));
 			return 0;
 		}

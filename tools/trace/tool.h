@@ -20,7 +20,9 @@
 
 #include "trace.h"
 
-#define PROG "perfbuf trace"
+/* "perfbuf trace" or "perfbuf record": what messages start with */
+extern const char *trace_prog;
+#define PROG trace_prog
 
 enum probe_kind {
 	PK_TRACEPOINT,

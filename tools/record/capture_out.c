@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Writing a trace run's records into a capture file (capture_out.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_out.h"
+#include "probes_io.h"
+
+int capture_out_open(struct capture_out *c, const char *path)
+{
+	memset(c, 0, sizeof(*c));
+	c->bytes = calloc(CAP_MAX_CPUS, sizeof(*c->bytes));
+	c->snap = calloc(CAP_MAX_CPUS, sizeof(*c->snap));
+	if (!c->bytes || !c->snap)
+		return -ENOMEM;
+	c->w = cap_writer__open(path);
+	return c->w ? 0 : -errno;
+}
+
+int capture_out_begin(struct capture_out *c, const struct cap_meta *m,
+		      const struct probe_set *set)
+{
+	return capture_meta_write(c->w, m) ?: capture_probes_write(c->w, set);
+}
+
+int capture_out_error(const struct capture_out *c)
+{
+	return c->w ? cap_writer__error(c->w) : 0;
+}
+
+void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
+		      int cnt)
+{
+	if (cpu < 0 || cpu >= CAP_MAX_CPUS)
+		return;
+	for (int i = 0; i < cnt; i++)
+		c->bytes[cpu] += iov[i].iov_len;
+	cap_writer__frame(c->w, CAP_DATA, (__u32)cpu, iov, cnt);
+}
+
+/* Room for a record of @len bytes: all of it or none. */
+static bool snap_reserve(struct snap_buf *b, size_t len)
+{
+	size_t cap = 2 * (b->len + len);
+	unsigned char *q;
+
+	if (b->len + len <= b->cap)
+		return true;
+	q = realloc(b->p, cap);
+	if (!q)
+		return false;
+	b->p = q;
+	b->cap = cap;
+	return true;
+}
+
+static void snap_put(struct snap_buf *b, const void *p, size_t len)
+{
+	memcpy(b->p + b->len, p, len);
+	b->len += len;
+}
+
+/* A snapshot's sample or LOST record, laid out as the ring had it
+ * (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW, sample_id_all). */
+static void snap_record(struct capture_out *c, const struct perfbuf_record *rec)
+{
+	struct snap_buf *b = &c->snap[rec->cpu];
+	static const char zero[8];
+
+	if (rec->kind == PERFBUF_REC_SAMPLE) {
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, rec->misc,
+					       rec->size };
+		__u32 raw = (__u32)(rec->data_sz + rec->data2_sz);
+		size_t pad = rec->size - 20 - raw;
+
+		if (rec->size < 20 + raw || pad > 7)
+			return;
+		if (!snap_reserve(b, rec->size)) {
+			c->dropped++;
+			return;
+		}
+		snap_put(b, &h, sizeof(h));
+		snap_put(b, &rec->time_ns, 8);
+		snap_put(b, &raw, 4);
+		snap_put(b, rec->data, rec->data_sz);
+		snap_put(b, rec->data2, rec->data2_sz);
+		snap_put(b, zero, pad);
+	} else {
+		struct perf_event_header h = { PERF_RECORD_LOST, 0, 32 };
+		__u64 body[3] = { 0, rec->lost, rec->time_ns };
+
+		if (!snap_reserve(b, sizeof(h) + sizeof(body))) {
+			c->dropped++;
+			return;
+		}
+		snap_put(b, &h, sizeof(h));
+		snap_put(b, body, sizeof(body));
+	}
+}
+
+/* A snapshot's records of @cpu so far, as one DATA frame. */
+static void flush_cpu(struct capture_out *c, int cpu)
+{
+	struct snap_buf *b = &c->snap[cpu];
+
+	if (!b->len)
+		return;
+	c->bytes[cpu] += b->len;
+	cap_writer__put(c->w, CAP_DATA, (__u32)cpu, b->p, b->len);
+	b->len = 0;
+}
+
+void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec)
+{
+	if (rec->cpu < 0 || rec->cpu >= CAP_MAX_CPUS)
+		return;
+	if (rec->kind == PERFBUF_REC_CPU_ONLINE ||
+	    rec->kind == PERFBUF_REC_CPU_OFFLINE) {
+		struct cap_cpu n = {
+			.kind = rec->kind == PERFBUF_REC_CPU_ONLINE ?
+				CAP_CPU_ONLINE : CAP_CPU_OFFLINE,
+			.time_ns = rec->time_ns,
+		};
+
+		flush_cpu(c, rec->cpu);	/* a CPU's frames are in its order */
+		cap_writer__put(c->w, CAP_CPU, (__u32)rec->cpu, &n, sizeof(n));
+	} else if (c->snapshots && (rec->kind == PERFBUF_REC_SAMPLE ||
+				    rec->kind == PERFBUF_REC_LOST)) {
+		snap_record(c, rec);
+	} else if (rec->kind == PERFBUF_REC_LOST) {
+		struct cap_lost l = { .lost = rec->lost, .time_ns = rec->time_ns };
+
+		cap_writer__put(c->w, CAP_LOST, (__u32)rec->cpu, &l, sizeof(l));
+	}
+}
+
+void capture_out_snapshot_begin(struct capture_out *c)
+{
+	struct cap_snapshot s = { .seq = ++c->snapshots,
+				  .time_ns = perfbuf_now_ns() };
+
+	cap_writer__put(c->w, CAP_SNAPSHOT, 0, &s, sizeof(s));
+}
+
+void capture_out_snapshot_end(struct capture_out *c)
+{
+	for (int cpu = 0; cpu < CAP_MAX_CPUS; cpu++)
+		flush_cpu(c, cpu);
+}
+
+int capture_out_close(struct capture_out *c, const char *summary)
+{
+	int err;
+
+	if (!c->w && !c->snap)
+		return 0;
+	if (c->w)
+		cap_writer__put(c->w, CAP_END, 0, summary, strlen(summary));
+	err = cap_writer__close(c->w, true);
+	c->w = NULL;
+	for (int cpu = 0; c->snap && cpu < CAP_MAX_CPUS; cpu++)
+		free(c->snap[cpu].p);
+	free(c->snap);
+	free(c->bytes);
+	c->snap = NULL;
+	c->bytes = NULL;
+	return err;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfbuf record`'s output: the capture file a trace run writes instead
+ * of decoding. Streaming, the rings' bytes go to it as they are (the
+ * collector's span_fn); as a flight recorder, each snapshot's records.
+ */
+#ifndef PERFBUF_CAPTURE_OUT_H
+#define PERFBUF_CAPTURE_OUT_H
+
+#include "perfbuf.h"
+#include "capture.h"
+#include "meta.h"
+#include "trace/tool.h"
+
+#define CAP_MAX_CPUS 8192
+
+struct capture_out {
+	struct cap_writer *w;
+	__u64 *bytes;			/* DATA bytes per CPU */
+	__u64 snapshots;
+	__u64 dropped;			/* snapshot records without memory */
+	/* flight recorder: the current snapshot's records, per CPU */
+	struct snap_buf {
+		unsigned char *p;
+		size_t len, cap;
+	} *snap;
+};
+
+/* Create @path (cli_open_output(): 0 or a negative errno that
+ * cli_output_error() explains). */
+int capture_out_open(struct capture_out *c, const char *path);
+/* META, the probes and their format files. 0 or a negative errno. */
+int capture_out_begin(struct capture_out *c, const struct cap_meta *m,
+		      const struct probe_set *set);
+/* The first write error, 0 if none. */
+int capture_out_error(const struct capture_out *c);
+/* Streaming: a ring's bytes as a DATA frame (a perfbuf_span_fn body). */
+void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
+		      int cnt);
+/* A record the collector's callback got: streaming, LOST (a drain's) and
+ * CPU notices; in a snapshot, samples too (kept until snapshot_end). */
+void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec);
+/* Around perfbuf__snapshot(): a SNAPSHOT frame, then the records. */
+void capture_out_snapshot_begin(struct capture_out *c);
+void capture_out_snapshot_end(struct capture_out *c);
+/* The END frame with @summary text, close. 0 or the first error. */
+int capture_out_close(struct capture_out *c, const char *summary);
+
+#endif

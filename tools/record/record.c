@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The parts of `perfbuf record` that are its own: usage, the flight
+ * recorder's size, the capture's header and closing summary. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+
+const char record_usage[] =
+"Usage: perfbuf record [OPTIONS] PROBE...\n"
+"\n"
+"Write the probes' events to a capture file as the rings hold them (no\n"
+"decoding on the way); `perfbuf report FILE` prints them later, on any\n"
+"machine, exactly as `perfbuf trace` would have.\n"
+"\n"
+"Probes: as perfbuf trace (see perfbuf trace --help).\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE           the capture (default " RECORD_DEFAULT_OUTPUT "); created 0600\n"
+"  -p, --pid PID               only this process\n"
+"      --comm NAME             only tasks with this command name\n"
+"      --cpu N                 only events on CPU N\n"
+"  -d, --duration SEC          stop after SEC seconds\n"
+"  -n, --count N               stop after N events (whole ring spans: a few more)\n"
+"      --pages N               ring pages per CPU, a power of two (default 256)\n"
+"      --latency MS            longest an event waits in a ring (default 10)\n"
+"      --flight-recorder SIZE  keep only the newest SIZE bytes per CPU (K, M, G):\n"
+"                              nothing is written until SIGUSR1 (a snapshot),\n"
+"                              or the end (-d, Ctrl-C, SIGTERM)\n"
+"      --stats                 a line on stderr every second\n"
+"  -v, --verbose               libbpf debug output\n"
+"  -h, --help                  this help\n"
+"\n"
+"Examples:\n"
+"  perfbuf record -o exec.cap -d 10 tracepoint:sched:sched_process_exec\n"
+"  perfbuf report exec.cap\n"
+"  perfbuf record --flight-recorder 4M -o last.cap 'tracepoint:syscalls:sys_enter_open*' &\n"
+"  kill -USR1 %1          # the newest 4 MiB per CPU into last.cap\n";
+
+bool record_parse_size(const char *arg, long *pages)
+{
+	long page = sysconf(_SC_PAGESIZE), n;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	}
+	if (errno || *end || end == arg || v < (unsigned long long)page ||
+	    v > (1ULL << 32)) {
+		fprintf(stderr, "perfbuf record: --flight-recorder wants a size per CPU from 4K to 4G (e.g. 4M), not '%s'\n",
+			arg);
+		return false;
+	}
+	for (n = 1; (unsigned long long)(n * 2 * page) <= v; n *= 2)
+		;
+	if ((unsigned long long)(n * page) != v)
+		fprintf(stderr, "perfbuf record: --flight-recorder %s: using %ld KiB per CPU (a power of two of pages)\n",
+			arg, n * page / 1024);
+	*pages = n;
+	return true;
+}
+
+/* The CPUs of the collector's rings, "0,1,2". */
+static void cpu_list(struct perfbuf *pb, char *buf, size_t sz)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < perfbuf__ring_cnt(pb) && len < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, "%s%d", i ? "," : "",
+					perfbuf__ring_cpu(pb, i));
+}
+
+int record_begin(struct capture_out *c, struct perfbuf *pb,
+		 const struct probe_set *set, long pages, bool flight,
+		 const char *options)
+{
+	struct cap_meta m = {
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_TIME,
+		.sample_id_all = true, .page_cnt = (int)pages,
+	};
+
+	capture_meta_now(&m);
+	cpu_list(pb, m.cpus, sizeof(m.cpus));
+	snprintf(m.mode, sizeof(m.mode), flight ? "flight-recorder" : "stream");
+	snprintf(m.options, sizeof(m.options), "%s", options);
+	return capture_out_begin(c, &m, set);
+}
+
+struct cpu_line {
+	int cpu;
+	__u64 events, bytes, lost;
+};
+
+static __u64 lost_of(const struct perfbuf_cpu_stats *st)
+{
+	return st->lost > st->lost_kernel ? st->lost : st->lost_kernel;
+}
+
+/* The END frame: "key=value" lines, one "cpuN=events,bytes,lost" per CPU. */
+static void end_text(char *buf, size_t sz, const struct cpu_line *cl, size_t n,
+		     const struct cpu_line *tot, __u64 snapshots)
+{
+	size_t len = (size_t)snprintf(buf, sz, "events=%llu\nbytes=%llu\nlost=%llu\nsnapshots=%llu\n",
+				      (unsigned long long)tot->events,
+				      (unsigned long long)tot->bytes,
+				      (unsigned long long)tot->lost,
+				      (unsigned long long)snapshots);
+
+	for (size_t i = 0; i < n && len < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, "cpu%d=%llu,%llu,%llu\n",
+					cl[i].cpu, (unsigned long long)cl[i].events,
+					(unsigned long long)cl[i].bytes,
+					(unsigned long long)cl[i].lost);
+}
+
+int record_finish(struct capture_out *c, struct perfbuf *pb, const char *path)
+{
+	size_t n = perfbuf__ring_cnt(pb);
+	struct cpu_line cl[n ? n : 1], tot = { .cpu = -1 };
+	char *end = malloc(64 * (n + 4));
+	int werr = capture_out_error(c), err;
+
+	for (size_t i = 0; i < n; i++) {
+		struct perfbuf_cpu_stats st = {};
+
+		perfbuf__stats(pb, i, &st);
+		cl[i] = (struct cpu_line){ .cpu = perfbuf__ring_cpu(pb, i),
+			.events = st.samples, .lost = lost_of(&st) };
+		if (cl[i].cpu >= 0 && cl[i].cpu < CAP_MAX_CPUS)
+			cl[i].bytes = c->bytes[cl[i].cpu];
+		tot.events += cl[i].events;
+		tot.bytes += cl[i].bytes;
+		tot.lost += cl[i].lost;
+	}
+	if (end)
+		end_text(end, 64 * (n + 4), cl, n, &tot, c->snapshots);
+	err = capture_out_close(c, end ? end : "");
+	free(end);
+	if (werr || err)
+		fprintf(stderr, "perfbuf record: writing %s failed: %s; the capture holds the frames written before it\n",
+			path, strerror(-(werr ?: err)));
+	fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, %llu lost\n",
+		(unsigned long long)tot.events, (unsigned long long)tot.bytes, path,
+		(unsigned long long)tot.lost);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "  CPU %d: %llu events, %llu bytes, %llu lost\n",
+			cl[i].cpu, (unsigned long long)cl[i].events,
+			(unsigned long long)cl[i].bytes,
+			(unsigned long long)cl[i].lost);
+	if (c->snapshots)
+		fprintf(stderr, "  %llu snapshot%s\n", (unsigned long long)c->snapshots,
+			c->snapshots == 1 ? "" : "s");
+	return werr || err ? -EIO : 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfbuf record`: `perfbuf trace`'s probes and loop (tools/trace/cmd.c)
+ * with a capture file for output; and `perfbuf report`, which reads one.
+ */
+#ifndef PERFBUF_RECORD_H
+#define PERFBUF_RECORD_H
+
+#include "perfbuf.h"
+#include "capture_out.h"
+
+#define RECORD_DEFAULT_OUTPUT "perfbuf.cap"
+
+extern const char record_usage[];
+
+/* --flight-recorder SIZE (bytes, or with K, M, G) into pages per CPU, a
+ * power of two; false after one line on stderr. */
+bool record_parse_size(const char *arg, long *pages);
+/* META of this run (the collector @pb is set up) and the probes. */
+int record_begin(struct capture_out *c, struct perfbuf *pb,
+		 const struct probe_set *set, long pages, bool flight,
+		 const char *options);
+/* The summary on stderr and in the END frame: events, bytes written and
+ * losses per CPU; close. 0, or -EIO after saying what failed. */
+int record_finish(struct capture_out *c, struct perfbuf *pb, const char *path);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfbuf report FILE: a capture decoded into exactly what `perfbuf trace`
+ * would have printed: the probes rebuilt from the file (no tracefs), its
+ * records merged by time, through the same decoder and sinks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "meta.h"
+#include "probes_io.h"
+#include "stream.h"
+#include "trace/decode.h"
+
+#define RPROG "perfbuf report"
+
+static const char usage_text[] =
+"Usage: perfbuf report [OPTIONS] FILE\n"
+"\n"
+"Print the events of a capture (perfbuf record) as perfbuf trace would have:\n"
+"in time order across CPUs, text or JSON Lines. Needs neither root, tracefs\n"
+"nor the machine that recorded it.\n"
+"\n"
+"Options:\n"
+"      --json        JSON Lines: event, lost and summary objects\n"
+"      --unordered   each CPU's events in the order they were written\n"
+"      --info        what the capture says about itself, not its events\n"
+"  -h, --help        this help\n"
+"\n"
+"A capture cut short (a crash, a full disk) or damaged prints everything\n"
+"before the damage, then one line saying where, and exits 1.\n"
+"\n"
+"Examples:\n"
+"  perfbuf report exec.cap\n"
+"  perfbuf report --json exec.cap | jq .args.filename\n";
+
+struct report {
+	bool json, unordered, info;
+	const char *path;
+	struct cap_reader *r;
+	struct cap_meta meta;
+	struct probe_set set;
+	struct cap_stream *s;
+	struct trace_decoder *dec;
+	struct trace_sink *sink;
+	__u64 events;
+	struct trace_pipe pipe;	/* last: big */
+};
+
+enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO };
+
+static int parse_options(int argc, char **argv, struct report *rp)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option("report", opt, argv) ? -1 : 1;
+		rp->json |= opt == OPT_JSON;
+		rp->unordered |= opt == OPT_UNORDERED;
+		rp->info |= opt == OPT_INFO;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, RPROG ": %s; e.g. perfbuf report exec.cap (see --help)\n",
+			optind >= argc ? "no capture file given" : "one capture file at a time");
+		return -1;
+	}
+	rp->path = argv[optind];
+	return 0;
+}
+
+/* The file, its META and probes, a decoder and a sink. 0 or -1 (said). */
+static int open_capture(struct report *rp)
+{
+	struct trace_sink_opts so = { .fd = 1, .max_cols = 99 };
+	char why[256];
+
+	rp->r = cap_reader__open(rp->path, why, sizeof(why));
+	if (!rp->r || capture_meta_read(rp->r, &rp->meta, why, sizeof(why)) ||
+	    capture_probes_read(rp->r, &rp->set, why, sizeof(why))) {
+		fprintf(stderr, RPROG ": %s: %s\n", rp->path, why);
+		return -1;
+	}
+	so.start_ns = rp->meta.start_mono_ns;
+	rp->s = cap_stream__new(rp->r, rp->meta.sample_type, rp->meta.sample_id_all);
+	rp->dec = trace_decoder__new(&rp->set);
+	rp->sink = rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+	if (!rp->s || !rp->dec || !rp->sink ||
+	    trace_sink__begin(rp->sink, trace_decoder__schema(rp->dec))) {
+		fprintf(stderr, RPROG ": out of memory\n");
+		return -1;
+	}
+	rp->pipe.dec = rp->dec;
+	rp->pipe.sink = rp->sink;
+	return 0;
+}
+
+static void print_info(const struct report *rp)
+{
+	const struct cap_meta *m = &rp->meta;
+
+	printf("capture:  %s\nrecorded: by perfbuf %s on %s (Linux %s, %s)\n"
+	       "mode:     %s, %d pages per CPU, CPUs %s\nclock:    %s, start %llu ns (wall %llu ns)\n"
+	       "probes:   %d\n", rp->path, m->perfbuf, m->host, m->kernel,
+	       m->machine, m->mode, m->page_cnt, m->cpus, m->clock,
+	       (unsigned long long)m->start_mono_ns,
+	       (unsigned long long)m->start_wall_ns, rp->set.n);
+	for (int i = 0; i < rp->set.n; i++)
+		printf("  %s\n", rp->set.v[i].spec);
+}
+
+static int on_record(void *ctx, const struct perfbuf_record *rec)
+{
+	struct report *rp = ctx;
+
+	rp->events += (__u64)trace_pipe__record(&rp->pipe, rec);
+	if ((rp->events & 1023) == 0 && trace_sink__flush(rp->sink))
+		return PERFBUF_STOP;
+	return PERFBUF_CONTINUE;
+}
+
+/* The summary from what the capture held, per CPU. */
+static int summary(struct report *rp)
+{
+	size_t n = 0;
+	struct tv_cpu_summary cpus[256];
+	struct tv_summary sum = { .cpus = cpus };
+	struct perfbuf_ring_stats st;
+	int cpu;
+
+	while (n < 256 && cap_stream__stats(rp->s, n, &cpu, &st)) {
+		cpus[n++] = (struct tv_cpu_summary){ .cpu = cpu,
+			.received = st.samples, .lost = st.lost };
+		sum.received += st.samples;
+		sum.lost += st.lost;
+	}
+	sum.ncpus = n;
+	sum.printed = sum.received;
+	return trace_sink__summary(rp->sink, &sum);
+}
+
+/* Fold the capture through the pipe; 0, or 1 after saying what failed. */
+static int print_events(struct report *rp)
+{
+	int n = cap_stream__fold(rp->s, !rp->unordered, on_record, rp);
+	int wr = trace_sink__flush(rp->sink), ret = 0;
+
+	if (wr && wr != -EPIPE) {
+		fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(-wr));
+		return 1;
+	}
+	if (n == -EBADMSG) {
+		fprintf(stderr, RPROG ": %s: damaged %s; the %llu events before it are printed\n",
+			rp->path, cap_reader__error(rp->r),
+			(unsigned long long)rp->events);
+		ret = 1;
+	} else if (cap_reader__truncated(rp->r)) {
+		fprintf(stderr, RPROG ": %s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are printed\n",
+			rp->path, (unsigned long long)rp->events);
+		ret = 1;
+	}
+	if (!wr && summary(rp) == -EPIPE)
+		return ret;
+	return ret;
+}
+
+static void cleanup(struct report *rp)
+{
+	trace_sink__end(rp->sink);
+	trace_decoder__free(rp->dec);
+	cap_stream__free(rp->s);
+	probes_free(&rp->set);
+	cap_reader__close(rp->r);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static struct report rp;	/* big: the record copy */
+	int err;
+
+	memset(&rp, 0, sizeof(rp));
+	err = parse_options(argc, argv, &rp);
+	if (err)
+		return err < 0 ? 1 : 0;
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
+	err = open_capture(&rp) ? 1 : 0;
+	if (!err && rp.info)
+		print_info(&rp);
+	else if (!err)
+		err = print_events(&rp);
+	cleanup(&rp);
+	return err;
+}
