@@ -167,6 +167,9 @@ static int print_events(struct report *rp)
 		fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(-wr));
 		return 1;
 	}
+	/* the summary first: the damage is the last line said */
+	if (!wr)
+		summary(rp);
 	if (n == -EBADMSG) {
 		fprintf(stderr, RPROG ": %s: damaged %s; the %llu events before it are printed\n",
 			rp->path, cap_reader__error(rp->r),
@@ -177,8 +180,6 @@ static int print_events(struct report *rp)
 			rp->path, (unsigned long long)rp->events);
 		ret = 1;
 	}
-	if (!wr && summary(rp) == -EPIPE)
-		return ret;
 	return ret;
 }
 

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# perfbuf record / perfbuf report: round trips (report prints what trace
+# printed live, byte for byte), cut and damaged captures, the flight
+# recorder keeping only the newest events, snapshots on SIGUSR1, a full disk.
+source "$(dirname "$0")/lib.sh"
+PERFBUF=$BUILD/perfbuf
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+tmp=$(mktemp -d)
+tpid= rpid=
+cleanup() {
+	[[ -n $tpid ]] && kill -INT "$tpid" 2>/dev/null
+	[[ -n $rpid ]] && kill -INT "$rpid" 2>/dev/null
+	wait 2>/dev/null
+	mountpoint -q "$tmp/small" && umount "$tmp/small"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[[ -n ${KEEP:-} ]] && trap - EXIT
+source "$(dirname "$0")/trace_lib.sh"
+
+if ! need_root; then
+	skip record_tests "needs root (BPF)"
+	finish
+fi
+SEQ="uprobe:$TARGET:pb_target_seq"
+
+# start_record ARGS...: perfbuf record in the background until attached
+start_record() {
+	: >"$tmp/rerr"
+	"$PERFBUF" record "$@" >"$tmp/rout" 2>"$tmp/rerr" &
+	rpid=$!
+	for _ in $(seq 100); do
+		grep -q '^Attached' "$tmp/rerr" && return 0
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+stop_record() {
+	sleep 0.3
+	kill "-${1:-INT}" "$rpid" 2>/dev/null
+	wait "$rpid"
+	rrc=$?
+	rpid=
+}
+# seqs FILE: the arg0 of each pb_target_seq event of report --json FILE
+seqs() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "event":
+        print(int(o["args"]["arg0"]))' "$1"
+}
+
+# untimed FILE: its event lines without "time_ns":N, (summary left out)
+untimed() {
+	grep '"type":"event"' "$1" | sed 's/"time_ns":[0-9]*,//'
+}
+
+# --- live == offline: trace and record see the same events -------------
+if start_trace --json "$SEQ" && start_record -o "$tmp/rt.cap" "$SEQ"; then
+	# two bursts, two drains at least: a capture of several frames
+	"$TARGET" 250
+	sleep 0.2
+	"$TARGET" 250
+	stop_record
+	stop_trace
+	"$PERFBUF" report --json "$tmp/rt.cap" >"$tmp/rt.json" 2>"$tmp/rt.err"
+	rep=$?
+	# two BPF programs on one uprobe: each event's kernel time differs by
+	# the microseconds between them; every other byte must be the same
+	if ((rrc == 0 && rep == 0)) && grep -c '"type":"event"' "$tmp/rt.json" | grep -qx 500 &&
+	   cmp -s <(untimed "$tmp/out") <(untimed "$tmp/rt.json"); then
+		pass "record_report_json_equals_trace_json"
+	else
+		fail "record_report_json_equals_trace_json" \
+			"record $rrc, report $rep: $(diff <(untimed "$tmp/out") <(untimed "$tmp/rt.json") | head -4) $(head -c 300 "$tmp/rt.err")"
+	fi
+	check record_summary_counts grep -q '^perfbuf record: 500 events, [0-9]* bytes of records in .*, 0 lost$' "$tmp/rerr"
+	check record_summary_per_cpu grep -q '^  CPU [0-9]*: [0-9]* events, [0-9]* bytes, 0 lost$' "$tmp/rerr"
+	check report_in_time_order python3 -c '
+import json, sys
+t = [json.loads(l)["time_ns"] for l in open(sys.argv[1]) if "time_ns" in l]
+sys.exit(0 if t == sorted(t) and len(t) == 500 else 1)' "$tmp/rt.json"
+	check record_file_mode test "$(stat -c %a "$tmp/rt.cap")" = 600
+	"$PERFBUF" report "$tmp/rt.cap" >"$tmp/rt.txt" 2>&1
+	check report_text_lines test "$(grep -c pb_target_seq "$tmp/rt.txt")" = 500
+	"$PERFBUF" report --info "$tmp/rt.cap" >"$tmp/info" 2>&1
+	check report_info grep -q "^  $SEQ\$" "$tmp/info"
+	# no root, no tracefs: the capture describes itself
+	pub=$(mktemp /tmp/perfbuf-report-XXXXXX)
+	cp "$tmp/rt.cap" "$pub" && chmod 644 "$pub"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PERFBUF" report --json "$pub" >"$tmp/nobody.json" 2>&1
+	check report_needs_no_root cmp -s "$tmp/nobody.json" "$tmp/rt.json"
+	rm -f "$pub"
+else
+	fail record_report_json_equals_trace_json "did not attach: $(head -c 300 "$tmp/err" "$tmp/rerr")"
+	stop_record
+	stop_trace
+fi
+
+# --- cut and damaged captures -----------------------------------------
+if [[ -s $tmp/rt.cap ]]; then
+	size=$(stat -c %s "$tmp/rt.cap")
+	# cut anywhere: what is printed is a prefix of the whole, then one line
+	some=0 bad=
+	for pct in 50 70 90 97; do
+		head -c $((size * pct / 100)) "$tmp/rt.cap" >"$tmp/cut.cap"
+		"$PERFBUF" report --json "$tmp/cut.cap" >"$tmp/cut.json" 2>"$tmp/cut.err"
+		rc=$?
+		n=$(grep -c '"type":"event"' "$tmp/cut.json")
+		if ((rc == 1)) && (($(wc -l <"$tmp/cut.err") == 1)) && ((n < 500)) &&
+		   grep -q -e 'damaged at byte [0-9]*' -e 'cut short' "$tmp/cut.err" &&
+		   cmp -s <(head -n "$n" "$tmp/rt.json") <(grep '"type":"event"' "$tmp/cut.json"); then
+			((n > 0)) && some=1
+		else
+			bad="$pct%: exit $rc, $n events, $(head -c 200 "$tmp/cut.err")"
+		fi
+	done
+	if [[ -z $bad ]] && ((some)); then
+		pass "report_cut_capture_prints_the_part_before"
+	else
+		fail "report_cut_capture_prints_the_part_before" "${bad:-no cut kept any event}"
+	fi
+	cp "$tmp/rt.cap" "$tmp/bad.cap"
+	printf '\xff\xff\xff\xff' | dd of="$tmp/bad.cap" bs=1 seek=$((size - 200)) conv=notrunc 2>/dev/null
+	"$PERFBUF" report "$tmp/bad.cap" >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	# the text summary goes to stderr too; the damage is the last line
+	if ((rc == 1)) && tail -1 "$tmp/bad.err" | grep -q 'damaged at byte [0-9]*: frame of type [0-9]* fails its CRC; the [0-9]* events before it are printed'; then
+		pass report_damaged_capture
+	else
+		fail report_damaged_capture "exit $rc: $(tail -c 300 "$tmp/bad.err")"
+	fi
+fi
+printf 'hello' >"$tmp/junk"
+error_case report_not_a_capture "junk: not a perfbuf capture" report "$tmp/junk"
+error_case report_missing_file "nope.cap: No such file or directory" report "$tmp/nope.cap"
+error_case report_no_file "no capture file given" report
+error_case record_json_is_report_option "--json is an option of perfbuf report" record --json "$SEQ"
+error_case trace_flight_is_record_option "--flight-recorder is an option of perfbuf record" trace --flight-recorder 4M "$SEQ"
+error_case record_bad_flight_size "--flight-recorder wants a size per CPU" record --flight-recorder 12Q "$SEQ"
+python3 - "$tmp/newer.cap" <<'PY'
+import struct, sys
+open(sys.argv[1], 'wb').write(b'PERFBUF-CAPTURE\n' + struct.pack('<IIQ', 99, 32, 0))
+PY
+error_case report_newer_format "format version 99 is newer than this perfbuf reads" report "$tmp/newer.cap"
+ln -s "$tmp/target.cap" "$tmp/link.cap"
+error_case record_refuses_symlink "cannot write .*symbolic link" record -o "$tmp/link.cap" "$SEQ"
+
+# --- flight recorder: only the newest, a contiguous run to the last ----
+if start_record --flight-recorder 8K -o "$tmp/fr.cap" "$SEQ"; then
+	# one CPU: each CPU keeps its own newest
+	taskset -c 0 "$TARGET" 3000
+	kill -USR1 "$rpid"
+	sleep 0.5
+	taskset -c 0 "$TARGET" 30
+	stop_record
+	"$PERFBUF" report --json "$tmp/fr.cap" >"$tmp/fr.json" 2>"$tmp/fr.err"
+	seqs "$tmp/fr.json" >"$tmp/fr.seq"
+	# snapshot 1: the newest of the 3000 (8 KiB per CPU holds 64 of
+	# these 128-byte records), ending at 2999; snapshot 2: the 30 of the
+	# second run, all of them, none of the first again
+	python3 - "$tmp/fr.seq" <<'PY' && pass flight_recorder_keeps_the_newest ||
+import sys
+s = [int(x) for x in open(sys.argv[1])]
+first, second = s[:-30], s[-30:]
+ok = (0 < len(first) < 3000 and first[-1] == 2999 and
+      first == list(range(first[0], 3000)) and second == list(range(30)))
+sys.exit(0 if ok else 1)
+PY
+		fail flight_recorder_keeps_the_newest "rc $rrc, $(wc -l <"$tmp/fr.seq") events: $(head -3 "$tmp/fr.seq" | tr '\n' ' ') ... $(tail -3 "$tmp/fr.seq" | tr '\n' ' '); $(head -c 200 "$tmp/fr.err")"
+	check flight_recorder_two_snapshots grep -q '^  2 snapshots$' "$tmp/rerr"
+else
+	fail flight_recorder_keeps_the_newest "did not attach: $(head -c 300 "$tmp/rerr")"
+	stop_record
+fi
+
+# --- a full disk: one line, the counts, exit 1 -------------------------
+mkdir -p "$tmp/small"
+if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
+	if start_record -o "$tmp/small/full.cap" "$SEQ"; then
+		"$TARGET" 20000
+		stop_record
+		if ((rrc == 1)) && grep -q "writing $tmp/small/full.cap failed: No space left on device" "$tmp/rerr" &&
+		   grep -q '^perfbuf record: [0-9]* events' "$tmp/rerr"; then
+			pass record_disk_full
+		else
+			fail record_disk_full "exit $rrc: $(head -c 300 "$tmp/rerr")"
+		fi
+		"$PERFBUF" report --json "$tmp/small/full.cap" >"$tmp/full.json" 2>"$tmp/full.err"
+		check report_of_a_full_disk_capture test $? = 1 -a "$(grep -c '"type":"event"' "$tmp/full.json")" -gt 0
+	else
+		fail record_disk_full "did not attach: $(head -c 300 "$tmp/rerr")"
+		stop_record
+	fi
+	umount "$tmp/small"
+else
+	skip record_disk_full "cannot mount a small tmpfs"
+fi
+finish
