@@ -38,6 +38,13 @@ bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq)
 	return true;
 }
 
+bool emit_cpus01_online(void)
+{
+	int cpus[64], n = perfbuf_online_cpus(cpus, 64);
+
+	return n >= 2 && cpus[0] == 0 && cpus[1] == 1;
+}
+
 int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");

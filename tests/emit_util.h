@@ -14,6 +14,8 @@ int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size);
 int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out);
 /* Check a record's payload: header fields and byte i == i after it. */
 bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq);
+/* Are CPUs 0 and 1 online (the two-CPU tests need them)? */
+bool emit_cpus01_online(void);
 /* Number of open fds and of perf ring mappings of this process. */
 int count_fds(void);
 int count_maps(void);

@@ -409,10 +409,9 @@ TEST(ordered_two_cpus)
 	struct live l = { .last_cpu = -1 };
 	struct perfbuf *pb = NULL;
 	struct emit *skel;
-	int cpus[64];
 
 	TEST_NEED_ROOT();
-	if (perfbuf_online_cpus(cpus, 64) < 2 || cpus[0] != 0 || cpus[1] != 1)
+	if (!emit_cpus01_online())
 		TEST_SKIP("needs CPUs 0 and 1 online");
 	skel = emit_load(0);
 	if (!ASSERT_OK_PTR(skel, "emit_load"))
@@ -465,11 +464,9 @@ TEST(ordered_lost_real)
 	struct perfbuf *pb = NULL;
 	struct emit_stats es[2];
 	struct emit *skel;
-	int cpus[64], n;
 
 	TEST_NEED_ROOT();
-	n = perfbuf_online_cpus(cpus, 64);
-	if (n < 2 || cpus[0] != 0 || cpus[1] != 1)
+	if (!emit_cpus01_online())
 		TEST_SKIP("needs CPUs 0 and 1 online");
 	skel = emit_load(0);
 	if (!ASSERT_OK_PTR(skel, "emit_load"))

@@ -26,15 +26,7 @@ SEQ="uprobe:$TARGET:pb_target_seq"
 
 # start_record ARGS...: perfbuf record in the background until attached
 start_record() {
-	: >"$tmp/rerr"
-	"$PERFBUF" record "$@" >"$tmp/rout" 2>"$tmp/rerr" &
-	rpid=$!
-	for _ in $(seq 100); do
-		grep -q '^Attached' "$tmp/rerr" && return 0
-		kill -0 "$rpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
+	start_attached rpid "$tmp/rout" "$tmp/rerr" record "$@"
 }
 stop_record() {
 	sleep 0.3

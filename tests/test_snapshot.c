@@ -311,13 +311,11 @@ TEST(flight_recorder_real)
 	struct emit_stats es;
 	struct live l = {};
 	struct emit *skel;
-	int cpus[64], n;
 	/* 64-byte payloads with a time: 88-byte records, 46 in 4 KiB */
 	const int keep = 4096 / 88;
 
 	TEST_NEED_ROOT();
-	n = perfbuf_online_cpus(cpus, 64);
-	if (n < 2 || cpus[0] != 0 || cpus[1] != 1)
+	if (!emit_cpus01_online())
 		TEST_SKIP("needs CPUs 0 and 1 online");
 	skel = emit_load(0);
 	if (!ASSERT_OK_PTR(skel, "emit_load"))

@@ -1,20 +1,28 @@
 # Helpers for the tests that run `perfbuf trace`: source it after lib.sh,
 # with $tmp a scratch directory and $tpid cleaned up by the caller's trap.
 
-# start_trace ARGS...: perfbuf trace in the background, wait until attached
-start_trace() {
+# start_attached PIDVAR OUT ERR ARGS...: perfbuf ARGS in the background,
+# its pid in PIDVAR; wait until it has attached
+start_attached() {
+	local var=$1 out=$2 err=$3 pid
+	shift 3
 	# emptied here, not by the child's redirection: the wait below must
 	# not find the previous run's "Attached" line
-	: >"$tmp/out"
-	: >"$tmp/err"
-	"$PERFBUF" trace "$@" >"$tmp/out" 2>"$tmp/err" &
-	tpid=$!
+	: >"$out"
+	: >"$err"
+	"$PERFBUF" "$@" >"$out" 2>"$err" &
+	pid=$!
+	printf -v "$var" %s "$pid"
 	for _ in $(seq 100); do
-		grep -q '^Attached' "$tmp/err" && return 0
-		kill -0 "$tpid" 2>/dev/null || break
+		grep -q '^Attached' "$err" && return 0
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	return 1
+}
+# start_trace ARGS...: perfbuf trace in the background, wait until attached
+start_trace() {
+	start_attached tpid "$tmp/out" "$tmp/err" trace "$@"
 }
 # stop_trace: SIGINT, wait; $trc is the exit status
 stop_trace() {
