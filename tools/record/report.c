@@ -140,21 +140,28 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 /* The summary from what the capture held, per CPU. */
 static int summary(struct report *rp)
 {
-	size_t n = 0;
-	struct tv_cpu_summary cpus[256];
-	struct tv_summary sum = { .cpus = cpus };
+	struct tv_summary sum = {};
+	struct tv_cpu_summary *cpus = NULL, *more;
 	struct perfbuf_ring_stats st;
-	int cpu;
+	size_t n = 0;
+	int cpu, err;
 
-	while (n < 256 && cap_stream__stats(rp->s, n, &cpu, &st)) {
+	while (cap_stream__stats(rp->s, n, &cpu, &st)) {
+		more = realloc(cpus, (n + 1) * sizeof(*cpus));
+		if (!more)
+			break;
+		cpus = more;
 		cpus[n++] = (struct tv_cpu_summary){ .cpu = cpu,
 			.received = st.samples, .lost = st.lost };
 		sum.received += st.samples;
 		sum.lost += st.lost;
 	}
+	sum.cpus = cpus;
 	sum.ncpus = n;
 	sum.printed = sum.received;
-	return trace_sink__summary(rp->sink, &sum);
+	err = trace_sink__summary(rp->sink, &sum);
+	free(cpus);
+	return err;
 }
 
 /* Fold the capture through the pipe; 0, or 1 after saying what failed. */
