@@ -941,6 +941,47 @@ cleanup:
 	fixture_close(&f);
 }
 
+/*
+ * 7. A flight recorder across a hotplug cycle: nothing is handed over
+ *    until a snapshot; CPU1's ring, gone offline, is read one last time
+ *    by the next snapshot, its records before its CPU_OFFLINE; the new
+ *    ring's records after its CPU_ONLINE, in the snapshot after that.
+ */
+TEST(flight_recorder_across_hotplug)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .overwrite = true, .timestamps = true);
+	struct fixture f;
+	struct seen *s = &f.s;
+
+	HOTPLUG_NEEDED();
+	if (!fixture_open(&f, &o))
+		goto cleanup;
+	if (!ASSERT_OK(emit_run(f.skel, HP_CPU, 20, REC_SIZE), "20 on CPU1") ||
+	    !ASSERT_OK(emit_run(f.skel, 0, 10, REC_SIZE), "10 on CPU0") ||
+	    !ASSERT_OK(cpu1_set(0), "CPU1 offline"))
+		goto cleanup;
+	poll_for(f.pb, 200);	/* the uevent is read: a notice waits */
+	ASSERT_EQ(s->samples[HP_CPU] + s->samples[0], 0, "poll hands nothing over");
+	ASSERT_EQ(load64(&s->offlines[HP_CPU]), 0, "the notice waits too");
+	ASSERT_EQ(perfbuf__snapshot(f.pb), 31, "20 + 10 records and the notice");
+	ASSERT_EQ(s->samples_at_offline[HP_CPU], 20, "CPU1's 20 before its CPU_OFFLINE");
+	ASSERT_EQ(s->samples[0], 10, "CPU0's 10");
+	ASSERT_EQ(perfbuf__snapshot(f.pb), 0, "nothing twice");
+	if (!ASSERT_OK(cpu1_set(1), "CPU1 online"))
+		goto cleanup;
+	poll_for(f.pb, 200);
+	if (!ASSERT_OK(emit_run(f.skel, HP_CPU, 5, REC_SIZE), "5 on CPU1 after its return"))
+		goto cleanup;
+	ASSERT_EQ(perfbuf__snapshot(f.pb), 6, "its CPU_ONLINE and the 5");
+	ASSERT_EQ(load64(&s->onlines[HP_CPU]), 1, "CPU_ONLINE");
+	ASSERT_EQ(s->samples[HP_CPU], 25, "every CPU1 record, once");
+	ASSERT_EQ(s->uncovered[HP_CPU], 0, "no seq gap");
+	ASSERT_EQ(s->bad_payload, 0, "payloads exact");
+	check_order(s);
+cleanup:
+	fixture_close(&f);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(offline_online_while_producing),
 	TEST_ENTRY(twenty_cycles_no_leak),
@@ -948,4 +989,5 @@ TEST_MAIN(
 	TEST_ENTRY(ordered_across_hotplug),
 	TEST_ENTRY(no_hotplug_opt),
 	TEST_ENTRY(stop_during_offline_drain),
+	TEST_ENTRY(flight_recorder_across_hotplug),
 )
