@@ -13,11 +13,14 @@ OUTPUT ?= build
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
+OBJCOPY ?= objcopy
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 			      -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 
+# CFLAGS is the caller's (a packager's `make CFLAGS=...` replaces -O2 -g
+# only); the flags the build needs are PB_CFLAGS.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lpthread -lm
 # -mcpu=v3: atomic fetch-and-add (Linux >= 5.12; attach cookies need 5.15)
@@ -25,7 +28,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf
 
 ifeq ($(SAN),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+PB_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	  -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
@@ -38,8 +41,11 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-VERSION := $(shell sed -n 's/^\#define PERFBUF_VERSION "\(.*\)"/\1/p' include/perfbuf/version.h)
-MAJOR := $(firstword $(subst ., ,$(VERSION)))
+# MAJOR.MINOR.PATCH, from include/perfbuf/version.h (the one place it is set)
+version_of = $(shell sed -n 's/^\#define PERFBUF_$(1)_VERSION \([0-9]*\)$$/\1/p' \
+		include/perfbuf/version.h)
+MAJOR := $(call version_of,MAJOR)
+VERSION := $(MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
 SONAME := libperfbuf.so.$(MAJOR)
 SOFILE := libperfbuf.so.$(VERSION)
 
@@ -93,11 +99,15 @@ $(SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 
 $(LIB_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@
 
+# One object, its hidden (internal) symbols made local: a program linking
+# the archive sees only the perfbuf* names, as it does with the .so.
 $(OUTPUT)/libperfbuf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(LD) -r -o $(OUTPUT)/src/libperfbuf.o $^
+	$(Q)$(OBJCOPY) --localize-hidden $(OUTPUT)/src/libperfbuf.o
+	$(Q)rm -f $@ && $(AR) rcs $@ $(OUTPUT)/src/libperfbuf.o
 
 # Only what src/libperfbuf.map lists is exported, each symbol versioned.
 $(OUTPUT)/$(SOFILE): $(LIB_OBJS) src/libperfbuf.map
@@ -118,11 +128,11 @@ $(OUTPUT)/libperfbuf.pc: libperfbuf.pc.in include/perfbuf/version.h | $(OUTPUT)
 $(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools $(OUTPUT)/tools/trace
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itools -c $< -o $@
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itools -c $< -o $@
 
 $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itools -c $< -o $@
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itests -Itools -c $< -o $@
 
 $(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)

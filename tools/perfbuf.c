@@ -23,7 +23,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: perfbuf COMMAND [OPTIONS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\nRun 'perfbuf COMMAND --help' for a command's options.\n"
+	fprintf(f, "\nRun 'perfbuf COMMAND --help' for a command's options,\n"
+		   "'perfbuf --version' for the version, 'man perfbuf' for the manual.\n"
 		   "Without a command, 'perfbuf' runs 'perfbuf demo'.\n");
 }
 
@@ -34,6 +35,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		/* the tool links the library statically: one version */
+		printf("perfbuf %s\n", perfbuf_version());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -13,10 +13,18 @@
 extern "C" {
 #endif
 
+/* The one place the version is set: the Makefile reads these three lines
+ * (the soname is libperfbuf.so.MAJOR, the file libperfbuf.so.MAJOR.MINOR.PATCH)
+ * and the newest node of src/libperfbuf.map is LIBPERFBUF_MAJOR.MINOR. */
 #define PERFBUF_MAJOR_VERSION 2
 #define PERFBUF_MINOR_VERSION 0
 #define PERFBUF_PATCH_VERSION 0
-#define PERFBUF_VERSION "2.0.0"
+
+#define PERFBUF_STR_(x) #x
+#define PERFBUF_STR(x) PERFBUF_STR_(x)
+/* "MAJOR.MINOR.PATCH" */
+#define PERFBUF_VERSION PERFBUF_STR(PERFBUF_MAJOR_VERSION) "." \
+	PERFBUF_STR(PERFBUF_MINOR_VERSION) "." PERFBUF_STR(PERFBUF_PATCH_VERSION)
 /* compare with PERFBUF_VERSION_CODE >= PERFBUF_VERSION_OF(2, 1) */
 #define PERFBUF_VERSION_OF(major, minor) ((major) * 1000 + (minor))
 #define PERFBUF_VERSION_CODE \
