@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# One man page per group of functions (man/*.3); every exported function
+# One man page per group of functions (man/GROUP.3); every exported function
 # (src/libperfbuf.map) and the inline iterator get a link page
 # (".so man3/GROUP.3") so that `man perfbuf__poll` finds its group.
-#   scripts/man-links.sh [--remove|--check] MAP DIR
+#   scripts/man-links.sh MAP DIR            write the link pages into DIR
+#   scripts/man-links.sh --remove MAP DIR   remove them
+#   scripts/man-links.sh --list MAP         print "FUNCTION GROUP" lines
+# Each mode first checks that every function has a group and its page.
 set -euo pipefail
 mode=install
-[[ ${1:-} == --remove || ${1:-} == --check ]] && { mode=${1#--}; shift; }
-map=$1 dir=$2
+[[ ${1:-} == --remove || ${1:-} == --list ]] && { mode=${1#--}; shift; }
+map=${1:?usage: $0 [--remove|--list] MAP [DIR]}
+dir=${2:-}
+[[ $mode == list || -n $dir ]] || { echo "usage: $0 [--remove] MAP DIR" >&2; exit 2; }
+man=$(dirname "$0")/../man
 
 group() {
 	case $1 in
@@ -24,14 +30,14 @@ group() {
 }
 
 fns=$(sed -n 's/^[[:space:]]*\(perfbuf[a-z_0-9]*\);$/\1/p' "$map")
+[[ -n $fns ]] || { echo "man-links: no perfbuf symbol in $map" >&2; exit 1; }
 for f in $fns perfbuf_iter__next; do
-	g=$(group "$f") || { echo "man-links: no man page group for $f: add one to $0" >&2; exit 1; }
-	[[ -e $(dirname "$0")/../man/$g.3 ]] ||
+	g=$(group "$f") || { echo "man-links: no man page group for $f: add it to group() in $0 and document it in man/" >&2; exit 1; }
+	[[ -e $man/$g.3 ]] ||
 		{ echo "man-links: man/$g.3 (for $f) is missing" >&2; exit 1; }
-	[[ $f == "$g" ]] && continue
 	case $mode in
-	install) echo ".so man3/$g.3" > "$dir/$f.3" ;;
-	remove) rm -f "$dir/$f.3" ;;
-	check) ;;
+	list) echo "$f $g" ;;
+	install) [[ $f == "$g" ]] || echo ".so man3/$g.3" > "$dir/$f.3" ;;
+	remove) [[ $f == "$g" ]] || rm -f "$dir/$f.3" ;;
 	esac
 done

@@ -86,7 +86,11 @@ int cmd_demo(int argc, char **argv)
 		case 'h':
 			printf("Usage: perfbuf demo [-d SECONDS]\n\n"
 			       "Trace every exec() on this machine for SECONDS (default 5),\n"
-			       "then print per-CPU statistics. Needs root.\n");
+			       "running /bin/true once a second, then print per-CPU\n"
+			       "statistics. Needs root.\n\n"
+			       "Options:\n"
+			       "  -d, --duration SECONDS  how long to trace (default 5)\n"
+			       "  -h, --help              this help\n");
 			return 0;
 		default:
 			return cli_bad_option("demo", opt, argv);

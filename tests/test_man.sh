@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The man pages: they render without a warning, every exported function is
+# in the NAME and SYNOPSIS of its group's page, and perfbuf(8) has every
+# command and long option that `perfbuf [COMMAND] --help` prints (and no
+# option a command does not have).
+source "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
+	fail man_tools "man and groff are not installed: run 'make setup'"
+	finish
+fi
+
+# Rendered as `man` does on an 80-column terminal, with all warnings
+for page in man/*.[38]; do
+	name=render_${page##*/}
+	MANWIDTH=80 man --warnings -E UTF-8 -l "$page" >"$tmp/out" 2>"$tmp/err"
+	groff -ww -z -man -Tutf8 "$page" 2>>"$tmp/err"
+	if [[ -s $tmp/err ]]; then
+		fail "$name" "$(head -3 "$tmp/err" | tr '\n' ' ')"
+	elif ! grep -q '^NAME' "$tmp/out"; then
+		fail "$name" "no NAME section in the rendered page"
+	else
+		pass "$name"
+	fi
+done
+
+# section TEXT NAME: the lines of section NAME of a rendered page
+section() {
+	awk -v s="$2" '/^[A-Z]/ { on = ($0 == s) ; next } on' "$1"
+}
+
+# Each exported function and its group page (scripts/man-links.sh)
+if ! scripts/man-links.sh --list src/libperfbuf.map >"$tmp/groups" 2>"$tmp/err"; then
+	fail functions_have_pages "$(cat "$tmp/err")"
+else
+	missing=
+	while read -r fn group; do
+		[[ -f $tmp/$group.txt ]] ||
+			MANWIDTH=200 man -E UTF-8 -l "man/$group.3" >"$tmp/$group.txt" 2>/dev/null
+		section "$tmp/$group.txt" NAME >"$tmp/name"
+		section "$tmp/$group.txt" SYNOPSIS >"$tmp/syn"
+		grep -qw -- "$fn" "$tmp/name" && grep -q -- "[ *]$fn(" "$tmp/syn" ||
+			missing+=" $fn (man/$group.3)"
+	done <"$tmp/groups"
+	if [[ -z $missing ]]; then
+		pass functions_documented
+	else
+		fail functions_documented "not in the NAME and SYNOPSIS of their page:$missing"
+	fi
+fi
+
+# perfbuf(8) against the tool's help: a command's long options are in its
+# "perfbuf COMMAND" subsection; the tool's own in OPTIONS
+# longopts FILE: the --options in a help text or a roff source
+longopts() {
+	sed 's/\\-/-/g' "$1" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+# subsection CMD: the roff source of .SS "perfbuf CMD ..." (or .SH OPTIONS)
+subsection() {
+	awk -v c="$1" '
+		/^\.S[HS]/ { on = (c == "" ? $0 == ".SH OPTIONS" : index($0, "\"perfbuf " c " ") == 5 || $0 == ".SS \"perfbuf " c "\"") ; next }
+		on' man/perfbuf.8
+}
+if ! "$PERFBUF" --help >"$tmp/help" 2>&1; then
+	fail perfbuf8_commands "'perfbuf --help' failed: $(head -1 "$tmp/help")"
+	finish
+fi
+cmds=$(sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' "$tmp/help")
+[[ -n $cmds ]] || fail perfbuf8_commands "no command found in 'perfbuf --help'"
+for cmd in "" $cmds; do
+	what=${cmd:-perfbuf}
+	if [[ -n $cmd ]]; then
+		"$PERFBUF" "$cmd" --help >"$tmp/help" 2>&1 ||
+			{ fail "perfbuf8_$what" "'perfbuf $cmd --help' failed"; continue; }
+	else
+		printf -- '--help\n--version\n' >"$tmp/help"	# not in the usage text
+		"$PERFBUF" --help >>"$tmp/help"
+	fi
+	subsection "$cmd" >"$tmp/sec"
+	if [[ ! -s $tmp/sec ]]; then
+		fail "perfbuf8_$what" "man/perfbuf.8 has no subsection .SS \"perfbuf $cmd ...\": document the command"
+		continue
+	fi
+	longopts "$tmp/help" >"$tmp/have"
+	longopts "$tmp/sec" >"$tmp/doc"
+	undoc=$(comm -23 "$tmp/have" "$tmp/doc" | tr '\n' ' ')
+	# every command has --help, whether its usage says so or not
+	stale=$(comm -13 "$tmp/have" "$tmp/doc" | grep -vx -- --help | tr '\n' ' ')
+	if [[ -n $undoc ]]; then
+		fail "perfbuf8_$what" "in 'perfbuf ${cmd:+$cmd }--help' but not in its part of man/perfbuf.8: $undoc"
+	elif [[ -n $stale ]]; then
+		fail "perfbuf8_$what" "in man/perfbuf.8 but not in 'perfbuf ${cmd:+$cmd }--help': $stale"
+	else
+		pass "perfbuf8_$what"
+	fi
+done
+finish
