@@ -55,6 +55,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DOCDIR ?= $(PREFIX)/share/doc/libperfbuf
 
 LIB_SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
@@ -179,6 +180,10 @@ bench: all
 	$(Q)scripts/setup.sh --bench
 	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
 
+# examples/: built from an installed copy (its Makefile uses pkg-config)
+EXAMPLE_FILES := examples/Makefile examples/README.md \
+		 $(wildcard examples/*.c examples/*.h)
+
 # Where pkg-config and a packager expect them. The .pc file is made at
 # install time: it holds the PREFIX and LIBDIR given then.
 .PHONY: install uninstall FORCE
@@ -199,6 +204,8 @@ install: lib $(OUTPUT)/perfbuf $(OUTPUT)/libperfbuf.pc
 	$(Q)install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3
 	$(Q)install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8
 	$(Q)scripts/man-links.sh src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -d $(DESTDIR)$(DOCDIR)/examples
+	$(Q)install -m 644 $(EXAMPLE_FILES) $(DESTDIR)$(DOCDIR)/examples
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
@@ -208,7 +215,7 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/perfbuf.h $(DESTDIR)$(BINDIR)/perfbuf \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
-	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(DOCDIR)
 	$(Q)scripts/man-links.sh --remove src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
 
 # perfbuf stress with a slow consumer (tests/test_soak.sh: the same, 6 s)
