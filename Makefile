@@ -171,9 +171,17 @@ check: setup-tracefs all $(FUZZ_BINS)
 
 test: check
 
-# Without RUN_ARGS: every exec() on the machine for 5 seconds.
+# Without RUN_ARGS: every exec() on the machine for 5 seconds, while a
+# little workload (sleep 1 then /bin/true, four times) makes sure there are
+# some on a quiet machine.
 run: setup-tracefs all
-	$(Q)$(OUTPUT)/perfbuf $(or $(RUN_ARGS),trace -d 5 tracepoint:sched:sched_process_exec)
+ifeq ($(RUN_ARGS),)
+	$(Q)(for i in 1 2 3 4; do sleep 1; /bin/true; done) & \
+	$(OUTPUT)/perfbuf trace -d 5 tracepoint:sched:sched_process_exec; \
+	rc=$$?; wait; exit $$rc
+else
+	$(Q)$(OUTPUT)/perfbuf $(RUN_ARGS)
+endif
 
 # bpftrace and gnuplot-nox (and tracefs) for the comparison and the plot
 bench: all
