@@ -192,6 +192,8 @@ static void drain_round(struct perfbuf *pb)
 
 static void cpu_up(struct perfbuf *pb, struct slot *s)
 {
+	/* before the ring exists: older than every record it will hold */
+	__u64 now = perfbuf_now_ns();
 	struct channel *ch = calloc(1, sizeof(*ch));
 	int err = ch ? channel_open(ch, s->cpu, &pb->cfg) : -ENOMEM;
 
@@ -207,8 +209,7 @@ static void cpu_up(struct perfbuf *pb, struct slot *s)
 	}
 	s->ch = ch;
 	s->onlined++;
-	push_notice(pb, (struct notice){ perfbuf_now_ns(),
-					 PERFBUF_REC_CPU_ONLINE, s, NULL });
+	push_notice(pb, (struct notice){ now, PERFBUF_REC_CPU_ONLINE, s, NULL });
 }
 
 static void cpu_down(struct perfbuf *pb, struct slot *s)
