@@ -112,16 +112,62 @@ static __always_inline struct trace_record *event_start(__u64 cookie)
 	e->raw_size = 0;
 	for (int i = 0; i < TRACE_MAX_STRS; i++)
 		e->str_len[i] = 0;
+	e->str_cut = 0;
 	return e;
 }
 
 static __always_inline void event_send(void *ctx, struct trace_record *e,
 				       __u32 data_sz)
 {
-	data_sz &= TRACE_DATA_MAX - 1;
+	if (data_sz > TRACE_DATA_MAX)
+		data_sz = TRACE_DATA_MAX;
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
 			      sizeof(*e) + data_sz);
 	scratch_put();
+}
+
+/* --string-size: bytes of a string or buffer kept (its NUL aside) */
+const volatile __u32 str_size = TRACE_STR_SIZE;
+
+static __always_inline __u32 str_cap(void)
+{
+	return str_size > TRACE_STR_SIZE_MAX ? TRACE_STR_SIZE_MAX : str_size;
+}
+
+/*
+ * A string of at most cap bytes at dst, read as @n = read(dst, cap + 2):
+ * cap + 2 (with its NUL) means the string had more than cap bytes: keep
+ * cap, NUL-terminated, and say it was cut.
+ */
+static __always_inline long str_cut(char *dst, long n, __u32 cap, bool *cut)
+{
+	if (n != cap + 2)
+		return n;
+	dst[cap] = 0;
+	*cut = true;
+	return cap + 1;
+}
+
+/* A user buffer at the u64 at @off, as long as the u64 at s->len_off says
+ * (cut at cap): its bytes, then a NUL. 0 when unreadable. */
+static __always_inline long read_buf(void *ctx, const struct trace_str_cfg *s,
+				     __u32 off, char *dst, __u32 cap, bool *cut)
+{
+	__u64 ptr = 0, len = 0;
+	__u32 n;
+
+	bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + off);
+	bpf_probe_read_kernel(&len, sizeof(len),
+			      ctx + (s->len_off & (TRACE_RAW_MAX - 1)));
+	*cut = len > cap;
+	/* masked: clang may reload len unbounded from the stack */
+	n = (*cut ? cap : len) & (TRACE_STR_SIZE_MAX * 2 - 1);
+	if (bpf_probe_read_user(dst, n, (void *)ptr)) {
+		*cut = false;
+		return 0;
+	}
+	dst[n] = 0;
+	return n + 1;
 }
 
 /* Read string slot @i of @cfg into e->data + pos; return the new pos. */
@@ -129,12 +175,17 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 				      const struct trace_str_cfg *s, int i,
 				      __u32 pos)
 {
-	void *dst = e->data + (pos & (TRACE_DATA_MAX / 2 - 1));
-	__u32 off = s->off & (TRACE_RAW_MAX - 1), loc = 0;
+	char *dst = (char *)e->data + (pos & (TRACE_ROOM - 1));
+	__u32 off = s->off & (TRACE_RAW_MAX - 1), loc = 0, cap = str_cap();
+	bool cut = false;
 	void *src;
 	__u64 ptr = 0;
 	long n = 0;
 
+	if (pos >= TRACE_ROOM) {	/* never with TRACE_MAX_STRS slots */
+		e->str_cut |= 1 << (i & (TRACE_MAX_STRS - 1));
+		return pos;
+	}
 	switch (s->kind) {
 	case TRACE_STR_DATA_LOC:
 	case TRACE_STR_REL_LOC:
@@ -147,24 +198,112 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 			src += off + 4;
 		if (s->kind == TRACE_STR_DATA_LOC ||
 		    s->kind == TRACE_STR_REL_LOC) {
-			n = bpf_probe_read_kernel_str(dst, TRACE_STR_MAX, src);
+			n = bpf_probe_read_kernel_str(dst, cap + 2, src);
+			n = str_cut(dst, n, cap, &cut);
 		} else {
 			n = loc >> 16;	/* cut long arrays, never wrap them */
-			if (n > TRACE_STR_MAX)
-				n = TRACE_STR_MAX;
+			if (n > cap) {
+				n = cap;
+				cut = true;
+			}
 			if (bpf_probe_read_kernel(dst, n, src))
 				n = 0;
 		}
 		break;
 	case TRACE_STR_USER_PTR:
 		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + off);
-		n = bpf_probe_read_user_str(dst, TRACE_STR_MAX, (void *)ptr);
+		n = bpf_probe_read_user_str(dst, cap + 2, (void *)ptr);
+		n = str_cut(dst, n, cap, &cut);
+		break;
+	case TRACE_BUF_USER_PTR:
+		n = read_buf(ctx, s, off, dst, cap, &cut);
 		break;
 	}
 	if (n <= 0)
 		return pos;
 	e->str_len[i & (TRACE_MAX_STRS - 1)] = n;
-	return pos + (n & (TRACE_STR_MAX * 2 - 1));
+	if (cut)
+		e->str_cut |= 1 << (i & (TRACE_MAX_STRS - 1));
+	return pos + (n & (TRACE_STR_SIZE_MAX * 2 - 1));
+}
+
+struct argv_walk {
+	struct trace_record *e;
+	__u64 argv, arg;	/* the array, its next element */
+	__u32 start;		/* the slot's first byte */
+	int slot;
+	bool more;		/* arguments left unread */
+};
+
+/*
+ * One argument: a TRACE_ARG_* byte, the string (cut at str_size), its
+ * NUL. A bpf_loop() callback that keeps the slot's length in the record,
+ * not in a register: the verifier sees the same state each time round,
+ * instead of walking every argument's outcomes. 1 stops.
+ */
+static long argv_one(__u32 k, void *ctx)
+{
+	struct argv_walk *w = ctx;
+	int slot = w->slot & (TRACE_MAX_STRS - 1);
+	__u32 cap = str_cap(), pos = w->start + w->e->str_len[slot];
+	bool cut = false;
+	char *d;
+	long n;
+
+	if (!w->arg)
+		return 1;
+	if (pos >= TRACE_ROOM) {
+		w->more = true;
+		return 1;
+	}
+	d = (char *)w->e->data + (pos & (TRACE_ROOM - 1));
+	n = bpf_probe_read_user_str(d + 1, cap + 2, (void *)w->arg);
+	n = str_cut(d + 1, n, cap, &cut);
+	if (n <= 0) {
+		d[0] = TRACE_ARG_FAULT;
+		d[1] = 0;
+		n = 1;
+	} else {
+		d[0] = cut ? TRACE_ARG_CUT : TRACE_ARG_WHOLE;
+	}
+	w->e->str_len[slot] += 1 + (n & (TRACE_STR_SIZE_MAX * 2 - 1));
+	if (bpf_probe_read_user(&w->arg, sizeof(w->arg),
+				(void *)(w->argv + (k + 1) * 8)))
+		w->arg = 0;
+	return 0;
+}
+
+/*
+ * The argv slot: up to TRACE_ARGV_MAX arguments (argv_one()), then
+ * TRACE_ARGV_END; cut (str_cut) when arguments are left unread. Read
+ * after the other slots: its length depends on the room they left.
+ */
+static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
+				       const struct trace_probe_cfg *cfg,
+				       __u32 pos)
+{
+	int slot = cfg->argv_slot & (TRACE_MAX_STRS - 1);
+	struct argv_walk w = { .e = e, .start = pos, .slot = slot };
+	__u32 end;
+
+	if (cfg->argv_slot < 0 || cfg->argv_slot >= TRACE_MAX_STRS)
+		return pos;
+	bpf_probe_read_kernel(&w.argv, sizeof(w.argv),
+			      ctx + (cfg->str[slot].off & (TRACE_RAW_MAX - 1)));
+	if (bpf_probe_read_user(&w.arg, sizeof(w.arg), (void *)w.argv))
+		return pos;	/* str_len 0: printed as the pointer */
+	e->str_len[slot] = 0;
+	bpf_loop(TRACE_ARGV_MAX, argv_one, &w, 0);
+	if (w.arg)
+		w.more = true;
+	end = pos + e->str_len[slot];
+	if (end >= TRACE_ROOM + TRACE_STR_SIZE_MAX + 2)
+		return pos;	/* never: argv_one() stops before */
+	*((char *)e->data + end) = TRACE_ARGV_END;
+	e->str_len[slot]++;
+	if (w.more)
+		e->str_cut |= 1 << slot;
+	return end + 1;
 }
 
 SEC("tracepoint")
@@ -191,8 +330,10 @@ int trace_tp(void *ctx)
 	for (int i = 0; i < TRACE_MAX_STRS; i++) {
 		if (i >= cfg->nstr)
 			break;
-		pos = read_str(ctx, e, &cfg->str[i], i, pos);
+		if (i != cfg->argv_slot)
+			pos = read_str(ctx, e, &cfg->str[i], i, pos);
 	}
+	pos = read_argv(ctx, e, cfg, pos);
 	event_send(ctx, e, pos);
 	return 0;
 }

@@ -6,8 +6,12 @@
  *
  * A record is struct trace_record followed by data[]:
  *  - tracepoints: bytes [0, raw_size) of the tracepoint record (ctx),
- *    then the strings listed in the probe's config, packed, each
- *    str_len[i] bytes (NUL included; 0 = could not be read);
+ *    then the slots listed in the probe's config, packed in slot order
+ *    (the argv slot last), each str_len[i] bytes (0 = could not be
+ *    read): strings with their NUL; a user buffer's bytes and a NUL; the
+ *    argv slot's arguments, each a TRACE_ARG_* byte then the string and
+ *    its NUL, then TRACE_ARGV_END. Bit i of str_cut: slot i was cut (at
+ *    str_size bytes, or an argv with more arguments than were read).
  *  - kprobe/uprobe/fentry/raw tracepoints: raw_size / 8 u64 arguments;
  *  - kretprobe/uretprobe/fexit: one u64, the return value.
  */
@@ -17,9 +21,14 @@
 #define TRACE_COMM_LEN 16
 #define TRACE_MAX_PROBES 4096	/* attachments (a glob can match many) */
 #define TRACE_RAW_MAX 1024	/* tracepoint record bytes copied */
-#define TRACE_MAX_STRS 4	/* strings read per record */
-#define TRACE_STR_MAX 256	/* bytes per string, NUL included */
-#define TRACE_DATA_MAX 4096	/* data[] room: power of two, >= raw + strs */
+#define TRACE_MAX_STRS 4	/* slots read per record */
+#define TRACE_STR_SIZE 255	/* default --string-size: bytes of a string */
+#define TRACE_STR_SIZE_MAX 4096	/* largest --string-size */
+#define TRACE_ARGV_MAX 32	/* argv arguments read */
+#define TRACE_REC_MAX 32768	/* a per-CPU map value's limit */
+#define TRACE_DATA_MAX (TRACE_REC_MAX - 56)	/* data[] room */
+#define TRACE_ROOM 16384	/* no slot starts at or past it: power of two,
+				 * room + a slot's bytes < TRACE_DATA_MAX */
 #define TRACE_MAX_ARGS 6
 
 /* What a string slot reads. */
@@ -29,12 +38,23 @@ enum trace_str_kind {
 	TRACE_STR_USER_PTR,	/* user pointer (u64) at off: user string */
 	TRACE_BYTES_DATA_LOC,	/* __data_loc array, not chars: raw bytes */
 	TRACE_BYTES_REL_LOC,
+	TRACE_BUF_USER_PTR,	/* user buffer (u64) at off, len_off its length */
+	TRACE_ARGV_USER_PTR,	/* user char *argv[] (u64) at off */
+};
+
+/* The byte before each argument of an argv slot. */
+enum trace_arg_mark {
+	TRACE_ARG_WHOLE = 0,
+	TRACE_ARG_CUT,		/* cut at str_size */
+	TRACE_ARG_FAULT,	/* unreadable: an empty string follows */
+	TRACE_ARGV_END,		/* the end of the list: nothing follows */
 };
 
 struct trace_str_cfg {
 	unsigned short off;	/* field offset in the tracepoint record */
 	unsigned char kind;	/* enum trace_str_kind */
 	unsigned char pad;
+	unsigned short len_off;	/* TRACE_BUF_USER_PTR: its u64 length */
 };
 
 /* One probe's configuration, at key = cookie in the cfgs map. */
@@ -42,6 +62,7 @@ struct trace_probe_cfg {
 	unsigned int raw_size;	/* tracepoints: record bytes to copy */
 	unsigned int nstr;
 	struct trace_str_cfg str[TRACE_MAX_STRS];
+	int argv_slot;		/* the TRACE_ARGV_USER_PTR slot, read last; -1 */
 };
 
 struct trace_record {
@@ -52,8 +73,11 @@ struct trace_record {
 	char comm[TRACE_COMM_LEN];
 	unsigned short raw_size;
 	unsigned short str_len[TRACE_MAX_STRS];
-	unsigned short pad[3];
+	unsigned short str_cut;		/* bit i: slot i was cut */
+	unsigned short pad[2];
 	unsigned char data[];
 };
+_Static_assert(sizeof(struct trace_record) == TRACE_REC_MAX - TRACE_DATA_MAX,
+	       "TRACE_DATA_MAX: the record's header changed");
 
 #endif

@@ -8,8 +8,9 @@
  * the sinks must print one line per event: a valid JSON object, or text.
  *
  * Input: the format file, then optionally a NUL and a record: u16
- * raw_size, u16 str_len[TRACE_MAX_STRS], the data. Without one (a real
- * format file as is) the record is raw_size bytes of 0xff.
+ * raw_size, u16 str_len[TRACE_MAX_STRS], u16 str_cut, the data. Without
+ * one (a real format file as is) the record is raw_size bytes of 0xff.
+ * The input's length picks --buffers (none, escaped, hex).
  */
 #define _GNU_SOURCE	/* memfd_create */
 #include <ctype.h>
@@ -22,7 +23,7 @@
 
 #include "trace/decode.h"
 
-#define REC_HDR (2 + 2 * TRACE_MAX_STRS)	/* raw_size, str_len[] */
+#define REC_HDR (2 + 2 * TRACE_MAX_STRS + 2)	/* raw_size, str_len[], str_cut */
 
 static int out_fd = -1;		/* a memfd: what the sinks wrote */
 static struct trace_sink *json_sink, *text_sink;
@@ -41,10 +42,14 @@ static void check_fields(const struct trace_probe *p)
 
 	if (c->raw_size > TRACE_RAW_MAX || c->nstr > TRACE_MAX_STRS)
 		abort();
+	if (c->argv_slot != -1 && (c->argv_slot < 0 || c->argv_slot >= (int)c->nstr ||
+				   c->str[c->argv_slot].kind != TRACE_ARGV_USER_PTR))
+		abort();
 	for (int i = 0; i < p->nfields; i++) {
 		const struct tp_field *f = &p->fields[i];
 		bool slotted = f->kind == FK_STR || f->kind == FK_BYTES ||
-			       f->kind == FK_LOC_ARRAY;
+			       f->kind == FK_LOC_ARRAY || f->kind == FK_BUF ||
+			       f->kind == FK_ARGV;
 
 		if (f->off + f->size > (int)c->raw_size)
 			abort();
@@ -65,6 +70,11 @@ static void check_fields(const struct trace_probe *p)
 			break;
 		case FK_STR:
 			if (f->user_ptr && f->size != 8)
+				abort();
+			break;
+		case FK_BUF:
+		case FK_ARGV:
+			if (f->size != 8 || (f->kind == FK_ARGV) != (f->slot == c->argv_slot))
 				abort();
 			break;
 		case FK_ARRAY:
@@ -101,7 +111,7 @@ static const char *take_output(size_t *len)
 
 /*
  * A JSON value at *s, as the writer prints them (no white space, integers
- * only), past it on success. Strings are checked loosely: fuzz_json
+ * only, null), past it on success. Strings are checked loosely: fuzz_json
  * checks the escaper.
  */
 static bool json_value(const char **s)
@@ -135,6 +145,10 @@ static bool json_value(const char **s)
 			}
 		}
 		*s = p + 1;
+		return true;
+	}
+	if (!strncmp(p, "null", 4)) {	/* an unreadable argv element */
+		*s = p + 4;
 		return true;
 	}
 	if (*p == '-')
@@ -212,6 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	fmt[fmt_len] = '\0';
 	/* syscall arguments are classified differently (user pointers) */
 	p.target = strstr(fmt, "name: sys_") ? sys_target : tp_target;
+	trace_read.buffers = len % 3;
 	f = fmemopen(fmt, fmt_len + 1, "r");
 	if (!f)
 		abort();
@@ -239,6 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		memcpy(hdr, rec, rec_len < REC_HDR ? rec_len : REC_HDR);
 		memcpy(&r->raw_size, hdr, 2);
 		memcpy(r->str_len, hdr + 2, sizeof(r->str_len));
+		memcpy(&r->str_cut, hdr + 2 + sizeof(r->str_len), 2);
 		if (data_len)
 			memcpy(r->data, rec + REC_HDR, data_len);
 	} else {

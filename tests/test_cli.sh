@@ -36,6 +36,11 @@ else
 	fail bench_options "$BUILD/perfbuf-bench not built"
 fi
 check demo_help bash -c "'$PERFBUF' demo --help | grep -q '^Usage: perfbuf demo'"
+"$PERFBUF" demo -d 1 >&- 2>"$tmp/err"
+check demo_stdout_closed test "$?" = 1 -a "$(wc -l <"$tmp/err")" = 1 -a \
+	-n "$(grep -x 'perfbuf demo: stdout is closed; redirect it (>FILE, >/dev/null)' "$tmp/err")"
+"$PERFBUF" list >&- 2>"$tmp/err"
+check list_stdout_closed test "$?" = 1 -a -n "$(grep 'perfbuf list: stdout is closed' "$tmp/err")"
 
 if need_root; then
 	"$PERFBUF" demo -d 2 >"$tmp/out" 2>"$tmp/err"
@@ -43,6 +48,20 @@ if need_root; then
 	# it runs /bin/true every second: at least one exec of it is seen
 	check demo_traces_exec test "$rc" = 0 -a -n "$(grep -E '^[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$' "$tmp/out")"
 	check demo_prints_stats grep -qE '^CPU +SAMPLES +BYTES +LOST +WAKEUPS +DRAINS +HIGHWATER$' "$tmp/out"
+	# tracefs mounted when missing, as trace does (a private mount namespace)
+	if unshare -m true 2>/dev/null; then
+		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
+			[[ ! -e /sys/kernel/tracing/events ]] || exit 3
+			'$PERFBUF' demo -d 1 >'$tmp/out' 2>'$tmp/err'"
+		rc=$?
+		if ((rc == 3)); then
+			skip demo_tracefs_automount "cannot unmount tracefs"
+		else
+			check demo_tracefs_automount test "$rc" = 0 -a -n "$(grep -E ' true +/bin/true$' "$tmp/out")"
+		fi
+	else
+		skip demo_tracefs_automount "no unshare -m"
+	fi
 else
 	skip demo_traces_exec "needs root"
 	skip demo_prints_stats "needs root"

@@ -93,6 +93,23 @@ else
 	stop_trace
 fi
 
+# --- what BPF read goes with the capture: --buffers, --string-size ------
+# (the records' slots depend on them: report decodes as trace did)
+if start_record -o "$tmp/buf.cap" --buffers --string-size 2 --comm pbrec \
+		tracepoint:syscalls:sys_enter_write; then
+	python3 -c 'import ctypes, os
+libc = ctypes.CDLL(None)
+libc.prctl(15, b"pbrec", 0, 0, 0)
+fd = os.open("/dev/null", os.O_WRONLY)
+libc.write(fd, b"abcdefXYZ", 3)'
+	stop_record
+	"$PERFBUF" report --json "$tmp/buf.cap" >"$tmp/buf.json" 2>"$tmp/buf.err"
+	check record_buffers_reported json_check "$tmp/buf.json" \
+		"[(o['args']['buf'], o['cut']) for o in objs if o['type']=='event']==[('ab', ['buf'])]"
+else
+	fail record_buffers_reported "did not attach: $(cat "$tmp/rerr")"
+fi
+
 # --- cut and damaged captures -----------------------------------------
 if [[ -s $tmp/rt.cap ]]; then
 	size=$(stat -c %s "$tmp/rt.cap")

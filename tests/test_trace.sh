@@ -33,17 +33,35 @@ else
 	fail exec_seen_n_times "did not attach: $(cat "$tmp/err")"
 fi
 
-# 2. the same in text: one line per event, headers, under 100 columns
+# 2. the same in text: one line per event, headers; every field, however
+# long the line (--width cuts, but never in a file)
 if start_trace tracepoint:sched:sched_process_exec; then
 	"$prog"
 	stop_trace
-	check text_event_line grep -q "pbexec_$$ .*sched_process_exec filename=${prog:0:20}" "$tmp/out"
+	check text_event_line grep -q "pbexec_$$ .*sched_process_exec filename=\"${prog:0:20}" "$tmp/out"
 	check text_header grep -q '^TIME(s) .*CPU .*PID .*TID .*COMM .*PROBE' "$tmp/out"
-	check text_under_100_columns awk 'length($0) >= 100 { exit 1 }' "$tmp/out"
 	check text_summary grep -q 'events received, [0-9]* lost' "$tmp/err"
 else
 	fail text_event_line "did not attach: $(cat "$tmp/err")"
 fi
+longprog="$tmp/pbexec_$(printf 'x%.0s' $(seq 150))"
+cp /bin/true "$longprog"
+if start_trace tracepoint:sched:sched_process_exec; then
+	"$longprog"
+	stop_trace
+	check text_no_width_cut grep -qF "filename=\"$longprog\" pid=" "$tmp/out"
+else
+	fail text_no_width_cut "did not attach: $(cat "$tmp/err")"
+fi
+# a pipe is cut, a file is not
+(sleep 1; "$longprog") &
+timeout 20 "$PERFBUF" trace -d 3 --width 60 tracepoint:sched:sched_process_exec 2>/dev/null | cat >"$tmp/out"
+wait
+check text_width_cut awk 'NR > 1 && /pbexec_/ { n++; if (length($0) != 60 || !/\.\.\.$/) bad = 1 } END { exit bad || !n }' "$tmp/out"
+start_trace --width 60 -o "$tmp/wfile" tracepoint:sched:sched_process_exec
+"$longprog"
+stop_trace
+check text_width_not_in_file grep -qF "filename=\"$longprog\" pid=" "$tmp/wfile"
 
 # 3. sys_enter_openat: the user-space filename read as a string; --comm
 opener="$tmp/pbopen$$"
@@ -113,9 +131,157 @@ fi
 if start_trace tracepoint:sched:sched_process_exec; then
 	"$hostile"
 	stop_trace
-	check text_hostile_one_line grep -qF 'pb"q\\b\nx\xff' "$tmp/out"
+	check text_hostile_one_line grep -qF 'pb\"q\\b\nx\xff"' "$tmp/out"
 else
 	fail text_hostile_one_line "did not attach"
+fi
+
+# 5b. syscall arguments: a string only where the argument is one (paths,
+# names), a buffer as its pointer (read's holds stale memory at entry)
+# unless --buffers, and then only as many bytes as its length says;
+# execve's argv as a list; strings cut at --string-size, and marked.
+# pbrw: a process with a known stale read buffer, a short write, a rename
+rw_prog() {
+	python3 - "$tmp" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(15, b"pbrw", 0, 0, 0)	# PR_SET_NAME: what --comm matches
+d = sys.argv[1]
+buf = ctypes.create_string_buffer(b"STALE_SECRET_DATA", 64)
+fd = os.open("/dev/zero", os.O_RDONLY)
+libc.read(fd, buf, 64)
+out = os.open("/dev/null", os.O_WRONLY)
+libc.write(out, b"abcdefXYZ", 3)
+libc.write(out, b"\x00\x01\xff\"q", 5)
+open(d + "/rn_a", "w").close()
+libc.rename((d + "/rn_a").encode(), (d + "/rn_b").encode())
+PY
+}
+rw_probes=(tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_enter_write
+	   'tracepoint:syscalls:sys_enter_rename*')
+if start_trace --json --comm pbrw "${rw_probes[@]}"; then
+	rw_prog
+	stop_trace
+	check read_buf_is_pointer json_check "$tmp/out" '
+		any(o["probe"].endswith("sys_enter_read") and o["args"]["count"] == 64 and
+		    isinstance(o["args"]["buf"], str) and o["args"]["buf"].startswith("0x")
+		    for o in objs if o["type"] == "event")'
+	check read_no_stale_data test -z "$(grep STALE_SECRET "$tmp/out")"
+	check write_buf_is_pointer json_check "$tmp/out" '
+		[o["args"]["buf"][:2] for o in objs if o["type"] == "event" and
+		 o["probe"].endswith("sys_enter_write")] == ["0x", "0x"]'
+	check rename_strings json_check "$tmp/out" "
+		any(o['args'].get('oldname') == '$tmp/rn_a' and o['args'].get('newname') == '$tmp/rn_b'
+		    for o in objs if o['type'] == 'event')"
+else
+	fail read_buf_is_pointer "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --json --buffers --comm pbrw "${rw_probes[@]}"; then
+	rw_prog
+	stop_trace
+	check buffers_bounded_by_count json_check "$tmp/out" '
+		[o["args"]["buf"] for o in objs if o["type"] == "event" and
+		 o["probe"].endswith("sys_enter_write")] == ["abc", "\x00\x01\u00ff\"q"]'
+	check buffers_read_stays_pointer json_check "$tmp/out" '
+		all(o["args"]["buf"].startswith("0x") for o in objs if o["type"] == "event" and
+		    o["probe"].endswith("sys_enter_read"))'
+	check read_no_stale_data_buffers test -z "$(grep STALE_SECRET "$tmp/out")"
+else
+	fail buffers_bounded_by_count "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --buffers=hex --comm pbrw tracepoint:syscalls:sys_enter_write; then
+	rw_prog
+	stop_trace
+	check buffers_hex_text grep -q 'sys_enter_write fd=[0-9]* buf=616263 count=3$' "$tmp/out"
+	check buffers_hex_text_bytes grep -q 'buf=0001ff2271 count=5$' "$tmp/out"
+else
+	fail buffers_hex_text "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --buffers --comm pbrw tracepoint:syscalls:sys_enter_write; then
+	rw_prog
+	stop_trace
+	check buffers_escaped_text grep -qF 'buf="\x00\x01\xff\"q" count=5' "$tmp/out"
+else
+	fail buffers_escaped_text "did not attach: $(cat "$tmp/err")"
+fi
+
+# execve: argv decoded; an argument past --string-size cut and marked, a
+# list of more than 32 arguments cut and marked
+long=$(printf 'L%.0s' $(seq 300))
+many=($(seq 40))
+if start_trace --json tracepoint:syscalls:sys_enter_execve; then
+	"$prog" one "two words" "" "$long"
+	"$prog" "${many[@]}"
+	stop_trace
+	check execve_argv json_check "$tmp/out" "
+		any(o['args'].get('filename') == '$prog' and
+		    o['args']['argv'] == ['$prog', 'one', 'two words', '', 'L' * 255] and
+		    o['cut'] == ['argv[4]'] for o in objs if o['type'] == 'event')"
+	check execve_argv_many_cut json_check "$tmp/out" "
+		any(o['args'].get('filename') == '$prog' and
+		    o['args']['argv'] == ['$prog'] + [str(i) for i in range(1, 32)] and
+		    o['cut'] == ['argv'] for o in objs if o['type'] == 'event')"
+else
+	fail execve_argv "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --string-size 8 tracepoint:syscalls:sys_enter_execve; then
+	"$prog" 12345678 123456789
+	stop_trace
+	check execve_argv_text grep -qF 'filename="'"${prog:0:8}"'"... argv=["'"${prog:0:8}"'"..., "12345678", "12345678"...] envp=0x' "$tmp/out"
+else
+	fail execve_argv_text "did not attach: $(cat "$tmp/err")"
+fi
+
+# --string-size: openat's path cut at N bytes and marked; raised to 4096
+deep=$tmp/$(printf 'd%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))/f
+mkdir -p "${deep%/f}"
+: >"$deep"
+if start_trace --json --comm pbopen$$ tracepoint:syscalls:sys_enter_openat; then
+	"$opener" "$deep" >/dev/null
+	stop_trace
+	check string_cut_marked json_check "$tmp/out" "
+		any(o['args']['filename'] == '$deep'[:255] and o['cut'] == ['filename']
+		    for o in objs if o['type'] == 'event')"
+else
+	fail string_cut_marked "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --json --string-size 4096 --comm pbopen$$ tracepoint:syscalls:sys_enter_openat; then
+	"$opener" "$deep" >/dev/null
+	stop_trace
+	check string_size_raised json_check "$tmp/out" "
+		any(o['args']['filename'] == '$deep' and 'cut' not in o
+		    for o in objs if o['type'] == 'event')"
+else
+	fail string_size_raised "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --string-size 5 --comm pbopen$$ tracepoint:syscalls:sys_enter_openat; then
+	"$opener" "$tmp/openme_$$" >/dev/null
+	stop_trace
+	check string_cut_text grep -qF "filename=\"${tmp:0:5}\"... flags=" "$tmp/out"
+else
+	fail string_cut_text "did not attach: $(cat "$tmp/err")"
+fi
+
+# a probe named twice, exactly or through a glob: one rule, attached once,
+# each event printed once
+if start_trace --json tracepoint:sched:sched_process_exec tracepoint:sched:sched_process_exec \
+		'tracepoint:sched:sched_process_e*'; then
+	"$prog"
+	stop_trace
+	check same_probe_twice_once grep -q '^Attached 2 probes' "$tmp/err"
+	check same_probe_twice_no_warning test -z "$(grep -i 'warning\|exists' "$tmp/err")"
+	check same_probe_twice_events_once json_check "$tmp/out" \
+		"sum(1 for o in objs if o['type']=='event' and o['args'].get('filename')=='$prog')==1"
+else
+	fail same_probe_twice_once "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --json "uprobe:$TARGET:pb_target_add+0x0" "uprobe:$TARGET:pb_target_add+0"; then
+	"$TARGET" 1
+	stop_trace
+	check same_uprobe_two_spellings json_check "$tmp/out" \
+		"sum(1 for o in objs if o['type']=='event')==1"
+else
+	fail same_uprobe_two_spellings "did not attach: $(cat "$tmp/err")"
 fi
 
 # 6. errors: one line, exit 1, nothing left attached
@@ -126,14 +292,32 @@ error_case err_bad_syntax 'bad probe' trace tracepoint:sched
 error_case err_unknown_tracepoint 'no tracepoint matches' trace tracepoint:sched:no_such_tp
 error_case err_uprobe_no_binary 'no such binary' trace uprobe:/no/such/binary:main
 error_case err_uprobe_no_symbol "no function symbol 'no_such_fn'" trace "uprobe:$TARGET:no_such_fn"
+error_case err_uprobe_not_elf "^perfbuf trace: uprobe:/etc/passwd:main: /etc/passwd is not an ELF executable or library; give a binary" trace uprobe:/etc/passwd:main
+error_case err_uprobe_offset_past_end "offset 999999999 is past the end of pb_target_add ([0-9]* bytes); give one from 0 to [0-9]*$" \
+	trace "uprobe:$TARGET:pb_target_add+999999999"
+error_case err_option_takes_no_value "^perfbuf trace: --json takes no value, not '--json=yes'; run 'perfbuf trace --help'$" \
+	trace --json=yes tracepoint:sched:sched_process_exec
+error_case err_buffers_bad_value "^perfbuf trace: --buffers wants escaped or hex, not 'raw'$" \
+	trace --buffers=raw tracepoint:syscalls:sys_enter_write
+error_case err_string_size_range "^perfbuf trace: --string-size wants a number from 1 to 4096, not '5000'$" \
+	trace --string-size 5000 tracepoint:syscalls:sys_enter_openat
+timeout 20 "$PERFBUF" trace tracepoint:sched:sched_process_exec >&- 2>"$tmp/eerr"
+check err_stdout_closed test "$?" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a \
+	-n "$(grep -x 'perfbuf trace: stdout is closed; redirect it (>FILE, >/dev/null) or give -o FILE' "$tmp/eerr")"
+timeout 20 "$PERFBUF" trace -n 1 -o "$tmp/closed.out" tracepoint:sched:sched_switch >&- 2>"$tmp/err"
+check stdout_closed_output_file test "$?" = 0 -a "$(grep -c sched_switch "$tmp/closed.out")" = 1
 error_case err_partial_attach "no function symbol" trace tracepoint:sched:sched_process_exec "uprobe:$TARGET:no_such_fn"
 # a busy probe attached before the failing one prints nothing
 error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:sched_switch "uprobe:$TARGET:no_such_fn"
 check err_partial_attach_no_events test ! -s "$tmp/eout"
 error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
-error_case err_bad_pages 'power of two' trace --pages 3 tracepoint:sched:sched_process_exec
-error_case err_pages_too_small 'setting up the perf buffer failed: .*records of [0-9]* bytes cannot fit a ring of 4096 bytes.*use more pages' \
-	trace --pages 1 tracepoint:sched:sched_process_exec
+error_case err_bad_pages '^perfbuf trace: --pages wants a power of two (1, 2, 4, ... 1048576), not 3$' trace --pages 3 tracepoint:sched:sched_process_exec
+error_case err_pages_range '^perfbuf trace: --pages wants a number from 1 to 1048576, not .2097152.$' trace --pages 2097152 tracepoint:sched:sched_process_exec
+# the ring must hold the probes' largest record: said before anything loads
+error_case err_pages_too_small "^perfbuf trace: --pages 1 is too small for these probes' largest record ([0-9]* bytes); use --pages 4 or more$" \
+	trace --pages 1 --string-size 4096 tracepoint:syscalls:sys_enter_rename
+timeout 20 "$PERFBUF" trace --pages 1 -n 1 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/err"
+check pages_1_small_records test "$?" = 0 -a "$(grep -c sched_switch "$tmp/out")" = 1
 error_case err_pid_missing 'no such process' trace -p 2147483647 tracepoint:sched:sched_process_exec
 error_case err_bad_cpu '--cpu wants a number' trace --cpu 99999 tracepoint:sched:sched_process_exec
 error_case err_bad_option 'perfbuf trace --help' trace --nope tracepoint:sched:sched_process_exec
@@ -218,6 +402,28 @@ if start_trace --json -p "$target_pid" "uprobe:$TARGET:pb_target_add"; then
 		"[o['pid'] for o in objs if o['type']=='event']==[$target_pid]*2"
 else
 	fail pid_filter "did not attach"
+fi
+
+# CPU hotplug in JSON: a "cpu" object each way (CPU1 back online whatever
+# happens: the trap)
+cpu1=/sys/devices/system/cpu/cpu1/online
+if [[ -w $cpu1 ]] && (($(nproc) >= 2)); then
+	trap 'echo 1 >"$cpu1" 2>/dev/null; cleanup' EXIT
+	if start_trace --json tracepoint:sched:sched_switch; then
+		echo 0 >"$cpu1"
+		sleep 0.5
+		for _ in 1 2 3 4 5; do echo 1 >"$cpu1" 2>/dev/null && break; sleep 0.2; done
+		sleep 0.5
+		stop_trace
+		check json_cpu_objects json_check "$tmp/out" '(
+			[(o["cpu"], o["online"]) for o in objs if o["type"] == "cpu"][:2] == [(1, False), (1, True)] and
+			all(set(o) == {"type", "time_ns", "cpu", "online"} for o in objs if o["type"] == "cpu"))'
+	else
+		fail json_cpu_objects "did not attach: $(cat "$tmp/err")"
+	fi
+	echo 1 >"$cpu1" 2>/dev/null
+else
+	skip json_cpu_objects "cannot take CPU1 offline"
 fi
 
 # 8. stdout closed early: prompt stop, summary on stderr, no SIGPIPE death

@@ -62,19 +62,25 @@ static bool str_eq(const char *got, const char *want, const char *what)
 
 static const char *const names[] = {
 	"u8", "s16", "s32", "u64", "s64", "ptr", "str", "bytes", "ints",
-	"nr", "q\"uote",
+	"nr", "q\"uote", "argv", "long",
 };
 static const struct tv_probe probes[] = {
 	{ .id = 0, .spec = "tracepoint:cat:ev", .label = "ev",
-	  .nfields = 11, .names = names },
+	  .nfields = 13, .names = names },
 	{ .id = 1, .spec = "tracepoint:\"weird\\", .label = "weird",
-	  .nfields = 11, .names = names },
+	  .nfields = 13, .names = names },
 };
 static const struct tv_schema schema = { .nprobes = 2, .probes = probes };
 
 static const __s16 ints[] = { -1, 2, -300 };
 static const unsigned char bytes[] = { 0x00, 0xab, 0xff };
 static const char str[] = "a\"b\\c\nd\te\x01\x7f\xc3\xa9\xff";
+/* execve's argv: whole, cut at --string-size, unreadable; more unread */
+static const struct tv_str argv[] = {
+	{ .data = "ls", .len = 2 },
+	{ .data = "--colo", .len = 6, .flags = TV_F_CUT },
+	{ .data = "", .len = 0, .flags = TV_F_UNREAD },
+};
 
 #define F(i, t, ...) { .idx = (i), .name = names[i], .type = (t), __VA_ARGS__ }
 static const struct tv_field fields[] = {
@@ -89,6 +95,8 @@ static const struct tv_field fields[] = {
 	F(8, TV_ARRAY, .width = 2, .is_signed = true, .data = ints, .len = sizeof(ints)),
 	F(9, TV_INT, .width = 8, .u = 257, .flags = TV_F_HIDDEN),
 	F(10, TV_STR, .data = "", .len = 0),
+	F(11, TV_STRS, .strs = argv, .len = 3, .flags = TV_F_CUT),
+	F(12, TV_STR, .data = "/very/lo", .len = 8, .flags = TV_F_CUT),
 };
 
 static const struct tv_cpu_summary cpus[] = { { 0, 2, 5 }, { 3, 1, 0 } };
@@ -100,7 +108,7 @@ static void feed(struct trace_sink *s)
 {
 	struct tv_event e = { .time_ns = 5123456789, .cpu = 1, .pid = 42,
 			      .tid = 43, .comm = "sh\x01", .comm_len = 3,
-			      .probe = &probes[0], .nfields = 11, .fields = fields };
+			      .probe = &probes[0], .nfields = 13, .fields = fields };
 	struct tv_summary sum = { .received = 3, .lost = 5, .printed = 2,
 				  .ncpus = 2, .cpus = cpus };
 
@@ -149,8 +157,9 @@ TEST(text_sink_pinned)
 	       "TIME(s)    CPU PID     TID     COMM             PROBE ARGS\n"
 	       "4.123456   1   42      43      sh\\x01           ev u8=255 s16=-32768"
 	       " s32=-100 u64=18446744073709551615 s64=-9223372036854775808"
-	       " ptr=0xffff888001234560 str=a\"b\\\\c\\nd\\te\\x01\\x7f\\xc3\\xa9\\xff"
-	       " bytes=00abff ints=[-1,2,-300] q\"uote=\n"
+	       " ptr=0xffff888001234560 str=\"a\\\"b\\\\c\\nd\\te\\x01\\x7f\\xc3\\xa9\\xff\""
+	       " bytes=00abff ints=[-1,2,-300] q\"uote=\"\""
+	       " argv=[\"ls\", \"--colo\"..., ?]... long=\"/very/lo\"...\n"
 	       "5.000000*  3   7       8       a-very-long-com  weird u8=255 s16=-32768\n",
 	       "text output");
 	str_eq(err,
@@ -187,7 +196,9 @@ TEST(json_sink_pinned)
 	       "\"u8\":255,\"s16\":-32768,\"s32\":-100,\"u64\":18446744073709551615,"
 	       "\"s64\":-9223372036854775808,\"ptr\":\"0xffff888001234560\","
 	       "\"str\":\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\xc3\xa9\\u00ff\","
-	       "\"bytes\":\"00abff\",\"ints\":[-1,2,-300],\"nr\":257,\"q\\\"uote\":\"\"}}\n"
+	       "\"bytes\":\"00abff\",\"ints\":[-1,2,-300],\"nr\":257,\"q\\\"uote\":\"\","
+	       "\"argv\":[\"ls\",\"--colo\",null],\"long\":\"/very/lo\"},"
+	       "\"cut\":[\"argv[1]\",\"argv\",\"long\"]}\n"
 	       "{\"type\":\"event\",\"time_ns\":6000000999,\"cpu\":3,\"late\":true,"
 	       "\"pid\":7,\"tid\":8,\"comm\":\"a-very-long-com\","
 	       "\"probe\":\"tracepoint:\\\"weird\\\\\",\"args\":{\"u8\":255,\"s16\":-32768}}\n"
@@ -212,7 +223,7 @@ TEST(text_sink_cut)
 {
 	struct trace_sink_opts o = { .max_cols = 40 };
 	struct tv_event e = { .comm = "x", .comm_len = 1, .probe = &probes[0],
-			      .nfields = 11, .fields = fields };
+			      .nfields = 13, .fields = fields };
 	struct trace_sink *s;
 	struct capture c;
 	char *out, *err, *line;
@@ -262,7 +273,7 @@ static const char format[] =
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:const char * unread;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * pathname;\toffset:32;\tsize:8;\tsigned:0;\n"
 	"\tfield:char comm[4];\toffset:40;\tsize:4;\tsigned:0;\n"
 	"\tfield:u16 ids[2];\toffset:44;\tsize:4;\tsigned:0;\n"
 	"\tfield:void * ptr;\toffset:48;\tsize:8;\tsigned:0;\n";
@@ -339,7 +350,7 @@ TEST(decode_values)
 		trace_sink__end(s);
 		capture_end(&c, &out, &err);
 		str_eq(out, "0.000000   0   1       0       cat              sys_enter_fake"
-		       " dfd=-100 filename=/etc unread=0x7ffd0000 comm=abcd ids=[1,65535]"
+		       " dfd=-100 filename=\"/etc\" pathname=0x7ffd0000 comm=\"abcd\"... ids=[1,65535]"
 		       " ptr=0xffffffff81000000\n", "decoded, as text");
 		free(out);
 		free(err);
@@ -349,6 +360,100 @@ out:
 	tp_fields_free(&p);
 }
 
+/* execve's argv, a write buffer (--buffers), cut marks: the slots as
+ * bpf/trace.h lays them out (the argv slot last, whatever its index). */
+static const char format2[] =
+	"name: sys_enter_fake2\nID: 2\nformat:\n"
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:const char * filename;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char *const * argv;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * buf;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t count;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:char * rbuf;\toffset:48;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t len;\toffset:56;\tsize:8;\tsigned:0;\n";
+
+static void decode_fake2(enum trace_buffers buffers)
+{
+	static char spec[] = "tracepoint:syscalls:sys_enter_fake2",
+		    target[] = "syscalls:sys_enter_fake2", label[] = "fake2";
+	static const unsigned char args[] = "\0ls\0\1--colo\0\2\0\3";
+	struct trace_probe p = { .kind = PK_TRACEPOINT, .spec = spec,
+				 .target = target, .label = label };
+	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
+	union {
+		struct trace_record r;
+		unsigned char b[sizeof(struct trace_record) + 128];
+	} u = {};
+	struct trace_decoder *d = NULL;
+	const struct tv_event *e;
+	const struct tv_field *f;
+	FILE *f2 = fmemopen((void *)format2, sizeof(format2) - 1, "r");
+
+	trace_read = (struct trace_read_opts){ .str_size = 4, .buffers = buffers };
+	if (!ASSERT_OK_PTR(f2, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f2), "parse"))
+		goto out;
+	ASSERT_EQ(p.cfg.nstr, 3, "slots: filename, argv, buf (not rbuf: filled by the call)");
+	ASSERT_EQ(p.cfg.argv_slot, 1, "argv's slot");
+	ASSERT_EQ(p.cfg.str[2].kind, TRACE_BUF_USER_PTR, "buf read as a buffer");
+	ASSERT_EQ(p.cfg.str[2].len_off, 40, "bounded by count");
+	u.r.raw_size = 64;
+	u.r.str_len[0] = 5;			/* "/bin" + NUL, cut */
+	u.r.str_len[2] = 4;			/* a NUL b + our NUL */
+	u.r.str_len[1] = sizeof(args) - 1;	/* last in the record */
+	u.r.str_cut = 1 << 0 | 1 << 1;
+	memcpy(u.r.data + 64, "/bin", 5);
+	memcpy(u.r.data + 69, "a\0b", 4);
+	memcpy(u.r.data + 73, args, sizeof(args) - 1);
+	d = trace_decoder__new(&set);
+	e = d ? trace_decoder__decode(d, &u.r, sizeof(u.r) + 73 + sizeof(args) - 1, 0, false) : NULL;
+	if (!ASSERT_OK_PTR(e, "decoded") || !ASSERT_EQ(e->nfields, 7, "fields"))
+		goto out;
+	f = &e->fields[1];
+	ASSERT_TRUE(f->type == TV_STR && f->len == 4 && (f->flags & TV_F_CUT),
+		    "filename: 4 bytes, cut");
+	f = &e->fields[2];
+	if (ASSERT_EQ(f->type, TV_STRS, "argv: a list") && ASSERT_EQ(f->len, 3, "3 arguments")) {
+		ASSERT_TRUE(f->flags & TV_F_CUT, "argv: more arguments than read");
+		ASSERT_TRUE(f->strs[0].len == 2 && !memcmp(f->strs[0].data, "ls", 2) &&
+			    !f->strs[0].flags, "argv[0] whole");
+		ASSERT_TRUE(f->strs[1].len == 6 && f->strs[1].flags == TV_F_CUT, "argv[1] cut");
+		ASSERT_EQ(f->strs[2].flags, TV_F_UNREAD, "argv[2] unreadable");
+	}
+	f = &e->fields[3];
+	ASSERT_EQ(f->type, buffers == BUFFERS_HEX ? TV_BYTES : TV_STR, "buf: bytes or escaped");
+	ASSERT_TRUE(f->len == 3 && !memcmp(f->data, "a\0b", 3) && !f->flags,
+		    "buf: every byte, the NUL too");
+	ASSERT_EQ(e->fields[5].type, TV_PTR, "rbuf (filled by the call): its address");
+out:
+	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
+	trace_decoder__free(d);
+	tp_fields_free(&p);
+	if (f2)
+		fclose(f2);
+}
+
+TEST(decode_argv_buffers)
+{
+	decode_fake2(BUFFERS_ESCAPED);
+	decode_fake2(BUFFERS_HEX);
+}
+
+/* Without --buffers, no buffer is read: a pointer, however named */
+TEST(decode_buffers_off)
+{
+	static char target[] = "syscalls:sys_enter_fake2";
+	struct trace_probe p = { .kind = PK_TRACEPOINT, .target = target };
+	FILE *f = fmemopen((void *)format2, sizeof(format2) - 1, "r");
+
+	if (!ASSERT_OK_PTR(f, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+		return;
+	fclose(f);
+	ASSERT_EQ(p.cfg.nstr, 2, "slots: filename, argv");
+	ASSERT_EQ(p.fields[3].kind, FK_PTR, "buf: a pointer");
+	tp_fields_free(&p);
+}
+
 TEST_MAIN(TEST_ENTRY(text_sink_pinned), TEST_ENTRY(json_sink_pinned),
 	  TEST_ENTRY(text_sink_cut), TEST_ENTRY(sink_error_state),
-	  TEST_ENTRY(decode_values))
+	  TEST_ENTRY(decode_values), TEST_ENTRY(decode_argv_buffers),
+	  TEST_ENTRY(decode_buffers_off))

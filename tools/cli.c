@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <bpf/libbpf.h>
 
 #include "commands.h"
 
@@ -30,7 +31,11 @@ int cli_bad_option(const char *cmd, int ret, char **argv)
 	if (ret == ':')
 		fprintf(stderr, "perfbuf %s: %s needs a value; run 'perfbuf %s --help'\n",
 			cmd, arg, cmd);
-	else if (optopt)
+	else if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))
+		/* getopt's optopt: a known long option given a value */
+		fprintf(stderr, "perfbuf %s: %.*s takes no value, not '%s'; run 'perfbuf %s --help'\n",
+			cmd, (int)(strchr(arg, '=') - arg), arg, arg, cmd);
+	else if (optopt && optopt < 256)
 		fprintf(stderr, "perfbuf %s: unknown option '-%c'; run 'perfbuf %s --help'\n",
 			cmd, optopt, cmd);
 	else
@@ -261,4 +266,48 @@ bool cli_lockdown(void)
 	on = fgets(buf, sizeof(buf), f) && strstr(buf, "[confidentiality]");
 	fclose(f);
 	return on;
+}
+
+const char *cli_strerror(int err)
+{
+	static char buf[128];
+
+	err = err < 0 ? -err : err;
+	if (err == 524)		/* the kernel's own ENOTSUPP, leaked to us */
+		return "Not supported by the kernel (ENOTSUPP)";
+	if (err >= __LIBBPF_ERRNO__START && err < __LIBBPF_ERRNO__END) {
+		libbpf_strerror(err, buf, sizeof(buf));
+		return buf;
+	}
+	return strerror(err);
+}
+
+/* fds 0-2 that were closed: /dev/null holds their place (a BPF map
+ * opened as fd 1 would take our output: "Invalid argument") */
+static bool stdout_closed;
+
+void cli_reserve_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nfd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (nfd >= 0 && nfd != fd) {	/* a lower one was free */
+			dup2(nfd, fd);
+			close(nfd);
+		}
+		if (fd == 1)
+			stdout_closed = true;
+	}
+}
+
+int cli_need_stdout(const char *prog)
+{
+	if (!stdout_closed)
+		return 0;
+	fprintf(stderr, "%s: stdout is closed; redirect it (>FILE, >/dev/null)%s\n",
+		prog, strcmp(prog, "perfbuf trace") ? "" : " or give -o FILE");
+	return -EBADF;
 }

@@ -101,21 +101,21 @@ int cmd_demo(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
-	if (cli_need_privileges("perfbuf demo", CLI_BPF) ||
-	    cli_need_fds("perfbuf demo", 0))
+	if (cli_need_stdout("perfbuf demo") ||
+	    cli_need_privileges("perfbuf demo", CLI_BPF | CLI_TRACEFS) ||
+	    cli_need_fds("perfbuf demo", 0) || tracefs_ensure("perfbuf demo"))
 		return 1;
 	libbpf_set_print(NULL);
 	skel = demo__open_and_load();
 	if (!skel) {
 		fprintf(stderr, "perfbuf demo: loading the BPF program failed: %s%s\n",
-			strerror(errno), cli_hint(errno));
+			cli_strerror(errno), cli_hint(errno));
 		return 1;
 	}
 	err = demo__attach(skel);
 	if (err) {
 		fprintf(stderr, "perfbuf demo: attaching to sched:sched_process_exec failed: %s%s\n",
-			strerror(-err), err == -ENOENT ?
-			" (is tracefs mounted? mount -t tracefs nodev /sys/kernel/tracing)" : "");
+			cli_strerror(err), cli_hint(err));
 		goto cleanup;
 	}
 	pb = cli_perfbuf_new("perfbuf demo", bpf_map__fd(skel->maps.events),

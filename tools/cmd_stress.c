@@ -352,6 +352,8 @@ static int parse_options(int argc, char **argv, struct stress_opts *o)
 		fprintf(stderr, "perfbuf stress: --rate and --max are exclusive\n");
 		return -1;
 	}
+	if (cli_need_stdout("perfbuf stress"))
+		return 1;
 	/* header + u32 size + payload, 8-aligned, must fit data_size - 8 */
 	if (((8 + 4 + o->size + 7) & ~7LL) > o->pages * PAGE_SZ - 8) {
 		fprintf(stderr, "perfbuf stress: records of %lld bytes do not fit a ring of %lld pages; use more --pages\n",

@@ -49,6 +49,20 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 				perfbuf_record_fn fn, void *ctx,
 				const struct perfbuf_opts *opts);
 
+/* strerror(), and libbpf's own codes (4000..) by name, not "Unknown
+ * error 4001"; @err of either sign. */
+const char *cli_strerror(int err);
+
+/* trace/probe.c: tracefs where libbpf wants it (mounted if it is
+ * nowhere; trace and demo attach through it); 0 or -errno, said. */
+int tracefs_ensure(const char *prog);
+
+/* Before anything opens a file: fds 0-2 that are closed get /dev/null,
+ * so no BPF object or output file takes their number. */
+void cli_reserve_stdio(void);
+/* 0, or -EBADF with one line on stderr when stdout was closed. */
+int cli_need_stdout(const char *prog);
+
 /* What to do about @err (either sign), e.g. "; raise 'ulimit -n'", or "". */
 const char *cli_hint(int err);
 /* Is kernel lockdown in confidentiality mode (no kernel reads from BPF)? */

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	cli_reserve_stdio();
 	if (argc < 2)
 		return cmd_demo(argc, argv);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||

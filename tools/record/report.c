@@ -90,12 +90,21 @@ static int parse_options(int argc, char **argv, struct report *rp)
 /* The file, its META and probes, a decoder and a sink. 0 or -1 (said). */
 static int open_capture(struct report *rp)
 {
-	struct trace_sink_opts so = { .fd = 1, .max_cols = 99 };
+	struct trace_sink_opts so = { .fd = 1 };
 	char why[256];
+	int err;
 
 	rp->r = cap_reader__open(rp->path, why, sizeof(why));
-	if (!rp->r || capture_meta_read(rp->r, &rp->meta, why, sizeof(why)) ||
-	    capture_probes_read(rp->r, &rp->set, why, sizeof(why))) {
+	err = !rp->r || capture_meta_read(rp->r, &rp->meta, why, sizeof(why));
+	/* what BPF read (--buffers): the records' slots depend on it */
+	if (!err && trace_read_parse(rp->meta.options)) {
+		snprintf(why, sizeof(why), "bad decoding options '%.200s'",
+			 rp->meta.options);
+		err = -EBADMSG;
+	}
+	if (!err)
+		err = capture_probes_read(rp->r, &rp->set, why, sizeof(why));
+	if (err) {
 		fprintf(stderr, RPROG ": %s: %s\n", rp->path, why);
 		return -1;
 	}

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
 
 #include "perfbuf.h"
 #include "commands.h"
@@ -59,22 +61,29 @@ static const char usage_text[] =
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
+"      --width N        cut text lines to N columns (not in a file)\n"
 "      --pages N        ring pages per CPU, a power of two (default 256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
 "      --unordered      print each CPU's events as they come, not in time order\n"
+"      --string-size N  bytes kept of each string, buffer or argv argument\n"
+"                       (1..4096, default 255); a cut one is marked\n"
+"      --buffers[=escaped|hex]\n"
+"                       print the bytes of syscall buffers the call reads\n"
+"                       (write's), bounded by their length argument\n"
 "  -v, --verbose        libbpf debug output\n"
 "  -h, --help           this help\n"
 "\n"
 "Events carry time, CPU, PID, TID, command, the probe and its arguments:\n"
-"every field of a tracepoint (syscall string arguments read as strings),\n"
+"every field of a tracepoint (syscall paths and names read as strings,\n"
+"execve's argv as a list, buffers as addresses unless --buffers),\n"
 "arg0..arg5 of kprobes/fentry/uprobes, ret of the return probes.\n"
 "Events print in time order across CPUs (the kernel's CLOCK_MONOTONIC\n"
 "time of each record); one whose writer was interrupted may come after a\n"
 "newer one: it is marked late (a '*' after the time, \"late\":true in JSON).\n"
 "CPUs coming online are traced; one going offline is drained first.\n"
-"Text lines are cut at 100 columns; --json has every byte. In JSON\n"
-"strings a byte that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
+"Text lines carry every field (--width cuts them). In JSON strings a byte\n"
+"that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
 "\n"
 "Examples:\n"
 "  perfbuf trace tracepoint:sched:sched_process_exec\n"
@@ -88,6 +97,7 @@ struct trace_opts {
 	const char *output;	/* NULL: stdout */
 	long duration, count;	/* 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
+	long width;		/* --width: text lines cut (0: never) */
 	bool json, stats, verbose, unordered;
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
@@ -102,6 +112,7 @@ struct run {
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
 	int fd;			/* the output */
+	size_t max_rec;		/* the largest record the probes write */
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
@@ -173,7 +184,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 }
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
-       OPT_UNORDERED, OPT_FLIGHT };
+       OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -208,6 +219,26 @@ static bool filter_option(int opt, const char *arg)
 	}
 }
 
+/* What BPF reads of syscall arguments: --string-size, --buffers. */
+static bool read_option(int opt, const char *arg)
+{
+	long v;
+
+	if (opt == OPT_STRING_SIZE) {
+		if (!parse_num("--string-size", arg, 1, TRACE_STR_SIZE_MAX, &v))
+			return false;
+		trace_read.str_size = v;
+	} else if (!arg || !strcmp(arg, "escaped")) {
+		trace_read.buffers = BUFFERS_ESCAPED;
+	} else if (!strcmp(arg, "hex")) {
+		trace_read.buffers = BUFFERS_HEX;
+	} else {
+		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", PROG, arg);
+		return false;
+	}
+	return true;
+}
+
 /* One option of getopt_long() into @o; false after a message. */
 static bool set_option(int opt, char *arg, struct trace_opts *o)
 {
@@ -227,13 +258,18 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 		if (!parse_num("--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
 		if (perfbuf_page_cnt_check((size_t)o->pages)) {
-			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 256), not %ld\n", PROG,
+			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", PROG,
 				o->pages);
 			return false;
 		}
 		return true;
 	case OPT_LATENCY:
 		return parse_num("--latency", arg, 1, 60000, &o->latency);
+	case OPT_WIDTH:
+		return parse_num("--width", arg, 40, 100000, &o->width);
+	case OPT_STRING_SIZE:
+	case OPT_BUFFERS:
+		return read_option(opt, arg);
 	case OPT_JSON:
 	case OPT_UNORDERED:
 		if (o->record) {
@@ -277,6 +313,9 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+		{ "string-size", required_argument, NULL, OPT_STRING_SIZE },
+		{ "buffers", optional_argument, NULL, OPT_BUFFERS },
+		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -285,6 +324,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 
 	*o = (struct trace_opts){ .pages = 256, .record = o->record };
 	trace_filter = (struct trace_filter){ .cpu = -1 };
+	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, ":p:d:n:o:vh", longopts, NULL)) != -1) {
@@ -318,7 +358,7 @@ static int load_bpf(struct run *run)
 	run->skel = skel = trace_obj_open();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", PROG, strerror(errno),
+		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", PROG, cli_strerror(errno),
 			cli_hint(errno));
 		return err;
 	}
@@ -329,15 +369,23 @@ static int load_bpf(struct run *run)
 	err = trace__load(skel);
 	if (err)
 		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", PROG,
-			strerror(-err), *cli_hint(err) ? cli_hint(err) :
+			cli_strerror(err), *cli_hint(err) ? cli_hint(err) :
 			"; run with -v for the verifier log");
 	return err;
+}
+
+/* --width never cuts what goes to a file */
+static bool is_file(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
 }
 
 /* The decoder and the sink (text, or JSON Lines) the events go to. */
 static int open_sink(struct run *run)
 {
-	struct trace_sink_opts so = { .fd = run->fd, .max_cols = 99,
+	struct trace_sink_opts so = { .fd = run->fd, .max_cols = is_file(run->fd) ? 0 : run->o.width,
 				      .start_ns = perfbuf_now_ns() };
 	int err = -ENOMEM;
 
@@ -376,10 +424,41 @@ static struct perfbuf *open_rings(struct run *run)
 		     .timestamps = run->o.record,
 		     .overwrite = flight,
 		     .span_fn = run->o.record && !flight ? on_span : NULL,
-		     .max_record_size = sizeof(struct trace_record) + TRACE_DATA_MAX);
+		     .max_record_size = run->max_rec);
 
 	return cli_perfbuf_new(PROG, bpf_map__fd(run->skel->maps.events),
 			       on_record, run, &po);
+}
+
+/* The fewest pages (a power of two) whose ring holds records of @max_rec
+ * bytes and a LOST record, as perfbuf__new() counts them. */
+static size_t pages_needed(size_t max_rec)
+{
+	size_t page = sysconf(_SC_PAGESIZE), n = 1;
+	size_t rec = perfbuf_sample_size(max_rec, PERF_SAMPLE_RAW | PERF_SAMPLE_TIME);
+
+	while (n * page - 8 < rec + 32)
+		n *= 2;
+	return n;
+}
+
+/* --pages against the probes' largest record: said before anything loads */
+static int check_pages(struct run *run)
+{
+	long pages = run->o.flight_pages ?: run->o.pages;
+	size_t need;
+
+	run->max_rec = probes_record_max(&run->set);
+	need = pages_needed(run->max_rec);
+	if ((size_t)pages >= need)
+		return 0;
+	if (run->o.flight_pages)
+		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
+			PROG, pages, run->max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
+	else
+		fprintf(stderr, "%s: --pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
+			PROG, pages, run->max_rec, need);
+	return -EINVAL;
 }
 
 /* Everything up to the first attach: probes, output, BPF, rings, sink. */
@@ -387,7 +466,8 @@ static int setup(struct run *run, int nprobes, char **probes)
 {
 	int err;
 
-	if (cli_need_privileges(PROG, CLI_BPF | CLI_TRACEFS))
+	if ((!run->o.output && cli_need_stdout(PROG)) ||
+	    cli_need_privileges(PROG, CLI_BPF | CLI_TRACEFS))
 		return -EPERM;
 	libbpf_set_print(run->o.verbose ? print_all : NULL);
 	if (tracefs_ensure(PROG))
@@ -395,6 +475,9 @@ static int setup(struct run *run, int nprobes, char **probes)
 	for (int i = 0; i < nprobes; i++)
 		if (probes_parse(&run->set, probes[i]))
 			return -EINVAL;
+	err = check_pages(run);
+	if (err)
+		return err;
 	/* per probe: a link and a perf event, or a program, link and BTF */
 	if (cli_need_fds(PROG, 3 * run->set.n))
 		return -EMFILE;
@@ -421,10 +504,14 @@ static int setup(struct run *run, int nprobes, char **probes)
 	run->pb = open_rings(run);
 	if (!run->pb)
 		return -errno;
-	if (run->o.record)
+	if (run->o.record) {
+		char opts[64];
+
+		trace_read_format(opts, sizeof(opts));
 		return record_begin(&run->cap, run->pb, &run->set,
 				    run->o.flight_pages ?: run->o.pages,
-				    run->o.flight_pages, "");
+				    run->o.flight_pages, opts);
+	}
 	return open_sink(run);
 }
 

@@ -22,6 +22,7 @@ struct trace_decoder {
 	struct tv_probe *probes;
 	const char **names;	/* the tracepoints' field names, all probes */
 	struct tv_field *fields;	/* room for the most fields of a probe */
+	struct tv_str argv[TRACE_ARGV_MAX];	/* an execve's argv elements */
 	struct tv_event ev;
 };
 
@@ -101,15 +102,16 @@ const struct tv_schema *trace_decoder__schema(const struct trace_decoder *d)
 	return &d->schema;
 }
 
-/* The bytes up to the first NUL of @n, TV_F_CUT when there is none. */
-static void str_value(struct tv_field *v, const void *s, size_t n)
+/* The bytes up to the first NUL of @n; TV_F_CUT when @cut (BPF said so)
+ * or there is no NUL (a char array filled to its end). */
+static void str_value(struct tv_field *v, const void *s, size_t n, bool cut)
 {
 	const char *z = memchr(s, '\0', n);
 
 	v->type = TV_STR;
 	v->data = s;
 	v->len = z ? (size_t)(z - (const char *)s) : n;
-	if (!z || n >= TRACE_STR_MAX)
+	if (cut || !z)
 		v->flags |= TV_F_CUT;
 }
 
@@ -132,10 +134,47 @@ static void mem_value(struct tv_field *v, enum tv_type type, const void *d,
 	v->is_signed = sgn;
 }
 
-/* @slot: the field's string slot (NULL: none, or it could not be read) */
-static void field_value(struct tv_field *v, const struct tp_field *f,
-			const unsigned char *raw, const unsigned char *slot,
-			size_t slot_len)
+/* The argv slot (bpf/trace.h: a TV_ARG_* byte, the string, its NUL per
+ * argument; TRACE_ARGV_END) into @d's elements. */
+static void argv_value(struct trace_decoder *d, struct tv_field *v,
+		       const unsigned char *s, size_t n, bool cut)
+{
+	size_t i = 0, k = 0;
+
+	v->type = TV_STRS;
+	v->strs = d->argv;
+	while (i < n && s[i] != TRACE_ARGV_END && k < TRACE_ARGV_MAX) {
+		const unsigned char *z = memchr(s + i + 1, '\0', n - i - 1);
+
+		if (!z)
+			break;		/* never from our BPF side */
+		d->argv[k] = (struct tv_str){ .data = (const char *)s + i + 1,
+					      .len = z - (s + i + 1) };
+		if (s[i] == TRACE_ARG_CUT)
+			d->argv[k].flags = TV_F_CUT;
+		else if (s[i] == TRACE_ARG_FAULT)
+			d->argv[k].flags = TV_F_UNREAD;
+		i = z - s + 1;
+		k++;
+	}
+	v->len = k;
+	if (cut)
+		v->flags |= TV_F_CUT;
+}
+
+/* A user pointer BPF could not read: its address */
+static void unread_value(struct tv_field *v, const unsigned char *d,
+			 unsigned int size)
+{
+	int_value(v, TV_PTR, d, size, false);
+	v->flags |= TV_F_UNREAD;
+}
+
+/* @slot: the field's slot (NULL: none, or it could not be read), @cut:
+ * BPF cut it at --string-size */
+static void field_value(struct trace_decoder *dec, struct tv_field *v,
+			const struct tp_field *f, const unsigned char *raw,
+			const unsigned char *slot, size_t slot_len, bool cut)
 {
 	const unsigned char *d = raw + f->off;
 
@@ -144,26 +183,43 @@ static void field_value(struct tv_field *v, const struct tp_field *f,
 		int_value(v, TV_INT, d, f->size, f->is_signed);
 		break;
 	case FK_CHARS:
-		str_value(v, d, f->size);
+		str_value(v, d, f->size, false);
 		break;
 	case FK_STR:
 		if (slot)
-			str_value(v, slot, slot_len);
+			str_value(v, slot, slot_len, cut);
 		else if (!f->user_ptr)
-			str_value(v, "", 0);
-		else {	/* unreadable user memory: the pointer */
-			int_value(v, TV_PTR, d, f->size, false);
-			v->flags |= TV_F_UNREAD;
-		}
+			str_value(v, "", 1, false);
+		else
+			unread_value(v, d, f->size);
+		break;
+	case FK_BUF:	/* its bytes and a NUL of BPF's: all of them */
+		if (!slot)
+			unread_value(v, d, f->size);
+		else
+			mem_value(v, trace_read.buffers == BUFFERS_HEX ? TV_BYTES : TV_STR,
+				  slot, slot_len - 1, 1, false);
+		if (slot && cut)
+			v->flags |= TV_F_CUT;
+		break;
+	case FK_ARGV:
+		if (slot)
+			argv_value(dec, v, slot, slot_len, cut);
+		else
+			unread_value(v, d, f->size);
 		break;
 	case FK_PTR:
 		int_value(v, TV_PTR, d, f->size, false);
 		break;
 	case FK_BYTES:
 		mem_value(v, TV_BYTES, slot, slot_len, 1, false);
+		if (slot && cut)
+			v->flags |= TV_F_CUT;
 		break;
 	case FK_LOC_ARRAY:
 		mem_value(v, TV_ARRAY, slot, slot_len, f->elem, f->is_signed);
+		if (slot && cut)
+			v->flags |= TV_F_CUT;
 		break;
 	case FK_ARRAY:
 		mem_value(v, TV_ARRAY, d, f->size, f->elem, f->is_signed);
@@ -174,22 +230,36 @@ static void field_value(struct tv_field *v, const struct tp_field *f,
 	}
 }
 
+/* Where each slot's bytes are: packed after the raw record in slot
+ * order, the argv slot last (bpf/trace.h). */
+static void slots_find(const struct trace_probe *p, const struct trace_record *r,
+		       size_t data_sz, const unsigned char *slot[TRACE_MAX_STRS])
+{
+	size_t pos = r->raw_size;
+
+	for (int k = 0; k <= TRACE_MAX_STRS; k++) {
+		int i = k < TRACE_MAX_STRS ? k : p->cfg.argv_slot;
+
+		if (i < 0 || i >= TRACE_MAX_STRS ||
+		    (k < TRACE_MAX_STRS && i == p->cfg.argv_slot))
+			continue;
+		if (!r->str_len[i] || pos + r->str_len[i] > data_sz)
+			continue;
+		slot[i] = r->data + pos;
+		pos += r->str_len[i];
+	}
+}
+
 static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 		     const struct trace_record *r, size_t sz)
 {
-	const unsigned char *raw = r->data;
 	const unsigned char *slot[TRACE_MAX_STRS] = {};
-	size_t data_sz = sz - sizeof(*r), pos = r->raw_size;
+	size_t data_sz = sz - sizeof(*r);
 	int n = 0;
 
 	if (r->raw_size > data_sz)
 		return 0;	/* truncated: never from our BPF side */
-	for (int i = 0; i < TRACE_MAX_STRS; i++) {
-		if (!r->str_len[i] || pos + r->str_len[i] > data_sz)
-			continue;
-		slot[i] = raw + pos;
-		pos += r->str_len[i];
-	}
+	slots_find(p, r, data_sz, slot);
 	for (int i = 0; i < p->nfields; i++) {
 		const struct tp_field *f = &p->fields[i];
 		struct tv_field *v = &d->fields[n];
@@ -199,8 +269,9 @@ static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 			continue;
 		*v = (struct tv_field){ .idx = i, .name = f->name,
 					.flags = f->hidden ? TV_F_HIDDEN : 0 };
-		field_value(v, f, raw, s >= 0 ? slot[s] : NULL,
-			    s >= 0 ? r->str_len[s] : 0);
+		field_value(d, v, f, r->data, s >= 0 ? slot[s] : NULL,
+			    s >= 0 ? r->str_len[s] : 0,
+			    s >= 0 && (r->str_cut >> s & 1));
 		n++;
 	}
 	return n;

@@ -16,6 +16,30 @@
 /* where tracefs is: tracefs_ensure() (probe.c) may change it */
 char tracefs_dir[64] = "/sys/kernel/tracing";
 
+struct trace_read_opts trace_read = { .str_size = TRACE_STR_SIZE };
+
+static const char *const buffers_name[] = { "none", "escaped", "hex" };
+
+void trace_read_format(char *buf, size_t sz)
+{
+	snprintf(buf, sz, "buffers=%s string_size=%u",
+		 buffers_name[trace_read.buffers], trace_read.str_size);
+}
+
+int trace_read_parse(const char *opts)
+{
+	const char *b = strstr(opts, "buffers="), *n = strstr(opts, "string_size=");
+
+	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
+	for (int i = 0; b && i < 3; i++)
+		if (!strncmp(b + 8, buffers_name[i], strlen(buffers_name[i])))
+			trace_read.buffers = i;
+	if (n)
+		trace_read.str_size = strtoul(n + 12, NULL, 10);
+	return trace_read.str_size >= 1 && trace_read.str_size <= TRACE_STR_SIZE_MAX ?
+	       0 : -EINVAL;
+}
+
 /* "const char * filename" -> type "const char *", name "filename";
  * "char comm[16]" -> arr "16". Modifies @decl: the type ends before the
  * name, so a name such as "unsigned_chars" cannot change the type. */
@@ -127,6 +151,19 @@ static bool int_width(unsigned int size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+/* What a pointer points to, from its C type. */
+static enum ptr_kind ptr_kind(const char *type)
+{
+	const char *star = strchr(type, '*');
+
+	if (!strcmp(type, "const char *const *"))
+		return PTR_ARGV;
+	if (strstr(type, "char") && !strstr(type, "unsigned") &&
+	    star == strrchr(type, '*'))
+		return strncmp(type, "const ", 6) ? PTR_CHARS : PTR_CONST_CHARS;
+	return PTR_OTHER;
+}
+
 static void classify(struct trace_probe *p, struct tp_field *f,
 		     const char *type, const char *arr)
 {
@@ -156,16 +193,92 @@ static void classify(struct trace_probe *p, struct tp_field *f,
 		f->kind = FK_RAW;	/* get_uint() reads no other width */
 	} else if (strchr(type, '*')) {
 		f->kind = FK_PTR;
-		/* syscall arguments are user pointers: read the string */
-		if (!strncmp(p->target, "syscalls:", 9) && chars &&
-		    strchr(type, '*') == strrchr(type, '*') && f->size == 8 &&
-		    !add_slot(p, f, TRACE_STR_USER_PTR)) {
-			f->kind = FK_STR;
-			f->user_ptr = true;
-		}
+		f->ptr = ptr_kind(type);
 	} else {
 		f->kind = FK_INT;
 		narrow_int(f, type);
+	}
+}
+
+/* The syscall arguments that are strings: paths and names (as strace
+ * reads them), never a buffer (read(2)'s holds stale memory at entry). */
+static bool string_arg(const char *name)
+{
+	static const char *const names[] = { "type", "_type", "_description",
+		"_callout_info", "_key", "new_root", "put_old", "special",
+		"specialfile" };
+	size_t n = strlen(name);
+
+	if ((n >= 4 && !strcmp(name + n - 4, "name")) ||
+	    (n >= 4 && !strcmp(name + n - 4, "path")))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* Is @f the length of the buffer before it (write(fd, buf, count))? */
+static bool length_arg(const struct tp_field *f)
+{
+	static const char *const names[] = { "count", "len", "size", "bufsiz",
+		"msg_len", "optlen" };
+
+	if (f->kind != FK_INT)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f->name, names[i]))
+			return true;
+	return false;
+}
+
+/* Buffers the call reads (write's), not ones it fills (read's): declared
+ * const, and those of the calls below. */
+static bool input_buffer(const struct trace_probe *p, const struct tp_field *f)
+{
+	static const char *const calls[] = { "syscalls:sys_enter_setsockopt",
+		"syscalls:sys_enter_sethostname",
+		"syscalls:sys_enter_setdomainname" };
+
+	if (f->ptr == PTR_CONST_CHARS)
+		return true;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(p->target, calls[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Syscall arguments point to user memory. A `char *` followed by its
+ * length is a buffer: a pointer, or with --buffers the bytes of one the
+ * call reads; other `char *` whose name says path or name are strings;
+ * execve's argv is a list of strings. Everything else stays a pointer.
+ */
+static void syscall_ptrs(struct trace_probe *p)
+{
+	for (int i = 0; i < p->nfields; i++) {
+		struct tp_field *f = &p->fields[i];
+		struct tp_field *next = i + 1 < p->nfields ? f + 1 : NULL;
+
+		if (f->kind != FK_PTR || f->size != 8)
+			continue;
+		if (f->ptr == PTR_ARGV && !strcmp(f->name, "argv")) {
+			if (p->cfg.argv_slot < 0 &&
+			    !add_slot(p, f, TRACE_ARGV_USER_PTR)) {
+				f->kind = FK_ARGV;
+				p->cfg.argv_slot = f->slot;
+			}
+		} else if (f->ptr != PTR_OTHER && next && length_arg(next)) {
+			if (trace_read.buffers && input_buffer(p, f) &&
+			    !add_slot(p, f, TRACE_BUF_USER_PTR)) {
+				f->kind = FK_BUF;
+				p->cfg.str[f->slot].len_off = next->off;
+			}
+		} else if (f->ptr != PTR_OTHER && string_arg(f->name) &&
+			   !add_slot(p, f, TRACE_STR_USER_PTR)) {
+			f->kind = FK_STR;
+			f->user_ptr = true;
+		}
 	}
 }
 
@@ -175,6 +288,7 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 	unsigned int raw = 0;
 	int err = 0;
 
+	p->cfg.argv_slot = -1;
 	while (fgets(line, sizeof(line), f)) {
 		char *decl = strstr(line, "field:"), *semi, *type, *name, *arr;
 		unsigned int off, size;
@@ -220,6 +334,8 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 			raw = off + size;
 	}
 	p->cfg.raw_size = raw;
+	if (!err && !strncmp(p->target, "syscalls:", 9))
+		syscall_ptrs(p);
 	return err;
 }
 

@@ -92,7 +92,8 @@ int cmd_list(int argc, char **argv)
 	if (!glob)
 		return help ? 0 : 1;
 	snprintf(pat, sizeof(pat), strpbrk(glob, "*?[") ? "%s" : "*%s*", glob);
-	if (cli_need_privileges("perfbuf list", CLI_TRACEFS))
+	if (cli_need_stdout("perfbuf list") ||
+	    cli_need_privileges("perfbuf list", CLI_TRACEFS))
 		return 1;
 	if (tracefs_ensure("perfbuf list"))
 		return 1;

@@ -8,8 +8,9 @@
  * DEL are escaped, and each byte that is not part of valid UTF-8 becomes
  * \u00XX, XX being the byte (its Latin-1 code point), so any byte
  * sequence yields valid JSON and the bytes stay visible.
- * Text strings: printable ASCII as is, anything else as \n, \t, \\ or
- * \xXX, so one event stays one line.
+ * Text strings: printable ASCII as is, anything else as \n, \t, \\, \"
+ * or \xXX, so one event stays one line and a quoted string ends at its
+ * closing quote.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -224,12 +225,13 @@ void out_text_str(struct outbuf *o, const char *str, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = s[i];
 
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
 			out_c(o, c);
 			continue;
 		}
 		switch (c) {
 		case '\\': out_lit(o, "\\\\"); break;
+		case '"': out_lit(o, "\\\""); break;
 		case '\n': out_lit(o, "\\n"); break;
 		case '\t': out_lit(o, "\\t"); break;
 		default: {

@@ -43,7 +43,7 @@ void out_hex(struct outbuf *o, __u64 v);	/* 0x1f */
 void out_hexbytes(struct outbuf *o, const void *p, size_t n);	/* 1fa0 */
 /* JSON string, quoted: valid UTF-8 as is, other bytes as \u00XX */
 void out_json_str(struct outbuf *o, const char *s, size_t n);
-/* text: printable ASCII as is, the rest \n, \t, \\, \xXX */
+/* text: printable ASCII as is, the rest \n, \t, \\, \", \xXX */
 void out_text_str(struct outbuf *o, const char *s, size_t n);
 /* [1,-2,3]: the whole @width-byte integers in @p[0, n) */
 void out_ints(struct outbuf *o, const void *p, size_t n, unsigned int width,

@@ -288,6 +288,28 @@ static int find_binary(const char *name, char *out, size_t sz)
 	return -ENOENT;
 }
 
+/* What libbpf and the kernel would say unclearly: not ELF ("Unknown error
+ * 4001"), an offset past the function ("Invalid argument"). A symbol not
+ * found is left to libbpf (it knows more ways to find one). */
+static int uprobe_check(const struct trace_probe *p)
+{
+	__u64 size = 0;
+	int err = elf_func_size(p->path, p->target, &size);
+
+	if (err == -ENOEXEC) {
+		err_line("%s: %s is not an ELF executable or library; give a binary, e.g. uprobe:/bin/bash:readline\n",
+			 p->spec, p->path);
+		return err;
+	}
+	if (!err && size && p->offset >= size) {
+		err_line("%s: offset %lu is past the end of %s (%llu bytes); give one from 0 to %llu\n",
+			 p->spec, p->offset, p->target, (unsigned long long)size,
+			 (unsigned long long)size - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 			const char *spec, const char *rest)
 {
@@ -310,9 +332,10 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 	p = probe_new(set, kind);
 	if (!p)
 		return -ENOMEM;
-	p->path = strdup(path);
+	/* one name per file: /bin/bash and bash are one probe */
+	p->path = realpath(path, NULL);
 	p->target = strdup(sym + 1);
-	p->spec = xasprintf("%s:%s:%s", kw, path, sym + 1);
+	p->spec = xasprintf("%s:%s:%s", kw, p->path ? p->path : "", sym + 1);
 	p->label = xasprintf("%s:%s", kw, sym + 1);
 	if (!p->path || !p->target || !p->spec || !p->label) {
 		err_line("out of memory\n");
@@ -330,8 +353,15 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 			return -EINVAL;
 		}
 		*plus = '\0';
+		/* one spelling of the offset: +0x10 and +16 are one probe */
+		free(p->spec);
+		p->spec = xasprintf("%s:%s:%s+%lu", kw, p->path, p->target, p->offset);
+		if (!p->spec) {
+			err_line("out of memory\n");
+			return -ENOMEM;
+		}
 	}
-	return 0;
+	return uprobe_check(p);
 }
 
 static const struct {
@@ -348,7 +378,7 @@ static const struct {
 	{ "uretprobe", "ur", PK_URETPROBE },
 };
 
-int probes_parse(struct probe_set *set, const char *spec)
+static int parse_one(struct probe_set *set, const char *spec)
 {
 	const char *colon = strchr(spec, ':'), *rest;
 	size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -401,6 +431,7 @@ struct trace *trace_obj_open(void)
 	if (!obj)
 		return NULL;
 	obj->rodata->self_tgid = getpid();
+	obj->rodata->str_size = trace_read.str_size;
 	obj->rodata->targ_tgid = trace_filter.pid;
 	obj->rodata->targ_cpu = trace_filter.cpu;
 	if (trace_filter.comm) {
@@ -463,6 +494,16 @@ static void drop_obj(struct trace_probe *p)
 	p->obj = NULL;
 }
 
+static void probe_release(struct trace_probe *p)
+{
+	drop_obj(p);
+	tp_fields_free(p);
+	free(p->spec);
+	free(p->label);
+	free(p->target);
+	free(p->path);
+}
+
 static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 {
 	int n = rawtp_nargs(p->target), err;
@@ -490,7 +531,7 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 			 p->target);
 	else
 		err_line("attaching %s failed: %s%s\n", p->spec,
-			 strerror(-err), cli_hint(err));
+			 cli_strerror(err), cli_hint(err));
 	return err;
 }
 
@@ -552,17 +593,17 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 			if (want_fentry)
 				fprintf(stderr, "%s: %s: %s refused (%s), using %s\n", PROG,
 					p->spec, ret ? "fexit" : "fentry",
-					strerror(-ferr), ret ? "kretprobe" : "kprobe");
+					cli_strerror(ferr), ret ? "kretprobe" : "kprobe");
 			return 0;
 		}
 		err = -errno;
 		err_line("attaching %s failed: %s%s\n", p->spec,
-			 strerror(-err), cli_hint(err));
+			 cli_strerror(err), cli_hint(err));
 		return err;
 	}
 	suggest(p->target, tp, sizeof(tp));
 	err_line("cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
-		 p->spec, strerror(-ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
+		 p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
 		 tp);
 	return -EOPNOTSUPP;
 }
@@ -588,7 +629,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 		}
 		if (err)
 			err_line("attaching %s failed: %s%s\n", p->spec,
-				 strerror(-err), cli_hint(err));
+				 cli_strerror(err), cli_hint(err));
 		return err;
 	}
 	case PK_UPROBE:
@@ -606,9 +647,13 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 		if (err == -ENOENT)
 			err_line("%s: no function symbol '%s' in %s\n", p->spec,
 				 p->target, p->path);
+		else if (p->offset && (err == -EINVAL || err == -524))
+			err_line("%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start, e.g. from 'objdump -d %s'\n",
+				 p->spec, p->offset, p->target, cli_strerror(err),
+				 p->path);
 		else
 			err_line("attaching %s failed: %s%s\n", p->spec,
-				 strerror(-err), cli_hint(err));
+				 cli_strerror(err), cli_hint(err));
 		return err;
 	}
 	case PK_RAWTP:
@@ -658,6 +703,78 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 	return 0;
 }
 
+/*
+ * One rule for a probe named twice, by its name or through globs: it is
+ * attached once (the kernel refuses a program twice on one tracepoint:
+ * EEXIST), as exactly named if either names it exactly. The probes
+ * parsed from one argument, from @first on, are checked against those
+ * before them.
+ */
+static void probes_dedupe(struct probe_set *set, int first)
+{
+	int n = first;
+
+	for (int i = first; i < set->n; i++) {
+		struct trace_probe *p = &set->v[i], *dup = NULL;
+
+		for (int j = 0; j < first && !dup; j++)
+			if (!strcmp(set->v[j].spec, p->spec))
+				dup = &set->v[j];
+		if (dup) {
+			dup->from_glob &= p->from_glob;
+			probe_release(p);
+			continue;
+		}
+		if (n != i)
+			set->v[n] = *p;
+		n++;
+	}
+	set->n = n;
+}
+
+int probes_parse(struct probe_set *set, const char *spec)
+{
+	int first = set->n, err = parse_one(set, spec);
+
+	if (!err)
+		probes_dedupe(set, first);
+	return err;
+}
+
+/* The largest record trace.bpf.c writes for @p: the bounds of its
+ * read_str() (a slot: str_size bytes and a NUL) and read_argv() (each
+ * argument a mark byte more, the list an end byte). */
+static size_t record_max(const struct trace_probe *p, size_t str_size)
+{
+	const struct trace_probe_cfg *c = &p->cfg;
+	size_t pos = c->raw_size < TRACE_RAW_MAX ? c->raw_size : TRACE_RAW_MAX;
+
+	if (p->kind != PK_TRACEPOINT)
+		return sizeof(struct trace_record) + TRACE_MAX_ARGS * 8;
+	for (int i = 0; i < (int)c->nstr && i < TRACE_MAX_STRS; i++)
+		if (i != c->argv_slot && pos < TRACE_ROOM)
+			pos += str_size + 1;
+	if (c->argv_slot >= 0) {
+		for (int k = 0; k < TRACE_ARGV_MAX && pos < TRACE_ROOM; k++)
+			pos += str_size + 2;
+		pos++;
+	}
+	return sizeof(struct trace_record) + pos;
+}
+
+size_t probes_record_max(const struct probe_set *set)
+{
+	size_t max = 0;
+
+	for (int i = 0; i < set->n; i++) {
+		size_t n = record_max(&set->v[i], trace_read.str_size);
+
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
 void probes_detach(struct probe_set *set)
 {
 	for (int i = 0; i < set->n; i++)
@@ -667,15 +784,8 @@ void probes_detach(struct probe_set *set)
 void probes_free(struct probe_set *set)
 {
 	probes_detach(set);
-	for (int i = 0; i < set->n; i++) {
-		struct trace_probe *p = &set->v[i];
-
-		tp_fields_free(p);
-		free(p->spec);
-		free(p->label);
-		free(p->target);
-		free(p->path);
-	}
+	for (int i = 0; i < set->n; i++)
+		probe_release(&set->v[i]);
 	free(set->v);
 	set->v = NULL;
 	set->n = set->cap = 0;

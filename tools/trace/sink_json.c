@@ -78,6 +78,21 @@ static int json_begin(struct trace_sink *s, const struct tv_schema *schema)
 	return 0;
 }
 
+/* ["a","b",null]: null for an element that could not be read */
+static void json_strs(struct outbuf *o, const struct tv_field *f)
+{
+	out_c(o, '[');
+	for (size_t i = 0; i < f->len; i++) {
+		if (i)
+			out_c(o, ',');
+		if (f->strs[i].flags & TV_F_UNREAD)
+			out_lit(o, "null");
+		else
+			out_json_str(o, f->strs[i].data, f->strs[i].len);
+	}
+	out_c(o, ']');
+}
+
 static void json_value(struct outbuf *o, const struct tv_field *f)
 {
 	if (out_number(o, f))
@@ -96,7 +111,50 @@ static void json_value(struct outbuf *o, const struct tv_field *f)
 		out_hexbytes(o, f->data, f->len);
 		out_c(o, '"');
 		break;
+	case TV_STRS:
+		json_strs(o, f);
+		break;
 	}
+}
+
+/* One name of the "cut" list: the field's key ("name":) as a string,
+ * with [k] for element @k of a list (-1: the field itself). */
+static void json_cut_name(struct outbuf *o, bool *first, const char *key,
+			  long k)
+{
+	if (*first)
+		out_lit(o, ",\"cut\":[");
+	else
+		out_c(o, ',');
+	*first = false;
+	out_mem(o, key, strlen(key) - 2);	/* "name, without its ": */
+	if (k >= 0) {
+		out_c(o, '[');
+		out_u64(o, k);
+		out_c(o, ']');
+	}
+	out_c(o, '"');
+}
+
+/* ,"cut":["filename","argv[4]"]: the arguments longer than what was read
+ * (--string-size), after "args"; nothing when none was. */
+static void json_cuts(struct outbuf *o, const struct json_probe *jp,
+		      const struct tv_event *e)
+{
+	bool first = true;
+
+	for (int i = 0; i < e->nfields; i++) {
+		const struct tv_field *f = &e->fields[i];
+		const char *key = jp->keys[f->idx];
+
+		for (size_t k = 0; f->type == TV_STRS && k < f->len; k++)
+			if (f->strs[k].flags & TV_F_CUT)
+				json_cut_name(o, &first, key, k);
+		if (f->flags & TV_F_CUT)
+			json_cut_name(o, &first, key, -1);
+	}
+	if (!first)
+		out_c(o, ']');
 }
 
 static void json_event(struct trace_sink *s, const struct tv_event *e)
@@ -127,7 +185,9 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 		out_mem(o, key, strlen(key));
 		json_value(o, &e->fields[i]);
 	}
-	out_lit(o, "}}\n");
+	out_c(o, '}');
+	json_cuts(o, jp, e);
+	out_lit(o, "}\n");
 	s->err = o->err;	/* a full buffer is written on the way */
 }
 

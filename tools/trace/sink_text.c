@@ -2,7 +2,7 @@
 /*
  * The text sink: a header, then one line per event (TIME(s) relative to
  * the start, CPU, PID, TID, COMM, the probe's label and name=value
- * fields), cut at max_cols. Lost records, CPU notices and the summary go
+ * fields; strings quoted), cut at max_cols if asked. Lost records, CPU notices and the summary go
  * to stderr, so the output holds events only.
  */
 #include <errno.h>
@@ -67,21 +67,58 @@ static void text_time(struct outbuf *o, __u64 t, __u64 start_ns, bool late)
 	pad_to(o, start, 10);
 }
 
+/* A string, quoted (strace's way: a space or '=' in it cannot pass for
+ * the next field), "..." after it when it was cut. */
+static void text_str(struct outbuf *o, const char *s, size_t n, bool cut)
+{
+	out_c(o, '"');
+	out_text_str(o, s, n);
+	out_c(o, '"');
+	if (cut)
+		out_lit(o, "...");
+}
+
+/* ["a", "b"...]: a cut element; ? an unreadable one */
+static void text_strs(struct outbuf *o, const struct tv_field *f)
+{
+	out_c(o, '[');
+	for (size_t i = 0; i < f->len; i++) {
+		const struct tv_str *e = &f->strs[i];
+
+		if (i)
+			out_lit(o, ", ");
+		if (e->flags & TV_F_UNREAD)
+			out_c(o, '?');
+		else
+			text_str(o, e->data, e->len, e->flags & TV_F_CUT);
+	}
+	out_c(o, ']');
+}
+
 static void text_value(struct outbuf *o, const struct tv_field *f)
 {
-	if (out_number(o, f))
-		return;
+	bool cut = f->flags & TV_F_CUT;
+
 	switch (f->type) {
+	case TV_INT:
+	case TV_ARRAY:
+		out_number(o, f);
+		break;
 	case TV_PTR:
 		out_hex(o, f->u);
 		break;
 	case TV_STR:
-		out_text_str(o, f->data, f->len);
-		break;
+		text_str(o, f->data, f->len, cut);
+		return;
 	case TV_BYTES:
 		out_hexbytes(o, f->data, f->len);
 		break;
+	case TV_STRS:
+		text_strs(o, f);
+		break;
 	}
+	if (cut)
+		out_lit(o, "...");
 }
 
 static void text_event(struct trace_sink *s, const struct tv_event *e)
@@ -116,7 +153,7 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 		out_c(o, '=');
 		text_value(o, f);
 	}
-	/* keep the line under max_cols; --json has every byte */
+	/* --width: cut to max_cols (0: never) */
 	if (t->o.max_cols && o->line >= 0 &&
 	    o->len - o->line > (size_t)t->o.max_cols) {
 		o->len = o->line + t->o.max_cols - 3;

@@ -9,6 +9,7 @@
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
  *   output.c     the output buffer the text and JSON sinks write into
+ *   elf.c        uprobe targets: ELF function symbols
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
@@ -42,8 +43,17 @@ enum field_kind {
 	FK_BYTES,	/* __data_loc array of non-chars: hex bytes */
 	FK_LOC_ARRAY,	/* __data_loc integer array (u64[] ...): read as FK_BYTES */
 	FK_PTR,		/* any pointer: hex */
+	FK_BUF,		/* user buffer read by BPF (--buffers) into a slot */
+	FK_ARGV,	/* execve's argv, read by BPF into a slot */
 	FK_ARRAY,	/* integer array */
 	FK_RAW,		/* anything else: hex bytes */
+};
+
+enum ptr_kind {
+	PTR_OTHER,
+	PTR_CHARS,		/* char * */
+	PTR_CONST_CHARS,	/* const char * */
+	PTR_ARGV,		/* const char *const * */
 };
 
 struct tp_field {
@@ -54,6 +64,7 @@ struct tp_field {
 	bool hidden;		/* __syscall_nr: JSON only */
 	int slot;		/* FK_STR/FK_BYTES: string slot, else -1 */
 	bool user_ptr;		/* FK_STR read from a user pointer */
+	enum ptr_kind ptr;	/* FK_PTR: what it points to */
 };
 
 struct trace_probe {
@@ -84,9 +95,8 @@ struct trace_filter {
 	const char *comm;	/* NULL: any */
 };
 extern struct trace_filter trace_filter;
-extern char tracefs_dir[64];
+extern char tracefs_dir[64];	/* format.c; tracefs_ensure() may change it */
 struct trace *trace_obj_open(void);
-int tracefs_ensure(const char *prog);
 int probes_parse(struct probe_set *set, const char *spec);
 /* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
  * or out of memory. */
@@ -96,10 +106,26 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind);
 int probes_attach(struct probe_set *set, struct trace *skel,
 		  bool (*between)(void *ctx), void *ctx);
 void probes_detach(struct probe_set *set);
+/* The largest record the probes' BPF programs write (with --string-size) */
+size_t probes_record_max(const struct probe_set *set);
 void probes_free(struct probe_set *set);
 bool kprobes_supported(void);
 
+/* elf.c: the size of function @name in ELF file @path: 0, -ENOEXEC
+ * (not ELF), -ENOENT (no such function symbol), -errno */
+int elf_func_size(const char *path, const char *name, __u64 *size);
+
 /* format.c */
+enum trace_buffers { BUFFERS_NONE, BUFFERS_ESCAPED, BUFFERS_HEX };
+struct trace_read_opts {
+	unsigned int str_size;		/* --string-size */
+	enum trace_buffers buffers;	/* --buffers */
+};
+extern struct trace_read_opts trace_read;
+/* trace_read as "buffers=hex string_size=255" (a capture's META options:
+ * the slots of its records depend on it), and back: 0 or -EINVAL */
+void trace_read_format(char *buf, size_t sz);
+int trace_read_parse(const char *opts);
 int tp_format_load(struct trace_probe *p);
 /* The fields of format file @f into @p (p->target set: syscalls differ) */
 int tp_format_parse(struct trace_probe *p, FILE *f);

@@ -39,6 +39,7 @@ enum tv_type {
 	TV_STR,		/* .data/.len: a string's bytes, no NUL */
 	TV_BYTES,	/* .data/.len: bytes with no structure (hex) */
 	TV_ARRAY,	/* .data/.len: integers of .width bytes, .is_signed */
+	TV_STRS,	/* .strs/.len: a list of .len strings (execve's argv) */
 };
 
 /* How a value is meant to be read, beyond its type: sinks that know a
@@ -55,10 +56,19 @@ enum tv_hint {
 	TV_HINT_ERRNO,		/* TV_INT: negative errno on failure */
 };
 
-/* Flags of a field (tv_field.flags). */
-#define TV_F_CUT	1	/* TV_STR/TV_BYTES: the source was longer */
+/* Flags of a field (tv_field.flags), and of a TV_STRS element. */
+#define TV_F_CUT	1	/* TV_STR/TV_BYTES: the source was longer;
+				 * TV_STRS: the list was */
 #define TV_F_HIDDEN	2	/* not in the short (text) form: __syscall_nr */
-#define TV_F_UNREAD	4	/* TV_PTR in place of a string BPF could not read */
+#define TV_F_UNREAD	4	/* TV_PTR in place of a string BPF could not read;
+				 * a TV_STRS element that could not be read */
+
+/* An element of a TV_STRS list. */
+struct tv_str {
+	const char *data;	/* len bytes, no NUL */
+	size_t len;
+	unsigned char flags;	/* TV_F_CUT, TV_F_UNREAD */
+};
 
 /* One value pair, for TV_HINT_SYMBOLIC and TV_HINT_FLAGS. */
 struct tv_name {
@@ -79,7 +89,8 @@ struct tv_field {
 		__s64 i;
 	};
 	const void *data;		/* TV_STR, TV_BYTES, TV_ARRAY */
-	size_t len;			/* bytes at data */
+	size_t len;			/* bytes at data; TV_STRS: elements */
+	const struct tv_str *strs;	/* TV_STRS */
 	const struct tv_name *names;	/* TV_HINT_SYMBOLIC/FLAGS, nnames */
 	int nnames;
 };
