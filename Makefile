@@ -70,7 +70,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
-FUZZ_TARGETS := ring format json capture
+FUZZ_TARGETS := ring format json capture sample
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-tracefs clean fuzz
@@ -248,6 +248,7 @@ clean:
 # them: make fuzz-json. fuzz/fuzz_X.c, its seeds and crash reproducers in
 # tests/fuzz/X/ (copied: the corpus grows in $(OUTPUT)/fuzz-corpus/X).
 #   ring    the ring parser (the library)
+#   sample  the sample parser (the library): every layout and record type
 #   format  tracefs format files, decoding records with them, the sinks
 #   json    the JSON string escaper of perfbuf trace
 #   capture the capture file reader of perfbuf report
@@ -259,7 +260,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c decode.c output.c sink_buf.c \
 		     sink_text.c sink_json.c) $(wildcard tools/trace/*.h) bpf/trace.h
 
-$(OUTPUT)/fuzz_ring: fuzz/fuzz_ring.c $(LIB_SRCS) | $(OUTPUT)
+$(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
 

@@ -13,6 +13,10 @@
  *                          map, waited on with epoll, with batched wake-ups,
  *                          a latency bound, time order and CPU hotplug
  *                          (perfbuf__*)
+ *  - perfbuf/sample.h      sampling: every perf record parsed by its attr
+ *                          (perfbuf_sample__*), and sampling events per
+ *                          CPU or task, with rings or a BPF program
+ *                          (perfbuf_sampler__*)
  * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;
  * perfbuf/version.h: the version. This header includes them all.
  */
@@ -24,5 +28,6 @@
 #include "perfbuf/perf_event.h"
 #include "perfbuf/ring.h"
 #include "perfbuf/collector.h"
+#include "perfbuf/sample.h"
 
 #endif /* PERFBUF_H */

@@ -52,6 +52,15 @@ struct perfbuf_ring {
 	struct perfbuf_ring_stats st;
 };
 
+/* The estimate value * time_enabled / time_running of a multiplexed
+ * counter (read(2) or a sample's READ block) into c->scaled. */
+void perfbuf_count_scale(struct perfbuf_count *c, __u64 read_format);
+
+/* Counter @i of a read_format block of @words u64s (read(2), a sample's
+ * READ). 0, -ERANGE (no counter @i) or -EIO (@words too few for @f). */
+int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
+			      size_t i, struct perfbuf_count *out);
+
 /* The time of the record at the iterator's position without reading it
  * (0: none, or no record); for a merge's choice. */
 __u64 ring_peek_time(const struct perfbuf_iter *it);

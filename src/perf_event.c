@@ -9,6 +9,34 @@
 
 #include "internal.h"
 
+/* The sampling details and side-band records of perfbuf_event_opts. */
+static void sample_fields(struct perf_event_attr *attr,
+			  const struct perfbuf_event_opts *o)
+{
+	attr->branch_sample_type = o->branch_sample_type;
+	attr->sample_regs_user = o->sample_regs_user;
+	attr->sample_regs_intr = o->sample_regs_intr;
+	attr->sample_stack_user = o->sample_stack_user;
+	attr->aux_sample_size = o->aux_sample_size;
+	attr->sample_max_stack = o->sample_max_stack;
+	attr->precise_ip = o->precise_ip;
+	attr->exclude_callchain_kernel = o->exclude_callchain_kernel;
+	attr->exclude_callchain_user = o->exclude_callchain_user;
+	attr->mmap = o->mmap;
+	attr->mmap2 = o->mmap2;
+	attr->mmap_data = o->mmap_data;
+	attr->build_id = o->build_id;
+	attr->comm = o->comm;
+	attr->comm_exec = o->comm_exec;
+	attr->task = o->task;
+	attr->context_switch = o->context_switch;
+	attr->namespaces = o->namespaces;
+	attr->ksymbol = o->ksymbol;
+	attr->bpf_event = o->bpf_event;
+	attr->cgroup = o->cgroup;
+	attr->text_poke = o->text_poke;
+}
+
 int perfbuf_event_attr(struct perf_event_attr *attr,
 		       const struct perfbuf_event_opts *user)
 {
@@ -61,6 +89,7 @@ int perfbuf_event_attr(struct perf_event_attr *attr,
 		attr->clockid = opts->clockid;
 	}
 	attr->sample_id_all = opts->sample_id_all;
+	sample_fields(attr, opts);
 	if (opts->kind == PERFBUF_EV_BREAKPOINT) {
 		attr->bp_type = opts->bp_type;
 		attr->bp_addr = opts->bp_addr;
@@ -179,7 +208,7 @@ int perfbuf_ioc_modify_attributes(int fd, struct perf_event_attr *attr)
 	return ioc(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (unsigned long)attr);
 }
 
-static void scale(struct perfbuf_count *c, __u64 read_format)
+void perfbuf_count_scale(struct perfbuf_count *c, __u64 read_format)
 {
 	bool times = (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) &&
 		     (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
@@ -193,9 +222,51 @@ static void scale(struct perfbuf_count *c, __u64 read_format)
 			    (double)c->time_running;
 }
 
+/*
+ * The read_format block, as read(2) returns it and PERF_SAMPLE_READ
+ * carries it:
+ *   { value, [time_enabled], [time_running], [id], [lost] }	   one counter
+ *   { nr, [time_enabled], [time_running], { value, [id], [lost] }[nr] } group
+ */
+int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
+			      size_t i, struct perfbuf_count *out)
+{
+	size_t per = 1 + !!(f & PERF_FORMAT_ID) + !!(f & PERF_FORMAT_LOST);
+	size_t times = !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	bool group = f & PERF_FORMAT_GROUP;
+	__u64 nr = group ? (words ? p[0] : 0) : 1;
+
+	/* only what is there: @f may not be the event's (nr is any value) */
+	if (!words || nr > words / per ||
+	    words < (group ? 1 + times + nr * per : times + per))
+		return -EIO;
+	if (i >= nr)
+		return -ERANGE;
+	memset(out, 0, sizeof(*out));
+	if (group)
+		p++;
+	else
+		out->value = *p++;
+	if (f & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		out->time_enabled = *p++;
+	if (f & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		out->time_running = *p++;
+	if (group) {
+		p += i * per;
+		out->value = *p++;
+	}
+	if (f & PERF_FORMAT_ID)
+		out->id = *p++;
+	if (f & PERF_FORMAT_LOST)
+		out->lost = *p++;
+	perfbuf_count_scale(out, f);
+	return 0;
+}
+
 int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
 {
-	__u64 buf[5], *p = buf;
+	__u64 buf[5];
 	ssize_t n;
 
 	if (read_format & PERF_FORMAT_GROUP)
@@ -203,67 +274,32 @@ int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
-	/* one u64 per field asked for: a shorter read is not this format */
-	if (n < (ssize_t)(sizeof(__u64) *
-			  (1 + __builtin_popcountll(read_format &
-				(PERF_FORMAT_TOTAL_TIME_ENABLED |
-				 PERF_FORMAT_TOTAL_TIME_RUNNING |
-				 PERF_FORMAT_ID | PERF_FORMAT_LOST)))))
-		return -EIO;
-	memset(out, 0, sizeof(*out));
-	out->value = *p++;
-	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		out->time_enabled = *p++;
-	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		out->time_running = *p++;
-	if (read_format & PERF_FORMAT_ID)
-		out->id = *p++;
-	if (read_format & PERF_FORMAT_LOST)
-		out->lost = *p++;
-	scale(out, read_format);
-	return 0;
+	return perfbuf_read_format_count(buf, (size_t)n / 8, read_format, 0, out);
 }
 
 int perfbuf_group_read(int leader_fd, __u64 read_format,
 		       struct perfbuf_count *out, size_t cnt)
 {
-	/* { nr, [time_enabled], [time_running], { value, [id], [lost] }[nr] } */
-	__u64 buf[3 + 3 * 64], *p = buf, nr, enabled = 0, running = 0, i;
-	size_t head = 1, per = 1;
+	__u64 buf[3 + 3 * 64], nr;
+	size_t words;
 	ssize_t n;
+	int err;
 
 	if (!(read_format & PERF_FORMAT_GROUP))
 		return -EINVAL;
 	n = read(leader_fd, buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
-	head += !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		!!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	per += !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);
-	if (n < (ssize_t)sizeof(__u64))
-		return -EIO;
-	nr = *p++;
-	/* parse only what read() returned: @read_format may not be the
-	 * event's (then nr is any value) */
-	if (nr > sizeof(buf) / sizeof(buf[0]) ||
-	    (head + nr * per) * sizeof(__u64) > (size_t)n)
-		return -EIO;
+	words = (size_t)n / 8;
+	/* the whole block first: -EIO when it is not this format */
+	err = perfbuf_read_format_count(buf, words, read_format, 0,
+					cnt ? out : &(struct perfbuf_count){});
+	if (err)
+		return err == -ERANGE ? 0 : err;	/* no member */
+	nr = buf[0];
 	if (nr > cnt)
 		return -ENOSPC;
-	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		enabled = *p++;
-	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		running = *p++;
-	for (i = 0; i < nr; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		out[i].value = *p++;
-		if (read_format & PERF_FORMAT_ID)
-			out[i].id = *p++;
-		if (read_format & PERF_FORMAT_LOST)
-			out[i].lost = *p++;
-		out[i].time_enabled = enabled;
-		out[i].time_running = running;
-		scale(&out[i], read_format);
-	}
+	for (__u64 i = 1; i < nr; i++)
+		perfbuf_read_format_count(buf, words, read_format, i, &out[i]);
 	return (int)nr;
 }

@@ -58,6 +58,31 @@ struct perfbuf_event_opts {
 	/* non-sample records (LOST, ...) carry the sample_type's TID, TIME,
 	 * ID, STREAM_ID, CPU and IDENTIFIER fields */
 	bool sample_id_all;
+	/* what some sample_type bits sample (perf_event_open(2)) */
+	__u64 branch_sample_type;	/* PERF_SAMPLE_BRANCH_STACK */
+	__u64 sample_regs_user;		/* PERF_SAMPLE_REGS_USER */
+	__u64 sample_regs_intr;		/* PERF_SAMPLE_REGS_INTR */
+	__u32 sample_stack_user;	/* PERF_SAMPLE_STACK_USER bytes */
+	__u32 aux_sample_size;		/* PERF_SAMPLE_AUX */
+	__u16 sample_max_stack;		/* PERF_SAMPLE_CALLCHAIN frames
+					 * (<= kernel.perf_event_max_stack) */
+	__u8 precise_ip;		/* 0..3: skid allowed */
+	bool exclude_callchain_kernel;
+	bool exclude_callchain_user;
+	/* side-band records the event writes into its ring */
+	bool mmap;		/* MMAP of executable mappings */
+	bool mmap2;		/* as MMAP2 (with mmap) */
+	bool mmap_data;		/* data mappings too */
+	bool build_id;		/* MMAP2 carries build ids */
+	bool comm;		/* COMM */
+	bool comm_exec;		/* COMM on exec flagged */
+	bool task;		/* FORK, EXIT */
+	bool context_switch;	/* SWITCH, SWITCH_CPU_WIDE */
+	bool namespaces;	/* NAMESPACES */
+	bool ksymbol;		/* KSYMBOL */
+	bool bpf_event;		/* BPF_EVENT */
+	bool cgroup;		/* CGROUP */
+	bool text_poke;		/* TEXT_POKE */
 };
 
 /**
