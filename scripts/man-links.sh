@@ -20,6 +20,9 @@ group() {
 	perfbuf_ring__* | perfbuf_iter__* | perfbuf_record_copy | perfbuf_sample_size)
 		echo perfbuf_ring__new ;;
 	perfbuf_merge__*) echo perfbuf_merge__new ;;
+	perfbuf_sample__* | perfbuf_sample_parser__* | perfbuf_sample_read__* | \
+	perfbuf_callchain__*) echo perfbuf_sample_parser__new ;;
+	perfbuf_sampler__*) echo perfbuf_sampler__new ;;
 	perfbuf_event_* | perfbuf_ioc_* | perfbuf_count_read | perfbuf_group_read)
 		echo perfbuf_event_open ;;
 	perfbuf_set_print | perfbuf_now_ns | perfbuf_*_cpus | perfbuf_parse_cpus | \
@@ -31,7 +34,7 @@ group() {
 
 fns=$(sed -n 's/^[[:space:]]*\(perfbuf[a-z_0-9]*\);$/\1/p' "$map")
 [[ -n $fns ]] || { echo "man-links: no perfbuf symbol in $map" >&2; exit 1; }
-for f in $fns perfbuf_iter__next; do
+for f in $fns perfbuf_iter__next perfbuf_callchain__next; do
 	g=$(group "$f") || { echo "man-links: no man page group for $f: add it to group() in $0 and document it in man/" >&2; exit 1; }
 	[[ -e $man/$g.3 ]] ||
 		{ echo "man-links: man/$g.3 (for $f) is missing" >&2; exit 1; }

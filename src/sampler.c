@@ -3,12 +3,19 @@
  * A sampler: one sampling event per CPU (every task on it) or per task,
  * each with its ring and parser, or a BPF program run on every overflow.
  * Records are parsed as they are read (src/sample.c).
+ *
+ * CPU hotplug: an event whose CPU goes offline is dead for good (the
+ * kernel cannot re-enable it), so when the CPU comes back its event is
+ * opened again, after its ring was read; a CPU that comes online for the
+ * first time gets an event when the sampler serves every CPU. Seen in
+ * perfbuf_sampler__poll() (the uevent socket is in its epoll set).
  */
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "hotplug.h"
 #include "internal.h"
 
 struct sampler_event {
@@ -17,14 +24,22 @@ struct sampler_event {
 	int link_fd;		/* perf_event link of the program, or -1 */
 	struct perfbuf_ring *ring;
 	struct perfbuf_sample_parser *parser;
-	struct perfbuf_sampler_stats st;
+	struct perfbuf_sampler_stats st;	/* lost and corrupt: of the
+						 * events this CPU had before */
+	__u64 lost_live;	/* LOST records of the event open now */
 };
 
 struct perfbuf_sampler {
 	struct perf_event_attr attr;
-	struct sampler_event *ev;
+	pid_t pid;
+	size_t page_cnt;
+	int prog_fd;
+	struct sampler_event **ev;
 	size_t cnt;
 	int epfd;
+	int hotplug_fd;		/* per-CPU samplers; -1 otherwise */
+	bool every_cpu;		/* no CPU list: CPUs coming online join */
+	bool enabled;
 	bool warned_bad;
 };
 
@@ -71,40 +86,94 @@ static int attach_prog(struct sampler_event *e, int prog_fd)
 	return err;
 }
 
-static int open_event(struct perfbuf_sampler *s, struct sampler_event *e,
-		      const struct perfbuf_sampler_opts *o)
+/* Open @e's event (disabled), program and ring; 0 or a negative errno,
+ * then event_close() releases what was set up. */
+static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
 {
 	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = e };
 	int err;
 
-	e->fd = perfbuf_event_open_attr(&s->attr, o->pid > 0 ? o->pid : -1,
+	e->fd = perfbuf_event_open_attr(&s->attr, s->pid > 0 ? s->pid : -1,
 					e->cpu, -1, 0);
 	if (e->fd < 0) {
 		err = e->fd;
 		pr_warn("sampler: perf_event_open (pid %d, CPU %d): %s%s\n",
-			o->pid > 0 ? o->pid : -1, e->cpu, strerror(-err),
+			s->pid > 0 ? s->pid : -1, e->cpu, strerror(-err),
 			err == -ENOENT || err == -EOPNOTSUPP ?
 			" (no such event here: hardware events need a PMU)" :
 			err == -EACCES || err == -EPERM ?
 			" (needs CAP_PERFMON or root)" : "");
 		return err;
 	}
-	if (o->prog_fd > 0 && (err = attach_prog(e, o->prog_fd)))
+	if (s->prog_fd > 0 && (err = attach_prog(e, s->prog_fd)))
 		return err;
-	if (!o->page_cnt)
+	e->lost_live = 0;
+	if (!s->page_cnt)
 		return 0;
-	e->ring = perfbuf_ring__new(e->fd, o->page_cnt);
+	e->ring = perfbuf_ring__new(e->fd, s->page_cnt);
 	if (!e->ring)
 		return -errno;
 	perfbuf_ring__set_cpu(e->ring, e->cpu);
 	/* whole records (OTHER), never raw payloads: the parser reads them */
 	perfbuf_ring__set_sample_type(e->ring, 0, s->attr.sample_id_all);
-	e->parser = perfbuf_sample_parser__new(&s->attr);
-	if (!e->parser)
+	if (!e->parser && !(e->parser = perfbuf_sample_parser__new(&s->attr)))
 		return -errno;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ee))
-		return -errno;
-	return 0;
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ee) ? -errno : 0;
+}
+
+/* The losses of @e's event: LOST records, or the kernel's count if more
+ * (losses no LOST record reported yet: those at the end of a run). */
+static __u64 event_lost(const struct perfbuf_sampler *s,
+			const struct sampler_event *e)
+{
+	struct perfbuf_count cnt;
+
+	if (e->fd >= 0 && (s->attr.read_format & PERF_FORMAT_LOST) &&
+	    !perfbuf_count_read(e->fd, s->attr.read_format, &cnt) &&
+	    cnt.lost > e->lost_live)
+		return cnt.lost;
+	return e->lost_live;
+}
+
+static void event_close(struct perfbuf_sampler *s, struct sampler_event *e)
+{
+	struct perfbuf_ring_stats rs;
+
+	if (e->ring) {
+		perfbuf_ring__stats(e->ring, &rs);
+		e->st.corrupt += rs.corrupt;
+	}
+	e->st.lost += event_lost(s, e);
+	e->lost_live = 0;
+	if (e->fd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
+		perfbuf_ioc_disable(e->fd, false);
+	}
+	if (e->link_fd >= 0)
+		close(e->link_fd);
+	perfbuf_ring__free(e->ring);
+	if (e->fd >= 0)
+		close(e->fd);
+	e->ring = NULL;
+	e->fd = e->link_fd = -1;
+}
+
+/* A new event slot for @cpu, opened. */
+static int event_add(struct perfbuf_sampler *s, int cpu)
+{
+	struct sampler_event **v = realloc(s->ev, (s->cnt + 1) * sizeof(*v));
+	struct sampler_event *e;
+
+	if (!v)
+		return -ENOMEM;
+	s->ev = v;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->cpu = cpu;
+	e->fd = e->link_fd = -1;
+	s->ev[s->cnt++] = e;
+	return event_open(s, e);
 }
 
 static int check_opts(const struct perfbuf_event_opts *ev,
@@ -128,30 +197,33 @@ static int sampler_open(struct perfbuf_sampler *s,
 			const struct perfbuf_event_opts *ev,
 			const struct perfbuf_sampler_opts *o)
 {
+	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = &s->hotplug_fd };
 	int *cpus = NULL, n, err;
 
 	err = perfbuf_event_attr(&s->attr, ev);
 	if (err)
 		return err;
 	s->attr.disabled = 1;	/* enabled once all are set up */
+	s->pid = o->pid;
+	s->page_cnt = o->page_cnt;
+	s->prog_fd = o->prog_fd;
+	s->every_cpu = o->pid <= 0 && !(o->cpus && o->cpu_cnt);
 	n = sampler_cpus(o, &cpus);
-	if (n < 0)
-		return n;
-	s->ev = calloc((size_t)n, sizeof(*s->ev));
-	if (!s->ev) {
-		free(cpus);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n; i++) {
-		s->ev[i] = (struct sampler_event){ .cpu = cpus[i], .fd = -1,
-						   .link_fd = -1 };
-		s->cnt++;
-		err = open_event(s, &s->ev[i], o);
-		if (err)
-			break;
-	}
+	for (int i = 0; !err && i < n; i++)
+		err = event_add(s, cpus[i]);
 	free(cpus);
-	return err;
+	if (n < 0 || err)
+		return n < 0 ? n : err;
+	/* per-CPU events: followed across hotplug (without, only warned) */
+	if (o->pid > 0 && !(o->cpus && o->cpu_cnt))
+		return 0;
+	s->hotplug_fd = hotplug_open();
+	if (s->hotplug_fd < 0)
+		pr_info("sampler: CPU hotplug not followed (%s)\n",
+			strerror(-s->hotplug_fd));
+	else if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->hotplug_fd, &ee))
+		return -errno;
+	return 0;
 }
 
 struct perfbuf_sampler *
@@ -168,6 +240,7 @@ perfbuf_sampler__new(const struct perfbuf_event_opts *ev,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_ptr(-ENOMEM);
+	s->hotplug_fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	err = s->epfd < 0 ? -errno : sampler_open(s, ev, opts);
 	if (!err && !disabled)
@@ -186,17 +259,12 @@ void perfbuf_sampler__free(struct perfbuf_sampler *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->cnt; i++) {
-		struct sampler_event *e = &s->ev[i];
-
-		if (e->fd >= 0)
-			perfbuf_ioc_disable(e->fd, false);
-		if (e->link_fd >= 0)
-			close(e->link_fd);
-		perfbuf_ring__free(e->ring);
-		perfbuf_sample_parser__free(e->parser);
-		if (e->fd >= 0)
-			close(e->fd);
+		event_close(s, s->ev[i]);
+		perfbuf_sample_parser__free(s->ev[i]->parser);
+		free(s->ev[i]);
 	}
+	if (s->hotplug_fd >= 0)
+		close(s->hotplug_fd);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	free(s->ev);
@@ -208,7 +276,7 @@ static int for_each_event(struct perfbuf_sampler *s, int (*op)(int, bool))
 	int err = 0;
 
 	for (size_t i = 0; i < s->cnt; i++) {
-		int e = op(s->ev[i].fd, false);
+		int e = s->ev[i]->fd >= 0 ? op(s->ev[i]->fd, false) : 0;
 
 		if (e && !err)
 			err = e;
@@ -218,11 +286,13 @@ static int for_each_event(struct perfbuf_sampler *s, int (*op)(int, bool))
 
 int perfbuf_sampler__enable(struct perfbuf_sampler *s)
 {
+	s->enabled = true;
 	return for_each_event(s, perfbuf_ioc_enable);
 }
 
 int perfbuf_sampler__disable(struct perfbuf_sampler *s)
 {
+	s->enabled = false;
 	return for_each_event(s, perfbuf_ioc_disable);
 }
 
@@ -238,12 +308,12 @@ size_t perfbuf_sampler__cnt(const struct perfbuf_sampler *s)
 
 int perfbuf_sampler__fd(const struct perfbuf_sampler *s, size_t idx)
 {
-	return idx < s->cnt ? s->ev[idx].fd : -EINVAL;
+	return idx < s->cnt ? s->ev[idx]->fd : -EINVAL;
 }
 
 int perfbuf_sampler__cpu(const struct perfbuf_sampler *s, size_t idx)
 {
-	return idx < s->cnt ? s->ev[idx].cpu : -EINVAL;
+	return idx < s->cnt ? s->ev[idx]->cpu : -EINVAL;
 }
 
 struct perfbuf_ring *perfbuf_sampler__ring(const struct perfbuf_sampler *s,
@@ -251,7 +321,7 @@ struct perfbuf_ring *perfbuf_sampler__ring(const struct perfbuf_sampler *s,
 {
 	if (idx >= s->cnt)
 		return err_ptr(-EINVAL);
-	return s->ev[idx].ring ?: err_ptr(-ENODATA);
+	return s->ev[idx]->ring ?: err_ptr(s->page_cnt ? -ENODEV : -ENODATA);
 }
 
 struct consume_ctx {
@@ -262,24 +332,24 @@ struct consume_ctx {
 	int err;
 };
 
-static void count(struct perfbuf_sampler_stats *st, const struct perfbuf_sample *smp,
+static void count(struct sampler_event *e, const struct perfbuf_sample *smp,
 		  const struct perfbuf_record *rec)
 {
 	switch (smp->type) {
 	case PERF_RECORD_SAMPLE:
-		st->samples++;
+		e->st.samples++;
 		break;
 	case PERF_RECORD_LOST:
-		st->lost += rec->lost;	/* less what a drain settled */
+		e->lost_live += rec->lost;
 		break;
 	case PERF_RECORD_THROTTLE:
-		st->throttled++;
+		e->st.throttled++;
 		break;
 	case PERF_RECORD_UNTHROTTLE:
-		st->unthrottled++;
+		e->st.unthrottled++;
 		break;
 	default:
-		st->other++;
+		e->st.other++;
 	}
 }
 
@@ -298,7 +368,7 @@ static int on_record(void *arg, const struct perfbuf_record *rec)
 		c->s->warned_bad = true;
 		return PERFBUF_CONTINUE;
 	}
-	count(&c->e->st, &smp, rec);
+	count(c->e, &smp, rec);
 	return c->fn(c->ctx, &smp);
 }
 
@@ -308,16 +378,15 @@ int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 	struct consume_ctx c = { .s = s, .fn = fn, .ctx = ctx };
 	long total = 0;
 
-	if (!s->cnt || !s->ev[0].ring)
+	if (!s->page_cnt)
 		return -ENODATA;
 	for (size_t i = 0; i < s->cnt; i++) {
-		struct perfbuf_ring_stats rs;
 		int n;
 
-		c.e = &s->ev[i];
+		c.e = s->ev[i];
+		if (!c.e->ring)
+			continue;
 		n = perfbuf_ring__fold(c.e->ring, on_record, &c);
-		perfbuf_ring__stats(c.e->ring, &rs);
-		c.e->st.corrupt = rs.corrupt;
 		if (n > 0)
 			total += n;
 		else if (n < 0 && !c.err)
@@ -326,16 +395,67 @@ int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
 }
 
+/* A CPU came (back) online: a new event for it, the old one (dead since
+ * the CPU went away) closed once its ring was read. */
+static void cpu_online(struct perfbuf_sampler *s, int cpu)
+{
+	struct sampler_event *e = NULL;
+	int err;
+
+	for (size_t i = 0; i < s->cnt && !e; i++)
+		if (s->ev[i]->cpu == cpu)
+			e = s->ev[i];
+	if (!e && !s->every_cpu)
+		return;
+	if (e) {
+		event_close(s, e);
+		err = event_open(s, e);
+	} else {
+		err = event_add(s, cpu);
+		e = s->ev[s->cnt - 1];
+	}
+	if (!err && s->enabled)
+		err = perfbuf_ioc_enable(e->fd, false);
+	if (err) {
+		pr_warn("sampler: CPU %d came online, but its event could not be opened: %s; it is not sampled\n",
+			cpu, strerror(-err));
+		event_close(s, e);
+	}
+}
+
+static void hotplug_events(struct perfbuf_sampler *s)
+{
+	int cpu, ret, online_cpus[4096], n;
+	bool online;
+
+	while ((ret = hotplug_next(s->hotplug_fd, &cpu, &online)) > 0)
+		if (online)
+			cpu_online(s, cpu);
+	if (ret != -ENOBUFS)
+		return;
+	/* notices were missed: every online CPU gets a fresh event */
+	n = perfbuf_online_cpus(online_cpus, 4096);
+	for (int i = 0; i < n && i < 4096; i++)
+		cpu_online(s, online_cpus[i]);
+}
+
 int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,
 			  perfbuf_sample_fn fn, void *ctx)
 {
 	struct epoll_event evs[16];
+	bool hotplug = false;
+	int n, ret;
 
-	if (!s->cnt || !s->ev[0].ring)
-		return -ENODATA;
-	if (epoll_wait(s->epfd, evs, 16, timeout_ms) < 0)
+	n = epoll_wait(s->epfd, evs, 16, timeout_ms);
+	if (n < 0)
 		return -errno;
-	return perfbuf_sampler__consume(s, fn, ctx);
+	for (int i = 0; i < n; i++)
+		hotplug |= evs[i].data.ptr == &s->hotplug_fd;
+	/* the rings first: a CPU's old ring is read before it is replaced */
+	ret = s->page_cnt ? perfbuf_sampler__consume(s, fn, ctx) : 0;
+	if (hotplug)
+		hotplug_events(s);
+	return ret;
 }
 
 void perfbuf_sampler__stats(const struct perfbuf_sampler *s,
@@ -343,22 +463,17 @@ void perfbuf_sampler__stats(const struct perfbuf_sampler *s,
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < s->cnt; i++) {
-		const struct perfbuf_sampler_stats *st = &s->ev[i].st;
-		struct perfbuf_count cnt;
-		__u64 lost = st->lost;
+		const struct sampler_event *e = s->ev[i];
+		struct perfbuf_ring_stats rs = {};
 
-		/* the kernel's own count covers losses no LOST record
-		 * reported yet (those at the end of a run) */
-		if ((s->attr.read_format & PERF_FORMAT_LOST) &&
-		    !perfbuf_count_read(s->ev[i].fd, s->attr.read_format, &cnt) &&
-		    cnt.lost > lost)
-			lost = cnt.lost;
-		out->samples += st->samples;
-		out->lost += lost;
-		out->throttled += st->throttled;
-		out->unthrottled += st->unthrottled;
-		out->other += st->other;
-		out->bad += st->bad;
-		out->corrupt += st->corrupt;
+		if (e->ring)
+			perfbuf_ring__stats(e->ring, &rs);
+		out->samples += e->st.samples;
+		out->lost += e->st.lost + event_lost(s, e);
+		out->throttled += e->st.throttled;
+		out->unthrottled += e->st.unthrottled;
+		out->other += e->st.other;
+		out->bad += e->st.bad;
+		out->corrupt += e->st.corrupt + rs.corrupt;
 	}
 }

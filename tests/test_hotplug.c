@@ -982,6 +982,61 @@ cleanup:
 	fixture_close(&f);
 }
 
+/*
+ * 8. A sampler (perfbuf/sample.h) on every CPU: CPU1's cpu-clock event dies
+ *    with the CPU; when the CPU is back the sampler opens a new one, and
+ *    CPU1 is sampled again.
+ */
+static int count_cpu1(void *ctx, const struct perfbuf_sample *smp)
+{
+	int *n = ctx;
+
+	*n += smp->type == PERF_RECORD_SAMPLE && smp->cpu == HP_CPU;
+	return PERFBUF_CONTINUE;
+}
+
+static int sampler_index(struct perfbuf_sampler *s, int cpu)
+{
+	for (size_t i = 0; i < perfbuf_sampler__cnt(s); i++)
+		if (perfbuf_sampler__cpu(s, i) == cpu)
+			return (int)i;
+	return -1;
+}
+
+TEST(sampler_follows_cpu)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_CPU);
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
+	struct perfbuf_sampler *s;
+	int idx, n = 0;
+	__u64 t0;
+
+	HOTPLUG_NEEDED();
+	s = perfbuf_sampler__new(&ev, &so);
+	if (!ASSERT_OK_PTR(s, "sampler"))
+		return;
+	idx = sampler_index(s, HP_CPU);
+	if (!ASSERT_GE(idx, 0, "an event on CPU1"))
+		goto out;
+	usleep(20000);
+	perfbuf_sampler__consume(s, count_cpu1, &n);
+	if (!ASSERT_GE(n, 1, "CPU1 sampled") || !ASSERT_OK(cpu1_set(0), "CPU1 offline") ||
+	    !ASSERT_OK(cpu1_set(1), "CPU1 online"))
+		goto out;
+	/* a few samples may be left from before; 50 need the new event */
+	n = 0;
+	t0 = perfbuf_now_ns();
+	while (ms_since(t0) < WAIT_MS && n < 50)
+		perfbuf_sampler__poll(s, 50, count_cpu1, &n);
+	ASSERT_GE(n, 50, "CPU1 sampled again (1 ms period)");
+	ASSERT_EQ(perfbuf_sampler__cnt(s), 2, "still one event per CPU");
+out:
+	perfbuf_sampler__free(s);
+	cpu1_restore();
+}
+
 TEST_MAIN(
 	TEST_ENTRY(offline_online_while_producing),
 	TEST_ENTRY(twenty_cycles_no_leak),
@@ -990,4 +1045,5 @@ TEST_MAIN(
 	TEST_ENTRY(no_hotplug_opt),
 	TEST_ENTRY(stop_during_offline_drain),
 	TEST_ENTRY(flight_recorder_across_hotplug),
+	TEST_ENTRY(sampler_follows_cpu),
 )

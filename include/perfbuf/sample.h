@@ -271,8 +271,10 @@ static inline bool perfbuf_callchain__next(const struct perfbuf_sample *s,
  * each with its ring (its records read with a fold of parsed records), or
  * with a BPF program run on each overflow, or both.
  *
- * CPUs that come online later are not sampled (the collector follows
- * hotplug; a sampler lives for a profile's seconds).
+ * Per-CPU samplers follow CPU hotplug in perfbuf_sampler__poll(): a CPU's
+ * event dies when the CPU goes offline, so when it comes back its ring is
+ * read and a new event opened (enabled if the sampler is); without a CPU
+ * list, CPUs coming online for the first time get one too.
  */
 struct perfbuf_sampler;
 
@@ -320,7 +322,8 @@ PERFBUF_API const struct perf_event_attr *
 perfbuf_sampler__attr(const struct perfbuf_sampler *s);
 
 /** @brief Number of events; event @idx's fd, CPU (-1: any) and ring
- *  (NULL with errno EINVAL for a bad index or ENODATA without rings). */
+ *  (NULL with errno EINVAL for a bad index, ENODATA without rings, ENODEV
+ *  when the CPU came back online but its event could not be opened). */
 PERFBUF_API size_t perfbuf_sampler__cnt(const struct perfbuf_sampler *s);
 PERFBUF_API int perfbuf_sampler__fd(const struct perfbuf_sampler *s,
 				    size_t idx);
@@ -348,8 +351,12 @@ PERFBUF_API int perfbuf_sampler__consume(struct perfbuf_sampler *s,
 
 /**
  * @brief Wait up to @timeout_ms (-1: forever) for a ring to reach its
- *        wake-up point, then perfbuf_sampler__consume().
- * @return as perfbuf_sampler__consume(), or -EINTR on a signal
+ *        wake-up point or a CPU to come online, then
+ *        perfbuf_sampler__consume() (when there are rings) and open the
+ *        events of CPUs back online. Call it regularly on samplers
+ *        without rings too: that is when they follow hotplug.
+ * @return as perfbuf_sampler__consume() (0 without rings), or -EINTR on a
+ *         signal
  */
 PERFBUF_API int perfbuf_sampler__poll(struct perfbuf_sampler *s,
 				      int timeout_ms, perfbuf_sample_fn fn,
