@@ -65,6 +65,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
 # tools/*.c: the perfbuf tool (bench.c: perfbuf-bench); tools/trace/: `perfbuf trace`
 TOOL_SRCS := $(filter-out tools/bench.c,$(wildcard tools/*.c tools/*/*.c))
 TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
+TOOL_DIRS := $(patsubst %/,%,$(sort $(dir $(TOOL_OBJS))))
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
@@ -81,7 +82,7 @@ all: lib $(OUTPUT)/perfbuf $(TEST_BINS) $(BENCH)
 
 lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so
 
-$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/tools $(OUTPUT)/tools/trace $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(TOOL_DIRS) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -126,7 +127,7 @@ $(OUTPUT)/libperfbuf.pc: libperfbuf.pc.in include/perfbuf/version.h | $(OUTPUT)
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Tools and tests include skeletons: build them all first.
-$(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(OUTPUT)/tools $(OUTPUT)/tools/trace
+$(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(TOOL_DIRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itools -c $< -o $@
@@ -162,6 +163,14 @@ all: $(OUTPUT)/tests/uprobe_target
 $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
+
+# Known call paths for the tests of `perfbuf profile`: frame pointers in
+# every function, leaves too (gcc 12 ignores -mno-omit-leaf-frame-pointer)
+all: $(OUTPUT)/tests/profile_target
+$(OUTPUT)/tests/profile_target: tests/targets/profile_target.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fno-inline -Wall -Wextra -o $@ $<
 
 # The whole suite: the normal build, then the same tests under ASan/UBSan.
 check: setup-tracefs all $(FUZZ_BINS)

@@ -14,6 +14,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /* getopt_long() (opterr = 0, optstring starting with ':') returned @ret,
  * '?' or ':': print one line naming the option; returns the exit status. */

@@ -15,6 +15,7 @@ static const struct {
 	{ "report", cmd_report, "print a capture file as perfbuf trace would have" },
 	{ "list", cmd_list, "list tracepoints (and kprobe-able functions)" },
 	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
+	{ "profile", cmd_profile, "sample stacks on every CPU: folded, JSON, flame graph" },
 	{ "demo", cmd_demo, "trace exec() system-wide for a few seconds" },
 };
 

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# perfbuf profile: both engines on tests/targets/profile_target.c (known
+# call paths, frame pointers), kernel frames of a syscall loop, a process
+# that exits (its binary deleted) during the run, the outputs (folded, JSON,
+# an SVG rendered by headless Chromium), bad options.
+source "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+TARGET=$BUILD/tests/profile_target
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# one_line_error NAME REGEX ARGS...: exit 1 and exactly one stderr line
+one_line_error() {
+	local name=$1 re=$2
+	shift 2
+	"$PERFBUF" profile "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local rc=$?
+	if [[ $rc == 1 && $(wc -l <"$tmp/err") == 1 ]] && grep -qE -e "$re" "$tmp/err"; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc stderr=$(cat "$tmp/err")"
+	fi
+}
+
+one_line_error bad_frequency "bad frequency 'abc'" -F abc
+one_line_error zero_frequency "bad frequency '0'" -F 0
+one_line_error frequency_over_max "above kernel.perf_event_max_sample_rate" -F 1000000
+one_line_error no_such_pid "no process with PID '999999999'" -p 999999999
+one_line_error bad_cpu "CPU 4095 is not online" --cpu 4095
+one_line_error bad_engine "unknown engine 'frob'.*--engine bpf or --engine perf" --engine frob
+one_line_error user_and_kernel_only "exclude each other" --user-only --kernel-only
+one_line_error bad_duration "bad duration '-1'" -d -1
+one_line_error svg_needs_file "--svg needs a value" --svg
+one_line_error stray_argument "unexpected argument 'extra'" extra
+one_line_error unknown_option "unknown option '--frob'; run 'perfbuf profile --help'" --frob
+check help bash -c "'$PERFBUF' profile --help | grep -q '^Usage: perfbuf profile'"
+
+if ! need_root; then
+	skip profile_runs "needs root"
+	finish
+fi
+if [[ ! -x $TARGET ]]; then
+	fail profile_target "$TARGET not built: run 'make'"
+	finish
+fi
+
+# profile ENGINE MODE SECONDS HZ [OPTIONS...]: profile_target MODE under
+# `perfbuf profile -p`, from the moment sampling starts to the target's
+# end. Leaves $tmp/ENGINE.MODE.{folded,err,cpu} (cpu: the target's CPU
+# seconds of work).
+profile() {
+	local engine=$1 mode=$2 secs=$3 hz=$4 t p
+	local out=$tmp/$engine.$mode
+	shift 4
+	"$TARGET" "$mode" "$secs" wait >"$out.tgt" &
+	t=$!
+	pids+=("$t")
+	for _ in $(seq 100); do grep -q waiting "$out.tgt" && break; sleep 0.05; done
+	"$PERFBUF" profile --engine "$engine" -F "$hz" -p "$t" "$@" >"$out.folded" 2>"$out.err" &
+	p=$!
+	for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
+	kill -USR1 "$t"
+	wait "$p"
+	echo "rc=$?" >>"$out.err"
+	wait "$t"
+	sed -n 's/^cpu_seconds //p' "$out.tgt" >"$out.cpu"
+}
+
+# analyse FOLDED CPU_SECONDS HZ: the checks of the known call path
+analyse_cpu() {
+	python3 - "$@" <<'EOF'
+import re, sys
+folded, cpu, hz = sys.argv[1], float(open(sys.argv[2]).read() or 0), int(sys.argv[3])
+total = top = path = 0
+for line in open(folded):
+    stack, n = line.rstrip('\n').rsplit(' ', 1)
+    n = int(n)
+    if not stack.startswith('profile_target;'):
+        continue
+    frames = stack.split(';')
+    total += n
+    top += n * (frames[-1] == 'hot')
+    path += n * (';main;outer;middle;hot' in stack)
+want = hz * cpu
+errs = []
+if total == 0 or top < 0.8 * total:
+    errs.append('hot on top of %d of %d samples (< 80%%)' % (top, total))
+if path < top:
+    errs.append('main;outer;middle;hot in order in %d of the %d with hot on top' % (path, top))
+if not 0.8 * want <= total <= 1.2 * want:
+    errs.append('%d samples for %.3f CPU s at %d Hz (want %.0f +-20%%)' % (total, cpu, hz, want))
+print('; '.join(errs) if errs else 'ok %d samples (want %.0f), hot on top of %.1f%%' % (total, want, 100.0 * top / total))
+EOF
+}
+
+for engine in bpf perf; do
+	profile "$engine" cpu 1.5 499
+	res=$(analyse_cpu "$tmp/$engine.cpu.folded" "$tmp/$engine.cpu.cpu" 499)
+	if grep -q '^rc=0' "$tmp/$engine.cpu.err" && [[ $res == ok* ]]; then
+		pass "known_call_path_$engine ($res)"
+	else
+		fail "known_call_path_$engine" "$res; $(tr '\n' ' ' <"$tmp/$engine.cpu.err")"
+	fi
+	check "reports_lost_and_throttled_$engine" \
+		grep -qE '^perfbuf profile: [0-9]+ samples in .* lost [0-9]+, throttled [0-9]+$' "$tmp/$engine.cpu.err"
+done
+
+# the two engines: the same stacks, each within 10 points of the other's
+# share (libc's frames print as addresses: they differ per run)
+agree=$(python3 - "$tmp/bpf.cpu.folded" "$tmp/perf.cpu.folded" <<'EOF'
+import re, sys
+def shares(path):
+    c = {}
+    for line in open(path):
+        stack, n = line.rstrip('\n').rsplit(' ', 1)
+        if stack.startswith('profile_target;'):
+            stack = re.sub(r'0x[0-9a-f]+', 'ADDR', stack)
+            c[stack] = c.get(stack, 0) + int(n)
+    total = sum(c.values()) or 1
+    return {k: v / total for k, v in c.items()}
+a, b = shares(sys.argv[1]), shares(sys.argv[2])
+ta, tb = max(a, key=a.get), max(b, key=b.get)
+if ta != tb:
+    print('top stacks differ: %s / %s' % (ta, tb))
+elif abs(a[ta] - b[tb]) > 0.1:
+    print('top stack %.2f vs %.2f' % (a[ta], b[tb]))
+else:
+    print('ok %s: %.2f / %.2f' % (ta.split(';')[-1], a[ta], b[tb]))
+EOF
+)
+[[ $agree == ok* ]] && pass "engines_agree ($agree)" || fail engines_agree "$agree"
+
+# kernel frames of a syscall loop, below the user frames that made it
+for engine in bpf perf; do
+	profile "$engine" syscalls 1 499
+	res=$(python3 - "$tmp/$engine.syscalls.folded" <<'EOF'
+import sys
+total = kern = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rstrip('\n').rsplit(' ', 1)
+    if not stack.startswith('profile_target;'):
+        continue
+    total += int(n)
+    if ';main;sys_loop;' in stack and 'do_syscall_64_[k]' in stack and \
+       stack.index('sys_loop') < stack.index('_[k]'):
+        kern += int(n)
+ok = total and kern >= 0.25 * total
+print(('ok ' if ok else '') + '%d of %d samples in the kernel under sys_loop' % (kern, total))
+EOF
+)
+	[[ $res == ok* ]] && pass "kernel_frames_$engine ($res)" || fail "kernel_frames_$engine" "$res"
+done
+
+# --user-only / --kernel-only: only frames of that kind
+profile bpf syscalls 0.5 499 --user-only
+check user_only bash -c "grep -q 'main;sys_loop' '$tmp/bpf.syscalls.folded' && ! grep -q '_\[k\]' '$tmp/bpf.syscalls.folded'"
+profile perf syscalls 0.5 499 --kernel-only
+check kernel_only python3 - "$tmp/perf.syscalls.folded" <<'EOF'
+import sys
+seen = 0
+for line in open(sys.argv[1]):
+    frames = line.rsplit(' ', 1)[0].split(';')[1:]
+    if any(not f.endswith('_[k]') for f in frames):
+        sys.exit('user frame in ' + line)
+    seen += 'do_syscall_64_[k]' in frames
+sys.exit(0 if seen else 'no kernel stack')
+EOF
+
+# A process that runs, exits and whose binary is deleted, all during a
+# system-wide run: still named at the end (symbols read at first sight).
+for engine in bpf perf; do
+	cp "$TARGET" "$tmp/gone_target"
+	"$PERFBUF" profile --engine "$engine" -F 199 -d 2 >"$tmp/sw.folded" 2>"$tmp/sw.err" &
+	p=$!
+	for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$tmp/sw.err" 2>/dev/null && break; sleep 0.05; done
+	"$tmp/gone_target" cpu 0.4 >/dev/null
+	rm -f "$tmp/gone_target"
+	wait "$p"
+	check "exited_process_named_$engine" grep -qE '^gone_target;.*main;outer;middle;hot [0-9]+$' "$tmp/sw.folded"
+done
+
+# JSON Lines: stack objects and a summary, all valid
+profile perf cpu 0.5 199 --json
+check json_output python3 - "$tmp/perf.cpu.folded" <<'EOF'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+stacks = [o for o in objs if o['type'] == 'stack']
+summ = objs[-1]
+assert summ['type'] == 'summary' and summ['engine'] == 'perf' and summ['hz'] == 199
+assert summ['samples'] == sum(o['count'] for o in stacks), 'counts add up'
+assert any(o['ustack'][-4:] == ['main', 'outer', 'middle', 'hot'] for o in stacks)
+assert all(isinstance(o['kstack'], list) and o['pid'] > 0 for o in stacks)
+assert 'lost' in summ and 'throttled' in summ
+EOF
+
+# The flame graph: well-formed, its script runs in Chromium (the boxes
+# counted into data-ready), it renders (user frames' warm colours on the
+# screenshot), and #zoom=NAME zooms (boxes outside hidden).
+profile bpf syscalls 0.5 499 --svg "$tmp/flame.svg"
+check svg_well_formed python3 -c "
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse('$tmp/flame.svg')
+t = [g.getElementsByTagName('title')[0].firstChild.data for g in d.getElementsByTagName('g')]
+sys.exit(0 if any(x.startswith('sys_loop ') for x in t) and any('_[k] (' in x for x in t) else 'frames missing')"
+if ! command -v chromium >/dev/null; then
+	fail svg_renders "chromium is not installed: run 'make setup'"
+else
+	chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$tmp/chrome" "$@" 2>/dev/null; }
+	chrome --dump-dom "file://$tmp/flame.svg" >"$tmp/dom"
+	boxes=$(grep -c '<g class="f"' "$tmp/flame.svg")
+	check svg_script_runs grep -q "data-ready=\"$boxes\"" "$tmp/dom"
+	chrome --window-size=1200,400 --screenshot="$tmp/shot.png" "file://$tmp/flame.svg" >/dev/null
+	check svg_renders python3 - "$tmp/shot.png" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n'
+pos, idat, w = 8, b'', 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+        bpp = {2: 3, 6: 4}[ctype]
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+raw, rows, prev = zlib.decompress(idat), [], bytearray(w * bpp)
+for y in range(h):
+    f, line = raw[y * (w * bpp + 1)], bytearray(raw[y * (w * bpp + 1) + 1:(y + 1) * (w * bpp + 1)])
+    for i in range(len(line)):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line)
+    prev = line
+warm = sum(1 for r in rows for i in range(0, w * bpp, bpp) if r[i] > 200 and r[i + 2] < 80)
+cool = sum(1 for r in rows for i in range(0, w * bpp, bpp) if r[i] < 120 and r[i + 1] > 160)
+sys.exit(0 if warm > 1000 and cool > 100 else 'warm %d cool %d pixels' % (warm, cool))
+EOF
+	chrome --dump-dom "file://$tmp/flame.svg#zoom=do_syscall_64_%5Bk%5D" >"$tmp/dom.zoom"
+	check svg_zoom python3 - "$tmp/dom.zoom" <<'EOF'
+import re, sys
+dom = open(sys.argv[1]).read()
+hidden = len(re.findall(r'<g class="f"[^>]*style="display: none;"', dom))
+full = re.search(r'<title>do_syscall_64_\[k\] \([^<]*</title><rect x="10" y="[0-9]+" width="1180"', dom)
+sys.exit(0 if hidden and full else 'hidden %d, zoomed box full width: %s' % (hidden, bool(full)))
+EOF
+fi
+
+# the output file cannot be written: one line, exit 1, after the run
+"$PERFBUF" profile -d 0.2 --svg "$tmp/no/such/dir/f.svg" >/dev/null 2>"$tmp/err"
+rc=$?
+check svg_unwritable bash -c "[[ $rc == 1 ]] && grep -q 'writing $tmp/no/such/dir/f.svg: No such file or directory' '$tmp/err'"
+finish

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfbuf profile: sample stacks on every CPU (or of one process) at HZ
+ * with the cpu-clock event, by a BPF program on each overflow (--engine
+ * bpf) or from the kernel's sample records (--engine perf); print them
+ * folded, as JSON, or as an interactive flame graph.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "tool.h"
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static const char usage_text[] =
+"Usage: perfbuf profile [OPTIONS]\n"
+"\n"
+"Sample the stacks of what runs on the CPUs, HZ times a second per CPU\n"
+"(the cpu-clock event), and count them.\n"
+"\n"
+"Options:\n"
+"  -F, --frequency HZ   samples per second per CPU (default 99)\n"
+"  -p, --pid PID        only this process (the run ends when it does)\n"
+"      --cpu N          only CPU N\n"
+"  -d, --duration SEC   stop after SEC seconds (default: Ctrl-C)\n"
+"      --user-only      user stacks only\n"
+"      --kernel-only    kernel stacks only\n"
+"      --engine bpf     a BPF program on each sample writes the stacks into\n"
+"                       the perf buffer (default)\n"
+"      --engine perf    the kernel's sample records (PERF_SAMPLE_CALLCHAIN)\n"
+"      --folded         comm;root;...;leaf COUNT lines (default): what\n"
+"                       flamegraph.pl, inferno and speedscope read\n"
+"      --json           JSON Lines: one object per stack, then a summary\n"
+"      --svg FILE       an interactive flame graph (click to zoom, Ctrl-F\n"
+"                       to search) written to FILE\n"
+"  -v, --verbose        libbpf debug output\n"
+"  -h, --help           this help\n"
+"\n"
+"Kernel frames end in _[k]; addresses without a symbol print in hex. The\n"
+"idle task is not sampled. Lost samples and throttling are reported on\n"
+"stderr with the totals.\n"
+"\n"
+"Examples:\n"
+"  perfbuf profile -d 10 > out.folded\n"
+"  perfbuf profile -F 999 -p 1234 --svg flame.svg\n"
+"  perfbuf profile --engine perf --kernel-only -d 5\n";
+
+enum { OPT_CPU = 256, OPT_USER, OPT_KERNEL, OPT_ENGINE, OPT_FOLDED, OPT_JSON,
+       OPT_SVG };
+
+static const struct option long_opts[] = {
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "user-only", no_argument, NULL, OPT_USER },
+	{ "kernel-only", no_argument, NULL, OPT_KERNEL },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{},
+};
+
+static int bad(const char *what, const char *arg, const char *hint)
+{
+	fprintf(stderr, "perfbuf profile: %s '%s'%s%s\n", what, arg,
+		hint ? "; " : "", hint ? hint : "");
+	return -EINVAL;
+}
+
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static int parse_num(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* One option's value into @o; 0, or -EINVAL having said why. */
+static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
+{
+	long v, rate = max_sample_rate();
+	char *end;
+
+	switch (c) {
+	case 'F':
+		if (parse_num(arg, 1, 1000000, &v))
+			return bad("bad frequency", arg, "give samples per second, e.g. -F 99");
+		if (rate > 0 && v > rate) {
+			fprintf(stderr, "perfbuf profile: -F %ld is above kernel.perf_event_max_sample_rate (%ld); use a lower rate or raise the sysctl\n",
+				v, rate);
+			return -EINVAL;
+		}
+		o->hz = (unsigned int)v;
+		return 0;
+	case 'p':
+		if (parse_num(arg, 1, 0x3fffffff, &v))
+			return bad("bad PID", arg, NULL);
+		if (kill((pid_t)v, 0) && errno == ESRCH)
+			return bad("no process with PID", arg, NULL);
+		o->pid = (pid_t)v;
+		return 0;
+	case OPT_CPU:
+		if (parse_num(arg, 0, 4095, &v))
+			return bad("bad CPU", arg, NULL);
+		o->cpu = (int)v;
+		return 0;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->duration > 0) ||
+		    o->duration > 1e7)
+			return bad("bad duration", arg, "give seconds, e.g. -d 5 or -d 0.5");
+		return 0;
+	case OPT_USER:
+		o->kernel = false;
+		break;
+	case OPT_KERNEL:
+		o->user = false;
+		break;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "bpf"))
+			o->engine = PROF_ENGINE_BPF;
+		else if (!strcmp(arg, "perf"))
+			o->engine = PROF_ENGINE_PERF;
+		else
+			return bad("unknown engine", arg, "use --engine bpf or --engine perf");
+		return 0;
+	case OPT_FOLDED:
+	case OPT_JSON:
+		o->output = c == OPT_JSON ? PROF_JSON : PROF_FOLDED;
+		outputs[0] = true;
+		return 0;
+	case OPT_SVG:
+		o->svg_path = arg;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	}
+	if (!o->user && !o->kernel) {
+		fprintf(stderr, "perfbuf profile: --user-only and --kernel-only exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* 0: run; 1: exit 0 (--help); -EINVAL: exit 1 (said why) */
+static int parse_args(int argc, char **argv, struct prof_opts *o)
+{
+	bool stdout_output[1] = { false };
+	int c;
+
+	*o = (struct prof_opts){ .hz = 99, .cpu = -1, .user = true, .kernel = true };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:p:d:vh", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			cli_bad_option("profile", c, argv);
+			return -EINVAL;
+		}
+		if (set_opt(o, c, optarg, stdout_output))
+			return -EINVAL;
+	}
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind], "run 'perfbuf profile --help'");
+	/* --svg alone: the flame graph only; with --folded or --json, both */
+	o->output = o->svg_path && !stdout_output[0] ? PROF_SVG : o->output;
+	if (o->cpu >= 0 && perfbuf_online_cpus(NULL, 0) >= 0) {
+		int cpus[4096], n = perfbuf_online_cpus(cpus, 4096);
+		bool found = false;
+
+		for (int i = 0; i < n && i < 4096; i++)
+			found |= cpus[i] == o->cpu;
+		if (!found) {
+			fprintf(stderr, "perfbuf profile: CPU %d is not online; see /sys/devices/system/cpu/online\n",
+				o->cpu);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool pid_gone(pid_t pid)
+{
+	return pid && kill(pid, 0) && errno == ESRCH;
+}
+
+/* Sampling has started: say what is sampled (tests wait for the line). */
+static void announce(const struct prof_opts *o)
+{
+	char who[32] = "every process", cpu[32] = "every CPU";
+
+	if (o->pid)
+		snprintf(who, sizeof(who), "PID %d", o->pid);
+	if (o->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "CPU %d", o->cpu);
+	fprintf(stderr, "perfbuf profile: sampling %s on %s at %u Hz, %s stacks (engine %s); %s\n",
+		who, cpu, o->hz, o->user && o->kernel ? "user and kernel" :
+		o->user ? "user" : "kernel", o->engine == PROF_ENGINE_BPF ? "bpf" : "perf",
+		o->duration ? "until -d ends" : "Ctrl-C to end");
+}
+
+/* Sample until Ctrl-C, -d, or the process (-p) ends. */
+static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
+		  double *seconds)
+{
+	__u64 start = perfbuf_now_ns(), end = run->o->duration ?
+		start + (__u64)(run->o->duration * 1e9) : UINT64_MAX;
+	void *state = NULL;
+	int err;
+
+	err = eng->start(run, &state);
+	if (err) {
+		/* the engine said why, or a library warning did */
+		fprintf(stderr, "perfbuf profile: could not start sampling: %s%s\n",
+			strerror(-err), cli_hint(err));
+		return err;
+	}
+	announce(run->o);
+	while (!exiting && perfbuf_now_ns() < end && !pid_gone(run->o->pid)) {
+		__u64 left = (end - perfbuf_now_ns()) / 1000000;
+
+		err = eng->poll(run, state, left < 100 ? (int)left : 100);
+		if (err && err != -EINTR)
+			break;
+		err = 0;
+	}
+	*seconds = (double)(perfbuf_now_ns() - start) / 1e9;
+	if (pid_gone(run->o->pid))
+		fprintf(stderr, "perfbuf profile: process %d ended\n", run->o->pid);
+	return eng->stop(run, state) ?: err;
+}
+
+static void summary(const struct prof_run *run, double seconds)
+{
+	const struct prof_counts *c = &run->counts;
+
+	fprintf(stderr, "perfbuf profile: %llu samples in %.1f s at %u Hz, %zu distinct stacks; lost %llu, throttled %llu\n",
+		(unsigned long long)c->samples, seconds, run->o->hz,
+		stacks_cnt(run->stacks), (unsigned long long)c->lost,
+		(unsigned long long)c->throttled);
+	if (c->lost)
+		fprintf(stderr, "perfbuf profile: %llu samples lost: the rings filled up (a slow reader)\n",
+			(unsigned long long)c->lost);
+	if (c->throttled)
+		fprintf(stderr, "perfbuf profile: the kernel throttled sampling %llu times (kernel.perf_cpu_time_max_percent): fewer samples than -F asks\n",
+			(unsigned long long)c->throttled);
+	if (c->stack_errors)
+		fprintf(stderr, "perfbuf profile: %llu stacks could not be taken (bpf_get_stack failed)\n",
+			(unsigned long long)c->stack_errors);
+	if (c->bad)
+		fprintf(stderr, "perfbuf profile: %llu records did not parse (skipped)\n",
+			(unsigned long long)c->bad);
+}
+
+static int write_outputs(struct prof_run *run, double seconds)
+{
+	struct prof_names *names = names_new(run->maps);
+	int err = names ? 0 : -ENOMEM;
+	FILE *f;
+
+	if (!err && run->o->output == PROF_FOLDED)
+		err = out_folded(stdout, run, names);
+	else if (!err && run->o->output == PROF_JSON)
+		err = out_json(stdout, run, names, seconds);
+	if (!err && fflush(stdout))
+		err = -errno;
+	if (err)
+		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
+			strerror(-err));
+	if (!err && run->o->svg_path) {
+		f = cli_fopen_output(run->o->svg_path);
+		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
+		if (f && fclose(f) && !err)
+			err = -errno;
+		if (err)
+			fprintf(stderr, "perfbuf profile: writing %s: %s\n",
+				run->o->svg_path, cli_output_error(err));
+	}
+	names_free(names);
+	return err;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct prof_opts o;
+	struct prof_run run = { .o = &o };
+	double seconds = 0;
+	int err;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 1;
+	if (cli_need_privileges("perfbuf profile",
+				o.engine == PROF_ENGINE_BPF ? CLI_BPF : 0) ||
+	    cli_need_fds("perfbuf profile", 4))
+		return 1;
+	libbpf_set_print(o.verbose ? print_libbpf : NULL);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	run.stacks = stacks_new();
+	run.maps = maps_new();
+	run.comms = comms_new();
+	err = run.stacks && run.maps && run.comms ? 0 : -ENOMEM;
+	if (!err)
+		err = sample(&run, o.engine == PROF_ENGINE_BPF ? &prof_engine_bpf :
+			     &prof_engine_perf, &seconds);
+	if (!err) {
+		summary(&run, seconds);
+		err = write_outputs(&run, seconds);
+	}
+	stacks_free(run.stacks);
+	maps_free(run.maps);
+	comms_free(run.comms);
+	return err ? 1 : 0;
+}
