@@ -5,9 +5,10 @@
 #   scripts/setup.sh --tracefs-only
 set -euo pipefail
 
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db)
+# chromium: the tests render perfbuf profile's flame graphs (headless)
+pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db chromium)
 mode=${1:-}
-[[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)
+[[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox linux-perf)
 
 need_root() {
 	if [[ $(id -u) != 0 ]]; then
