@@ -4,6 +4,7 @@
  * (built with frame pointers, nothing inlined):
  *   profile_target cpu SECONDS       main -> outer -> middle -> hot (spins)
  *   profile_target syscalls SECONDS  main -> sys_loop -> getppid() in a loop
+ *   profile_target mixed SECONDS     both, about half the time each
  * With a third argument, "wait", it starts on SIGUSR1 (once the profiler is
  * ready). At the end it prints the CPU time the work used ("cpu_seconds
  * 1.98"): a cpu-clock profile should count HZ times that in samples.
@@ -97,18 +98,21 @@ int main(int argc, char **argv)
 	double end, cpu0;
 	int sys;
 
-	if ((argc != 3 && (argc != 4 || strcmp(argv[3], "wait"))) || (strcmp(argv[1], "cpu") && strcmp(argv[1], "syscalls"))) {
-		fprintf(stderr, "usage: %s cpu|syscalls SECONDS [wait]\n", argv[0]);
+	if ((argc != 3 && (argc != 4 || strcmp(argv[3], "wait"))) ||
+	    (strcmp(argv[1], "cpu") && strcmp(argv[1], "syscalls") &&
+	     strcmp(argv[1], "mixed"))) {
+		fprintf(stderr, "usage: %s cpu|syscalls|mixed SECONDS [wait]\n", argv[0]);
 		return 2;
 	}
-	sys = !strcmp(argv[1], "syscalls");
+	/* 0: cpu, 1: syscalls, 2: mixed */
+	sys = !strcmp(argv[1], "syscalls") ? 1 : !strcmp(argv[1], "mixed") ? 2 : 0;
 	if (argc == 4)
 		wait_start();
 	cpu0 = cpu_seconds();
 	end = now() + atof(argv[2]);
 	/* the clock read every few ms only: the time is in hot / getppid */
-	while (now() < end) {
-		if (sys)
+	for (unsigned long round = 0; now() < end; round++) {
+		if (sys == 1 || (sys == 2 && round % 2))
 			sys_loop(20000);
 		else
 			outer(2000000);

@@ -20,7 +20,8 @@
 #define ROW 16		/* px per stack level */
 #define TOP 44		/* title and controls */
 #define BOTTOM 24	/* details line */
-#define MIN_PX 0.3	/* narrower boxes are left out (file size) */
+#define MIN_PX 1.0	/* narrower boxes are left out: unseen, and the
+			 * file stays small */
 
 struct node {
 	const char *name;

@@ -2,7 +2,8 @@
 /*
  * Names for frames, at the end of a run: kernel addresses from
  * /proc/kallsyms, user (file, offset) pairs from the file's ELF symbols
- * (read when the file was first sampled), anything else as hex. Each
+ * (read when the file was first sampled), or as file+0xOFFSET when the
+ * file has no symbol there, anything else as the address in hex. Each
  * distinct frame is named once.
  */
 #include <errno.h>
@@ -64,10 +65,18 @@ static char *name_of(struct prof_names *n, const struct prof_frame *f)
 			snprintf(buf, sizeof(buf), "%s_[k]", sym);
 	} else if (f->file != PROF_NO_FILE) {
 		const struct prof_elf *e = maps_file_elf(n->maps, f->file);
+		const char *path = maps_file_path(n->maps, f->file);
+		const char *base = path ? strrchr(path, '/') : NULL;
 
 		sym = e ? elfsyms_name(e, f->off) : NULL;
-		if (sym)
+		if (sym) {
 			snprintf(buf, sizeof(buf), "%s", sym);
+		} else if (base) {
+			/* no symbol: the file and offset (the same every run) */
+			snprintf(buf, sizeof(buf), "%s+0x%llx", base + 1,
+				 (unsigned long long)f->off);
+			sym = buf;
+		}
 	}
 	if (!sym)
 		snprintf(buf, sizeof(buf), "0x%llx%s", (unsigned long long)f->addr,

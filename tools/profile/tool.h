@@ -103,8 +103,9 @@ __u64 stacks_samples(const struct prof_stacks *s);
 struct prof_names;
 struct prof_names *names_new(struct prof_maps *maps);
 void names_free(struct prof_names *n);
-/* the frame's name: function, "_[k]" suffixed in the kernel; hex if
- * unknown. Valid until names_free(). */
+/* the frame's name: function, "_[k]" suffixed in the kernel; FILE+0xOFF
+ * in a file without a symbol there; the address in hex if in no file.
+ * Valid until names_free(). */
 const char *names_frame(struct prof_names *n, const struct prof_frame *f);
 
 /* ---- the run (cmd.c, engines) ---- */
