@@ -196,12 +196,12 @@ EOF
 # The flame graph: well-formed, its script runs in Chromium (the boxes
 # counted into data-ready), it renders (user frames' warm colours on the
 # screenshot), and #zoom=NAME zooms (boxes outside hidden).
-profile bpf syscalls 0.5 499 --svg "$tmp/flame.svg"
+profile bpf mixed 0.6 499 --svg "$tmp/flame.svg"
 check svg_well_formed python3 -c "
 import sys, xml.dom.minidom
 d = xml.dom.minidom.parse('$tmp/flame.svg')
 t = [g.getElementsByTagName('title')[0].firstChild.data for g in d.getElementsByTagName('g')]
-sys.exit(0 if any(x.startswith('sys_loop ') for x in t) and any('_[k] (' in x for x in t) else 'frames missing')"
+sys.exit(0 if any(x.startswith('sys_loop ') for x in t) and any(x.startswith('hot ') for x in t) and any('_[k] (' in x for x in t) else 'frames missing')"
 if ! command -v chromium >/dev/null; then
 	fail svg_renders "chromium is not installed: run 'make setup'"
 else
@@ -244,13 +244,14 @@ warm = sum(1 for r in rows for i in range(0, w * bpp, bpp) if r[i] > 200 and r[i
 cool = sum(1 for r in rows for i in range(0, w * bpp, bpp) if r[i] < 120 and r[i + 1] > 160)
 sys.exit(0 if warm > 1000 and cool > 100 else 'warm %d cool %d pixels' % (warm, cool))
 EOF
-	chrome --dump-dom "file://$tmp/flame.svg#zoom=do_syscall_64_%5Bk%5D" >"$tmp/dom.zoom"
+	chrome --dump-dom "file://$tmp/flame.svg#zoom=sys_loop" >"$tmp/dom.zoom"
 	check svg_zoom python3 - "$tmp/dom.zoom" <<'EOF'
 import re, sys
 dom = open(sys.argv[1]).read()
-hidden = len(re.findall(r'<g class="f"[^>]*style="display: none;"', dom))
-full = re.search(r'<title>do_syscall_64_\[k\] \([^<]*</title><rect x="10" y="[0-9]+" width="1180"', dom)
-sys.exit(0 if hidden and full else 'hidden %d, zoomed box full width: %s' % (hidden, bool(full)))
+# zoomed on sys_loop: its box spans the width, hot (under outer) is hidden
+hot = re.search(r'<g class="f"[^>]*style="display: none;"[^>]*><title>hot ', dom)
+full = re.search(r'<title>sys_loop \([^<]*</title><rect x="10" y="[0-9]+" width="1180"', dom)
+sys.exit(0 if hot and full else 'hot hidden: %s, sys_loop full width: %s' % (bool(hot), bool(full)))
 EOF
 fi
 
