@@ -1848,19 +1848,6 @@ static void usage(FILE *f)
 "  build/perfbuf-bench --only throughput --peers perfbuf,libbpf_raw -d 10\n");
 }
 
-static int parse_pos(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* --peers: a comma-separated list of peer_key names. */
 static int parse_peers(const char *list)
 {
@@ -1892,19 +1879,19 @@ static int parse_value(int opt, const char *arg)
 	switch (opt) {
 	case 'd':
 		want = "--duration wants 1..600 seconds";
-		if (parse_pos(arg, 1, 600, &v))
+		if (cli_parse_long(arg, 1, 600, &v))
 			break;
 		env.secs = (double)v;
 		return 0;
 	case 'p':
 		want = "--pages wants a power of two";
-		if (parse_pos(arg, 1, 1 << 16, &v) || (v & (v - 1)))
+		if (cli_parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1)))
 			break;
 		env.pages = (size_t)v;
 		return 0;
 	case 'b':
 		want = "--batch wants 1.." STR(EMIT_MAX_BATCH);
-		if (parse_pos(arg, 1, EMIT_MAX_BATCH, &v))
+		if (cli_parse_long(arg, 1, EMIT_MAX_BATCH, &v))
 			break;
 		env.batch = (int)v;
 		return 0;

@@ -16,6 +16,9 @@ int cmd_stress(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 
+/* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+
 /* getopt_long() (opterr = 0, optstring starting with ':') returned @ret,
  * '?' or ':': print one line naming the option; returns the exit status. */
 int cli_bad_option(const char *cmd, int ret, char **argv);

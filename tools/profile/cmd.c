@@ -98,19 +98,6 @@ static long max_sample_rate(void)
 	return v;
 }
 
-static int parse_num(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* One option's value into @o; 0, or -EINVAL having said why. */
 static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 {
@@ -119,7 +106,7 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 
 	switch (c) {
 	case 'F':
-		if (parse_num(arg, 1, 1000000, &v))
+		if (cli_parse_long(arg, 1, 1000000, &v))
 			return bad("bad frequency", arg, "give samples per second, e.g. -F 99");
 		if (rate > 0 && v > rate) {
 			fprintf(stderr, "perfbuf profile: -F %ld is above kernel.perf_event_max_sample_rate (%ld); use a lower rate or raise the sysctl\n",
@@ -129,14 +116,14 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 		o->hz = (unsigned int)v;
 		return 0;
 	case 'p':
-		if (parse_num(arg, 1, 0x3fffffff, &v))
+		if (cli_parse_long(arg, 1, 0x3fffffff, &v))
 			return bad("bad PID", arg, NULL);
 		if (kill((pid_t)v, 0) && errno == ESRCH)
 			return bad("no process with PID", arg, NULL);
 		o->pid = (pid_t)v;
 		return 0;
 	case OPT_CPU:
-		if (parse_num(arg, 0, 4095, &v))
+		if (cli_parse_long(arg, 0, 4095, &v))
 			return bad("bad CPU", arg, NULL);
 		o->cpu = (int)v;
 		return 0;
