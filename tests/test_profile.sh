@@ -255,6 +255,20 @@ sys.exit(0 if hot and full else 'hot hidden: %s, sys_loop full width: %s' % (boo
 EOF
 fi
 
+# Ctrl-C ends a run like -d does; a reader that stops early (| head -1)
+# is no error
+"$PERFBUF" profile >"$tmp/int.folded" 2>"$tmp/int.err" &
+p=$!
+for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
+sleep 0.5
+kill -INT "$p"
+wait "$p"
+rc=$?
+check sigint_ends_run bash -c "[[ $rc == 0 ]] && grep -q ' samples in ' '$tmp/int.err' && [[ -s '$tmp/int.folded' ]]"
+"$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
+rc=${PIPESTATUS[0]}
+check head_1 bash -c "[[ $rc == 0 && \$(wc -l <'$tmp/head.out') == 1 ]] && ! grep -q writing '$tmp/head.err'"
+
 # the output file cannot be written: one line, exit 1, after the run
 "$PERFBUF" profile -d 0.2 --svg "$tmp/no/such/dir/f.svg" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -299,9 +299,12 @@ static int write_outputs(struct prof_run *run, double seconds)
 		err = out_json(stdout, run, names, seconds);
 	if (!err && fflush(stdout))
 		err = -errno;
-	if (err)
+	/* a reader that stopped reading (| head) had what it wanted */
+	if (err && errno == EPIPE)
+		err = 0;
+	else if (err)
 		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
-			strerror(-err));
+			strerror(errno));
 	if (!err && run->o->svg_path) {
 		f = cli_fopen_output(run->o->svg_path);
 		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
