@@ -836,6 +836,15 @@ static int cpu_cb(void *ctx, const struct perfbuf_record *rec)
 	return PERFBUF_CONTINUE;
 }
 
+static int per_cpu_cb(void *ctx, const struct perfbuf_sample *s)
+{
+	int *n = ctx;
+
+	if (s->type == PERF_RECORD_SAMPLE && s->cpu < 64)
+		n[s->cpu]++;
+	return PERFBUF_CONTINUE;
+}
+
 TEST(sampler_per_cpu)
 {
 	PERFBUF_OPTS(perfbuf_event_opts, ev,
@@ -843,29 +852,41 @@ TEST(sampler_per_cpu)
 		.sample_period = 1000000,	/* every 1 ms */
 		.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_TID);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
-	int cpus = perfbuf_online_cpus(NULL, 0);
+	int cpus = perfbuf_online_cpus(NULL, 0), n[64] = { 0 }, done = 0, in_rings = 0;
 	struct perfbuf_sampler *s;
+	__u64 t0;
 
 	TEST_NEED_ROOT();
 	s = perfbuf_sampler__new(&ev, &so);
 	if (!ASSERT_OK_PTR(s, "sampler"))
 		return;
 	ASSERT_EQ(perfbuf_sampler__cnt(s), cpus, "one event per online CPU");
-	usleep(50000);
-	perfbuf_sampler__disable(s);
+	usleep(30000);
+	/* each ring on its own: its samples carry its CPU */
 	for (size_t i = 0; i < perfbuf_sampler__cnt(s); i++) {
 		struct cpu_got g = { .cpu = perfbuf_sampler__cpu(s, i) };
+		struct perfbuf_ring *r = perfbuf_sampler__ring(s, i);
 
 		g.p = perfbuf_sample_parser__new(perfbuf_sampler__attr(s));
-		if (!ASSERT_OK_PTR(g.p, "parser"))
+		if (!ASSERT_OK_PTR(g.p, "parser") || !ASSERT_OK_PTR(r, "ring"))
 			break;
-		perfbuf_ring__fold(perfbuf_sampler__ring(s, i), cpu_cb, &g);
-		/* cpu-clock ticks on idle CPUs too: ~50 in 50 ms */
-		ASSERT_GE(g.samples, 25, "samples from the CPU");
+		perfbuf_ring__fold(r, cpu_cb, &g);
 		ASSERT_EQ(g.other_cpu, 0, "samples carry their ring's CPU");
 		ASSERT_EQ(g.bad, 0, "all parsed");
+		in_rings += g.samples;
 		perfbuf_sample_parser__free(g.p);
 	}
+	ASSERT_GE(in_rings, 25, "samples in the rings after 30 ms");
+	/* cpu-clock ticks on idle CPUs too: 25 each within 25 ms, unless
+	 * another job takes a CPU offline for a while (it is followed) */
+	t0 = perfbuf_now_ns();
+	while (done < cpus && perfbuf_now_ns() - t0 < 3000000000ULL) {
+		perfbuf_sampler__poll(s, 20, per_cpu_cb, n);
+		done = 0;
+		for (size_t i = 0; i < perfbuf_sampler__cnt(s); i++)
+			done += n[perfbuf_sampler__cpu(s, i) & 63] >= 25;
+	}
+	ASSERT_EQ(done, cpus, "25 samples from every CPU");
 	errno = 0;
 	ASSERT_TRUE(!perfbuf_sampler__ring(s, 99) && errno == EINVAL, "bad index");
 	perfbuf_sampler__free(s);
@@ -967,7 +988,7 @@ TEST(sampler_bpf_program)
 	struct perfbuf_sampler_stats st;
 	struct perfbuf_sampler *s;
 	__u32 key = 0;
-	__u64 runs = 0;
+	__u64 runs = 0, after = 0, t0;
 	struct seen w = { 0 };
 
 	TEST_NEED_ROOT();
@@ -984,16 +1005,27 @@ TEST(sampler_bpf_program)
 	errno = 0;
 	ASSERT_TRUE(!perfbuf_sampler__ring(s, 0) && errno == ENODATA, "no ring");
 	ASSERT_EQ(perfbuf_sampler__consume(s, seen_cb, &w), -ENODATA, "nothing to consume");
-	usleep(50000);
+	/* one run per 1 ms tick per CPU: 50 ms (polled: a CPU another job
+	 * takes offline and back gets its event again) */
+	for (t0 = perfbuf_now_ns(); perfbuf_now_ns() - t0 < 3000000000ULL &&
+	     runs < 50 * (__u64)cpus;) {
+		ASSERT_OK(perfbuf_sampler__poll(s, 10, seen_cb, &w), "poll without rings");
+		bpf_map_lookup_elem(map_fd, &key, &runs);
+	}
 	perfbuf_sampler__free(s);	/* detaches: the count stops */
 	bpf_map_lookup_elem(map_fd, &key, &runs);
-	ASSERT_GE(runs, 25 * (__u64)cpus, "one run per 1 ms tick per CPU");
+	usleep(20000);
+	bpf_map_lookup_elem(map_fd, &key, &after);
+	ASSERT_GE(runs, 50 * (__u64)cpus, "the program ran on each tick");
+	ASSERT_EQ(after, runs, "detached: no more runs");
 	/* the program and the records together */
 	so.page_cnt = 8;
 	s = perfbuf_sampler__new(&ev, &so);
 	if (!ASSERT_OK_PTR(s, "sampler with a program and rings"))
 		goto out;
-	usleep(20000);
+	for (t0 = perfbuf_now_ns(); perfbuf_now_ns() - t0 < 3000000000ULL &&
+	     w.samples < 10 * cpus;)
+		perfbuf_sampler__poll(s, 10, seen_cb, &w);
 	perfbuf_sampler__disable(s);
 	perfbuf_sampler__consume(s, seen_cb, &w);
 	perfbuf_sampler__stats(s, &st);

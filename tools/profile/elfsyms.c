@@ -138,7 +138,8 @@ struct prof_elf *elfsyms_load(const char *path)
 		elfsyms_free(e);
 		return NULL;
 	}
-	qsort(e->v, e->n, sizeof(*e->v), by_addr);
+	if (e->n)
+		qsort(e->v, e->n, sizeof(*e->v), by_addr);
 	return e;
 }
 

@@ -167,7 +167,8 @@ static void box(FILE *f, struct node *n, __u64 x0, __u32 d, __u64 total,
 		xml(f, cut);
 	}
 	fputs("</text></g>\n", f);
-	qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+	if (n->nkids)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 	for (__u32 i = 0; i < n->nkids; i++) {
 		box(f, n->kids[i], x0, d + 1, total, height);
 		x0 += n->kids[i]->value;
