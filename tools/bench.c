@@ -1770,7 +1770,7 @@ static int bench_symbolize(void)
 	static __u64 uaddr[N * NU], kaddr[N * NK];
 	struct prof_opts o = { .user = true, .kernel = true };
 	struct prof_run run = { .o = &o };
-	struct prof_names *names = NULL;
+	struct sym_names *names = NULL;
 	__u64 t0, t1, t2;
 	FILE *null = fopen("/dev/null", "w");
 	int err = -1;

@@ -289,7 +289,7 @@ static void summary(const struct prof_run *run, double seconds)
 
 static int write_outputs(struct prof_run *run, double seconds)
 {
-	struct prof_names *names = names_new(run->maps);
+	struct sym_names *names = names_new(run->maps);
 	int err = names ? 0 : -ENOMEM;
 	FILE *f;
 

@@ -64,7 +64,7 @@ static struct node *child(struct node *n, const char *name, unsigned char kind)
 	return c;
 }
 
-static struct node *build(struct prof_run *run, struct prof_names *names,
+static struct node *build(struct prof_run *run, struct sym_names *names,
 			  __u32 *depth)
 {
 	struct node *root = calloc(1, sizeof(*root));
@@ -80,7 +80,7 @@ static struct node *build(struct prof_run *run, struct prof_names *names,
 		for (__u32 j = 0; n && j < st->nframes; j++) {
 			n->value += st->count;
 			n = child(n, names_frame(names, &st->frames[j]),
-				  st->frames[j].file == PROF_KERNEL_FILE ? 3 : 2);
+				  st->frames[j].file == SYM_KERNEL_FILE ? 3 : 2);
 		}
 		if (!n) {
 			node_free(root);
@@ -277,7 +277,7 @@ static void header(FILE *f, int height, const char *title, __u64 total)
 		height - 6, PAD, height - 6);
 }
 
-int out_svg(FILE *f, struct prof_run *run, struct prof_names *names,
+int out_svg(FILE *f, struct prof_run *run, struct sym_names *names,
 	    const char *title)
 {
 	__u32 depth;

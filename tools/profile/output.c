@@ -23,7 +23,7 @@ static void put_name(char **p, char *end, const char *s)
 }
 
 /* "comm;root;...;leaf", after "pid;" if @pid */
-static char *fold(const struct prof_stack *st, struct prof_names *n, bool pid)
+static char *fold(const struct prof_stack *st, struct sym_names *n, bool pid)
 {
 	size_t cap = 96 + st->nframes * 256;
 	char *buf = malloc(cap), *p = buf, *end = buf + cap - 1;
@@ -57,7 +57,7 @@ static void lines_free(struct line *v, size_t cnt)
 /* The stacks as they print: named, sorted, and those that print the same
  * merged (several processes of one name, several addresses of one
  * function). @pid keeps processes apart. The number of lines, or -ENOMEM. */
-static long lines(struct prof_run *run, struct prof_names *n, bool pid,
+static long lines(struct prof_run *run, struct sym_names *n, bool pid,
 		  struct line **out)
 {
 	size_t cnt = stacks_cnt(run->stacks), i, j, k = 0;
@@ -87,7 +87,7 @@ static long lines(struct prof_run *run, struct prof_names *n, bool pid,
 	return (long)k;
 }
 
-int out_folded(FILE *f, struct prof_run *run, struct prof_names *n)
+int out_folded(FILE *f, struct prof_run *run, struct sym_names *n)
 {
 	struct line *v;
 	long cnt = lines(run, n, false, &v);
@@ -120,7 +120,7 @@ static void json_str(FILE *f, const char *s)
 
 /* frames [from, to) of @st, root first */
 static void json_frames(FILE *f, const struct prof_stack *st, __u32 from,
-			__u32 to, struct prof_names *n)
+			__u32 to, struct sym_names *n)
 {
 	fputc('[', f);
 	for (__u32 i = from; i < to; i++) {
@@ -131,7 +131,7 @@ static void json_frames(FILE *f, const struct prof_stack *st, __u32 from,
 	fputc(']', f);
 }
 
-int out_json(FILE *f, struct prof_run *run, struct prof_names *n,
+int out_json(FILE *f, struct prof_run *run, struct sym_names *n,
 	     double seconds)
 {
 	const struct prof_counts *c = &run->counts;
@@ -146,7 +146,7 @@ int out_json(FILE *f, struct prof_run *run, struct prof_names *n,
 
 		/* user frames first, kernel frames on top */
 		while (k < st->nframes && st->frames[st->nframes - 1 - k].file ==
-		       PROF_KERNEL_FILE)
+		       SYM_KERNEL_FILE)
 			k++;
 		fprintf(f, "{\"type\":\"stack\",\"pid\":%u,\"comm\":", st->pid);
 		json_str(f, st->comm);

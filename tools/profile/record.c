@@ -21,7 +21,7 @@ int prof_add_stack(struct prof_run *run, __u32 pid, __u32 tid,
 		   const char *comm, const __u64 *kips, __u32 nk,
 		   const __u64 *uips, __u32 nu)
 {
-	struct prof_frame f[2 * PROF_MAX_FRAMES];
+	struct sym_frame f[2 * PROF_MAX_FRAMES];
 	__u32 n = 0;
 
 	if (!run->o->kernel)
@@ -30,12 +30,10 @@ int prof_add_stack(struct prof_run *run, __u32 pid, __u32 tid,
 		nu = 0;
 	nk = nk < PROF_MAX_FRAMES ? nk : PROF_MAX_FRAMES;
 	nu = nu < PROF_MAX_FRAMES ? nu : PROF_MAX_FRAMES;
-	for (__u32 i = nu; i-- > 0; n++) {
-		f[n].addr = uips[i];
-		maps_resolve(run->maps, (pid_t)pid, uips[i], &f[n].file, &f[n].off);
-	}
+	for (__u32 i = nu; i-- > 0; n++)
+		f[n] = maps_frame(run->maps, (pid_t)pid, uips[i]);
 	for (__u32 i = nk; i-- > 0; n++)
-		f[n] = (struct prof_frame){ PROF_KERNEL_FILE, 0, kips[i] };
+		f[n] = (struct sym_frame){ SYM_KERNEL_FILE, 0, kips[i] };
 	run->counts.samples++;
 	return stacks_add(run->stacks, pid, tid, comm, f, n);
 }

@@ -37,7 +37,7 @@ static __u64 mix(__u64 h, __u64 v)
 	return h;
 }
 
-static __u64 hash(__u32 pid, const char *comm, const struct prof_frame *f,
+static __u64 hash(__u32 pid, const char *comm, const struct sym_frame *f,
 		  __u32 n)
 {
 	__u64 h = mix(pid, n), c = 0;
@@ -45,21 +45,21 @@ static __u64 hash(__u32 pid, const char *comm, const struct prof_frame *f,
 	memcpy(&c, comm, strnlen(comm, 8));
 	h = mix(h, c);
 	for (__u32 i = 0; i < n; i++)
-		h = mix(mix(h, f[i].file), f[i].file == PROF_NO_FILE ||
-			f[i].file == PROF_KERNEL_FILE ? f[i].addr : f[i].off);
+		h = mix(mix(h, f[i].file), f[i].file == SYM_NO_FILE ||
+			f[i].file == SYM_KERNEL_FILE ? f[i].addr : f[i].off);
 	return h;
 }
 
 static bool same(const struct prof_stack *st, __u32 pid, const char *comm,
-		 const struct prof_frame *f, __u32 n)
+		 const struct sym_frame *f, __u32 n)
 {
 	if (st->pid != pid || st->nframes != n || strncmp(st->comm, comm, 16))
 		return false;
 	for (__u32 i = 0; i < n; i++) {
-		const struct prof_frame *a = &st->frames[i];
+		const struct sym_frame *a = &st->frames[i];
 
 		if (a->file != f[i].file ||
-		    (a->file == PROF_NO_FILE || a->file == PROF_KERNEL_FILE ?
+		    (a->file == SYM_NO_FILE || a->file == SYM_KERNEL_FILE ?
 		     a->addr != f[i].addr : a->off != f[i].off))
 			return false;
 	}
@@ -90,7 +90,7 @@ static int grow(struct prof_stacks *s)
 
 static struct prof_stack *new_stack(struct prof_stacks *s, __u32 pid,
 				    __u32 tid, const char *comm,
-				    const struct prof_frame *f, __u32 n)
+				    const struct sym_frame *f, __u32 n)
 {
 	struct prof_stack *st = malloc(sizeof(*st) + n * sizeof(*f));
 
@@ -119,7 +119,7 @@ static struct prof_stack *new_stack(struct prof_stacks *s, __u32 pid,
 }
 
 int stacks_add(struct prof_stacks *s, __u32 pid, __u32 tid, const char *comm,
-	       const struct prof_frame *frames, __u32 n)
+	       const struct sym_frame *frames, __u32 n)
 {
 	size_t j;
 

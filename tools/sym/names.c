@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "sym.h"
 
 struct cached {
 	__u32 file;
@@ -19,24 +19,24 @@ struct cached {
 	char *name;
 };
 
-struct prof_names {
-	struct prof_maps *maps;
-	struct prof_ksyms *ksyms;
+struct sym_names {
+	struct sym_maps *maps;
+	struct sym_ksyms *ksyms;
 	bool ksyms_tried;
 	struct cached *cache;	/* open addressing; name NULL: empty */
 	size_t cap, cnt;
 };
 
-struct prof_names *names_new(struct prof_maps *maps)
+struct sym_names *names_new(struct sym_maps *maps)
 {
-	struct prof_names *n = calloc(1, sizeof(*n));
+	struct sym_names *n = calloc(1, sizeof(*n));
 
 	if (n)
 		n->maps = maps;
 	return n;
 }
 
-void names_free(struct prof_names *n)
+void names_free(struct sym_names *n)
 {
 	if (!n)
 		return;
@@ -47,12 +47,12 @@ void names_free(struct prof_names *n)
 	free(n);
 }
 
-static char *name_of(struct prof_names *n, const struct prof_frame *f)
+static char *name_of(struct sym_names *n, const struct sym_frame *f)
 {
 	const char *sym = NULL;
 	char buf[512];
 
-	if (f->file == PROF_KERNEL_FILE) {
+	if (f->file == SYM_KERNEL_FILE) {
 		if (!n->ksyms_tried) {
 			n->ksyms_tried = true;
 			n->ksyms = ksyms_load();
@@ -63,8 +63,8 @@ static char *name_of(struct prof_names *n, const struct prof_frame *f)
 		sym = n->ksyms ? ksyms_name(n->ksyms, f->addr) : NULL;
 		if (sym)
 			snprintf(buf, sizeof(buf), "%s_[k]", sym);
-	} else if (f->file != PROF_NO_FILE) {
-		const struct prof_elf *e = maps_file_elf(n->maps, f->file);
+	} else if (f->file != SYM_NO_FILE) {
+		const struct sym_elf *e = maps_file_elf(n->maps, f->file);
 		const char *path = maps_file_path(n->maps, f->file);
 		const char *base = path ? strrchr(path, '/') : NULL;
 
@@ -80,11 +80,11 @@ static char *name_of(struct prof_names *n, const struct prof_frame *f)
 	}
 	if (!sym)
 		snprintf(buf, sizeof(buf), "0x%llx%s", (unsigned long long)f->addr,
-			 f->file == PROF_KERNEL_FILE ? "_[k]" : "");
+			 f->file == SYM_KERNEL_FILE ? "_[k]" : "");
 	return strdup(buf);
 }
 
-static size_t slot(const struct prof_names *n, __u32 file, __u64 key)
+static size_t slot(const struct sym_names *n, __u32 file, __u64 key)
 {
 	size_t i = (size_t)((key ^ ((__u64)file << 40)) * 0x9e3779b97f4a7c15ULL >> 20) &
 		   (n->cap - 1);
@@ -95,9 +95,9 @@ static size_t slot(const struct prof_names *n, __u32 file, __u64 key)
 	return i;
 }
 
-static int grow(struct prof_names *n)
+static int grow(struct sym_names *n)
 {
-	struct prof_names old = *n;
+	struct sym_names old = *n;
 
 	n->cap = old.cap ? old.cap * 2 : 4096;
 	n->cache = calloc(n->cap, sizeof(*n->cache));
@@ -113,9 +113,9 @@ static int grow(struct prof_names *n)
 	return 0;
 }
 
-const char *names_frame(struct prof_names *n, const struct prof_frame *f)
+const char *names_frame(struct sym_names *n, const struct sym_frame *f)
 {
-	__u64 key = f->file == PROF_NO_FILE || f->file == PROF_KERNEL_FILE ?
+	__u64 key = f->file == SYM_NO_FILE || f->file == SYM_KERNEL_FILE ?
 		    f->addr : f->off;
 	size_t i;
 

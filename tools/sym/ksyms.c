@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "sym.h"
 
 struct ksym {
 	__u64 addr;
 	const char *name;	/* in the names buffer */
 };
 
-struct prof_ksyms {
+struct sym_ksyms {
 	struct ksym *v;
 	size_t n;
 	char *names;
@@ -25,7 +25,7 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-void ksyms_free(struct prof_ksyms *k)
+void ksyms_free(struct sym_ksyms *k)
 {
 	if (!k)
 		return;
@@ -36,7 +36,7 @@ void ksyms_free(struct prof_ksyms *k)
 
 /* text symbols only ("T", "t", "W", "w"); names are kept in one buffer
  * and pointed to after it stops moving */
-static int ksyms_read(struct prof_ksyms *k, FILE *f)
+static int ksyms_read(struct sym_ksyms *k, FILE *f)
 {
 	size_t cap = 0, names_len = 0, names_cap = 0, *offs = NULL;
 	char line[512], name[256], type;
@@ -75,9 +75,9 @@ nomem:
 	return -ENOMEM;
 }
 
-struct prof_ksyms *ksyms_load(void)
+struct sym_ksyms *ksyms_load(void)
 {
-	struct prof_ksyms *k = calloc(1, sizeof(*k));
+	struct sym_ksyms *k = calloc(1, sizeof(*k));
 	FILE *f = fopen("/proc/kallsyms", "re");
 	int err;
 
@@ -101,7 +101,7 @@ struct prof_ksyms *ksyms_load(void)
 	return k;
 }
 
-const char *ksyms_name(const struct prof_ksyms *k, __u64 addr)
+const char *ksyms_name(const struct sym_ksyms *k, __u64 addr)
 {
 	size_t lo = 0, hi = k->n;
 

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Processes as the profile saw them: each one's executable mappings (from
+ * Processes as a tool saw them: each one's executable mappings (from
  * /proc/PID/maps at first sight, then MMAP2 records) and each thread's
  * command name. Kept after the process exits, so its stacks are named at
- * the end of the run all the same.
+ * the end of a run all the same.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "perfbuf.h"
+#include "sym.h"
 
 /* ---- a table of u32 keys (pids, tids) to slots, open addressing ---- */
 
@@ -93,19 +95,19 @@ struct pmaps {
 struct file {
 	char *path;
 	pid_t pid;		/* a process that mapped it */
-	struct prof_elf *elf;	/* its symbols, read when first sampled */
+	struct sym_elf *elf;	/* its symbols, read when first sampled */
 	bool elf_tried;
 };
 
-struct prof_maps {
+struct sym_maps {
 	struct idtab pids;
 	struct file *files;
 	size_t nfiles, files_cap;
 };
 
-struct prof_maps *maps_new(void)
+struct sym_maps *maps_new(void)
 {
-	return calloc(1, sizeof(struct prof_maps));
+	return calloc(1, sizeof(struct sym_maps));
 }
 
 static void pmaps_free(void *p)
@@ -116,7 +118,7 @@ static void pmaps_free(void *p)
 	free(pm);
 }
 
-void maps_free(struct prof_maps *m)
+void maps_free(struct sym_maps *m)
 {
 	if (!m)
 		return;
@@ -129,7 +131,7 @@ void maps_free(struct prof_maps *m)
 	free(m);
 }
 
-static __u32 file_id(struct prof_maps *m, const char *path, pid_t pid)
+static __u32 file_id(struct sym_maps *m, const char *path, pid_t pid)
 {
 	struct file *f;
 
@@ -141,18 +143,18 @@ static __u32 file_id(struct prof_maps *m, const char *path, pid_t pid)
 
 		f = realloc(m->files, cap * sizeof(*f));
 		if (!f)
-			return PROF_NO_FILE;
+			return SYM_NO_FILE;
 		m->files = f;
 		m->files_cap = cap;
 	}
 	f = &m->files[m->nfiles];
 	*f = (struct file){ .path = strdup(path), .pid = pid };
 	if (!f->path)
-		return PROF_NO_FILE;
+		return SYM_NO_FILE;
 	return (__u32)m->nfiles++;
 }
 
-const char *maps_file_path(const struct prof_maps *m, __u32 id)
+const char *maps_file_path(const struct sym_maps *m, __u32 id)
 {
 	return id < m->nfiles ? m->files[id].path : NULL;
 }
@@ -161,7 +163,7 @@ const char *maps_file_path(const struct prof_maps *m, __u32 id)
  * sampled: while the process lives, through its root (a container's
  * files), so a file deleted or a process gone by the end of the run does
  * not matter. */
-static void file_sampled(struct prof_maps *m, __u32 id)
+static void file_sampled(struct sym_maps *m, __u32 id)
 {
 	struct file *f = &m->files[id];
 	char path[4200];
@@ -173,12 +175,12 @@ static void file_sampled(struct prof_maps *m, __u32 id)
 	f->elf = elfsyms_load(path) ?: elfsyms_load(f->path);
 }
 
-const struct prof_elf *maps_file_elf(const struct prof_maps *m, __u32 id)
+const struct sym_elf *maps_file_elf(const struct sym_maps *m, __u32 id)
 {
 	return id < m->nfiles ? m->files[id].elf : NULL;
 }
 
-static struct pmaps *pmaps_of(struct prof_maps *m, pid_t pid)
+static struct pmaps *pmaps_of(struct sym_maps *m, pid_t pid)
 {
 	struct pmaps *pm = id_get(&m->pids, (__u32)pid);
 
@@ -229,18 +231,18 @@ static void insert(struct pmaps *pm, struct map nm)
 	pm->n = out;
 }
 
-void maps_add(struct prof_maps *m, pid_t pid, __u64 start, __u64 len,
+void maps_add(struct sym_maps *m, pid_t pid, __u64 start, __u64 len,
 	      __u64 pgoff, const char *path)
 {
 	struct pmaps *pm = pmaps_of(m, pid);
-	__u32 file = path[0] == '/' ? file_id(m, path, pid) : PROF_NO_FILE;
+	__u32 file = path[0] == '/' ? file_id(m, path, pid) : SYM_NO_FILE;
 
 	if (!pm || !len || start + len < start)
 		return;
 	insert(pm, (struct map){ start, start + len, pgoff, file });
 }
 
-void maps_exec(struct prof_maps *m, pid_t pid)
+void maps_exec(struct sym_maps *m, pid_t pid)
 {
 	struct pmaps *pm = pmaps_of(m, pid);
 
@@ -251,7 +253,7 @@ void maps_exec(struct prof_maps *m, pid_t pid)
 }
 
 /* /proc/PID/maps: the executable mappings of a running process. */
-static void load_proc(struct prof_maps *m, pid_t pid, struct pmaps *pm)
+static void load_proc(struct sym_maps *m, pid_t pid, struct pmaps *pm)
 {
 	char path[64], line[4096 + 128], perms[8], file[4096];
 	unsigned long long start, end, off;
@@ -294,13 +296,13 @@ static const struct map *find(const struct pmaps *pm, __u64 addr)
 	return NULL;
 }
 
-bool maps_resolve(struct prof_maps *m, pid_t pid, __u64 addr, __u32 *file,
+bool maps_resolve(struct sym_maps *m, pid_t pid, __u64 addr, __u32 *file,
 		  __u64 *off)
 {
 	struct pmaps *pm = pmaps_of(m, pid);
 	const struct map *mp;
 
-	*file = PROF_NO_FILE;
+	*file = SYM_NO_FILE;
 	*off = addr;
 	if (!pm)
 		return false;
@@ -317,7 +319,7 @@ bool maps_resolve(struct prof_maps *m, pid_t pid, __u64 addr, __u32 *file,
 		load_proc(m, pid, pm);
 		mp = find(pm, addr);
 	}
-	if (!mp || mp->file == PROF_NO_FILE)
+	if (!mp || mp->file == SYM_NO_FILE)
 		return false;
 	file_sampled(m, mp->file);
 	*file = mp->file;
@@ -325,18 +327,26 @@ bool maps_resolve(struct prof_maps *m, pid_t pid, __u64 addr, __u32 *file,
 	return true;
 }
 
+struct sym_frame maps_frame(struct sym_maps *m, pid_t pid, __u64 addr)
+{
+	struct sym_frame f = { .addr = addr };
+
+	maps_resolve(m, pid, addr, &f.file, &f.off);
+	return f;
+}
+
 /* ---- command names ---- */
 
-struct prof_comms {
+struct sym_comms {
 	struct idtab tids;
 };
 
-struct prof_comms *comms_new(void)
+struct sym_comms *comms_new(void)
 {
-	return calloc(1, sizeof(struct prof_comms));
+	return calloc(1, sizeof(struct sym_comms));
 }
 
-void comms_free(struct prof_comms *c)
+void comms_free(struct sym_comms *c)
 {
 	if (!c)
 		return;
@@ -344,7 +354,7 @@ void comms_free(struct prof_comms *c)
 	free(c);
 }
 
-void comms_set(struct prof_comms *c, __u32 tid, const char *comm)
+void comms_set(struct sym_comms *c, __u32 tid, const char *comm)
 {
 	char *s = id_get(&c->tids, tid);
 
@@ -358,7 +368,7 @@ void comms_set(struct prof_comms *c, __u32 tid, const char *comm)
 	snprintf(s, 16, "%s", comm);
 }
 
-const char *comms_get(struct prof_comms *c, __u32 pid, __u32 tid)
+const char *comms_get(struct sym_comms *c, __u32 pid, __u32 tid)
 {
 	char path[64], buf[32] = "";
 	const char *s = id_get(&c->tids, tid);

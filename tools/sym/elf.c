@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "sym.h"
 
 struct esym {
 	__u64 addr, size;
@@ -21,7 +21,7 @@ struct seg {
 	__u64 off, filesz, vaddr;
 };
 
-struct prof_elf {
+struct sym_elf {
 	struct esym *v;
 	size_t n;
 	struct seg *segs;
@@ -35,7 +35,7 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-void elfsyms_free(struct prof_elf *e)
+void elfsyms_free(struct sym_elf *e)
 {
 	if (!e)
 		return;
@@ -46,7 +46,7 @@ void elfsyms_free(struct prof_elf *e)
 	free(e);
 }
 
-static int read_segs(Elf *elf, struct prof_elf *e)
+static int read_segs(Elf *elf, struct sym_elf *e)
 {
 	size_t n;
 
@@ -67,7 +67,7 @@ static int read_segs(Elf *elf, struct prof_elf *e)
 
 /* The functions of one symbol table section. */
 static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-		       struct prof_elf *e)
+		       struct sym_elf *e)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t cnt = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -98,7 +98,7 @@ static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 }
 
 /* .symtab when the file has one (every function), else .dynsym. */
-static int read_syms(Elf *elf, struct prof_elf *e)
+static int read_syms(Elf *elf, struct sym_elf *e)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh, dyn_sh;
@@ -116,9 +116,9 @@ static int read_syms(Elf *elf, struct prof_elf *e)
 	return dyn ? read_symtab(elf, dyn, &dyn_sh, e) : 0;
 }
 
-struct prof_elf *elfsyms_load(const char *path)
+struct sym_elf *elfsyms_load(const char *path)
 {
-	struct prof_elf *e;
+	struct sym_elf *e;
 	int fd, err;
 	Elf *elf;
 
@@ -143,7 +143,7 @@ struct prof_elf *elfsyms_load(const char *path)
 	return e;
 }
 
-const char *elfsyms_name(const struct prof_elf *e, __u64 off)
+const char *elfsyms_name(const struct sym_elf *e, __u64 off)
 {
 	__u64 addr = 0;
 	size_t lo = 0, hi = e->n, i;
