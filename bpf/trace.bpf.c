@@ -14,6 +14,11 @@ const volatile __u32 self_tgid = 0;	/* never trace ourselves: feedback */
 const volatile int targ_cpu = -1;
 const volatile bool filter_comm = false;
 const volatile char targ_comm[TRACE_COMM_LEN] = {};
+/* --kstack, --ustack: the stacks after the data */
+const volatile bool want_kstack = false;
+const volatile bool want_ustack = false;
+
+#define STACK_BYTES (TRACE_STACK_MAX * 8)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -113,14 +118,50 @@ static __always_inline struct trace_record *event_start(__u64 cookie)
 	for (int i = 0; i < TRACE_MAX_STRS; i++)
 		e->str_len[i] = 0;
 	e->str_cut = 0;
+	e->stack_off = e->kstack_n = e->ustack_n = 0;
 	return e;
+}
+
+/* The kernel and user stacks at data + @off (8-aligned, with room for
+ * both); returns their bytes. */
+static __always_inline __u32 add_stacks(void *ctx, struct trace_record *e,
+					__u32 off)
+{
+	long k = 0, u = 0;
+
+	if (want_kstack) {
+		k = bpf_get_stack(ctx, e->data + off, STACK_BYTES, 0);
+		if (k < 0 || k > STACK_BYTES)
+			k = 0;
+	}
+	if (want_ustack) {
+		u = bpf_get_stack(ctx, e->data + off + k, STACK_BYTES,
+				  BPF_F_USER_STACK);
+		if (u < 0 || u > STACK_BYTES)
+			u = 0;
+	}
+	e->stack_off = off;
+	e->kstack_n = (__u64)k >> 3;	/* k, u in [0, STACK_BYTES] */
+	e->ustack_n = (__u64)u >> 3;
+	return k + u;
 }
 
 static __always_inline void event_send(void *ctx, struct trace_record *e,
 				       __u32 data_sz)
 {
+	__u32 off;
+
 	if (data_sz > TRACE_DATA_MAX)
 		data_sz = TRACE_DATA_MAX;
+	if (want_kstack || want_ustack) {
+		off = (data_sz + 7) & ~7U;
+		if (off <= TRACE_DATA_MAX - 2 * STACK_BYTES)
+			data_sz = off + add_stacks(ctx, e, off);
+		else
+			e->stack_off = TRACE_NO_STACK_ROOM;
+		if (data_sz > TRACE_DATA_MAX)
+			data_sz = TRACE_DATA_MAX;	/* never: for the verifier */
+	}
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
 			      sizeof(*e) + data_sz);
 	scratch_put();

@@ -13,7 +13,11 @@
  *    its NUL, then TRACE_ARGV_END. Bit i of str_cut: slot i was cut (at
  *    str_size bytes, or an argv with more arguments than were read).
  *  - kprobe/uprobe/fentry/raw tracepoints: raw_size / 8 u64 arguments;
- *  - kretprobe/uretprobe/fexit: one u64, the return value.
+ *  - kretprobe/uretprobe/fexit: one u64, the return value;
+ * then, with --kstack/--ustack, at data + stack_off (8-aligned), the
+ * kernel frames (kstack_n u64 addresses, leaf first), then the user
+ * frames (ustack_n); stack_off is TRACE_NO_STACK_ROOM when the data left
+ * no room for them.
  */
 #ifndef TRACE_H
 #define TRACE_H
@@ -30,6 +34,8 @@
 #define TRACE_ROOM 16384	/* no slot starts at or past it: power of two,
 				 * room + a slot's bytes < TRACE_DATA_MAX */
 #define TRACE_MAX_ARGS 6
+#define TRACE_STACK_MAX 127	/* frames per stack (perf_event_max_stack) */
+#define TRACE_NO_STACK_ROOM 0xffff
 
 /* What a string slot reads. */
 enum trace_str_kind {
@@ -74,7 +80,10 @@ struct trace_record {
 	unsigned short raw_size;
 	unsigned short str_len[TRACE_MAX_STRS];
 	unsigned short str_cut;		/* bit i: slot i was cut */
-	unsigned short pad[2];
+	unsigned short stack_off;	/* where the stacks start in data[];
+					 * TRACE_NO_STACK_ROOM: did not fit */
+	unsigned char kstack_n;		/* kernel frames */
+	unsigned char ustack_n;		/* user frames */
 	unsigned char data[];
 };
 _Static_assert(sizeof(struct trace_record) == TRACE_REC_MAX - TRACE_DATA_MAX,

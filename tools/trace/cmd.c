@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "decode.h"
 #include "record/record.h"
+#include "sym/sym.h"
 #include "trace.skel.h"
 
 const char *trace_prog = "perfbuf trace";
@@ -71,6 +72,9 @@ static const char usage_text[] =
 "      --buffers[=escaped|hex]\n"
 "                       print the bytes of syscall buffers the call reads\n"
 "                       (write's), bounded by their length argument\n"
+"      --kstack         each event's kernel stack, named (/proc/kallsyms)\n"
+"      --ustack         each event's user stack, named (the process's ELF\n"
+"                       symbols; frame pointers needed to walk it)\n"
 "  -v, --verbose        libbpf debug output\n"
 "  -h, --help           this help\n"
 "\n"
@@ -82,6 +86,8 @@ static const char usage_text[] =
 "time of each record); one whose writer was interrupted may come after a\n"
 "newer one: it is marked late (a '*' after the time, \"late\":true in JSON).\n"
 "CPUs coming online are traced; one going offline is drained first.\n"
+"Stacks print leaf first, a frame per line after the event (a tab first),\n"
+"or as \"kstack\" and \"ustack\" arrays in JSON; kernel frames end in _[k].\n"
 "Text lines carry every field (--width cuts them). In JSON strings a byte\n"
 "that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
 "\n"
@@ -91,6 +97,7 @@ static const char usage_text[] =
 "  perfbuf trace --comm bash tracepoint:syscalls:sys_enter_openat\n"
 "  perfbuf trace uprobe:/bin/bash:readline uretprobe:/bin/bash:readline\n"
 "  perfbuf trace -n 10 -o exits.txt tracepoint:sched:sched_process_exit\n"
+"  perfbuf trace --kstack --ustack -n 5 tracepoint:syscalls:sys_enter_openat\n"
 "  perfbuf list 'syscalls:*open*'\n";
 
 struct trace_opts {
@@ -111,6 +118,8 @@ struct run {
 	struct perfbuf *pb;
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
+	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
+	struct sym_names *names;
 	int fd;			/* the output */
 	size_t max_rec;		/* the largest record the probes write */
 	__u64 received, printed;
@@ -184,7 +193,8 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 }
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
-       OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH };
+       OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
+       OPT_KSTACK, OPT_USTACK };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -290,6 +300,16 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_STATS:
 		o->stats = true;
 		return true;
+	case OPT_KSTACK:
+	case OPT_USTACK:
+		if (o->record) {
+			fprintf(stderr, "%s: %s is an option of perfbuf trace\n", PROG,
+				opt == OPT_KSTACK ? "--kstack" : "--ustack");
+			return false;
+		}
+		trace_filter.kstack |= opt == OPT_KSTACK;
+		trace_filter.ustack |= opt == OPT_USTACK;
+		return true;
 	default:	/* 'v' */
 		o->verbose = true;
 		return true;
@@ -316,6 +336,8 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "string-size", required_argument, NULL, OPT_STRING_SIZE },
 		{ "buffers", optional_argument, NULL, OPT_BUFFERS },
 		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "kstack", no_argument, NULL, OPT_KSTACK },
+		{ "ustack", no_argument, NULL, OPT_USTACK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -382,6 +404,30 @@ static bool is_file(int fd)
 	return !fstat(fd, &st) && S_ISREG(st.st_mode);
 }
 
+/* --kstack/--ustack: a frame's name (tools/sym), for the decoder */
+static const char *frame_name(void *ctx, bool kernel, __u32 pid, __u64 addr)
+{
+	struct run *run = ctx;
+	struct sym_frame f = { .file = SYM_KERNEL_FILE, .addr = addr };
+
+	if (!kernel)
+		f = maps_frame(run->maps, (pid_t)pid, addr);
+	return names_frame(run->names, &f);
+}
+
+static int open_stacks(struct run *run)
+{
+	if (!trace_filter.kstack && !trace_filter.ustack)
+		return 0;
+	run->maps = maps_new();
+	run->names = run->maps ? names_new(run->maps) : NULL;
+	if (!run->names)
+		return -ENOMEM;
+	trace_decoder__set_stacks(run->dec, trace_filter.kstack,
+				  trace_filter.ustack, frame_name, run);
+	return 0;
+}
+
 /* The decoder and the sink (text, or JSON Lines) the events go to. */
 static int open_sink(struct run *run)
 {
@@ -392,7 +438,7 @@ static int open_sink(struct run *run)
 	run->dec = trace_decoder__new(&run->set);
 	run->sink = run->o.json ? trace_sink_json_new(&so)
 				: trace_sink_text_new(&so);
-	if (run->dec && run->sink)
+	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
 	if (err) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -682,6 +728,8 @@ static void cleanup(struct run *run)
 	capture_out_close(&run->cap, "");	/* a run that never started */
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
+	names_free(run->names);
+	maps_free(run->maps);
 	probes_free(&run->set);
 	perfbuf__free(run->pb);
 	trace__destroy(run->skel);

@@ -24,7 +24,62 @@ struct trace_decoder {
 	struct tv_field *fields;	/* room for the most fields of a probe */
 	struct tv_str argv[TRACE_ARGV_MAX];	/* an execve's argv elements */
 	struct tv_event ev;
+	/* --kstack, --ustack */
+	bool kstack, ustack;
+	trace_frame_name_fn name;
+	void *name_ctx;
+	const char *kframes[TRACE_STACK_MAX], *uframes[TRACE_STACK_MAX];
 };
+
+void trace_decoder__set_stacks(struct trace_decoder *d, bool kernel, bool user,
+			       trace_frame_name_fn name, void *ctx)
+{
+	d->kstack = kernel && name;
+	d->ustack = user && name;
+	d->name = name;
+	d->name_ctx = ctx;
+}
+
+/* @n u64 addresses at data + @off named into @out; the count, or 0 when
+ * they are not all inside the record's @data_sz bytes. A record whose
+ * data left no room for the stacks says so in one frame. */
+static int stack_names(struct trace_decoder *d, const struct trace_record *r,
+		       size_t data_sz, size_t off, size_t n, bool kernel,
+		       const char **out)
+{
+	if (r->stack_off == TRACE_NO_STACK_ROOM) {
+		out[0] = "[no room for the stack in the record: lower --string-size]";
+		return 1;
+	}
+	if ((off & 7) || off > data_sz || n * 8 > data_sz - off ||
+	    n > TRACE_STACK_MAX)
+		return 0;	/* not what trace.bpf.c writes */
+	for (size_t i = 0; i < n; i++) {
+		__u64 addr;
+
+		memcpy(&addr, r->data + off + i * 8, 8);
+		out[i] = d->name(d->name_ctx, kernel, r->pid, addr);
+	}
+	return (int)n;
+}
+
+static void decode_stacks(struct trace_decoder *d, const struct trace_record *r,
+			  size_t sz, struct tv_event *e)
+{
+	size_t data_sz = sz - sizeof(*r);
+
+	if (d->kstack) {
+		e->nkstack = stack_names(d, r, data_sz, r->stack_off, r->kstack_n,
+					 true, d->kframes);
+		e->kstack = d->kframes;
+	}
+	if (d->ustack) {
+		e->nustack = stack_names(d, r, data_sz,
+					 r->stack_off + (size_t)r->kstack_n * 8,
+					 r->ustack_n, false, d->uframes);
+		e->ustack = d->uframes;
+	}
+}
 
 static bool is_ret(enum probe_kind k)
 {
@@ -323,5 +378,6 @@ const struct tv_event *trace_decoder__decode(struct trace_decoder *d,
 	};
 	e->nfields = p->kind == PK_TRACEPOINT ? decode_tp(d, p, r, sz)
 					      : decode_args(d, p, r, sz);
+	decode_stacks(d, r, sz, e);
 	return e;
 }

@@ -19,6 +19,14 @@ struct trace_decoder;
  * errno set (ENOMEM). */
 struct trace_decoder *trace_decoder__new(const struct probe_set *set);
 void trace_decoder__free(struct trace_decoder *d);
+/* Stacks (--kstack, --ustack): the records carry them; @name gives a
+ * frame's name (@pid's user address, or a kernel one), valid until the
+ * decoder is freed. Without it, or for what was not asked, the event's
+ * kstack/ustack are NULL. */
+typedef const char *(*trace_frame_name_fn)(void *ctx, bool kernel, __u32 pid,
+					   __u64 addr);
+void trace_decoder__set_stacks(struct trace_decoder *d, bool kernel, bool user,
+			       trace_frame_name_fn name, void *ctx);
 /* The probes and their field names, for trace_sink__begin(). */
 const struct tv_schema *trace_decoder__schema(const struct trace_decoder *d);
 /* The values of record @r (@sz bytes, 8-byte aligned) written on @cpu;

@@ -434,6 +434,8 @@ struct trace *trace_obj_open(void)
 	obj->rodata->str_size = trace_read.str_size;
 	obj->rodata->targ_tgid = trace_filter.pid;
 	obj->rodata->targ_cpu = trace_filter.cpu;
+	obj->rodata->want_kstack = trace_filter.kstack;
+	obj->rodata->want_ustack = trace_filter.ustack;
 	if (trace_filter.comm) {
 		obj->rodata->filter_comm = true;
 		strncpy((char *)obj->rodata->targ_comm, trace_filter.comm,
@@ -744,13 +746,24 @@ int probes_parse(struct probe_set *set, const char *spec)
 /* The largest record trace.bpf.c writes for @p: the bounds of its
  * read_str() (a slot: str_size bytes and a NUL) and read_argv() (each
  * argument a mark byte more, the list an end byte). */
+/* --kstack/--ustack: the stacks after @pos bytes of data, when they fit */
+static size_t with_stacks(size_t pos)
+{
+	size_t off = (pos + 7) & ~(size_t)7;
+
+	if ((!trace_filter.kstack && !trace_filter.ustack) ||
+	    off > TRACE_DATA_MAX - 2 * TRACE_STACK_MAX * 8)
+		return pos;
+	return off + 2 * TRACE_STACK_MAX * 8;
+}
+
 static size_t record_max(const struct trace_probe *p, size_t str_size)
 {
 	const struct trace_probe_cfg *c = &p->cfg;
 	size_t pos = c->raw_size < TRACE_RAW_MAX ? c->raw_size : TRACE_RAW_MAX;
 
 	if (p->kind != PK_TRACEPOINT)
-		return sizeof(struct trace_record) + TRACE_MAX_ARGS * 8;
+		return sizeof(struct trace_record) + with_stacks(TRACE_MAX_ARGS * 8);
 	for (int i = 0; i < (int)c->nstr && i < TRACE_MAX_STRS; i++)
 		if (i != c->argv_slot && pos < TRACE_ROOM)
 			pos += str_size + 1;
@@ -759,7 +772,7 @@ static size_t record_max(const struct trace_probe *p, size_t str_size)
 			pos += str_size + 2;
 		pos++;
 	}
-	return sizeof(struct trace_record) + pos;
+	return sizeof(struct trace_record) + with_stacks(pos);
 }
 
 size_t probes_record_max(const struct probe_set *set)

@@ -157,6 +157,18 @@ static void json_cuts(struct outbuf *o, const struct json_probe *jp,
 		out_c(o, ']');
 }
 
+/* --kstack/--ustack: ["leaf", ..., "root"] */
+static void json_frames(struct outbuf *o, const char *const *frames, int n)
+{
+	out_c(o, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			out_c(o, ',');
+		out_json_str(o, frames[i], strlen(frames[i]));
+	}
+	out_c(o, ']');
+}
+
 static void json_event(struct trace_sink *s, const struct tv_event *e)
 {
 	struct json_sink *j = json_of(s);
@@ -187,6 +199,14 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 	}
 	out_c(o, '}');
 	json_cuts(o, jp, e);
+	if (e->kstack) {
+		out_lit(o, ",\"kstack\":");
+		json_frames(o, e->kstack, e->nkstack);
+	}
+	if (e->ustack) {
+		out_lit(o, ",\"ustack\":");
+		json_frames(o, e->ustack, e->nustack);
+	}
 	out_lit(o, "}\n");
 	s->err = o->err;	/* a full buffer is written on the way */
 }

@@ -2,7 +2,9 @@
 /*
  * The text sink: a header, then one line per event (TIME(s) relative to
  * the start, CPU, PID, TID, COMM, the probe's label and name=value
- * fields; strings quoted), cut at max_cols if asked. Lost records, CPU notices and the summary go
+ * fields; strings quoted), cut at max_cols if asked, then with
+ * --kstack/--ustack a line per frame, a tab first. Lost records, CPU
+ * notices and the summary go
  * to stderr, so the output holds events only.
  */
 #include <errno.h>
@@ -121,6 +123,17 @@ static void text_value(struct outbuf *o, const struct tv_field *f)
 		out_lit(o, "...");
 }
 
+/* --kstack/--ustack: a line per frame, leaf first, after the event's
+ * (a tab first: never taken for an event line) */
+static void text_stack(struct outbuf *o, const char *const *frames, int n)
+{
+	for (int i = 0; frames && i < n; i++) {
+		out_c(o, '\t');
+		out_text_str(o, frames[i], strlen(frames[i]));
+		out_c(o, '\n');
+	}
+}
+
 static void text_event(struct trace_sink *s, const struct tv_event *e)
 {
 	struct text_sink *t = text_of(s);
@@ -160,6 +173,8 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 		out_lit(o, "...");
 	}
 	out_c(o, '\n');
+	text_stack(o, e->kstack, e->nkstack);
+	text_stack(o, e->ustack, e->nustack);
 	s->err = o->err;	/* a full buffer is written on the way */
 }
 

@@ -93,6 +93,7 @@ struct trace_filter {
 	__u32 pid;		/* 0: any */
 	int cpu;		/* -1: any */
 	const char *comm;	/* NULL: any */
+	bool kstack, ustack;	/* and what records carry: the stacks */
 };
 extern struct trace_filter trace_filter;
 extern char tracefs_dir[64];	/* format.c; tracefs_ensure() may change it */

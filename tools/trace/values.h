@@ -105,6 +105,11 @@ struct tv_event {
 	const struct tv_probe *probe;
 	int nfields;
 	const struct tv_field *fields;
+	/* --kstack, --ustack: the frames' names, leaf first (NULL: not
+	 * asked for; asked for, a stack may have no frame) */
+	const char *const *kstack;
+	const char *const *ustack;
+	int nkstack, nustack;
 };
 
 /* Records the kernel could not write: @time_ns 0 when unknown. */

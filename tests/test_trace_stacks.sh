@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# perfbuf trace --kstack --ustack: each event's stacks, named, in text and
+# JSON, on tests/targets/profile_target.c (known call paths, frame
+# pointers): a system call's kernel stack under its user callers, a
+# uprobe's user stack; without the options, no stack anywhere.
+source "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+TARGET=$(realpath "$BUILD/tests/profile_target" 2>/dev/null)
+tpid= t=
+trap 'kill $tpid $t 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/trace_lib.sh"
+
+if ! need_root; then
+	skip trace_stacks "needs root"
+	finish
+fi
+if [[ ! -x $TARGET ]]; then
+	fail trace_stacks "$BUILD/tests/profile_target not built: run 'make'"
+	finish
+fi
+
+# getppid() from sys_loop: the tracepoint's kernel stack reaches the
+# system call entry; the user stack is sys_loop, main
+"$TARGET" syscalls 10 >/dev/null &
+t=$!
+"$PERFBUF" trace --kstack --ustack --json -n 5 -p "$t" \
+	tracepoint:syscalls:sys_enter_getppid >"$tmp/sys.json" 2>"$tmp/err"
+check syscall_stacks_json json_check "$tmp/sys.json" "(
+len([o for o in objs if o['type'] == 'event']) == 5 and
+all('do_syscall_64_[k]' in o['kstack'] and o['kstack'][0].endswith('_[k]') and
+    o['ustack'][:2] == ['sys_loop', 'main']
+    for o in objs if o['type'] == 'event'))"
+"$PERFBUF" trace --ustack -n 3 -p "$t" tracepoint:syscalls:sys_enter_getppid \
+	>"$tmp/sys.txt" 2>"$tmp/err"
+# after each event line: a tab, then the frames, leaf first
+check syscall_ustack_text python3 - "$tmp/sys.txt" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().splitlines()[1:]
+events = [i for i, l in enumerate(lines) if not l.startswith('\t')]
+assert len(events) == 3, lines
+for i in events:
+    assert lines[i + 1:i + 3] == ['\tsys_loop', '\tmain'], lines[i:i + 4]
+assert not any('_[k]' in l for l in lines), 'kernel frames without --kstack'
+EOF
+kill "$t"
+wait "$t" 2>/dev/null
+
+# a uprobe at hot's entry: hot, middle, outer, main (the kernel reads the
+# return address a function's entry has not saved yet); no kernel frames
+"$TARGET" cpu 10 >/dev/null &
+t=$!
+"$PERFBUF" trace --kstack --ustack --json -n 2 "uprobe:$TARGET:hot" \
+	>"$tmp/up.json" 2>"$tmp/err"
+check uprobe_ustack json_check "$tmp/up.json" "(
+all(o['ustack'][:4] == ['hot', 'middle', 'outer', 'main'] and o['kstack'] == []
+    for o in objs if o['type'] == 'event') and
+len([o for o in objs if o['type'] == 'event']) == 2)"
+# without the options the events are as they were: no stack keys
+"$PERFBUF" trace --json -n 2 "uprobe:$TARGET:hot" >"$tmp/plain.json" 2>"$tmp/err"
+check no_stacks_unless_asked json_check "$tmp/plain.json" "(
+all('kstack' not in o and 'ustack' not in o for o in objs) and
+len([o for o in objs if o['type'] == 'event']) == 2)"
+kill "$t"
+wait "$t" 2>/dev/null
+t=
+finish
