@@ -293,18 +293,19 @@ static int write_outputs(struct prof_run *run, double seconds)
 	int err = names ? 0 : -ENOMEM;
 	FILE *f;
 
-	if (!err && run->o->output == PROF_FOLDED)
+	if (!err && run->o->output == PROF_FOLDED) {
 		err = out_folded(stdout, run, names);
-	else if (!err && run->o->output == PROF_JSON)
-		err = out_json(stdout, run, names, seconds);
-	if (!err && fflush(stdout))
-		err = -errno;
+		if (fflush(stdout) || err)
+			err = -errno;
+	} else if (!err && run->o->output == PROF_JSON) {
+		err = out_json(STDOUT_FILENO, run, names, seconds);
+	}
 	/* a reader that stopped reading (| head) had what it wanted */
-	if (err && errno == EPIPE)
+	if (err == -EPIPE)
 		err = 0;
 	else if (err)
 		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
-			strerror(errno));
+			strerror(-err));
 	if (!err && run->o->svg_path) {
 		f = cli_fopen_output(run->o->svg_path);
 		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;

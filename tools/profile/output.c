@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tool.h"
+#include "trace/output.h"
 
 struct line {
 	char *text;		/* comm;frames */
@@ -100,67 +101,76 @@ int out_folded(FILE *f, struct prof_run *run, struct sym_names *n)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* A JSON string: printable ASCII as is, '"' and '\\' escaped, any other
- * byte as \u00XX (names and commands are bytes, not always UTF-8). */
-static void json_str(FILE *f, const char *s)
+/* JSON Lines through the trace tool's output buffer: one escaper for
+ * every JSON string perfbuf writes (valid UTF-8 kept, other bytes
+ * \u00XX) */
+static bool is_stack_line(const char *p, size_t n)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c >= 0x20 && c < 0x7f)
-			fputc(c, f);
-		else
-			fprintf(f, "\\u00%02x", c);
-	}
-	fputc('"', f);
+	return n > 15 && !memcmp(p, "{\"type\":\"stack\"", 15);
 }
 
-/* frames [from, to) of @st, root first */
-static void json_frames(FILE *f, const struct prof_stack *st, __u32 from,
-			__u32 to, struct sym_names *n)
+static void json_frames(struct outbuf *o, const struct prof_stack *st,
+			__u32 from, __u32 to, struct sym_names *n)
 {
-	fputc('[', f);
+	out_c(o, '[');
 	for (__u32 i = from; i < to; i++) {
+		const char *name = names_frame(n, &st->frames[i]);
+
 		if (i > from)
-			fputc(',', f);
-		json_str(f, names_frame(n, &st->frames[i]));
+			out_c(o, ',');
+		out_json_str(o, name, strlen(name));
 	}
-	fputc(']', f);
+	out_c(o, ']');
 }
 
-int out_json(FILE *f, struct prof_run *run, struct sym_names *n,
-	     double seconds)
+static void json_stack(struct outbuf *o, const struct line *l,
+		       struct sym_names *n)
+{
+	const struct prof_stack *st = l->st;
+	__u32 k = 0;
+
+	/* user frames first, kernel frames on top */
+	while (k < st->nframes && st->frames[st->nframes - 1 - k].file ==
+	       SYM_KERNEL_FILE)
+		k++;
+	outbuf_event(o);
+	out_lit(o, "{\"type\":\"stack\",\"pid\":");
+	out_u64(o, st->pid);
+	out_lit(o, ",\"comm\":");
+	out_json_str(o, st->comm, strnlen(st->comm, sizeof(st->comm)));
+	out_lit(o, ",\"count\":");
+	out_u64(o, l->count);
+	out_lit(o, ",\"ustack\":");
+	json_frames(o, st, 0, st->nframes - k, n);
+	out_lit(o, ",\"kstack\":");
+	json_frames(o, st, st->nframes - k, st->nframes, n);
+	out_lit(o, "}\n");
+}
+
+int out_json(int fd, struct prof_run *run, struct sym_names *n, double seconds)
 {
 	const struct prof_counts *c = &run->counts;
+	struct outbuf o;
 	struct line *v;
 	long cnt = lines(run, n, true, &v);
+	char tail[512];
+	int err;
 
 	if (cnt < 0)
 		return (int)cnt;
-	for (long i = 0; i < cnt; i++) {
-		const struct prof_stack *st = v[i].st;
-		__u32 k = 0;
-
-		/* user frames first, kernel frames on top */
-		while (k < st->nframes && st->frames[st->nframes - 1 - k].file ==
-		       SYM_KERNEL_FILE)
-			k++;
-		fprintf(f, "{\"type\":\"stack\",\"pid\":%u,\"comm\":", st->pid);
-		json_str(f, st->comm);
-		fprintf(f, ",\"count\":%llu,\"ustack\":", (unsigned long long)v[i].count);
-		json_frames(f, st, 0, st->nframes - k, n);
-		fputs(",\"kstack\":", f);
-		json_frames(f, st, st->nframes - k, st->nframes, n);
-		fputs("}\n", f);
+	err = outbuf_init(&o, fd, is_stack_line);
+	for (long i = 0; !err && i < cnt && !o.err; i++)
+		json_stack(&o, &v[i], n);
+	snprintf(tail, sizeof(tail), "{\"type\":\"summary\",\"engine\":\"%s\",\"hz\":%u,\"seconds\":%.3f,\"samples\":%llu,\"stacks\":%ld,\"lost\":%llu,\"throttled\":%llu,\"stack_errors\":%llu}\n",
+		 run->o->engine == PROF_ENGINE_BPF ? "bpf" : "perf", run->o->hz,
+		 seconds, (unsigned long long)c->samples, cnt,
+		 (unsigned long long)c->lost, (unsigned long long)c->throttled,
+		 (unsigned long long)c->stack_errors);
+	if (!err) {
+		out_mem(&o, tail, strlen(tail));
+		err = outbuf_flush(&o);
+		outbuf_free(&o);
 	}
-	fprintf(f, "{\"type\":\"summary\",\"engine\":\"%s\",\"hz\":%u,\"seconds\":%.3f,\"samples\":%llu,\"stacks\":%ld,\"lost\":%llu,\"throttled\":%llu,\"stack_errors\":%llu}\n",
-		run->o->engine == PROF_ENGINE_BPF ? "bpf" : "perf", run->o->hz,
-		seconds, (unsigned long long)c->samples, cnt,
-		(unsigned long long)c->lost, (unsigned long long)c->throttled,
-		(unsigned long long)c->stack_errors);
 	lines_free(v, (size_t)cnt);
-	return ferror(f) ? -EIO : 0;
+	return err;
 }

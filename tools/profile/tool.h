@@ -97,8 +97,8 @@ extern const struct prof_engine_ops prof_engine_bpf, prof_engine_perf;
 /* ---- outputs (output.c, flamegraph.c) ---- */
 
 int out_folded(FILE *f, struct prof_run *run, struct sym_names *n);
-int out_json(FILE *f, struct prof_run *run, struct sym_names *n,
-	     double seconds);
+/* JSON Lines to @fd; 0 or a negative errno (-EPIPE: the reader left) */
+int out_json(int fd, struct prof_run *run, struct sym_names *n, double seconds);
 int out_svg(FILE *f, struct prof_run *run, struct sym_names *n,
 	    const char *title);
 
