@@ -55,10 +55,10 @@ profile() {
 	"$TARGET" "$mode" "$secs" wait >"$out.tgt" &
 	t=$!
 	pids+=("$t")
-	for _ in $(seq 100); do grep -q waiting "$out.tgt" && break; sleep 0.05; done
+	for _ in $(seq 100); do grep -qs waiting "$out.tgt" && break; sleep 0.05; done
 	"$PERFBUF" profile --engine "$engine" -F "$hz" -p "$t" "$@" >"$out.folded" 2>"$out.err" &
 	p=$!
-	for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
+	for _ in $(seq 200); do grep -qs 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
 	kill -USR1 "$t"
 	wait "$p"
 	echo "rc=$?" >>"$out.err"
@@ -259,7 +259,7 @@ fi
 # is no error
 "$PERFBUF" profile >"$tmp/int.folded" 2>"$tmp/int.err" &
 p=$!
-for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
+for _ in $(seq 200); do grep -qs 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
 sleep 0.5
 kill -INT "$p"
 wait "$p"
