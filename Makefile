@@ -23,6 +23,8 @@ CFLAGS ?= -O2 -g
 PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lpthread -lm
+# the NATS client (tools/nats/: trace --nats, nats-tail): perfbuf only
+NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
 # -mcpu=v3: atomic fetch-and-add (Linux >= 5.12; attach cookies need 5.15)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf
@@ -138,11 +140,11 @@ $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 
 $(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(NATS_LIBS)
 
 $(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(NATS_LIBS)
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer.o $(OUTPUT)/libperfbuf.a

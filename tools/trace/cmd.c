@@ -19,6 +19,7 @@
 #include "perfbuf.h"
 #include "commands.h"
 #include "decode.h"
+#include "nats/sink_nats.h"
 #include "record/record.h"
 #include "sym/sym.h"
 #include "trace.skel.h"
@@ -77,6 +78,7 @@ static const char usage_text[] =
 "                       symbols; frame pointers needed to walk it)\n"
 "  -v, --verbose        libbpf debug output\n"
 "  -h, --help           this help\n"
+NATS_TRACE_USAGE
 "\n"
 "Events carry time, CPU, PID, TID, command, the probe and its arguments:\n"
 "every field of a tracepoint (syscall paths and names read as strings,\n"
@@ -108,6 +110,7 @@ struct trace_opts {
 	bool json, stats, verbose, unordered;
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
+	struct nats_opts nats;	/* --nats: events to JetStream */
 };
 
 struct run {
@@ -298,7 +301,7 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 		}
 		return record_parse_size(arg, &o->flight_pages);
 	case OPT_STATS:
-		o->stats = true;
+		o->stats = o->nats.stats = true;
 		return true;
 	case OPT_KSTACK:
 	case OPT_USTACK:
@@ -310,9 +313,16 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 		trace_filter.kstack |= opt == OPT_KSTACK;
 		trace_filter.ustack |= opt == OPT_USTACK;
 		return true;
-	default:	/* 'v' */
+	case 'v':
 		o->verbose = true;
 		return true;
+	default:	/* NATS_OPT_* */
+		if (o->record) {
+			fprintf(stderr, "%s: the NATS options are options of perfbuf trace\n",
+				PROG);
+			return false;
+		}
+		return nats_opts_set(&o->nats, opt, arg);
 	}
 }
 
@@ -338,6 +348,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "kstack", no_argument, NULL, OPT_KSTACK },
 		{ "ustack", no_argument, NULL, OPT_USTACK },
+		NATS_TRACE_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -345,6 +356,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 	int opt;
 
 	*o = (struct trace_opts){ .pages = 256, .record = o->record };
+	nats_opts_init(&o->nats, PROG);
 	trace_filter = (struct trace_filter){ .cpu = -1 };
 	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
 	optind = 1;
@@ -362,6 +374,13 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 	}
 	if (o->record && !o->output)
 		o->output = RECORD_DEFAULT_OUTPUT;
+	if (!nats_opts_check(&o->nats))
+		return -1;
+	if (o->nats.nurls && o->output) {
+		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",
+			PROG, o->output);
+		return -1;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
 			PROG, PROG);
@@ -436,12 +455,14 @@ static int open_sink(struct run *run)
 	int err = -ENOMEM;
 
 	run->dec = trace_decoder__new(&run->set);
-	run->sink = run->o.json ? trace_sink_json_new(&so)
-				: trace_sink_text_new(&so);
+	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
+		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
 	if (err) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
+		/* the NATS sink says what went wrong itself */
+		if (!run->dec || !run->sink || !run->o.nats.nurls)
+			fprintf(stderr, "%s: out of memory\n", PROG);
 		return err;
 	}
 	run->pipe.dec = run->dec;
@@ -686,7 +707,8 @@ static int summary(struct run *run, bool output_failed)
 /* Detach, drain what is left, write it and the summary. 0 or -EIO. */
 static int finish(struct run *run)
 {
-	const char *name = run->o.output ? run->o.output : "stdout";
+	const char *name = run->o.nats.nurls ? "to NATS" :
+			   run->o.output ? run->o.output : "stdout";
 	int err, wr, sum_wr;
 
 	/* stop producing, then take what is left and the final losses */
@@ -733,6 +755,7 @@ static void cleanup(struct run *run)
 	probes_free(&run->set);
 	perfbuf__free(run->pb);
 	trace__destroy(run->skel);
+	nats_opts_free(&run->o.nats);
 	if (run->fd > 2)
 		close(run->fd);
 }

@@ -52,6 +52,18 @@ struct trace_sink_opts {
 struct trace_sink *trace_sink_text_new(const struct trace_sink_opts *o);
 struct trace_sink *trace_sink_json_new(const struct trace_sink_opts *o);
 
+/* The JSON object line of @v ('\n' included, *@len bytes), rendered by
+ * JSON sink @s into its buffer instead of written: valid until the
+ * sink's next call. For sinks that send each line elsewhere (NATS). */
+enum trace_line {
+	TRACE_LINE_EVENT,	/* @v: struct tv_event */
+	TRACE_LINE_LOST,	/* struct tv_lost */
+	TRACE_LINE_NOTICE,	/* struct tv_notice */
+	TRACE_LINE_SUMMARY,	/* struct tv_summary */
+};
+const char *trace_sink_json_line(struct trace_sink *s, enum trace_line kind,
+				 const void *v, size_t *len);
+
 static inline int trace_sink__begin(struct trace_sink *s,
 				    const struct tv_schema *schema)
 {

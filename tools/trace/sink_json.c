@@ -291,6 +291,32 @@ static const struct trace_sink_ops json_ops = {
 	.end = json_end,
 };
 
+const char *trace_sink_json_line(struct trace_sink *s, enum trace_line kind,
+				 const void *v, size_t *len)
+{
+	struct outbuf *o = &json_of(s)->b.ob;
+
+	o->len = 0;
+	switch (kind) {
+	case TRACE_LINE_EVENT:
+		json_event(s, v);
+		break;
+	case TRACE_LINE_LOST:
+		json_lost(s, v);
+		break;
+	case TRACE_LINE_NOTICE:
+		json_notice(s, v);
+		break;
+	default:
+		json_summary_line(o, v);
+		break;
+	}
+	o->ev_buffered = 0;
+	*len = o->len;
+	o->len = 0;	/* the bytes stay until the next line */
+	return o->buf;
+}
+
 struct trace_sink *trace_sink_json_new(const struct trace_sink_opts *o)
 {
 	struct json_sink *j = buf_sink_new(sizeof(*j), &json_ops, o->fd,

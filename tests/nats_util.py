@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A NATS client of its own for tests/test_nats.sh: the wire protocol over
+a socket, so what perfbuf stored is read back by code that shares nothing
+with libnats.
+
+  nats_util.py info URL STREAM     the stream's info (JSON), exit 1 if none
+  nats_util.py dump URL STREAM     every message: one JSON object a line,
+                                   {"seq", "subject", "headers", "data"}
+  nats_util.py port                a free TCP port on 127.0.0.1
+"""
+import base64
+import json
+import socket
+import sys
+
+
+class Conn:
+    def __init__(self, url):
+        hostport = url.split("://")[-1]
+        host, port = hostport.rsplit(":", 1)
+        self.s = socket.create_connection((host, int(port)), timeout=10)
+        self.buf = b""
+        self.line()  # INFO
+        self.s.sendall(b'CONNECT {"verbose":false,"pedantic":false,'
+                       b'"headers":true,"no_responders":true,"protocol":1}'
+                       b'\r\nPING\r\n')
+        while self.line() != b"PONG":
+            pass
+        self.s.sendall(b"SUB _INBOX.t.* 1\r\n")
+
+    def fill(self):
+        d = self.s.recv(1 << 16)
+        if not d:
+            raise EOFError("connection closed")
+        self.buf += d
+
+    def line(self):
+        while b"\r\n" not in self.buf:
+            self.fill()
+        l, self.buf = self.buf.split(b"\r\n", 1)
+        if l == b"PING":
+            self.s.sendall(b"PONG\r\n")
+            return self.line()
+        return l
+
+    def take(self, n):
+        while len(self.buf) < n + 2:
+            self.fill()
+        d, self.buf = self.buf[:n], self.buf[n + 2:]
+        return d
+
+    def reply(self):
+        """The next MSG/HMSG: (subject, payload)."""
+        while True:
+            l = self.line().split()
+            if l and l[0] == b"MSG":
+                return l[1].decode(), self.take(int(l[-1]))
+            if l and l[0] == b"HMSG":
+                d = self.take(int(l[-1]))
+                return l[1].decode(), d[int(l[-2]):]
+
+    def request(self, subj, payload, tag):
+        self.s.sendall(b"PUB %s _INBOX.t.%d %d\r\n%s\r\n" %
+                       (subj.encode(), tag, len(payload), payload))
+
+
+def headers(raw):
+    out = {}
+    for l in raw.decode().split("\r\n")[1:]:
+        if ": " in l:
+            k, v = l.split(": ", 1)
+            out[k] = v
+    return out
+
+
+def info(c, stream):
+    c.request("$JS.API.STREAM.INFO." + stream, b"", 0)
+    r = json.loads(c.reply()[1])
+    if "error" in r:
+        print(r["error"].get("description"), file=sys.stderr)
+        sys.exit(1)
+    return r
+
+
+def dump(c, stream):
+    st = info(c, stream)["state"]
+    first, last = st["first_seq"], st["last_seq"]
+    if st["messages"] == 0:
+        return
+    # pipelined: every request sent, then every answer read
+    for seq in range(first, last + 1):
+        c.request("$JS.API.STREAM.MSG.GET." + stream,
+                  json.dumps({"seq": seq}).encode(), seq)
+    got = {}
+    for _ in range(first, last + 1):
+        subj, d = c.reply()
+        got[int(subj.rsplit(".", 1)[1])] = json.loads(d)
+    for seq in range(first, last + 1):
+        m = got[seq].get("message")
+        if not m:
+            continue  # deleted
+        print(json.dumps({
+            "seq": seq, "subject": m["subject"],
+            "headers": headers(base64.b64decode(m.get("hdrs", ""))),
+            "data": base64.b64decode(m.get("data", "")).decode()}))
+
+
+def main():
+    if sys.argv[1] == "port":
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
+        return
+    c = Conn(sys.argv[2])
+    if sys.argv[1] == "info":
+        print(json.dumps(info(c, sys.argv[3])))
+    else:
+        dump(c, sys.argv[3])
+
+
+main()

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The NATS options: parsed and checked here, each bad one said in one
+ * line naming the option and what it wants.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "subject.h"
+
+void nats_opts_init(struct nats_opts *o, const char *prog)
+{
+	*o = (struct nats_opts){ .prog = prog, .subject = NATS_DEFAULT_SUBJECT,
+				 .replicas = 1, .buffer = 64 << 20,
+				 .window = 1024, .ack_wait_ms = 2000 };
+}
+
+void nats_opts_free(struct nats_opts *o)
+{
+	free(o->urls_copy);
+	o->urls_copy = NULL;
+	o->nurls = 0;
+}
+
+/* A number with a unit: @units lists suffix, multiplier pairs; the first
+ * pair's multiplier is a bare number's. */
+static bool parse_unit(const char *arg, const char *const *sfx,
+		       const int64_t *mult, int n, int64_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || v < 0 || *arg == '-' || *arg == '+')
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(end, sfx[i]))
+			continue;
+		v *= mult[i];
+		if (v > 9.2e18)
+			return false;
+		*out = (int64_t)v;
+		return true;
+	}
+	return false;
+}
+
+bool nats_parse_duration(const char *arg, int64_t *ns)
+{
+	static const char *const sfx[] = { "", "s", "ms", "m", "h", "d" };
+	static const int64_t mult[] = { 1000000000LL, 1000000000LL, 1000000LL,
+					60000000000LL, 3600000000000LL,
+					86400000000000LL };
+
+	return parse_unit(arg, sfx, mult, 6, ns);
+}
+
+bool nats_parse_size(const char *arg, int64_t *bytes)
+{
+	static const char *const sfx[] = { "", "K", "k", "M", "m", "G", "g" };
+	static const int64_t mult[] = { 1, 1 << 10, 1 << 10, 1 << 20, 1 << 20,
+					1LL << 30, 1LL << 30 };
+
+	return parse_unit(arg, sfx, mult, 7, bytes);
+}
+
+/* nats://HOST[:PORT], tls://..., or HOST[:PORT] (user info allowed) */
+static const char *url_invalid(const char *url)
+{
+	const char *p = strstr(url, "://"), *host, *colon;
+	char *end;
+	long port;
+
+	if (p && strncmp(url, "nats://", 7) && strncmp(url, "tls://", 6))
+		return "the scheme is not nats:// or tls://";
+	host = p ? p + 3 : url;
+	if (strchr(host, '@'))
+		host = strrchr(host, '@') + 1;
+	if (!*host || *host == ':' || *host == '/')
+		return "it has no host";
+	if (strpbrk(host, "/ ?#"))
+		return "a host and port, nothing after them";
+	colon = *host == '[' ? strstr(host, "]:") : strrchr(host, ':');
+	if (colon) {
+		colon += *colon == ']';
+		errno = 0;
+		port = strtol(colon + 1, &end, 10);
+		if (errno || *end || end == colon + 1 || port < 1 || port > 65535)
+			return "the port is not a number from 1 to 65535";
+	}
+	return NULL;
+}
+
+static bool set_urls(struct nats_opts *o, const char *arg)
+{
+	char *save = NULL, *tok;
+
+	nats_opts_free(o);
+	o->urls_copy = strdup(arg);
+	if (!o->urls_copy) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return false;
+	}
+	for (tok = strtok_r(o->urls_copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const char *why = url_invalid(tok);
+
+		if (why) {
+			fprintf(stderr, "%s: --nats '%s' is not a NATS URL (nats://HOST:PORT): %s\n",
+				o->prog, tok, why);
+			return false;
+		}
+		if (o->nurls == NATS_MAX_URLS) {
+			fprintf(stderr, "%s: --nats takes at most %d URLs\n", o->prog,
+				NATS_MAX_URLS);
+			return false;
+		}
+		o->urls[o->nurls++] = tok;
+	}
+	if (!o->nurls) {
+		fprintf(stderr, "%s: --nats wants URL[,URL...], e.g. nats://127.0.0.1:4222\n",
+			o->prog);
+		return false;
+	}
+	return true;
+}
+
+static bool set_subject(struct nats_opts *o, const char *arg)
+{
+	char *s = nats_subject_expand(arg, "host", "tracepoint:cat:name");
+	const char *why = s ? nats_subject_invalid(s, false) : "out of memory";
+
+	free(s);
+	if (why) {
+		fprintf(stderr, "%s: --subject '%s' is not a subject to publish to: %s\n",
+			o->prog, arg, why);
+		return false;
+	}
+	o->subject = arg;
+	return true;
+}
+
+static bool set_stream_subjects(struct nats_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+	const char *why = copy ? NULL : "out of memory";
+
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !why;
+	     t = strtok_r(NULL, ",", &save))
+		why = nats_subject_invalid(t, true);
+	free(copy);
+	if (why) {
+		fprintf(stderr, "%s: --nats-stream-subjects '%s': %s\n", o->prog, arg,
+			why);
+		return false;
+	}
+	o->stream_subjects = arg;
+	return true;
+}
+
+/* A stream name: no '.', '*', '>', blanks, path separators. */
+static bool set_stream(struct nats_opts *o, const char *arg)
+{
+	if (!*arg || strlen(arg) > 255 || strpbrk(arg, ".*> \t/\\")) {
+		fprintf(stderr, "%s: --nats-stream wants a stream name (letters, digits, - and _), not '%s'\n",
+			o->prog, arg);
+		return false;
+	}
+	o->stream = arg;
+	return true;
+}
+
+static bool set_number(struct nats_opts *o, const char *opt, const char *arg,
+		       long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < min || v > max) {
+		fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n",
+			o->prog, opt, min, max, arg);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* A file that must be readable now: said up front, not at connect time. */
+static bool set_file(struct nats_opts *o, const char *opt, const char *arg,
+		     const char **out)
+{
+	if (access(arg, R_OK)) {
+		fprintf(stderr, "%s: %s '%s': %s\n", o->prog, opt, arg, strerror(errno));
+		return false;
+	}
+	*out = arg;
+	return true;
+}
+
+static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case NATS_OPT_MAX_AGE:
+		if (nats_parse_duration(arg, &o->max_age_ns) && o->max_age_ns >= 1000000000LL)
+			return true;
+		fprintf(stderr, "%s: --nats-max-age wants a duration of 1s or more (30s, 12h, 7d), not '%s'\n",
+			o->prog, arg);
+		return false;
+	case NATS_OPT_MAX_BYTES:
+		if (nats_parse_size(arg, &o->max_bytes) && o->max_bytes >= 4096)
+			return true;
+		fprintf(stderr, "%s: --nats-max-bytes wants a size of 4K or more (e.g. 10G), not '%s'\n",
+			o->prog, arg);
+		return false;
+	default:	/* NATS_OPT_BUFFER */
+		if (nats_parse_size(arg, &o->buffer) && o->buffer >= 4096 &&
+		    o->buffer <= (1LL << 40))
+			return true;
+		fprintf(stderr, "%s: --nats-buffer wants a size from 4K to 1T (e.g. 64M), not '%s'\n",
+			o->prog, arg);
+		return false;
+	}
+}
+
+bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
+{
+	if (opt != NATS_OPT_URLS && !o->other)
+		o->other = opt;
+	switch (opt) {
+	case NATS_OPT_URLS:
+		return set_urls(o, arg);
+	case NATS_OPT_SUBJECT:
+		return set_subject(o, arg);
+	case NATS_OPT_HOST:
+		if (*arg && strlen(arg) < 256) {
+			o->host = arg;
+			return true;
+		}
+		fprintf(stderr, "%s: --nats-host wants a name of 1 to 255 characters\n",
+			o->prog);
+		return false;
+	case NATS_OPT_STREAM:
+		return set_stream(o, arg);
+	case NATS_OPT_STREAM_SUBJECTS:
+		return set_stream_subjects(o, arg);
+	case NATS_OPT_MAX_AGE:
+	case NATS_OPT_MAX_BYTES:
+	case NATS_OPT_BUFFER:
+		return set_quantity(o, opt, arg);
+	case NATS_OPT_REPLICAS:
+		return set_number(o, "--nats-replicas", arg, 1, 5, &o->replicas);
+	case NATS_OPT_WINDOW:
+		return set_number(o, "--nats-window", arg, 1, 65536, &o->window);
+	case NATS_OPT_ACK_WAIT:
+		return set_number(o, "--nats-ack-wait", arg, 10, 600000, &o->ack_wait_ms);
+	case NATS_OPT_CREDS:
+		return set_file(o, "--nats-creds", arg, &o->creds);
+	case NATS_OPT_TLS_CA:
+		return set_file(o, "--nats-tls-ca", arg, &o->tls_ca);
+	default:	/* NATS_OPT_WAIT */
+		o->wait = true;
+		return true;
+	}
+}
+
+bool nats_opts_check(const struct nats_opts *o)
+{
+	if (o->nurls)
+		return true;
+	if (o->other) {
+		fprintf(stderr, "%s: the NATS options need --nats URL (e.g. --nats nats://127.0.0.1:4222)\n",
+			o->prog);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * At-least-once publishing to JetStream (pub.c). Messages wait in a
+ * queue of our own, bounded in bytes (--nats-buffer): a message that
+ * does not fit is dropped and counted, never silently. While connected,
+ * up to --nats-window of them are in flight (published asynchronously,
+ * acknowledgement not yet back). A message not acknowledged within
+ * --nats-ack-wait, or refused for a passing reason (no stream leader
+ * during an election), goes back to the front of the queue and is sent
+ * again: its Nats-Msg-Id lets the stream drop the copy if the first one
+ * was stored after all. A lasting refusal (the stream is full, the
+ * message too big) drops it, counted, the first reason said.
+ *
+ * Threads: acknowledgements arrive on a libnats thread; everything else
+ * runs on the caller's. A mutex guards the queue and the counts.
+ * At the end published == acknowledged + dropped, dropped being
+ * buffer_full + rejected + unacked.
+ */
+#ifndef PERFBUF_NATS_PUB_H
+#define PERFBUF_NATS_PUB_H
+
+#include <pthread.h>
+#include <linux/types.h>
+
+#include "conn.h"
+
+struct nats_pub_counts {
+	__u64 published;	/* messages given to nats_pub_add() */
+	__u64 acknowledged;	/* stored, as the stream said */
+	__u64 duplicates;	/* of them: a resent copy the stream had */
+	__u64 retried;		/* sends again after no acknowledgement */
+	__u64 buffer_full;	/* dropped: no room in --nats-buffer */
+	__u64 rejected;		/* dropped: the stream refused them */
+	__u64 unacked;		/* dropped: not acknowledged at the end */
+	__u64 bytes;		/* held now (queued and in flight) */
+	__u64 queued, in_flight;
+};
+
+struct nats_pub {
+	pthread_mutex_t mu;
+	struct nats_conn *c;
+	natsMsg **q;		/* ring of queued messages, oldest first */
+	size_t cap, head, len;
+	__u64 max_bytes;
+	__u64 window;
+	jsPubOptions po;
+	struct nats_pub_counts n;
+	bool said_rejected;
+};
+
+void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
+		   const struct nats_opts *o);
+/* Takes @m: queued, or dropped (counted) when the buffer is full; NULL
+ * (a message that could not be made) is counted dropped. */
+void nats_pub_add(struct nats_pub *p, natsMsg *m);
+/* Send what the window allows (nothing while disconnected). */
+void nats_pub_send(struct nats_pub *p);
+/* The acknowledgement handler (jsOptions.PublishAsync.AckHandler). */
+void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
+		     void *closure);
+/* Send the rest and wait for the acknowledgements, until none is left
+ * or none came for @idle_ms; what is left is counted unacked. */
+void nats_pub_finish(struct nats_pub *p, int idle_ms);
+void nats_pub_counts(struct nats_pub *p, struct nats_pub_counts *out);
+/* Frees what is queued; call after nats_pub_finish() or on a failed
+ * start, before the connection is closed. */
+void nats_pub_free(struct nats_pub *p);
+
+#endif
