@@ -15,6 +15,7 @@ int cmd_report(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_nats_tail(int argc, char **argv);
 
 /* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);

@@ -17,13 +17,14 @@ static const struct {
 	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
 	{ "profile", cmd_profile, "sample stacks on every CPU: folded, JSON, flame graph" },
 	{ "demo", cmd_demo, "trace exec() system-wide for a few seconds" },
+	{ "nats-tail", cmd_nats_tail, "print what trace --nats published, from every host" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: perfbuf COMMAND [OPTIONS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nRun 'perfbuf COMMAND --help' for a command's options,\n"
 		   "'perfbuf --version' for the version, 'man perfbuf' for the manual.\n"
 		   "Without a command, 'perfbuf' runs 'perfbuf demo'.\n");

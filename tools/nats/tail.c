@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfbuf nats-tail: what `perfbuf trace --nats` published, read back
+ * from the stream with an ordered JetStream consumer (no acks, no state
+ * on the server beyond the consumer's life), merged across hosts by the
+ * events' Unix time (merge.h) and printed as trace prints, with the host.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perfbuf.h"
+#include "commands.h"
+#include "conn.h"
+#include "subject.h"
+#include "tail.h"
+
+#define PROG "perfbuf nats-tail"
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static const char usage_text[] =
+"Usage: perfbuf nats-tail --nats URL[,URL...] [OPTIONS]\n"
+"\n"
+"Print the events `perfbuf trace --nats` published, from every host,\n"
+"merged by time: a line per event as trace prints it, with the host.\n"
+"\n"
+"Options:\n"
+"      --nats URL[,URL...]   the servers (nats://HOST:PORT)\n"
+"      --subject FILTER      what to read ('*' a token, '>' the rest;\n"
+"                            default perfbuf.>)\n"
+"      --nats-stream NAME    the stream (default: the one holding FILTER)\n"
+"      --since DURATION      start that long ago (30s, 5m, 2h, 7d), or 'all';\n"
+"                            default: only events published from now on\n"
+"      --no-follow           stop at the end of the stream\n"
+"      --json                JSON Lines: each --json object with \"host\" and\n"
+"                            \"realtime_ns\" (Unix time) first\n"
+"      --latency MS          hold events this long to merge hosts (default 500)\n"
+"  -n, --count N            stop after N events\n"
+"  -d, --duration SEC       stop after SEC seconds\n"
+"      --nats-creds FILE     NATS credentials\n"
+"      --nats-tls-ca FILE    TLS, trusting the CA certificates in FILE\n"
+"  -h, --help               this help\n"
+"\n"
+"Lost records, CPU notices and each tracer's summary go to stderr in text,\n"
+"into the JSON Lines with --json.\n"
+"\n"
+"Examples:\n"
+"  perfbuf nats-tail --nats nats://nats1:4222,nats://nats2:4222\n"
+"  perfbuf nats-tail --nats nats://nats1:4222 --subject 'perfbuf.web*.>' --since 10m\n";
+
+struct tail_opts {
+	struct nats_opts n;
+	bool json, follow;
+	bool since_all;
+	int64_t since_ns;	/* 0: from now */
+	long latency_ms, count, duration;
+};
+
+enum { OPT_SINCE = 300, OPT_NO_FOLLOW, OPT_JSON, OPT_LATENCY };
+
+static bool parse_long(const char *opt, const char *arg, long min, long max,
+		       long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || *out < min || *out > max) {
+		fprintf(stderr, PROG ": %s wants a number from %ld to %ld, not '%s'\n",
+			opt, min, max, arg);
+		return false;
+	}
+	return true;
+}
+
+static bool set_option(struct tail_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_SINCE:
+		if (!strcmp(arg, "all")) {
+			o->since_all = true;
+			return true;
+		}
+		if (nats_parse_duration(arg, &o->since_ns) && o->since_ns > 0)
+			return true;
+		fprintf(stderr, PROG ": --since wants a duration (30s, 5m, 2h, 7d) or 'all', not '%s'\n",
+			arg);
+		return false;
+	case OPT_NO_FOLLOW:
+		o->follow = false;
+		return true;
+	case OPT_JSON:
+		o->json = true;
+		return true;
+	case OPT_LATENCY:
+		return parse_long("--latency", arg, 0, 60000, &o->latency_ms);
+	case 'n':
+		return parse_long("-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+	case 'd':
+		return parse_long("-d", arg, 1, 100000000, &o->duration);
+	default:
+		return nats_opts_set(&o->n, opt, arg);
+	}
+}
+
+/* -1: exit 1 (said why); 1: exit 0 (--help); 0: go. */
+static int parse_options(int argc, char **argv, struct tail_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "nats", required_argument, NULL, NATS_OPT_URLS },
+		{ "subject", required_argument, NULL, NATS_OPT_SUBJECT },
+		{ "nats-stream", required_argument, NULL, NATS_OPT_STREAM },
+		{ "nats-creds", required_argument, NULL, NATS_OPT_CREDS },
+		{ "nats-tls-ca", required_argument, NULL, NATS_OPT_TLS_CA },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int opt;
+
+	nats_opts_init(&o->n, PROG);
+	o->n.subject = "perfbuf.>";
+	o->follow = true;
+	o->latency_ms = 500;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":n:d:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option("nats-tail", opt, argv) ? -1 : 1;
+		if (opt == NATS_OPT_SUBJECT && nats_subject_invalid(optarg, true)) {
+			fprintf(stderr, PROG ": --subject '%s' is not a subject filter: %s\n",
+				optarg, nats_subject_invalid(optarg, true));
+			return -1;
+		}
+		if (opt == NATS_OPT_SUBJECT) {
+			o->n.subject = optarg;
+			continue;
+		}
+		if (!set_option(o, opt, optarg))
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected '%s'; run 'perfbuf nats-tail --help'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!o->n.nurls) {
+		fprintf(stderr, PROG ": which servers? e.g. --nats nats://127.0.0.1:4222\n");
+		return -1;
+	}
+	return 0;
+}
+
+static __s64 now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__s64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* An ordered consumer on the filter; *@pending: what it has to deliver
+ * now. 0 or -errno after one line. */
+static int subscribe(struct nats_conn *c, const struct tail_opts *o,
+		     natsSubscription **sub, __u64 *pending)
+{
+	jsConsumerInfo *ci = NULL;
+	jsErrCode jerr = 0;
+	jsSubOptions so;
+	natsStatus s;
+	char url[256];
+
+	jsSubOptions_Init(&so);
+	so.Ordered = true;
+	so.Stream = o->n.stream;
+	so.Config.DeliverPolicy = o->since_all ? js_DeliverAll :
+				  o->since_ns ? js_DeliverByStartTime : js_DeliverNew;
+	if (o->since_ns)
+		so.Config.OptStartTime = now_real() - o->since_ns;
+	s = js_SubscribeSync(sub, c->js, o->n.subject, NULL, &so, &jerr);
+	if (s == NATS_OK)
+		s = natsSubscription_GetConsumerInfo(&ci, *sub, NULL, &jerr);
+	if (s != NATS_OK) {
+		nats_conn_url(c, url, sizeof(url));
+		if (s == NATS_NO_RESPONDERS || jerr == JSNotEnabledErr)
+			fprintf(stderr, PROG ": NATS at %s has no JetStream: start nats-server with -js\n",
+				url);
+		else
+			fprintf(stderr, PROG ": reading '%s' at %s failed: %s%s\n",
+				o->n.subject, url, nats_reason(s),
+				o->n.stream ? "" : "; is there a stream holding it? (--nats-stream NAME)");
+		return -EIO;
+	}
+	*pending = ci->NumPending;
+	jsConsumerInfo_Destroy(ci);
+	return 0;
+}
+
+struct tail {
+	struct tail_opts *o;
+	struct merge m;
+	__u64 events, skipped;
+	bool caught_up;		/* --no-follow: the stream's end reached */
+};
+
+/* @msg into the merge; with --no-follow, is it the stream's last? */
+static void take(struct tail *t, natsMsg *msg)
+{
+	const char *host = NULL, *time = NULL, *data = natsMsg_GetData(msg);
+	jsMsgMetaData *meta = NULL;
+	int len = natsMsg_GetDataLength(msg);
+	__s64 when = 0;
+
+	natsMsg_GetMetaData(&meta, msg);
+	if (natsMsgHeader_Get(msg, "Perfbuf-Host", &host) != NATS_OK)
+		host = "?";
+	if (natsMsgHeader_Get(msg, "Perfbuf-Time", &time) == NATS_OK)
+		when = strtoll(time, NULL, 10);
+	else if (meta)
+		when = meta->Timestamp;	/* when the stream stored it */
+	if (len > 2 && *data == '{') {
+		if (merge_push(&t->m, when, host, data, len))
+			t->skipped++;
+	} else {
+		t->skipped++;	/* not perfbuf's */
+	}
+	if (!t->o->follow && meta && !meta->NumPending)
+		t->caught_up = true;
+	jsMsgMetaData_Destroy(meta);
+}
+
+/* Print what is due (everything when @all): false when -n is reached. */
+static bool emit(struct tail *t, bool all)
+{
+	__s64 window = t->o->latency_ms * 1000000LL;
+	struct merge_item it;
+
+	while (merge_pop(&t->m, window, all, &it)) {
+		bool ev = !strncmp(it.data, "{\"type\":\"event\"", 15);
+
+		tail_print(stdout, &it, t->o->json);
+		free(it.host);
+		if (ev && t->o->count && ++t->events >= (__u64)t->o->count)
+			return false;
+	}
+	return true;
+}
+
+/* Read until Ctrl-C, -n, -d, the stream's end (--no-follow) or a closed
+ * stdout. 0 or -errno (said). */
+static int tail_loop(struct tail *t, natsSubscription *sub, __u64 pending)
+{
+	__u64 now = perfbuf_now_ns(), last = now;
+	__u64 deadline = t->o->duration ? now + t->o->duration * 1000000000ULL : 0;
+	__u64 idle = t->o->latency_ms * 1000000ULL;
+	bool more = true;
+
+	t->caught_up = !t->o->follow && !pending;
+	while (more && !exiting) {
+		natsMsg *msg = NULL;
+		natsStatus s = t->caught_up ? NATS_TIMEOUT :
+			       natsSubscription_NextMsg(&msg, sub, 100);
+
+		now = perfbuf_now_ns();
+		if (s == NATS_OK) {
+			take(t, msg);
+			natsMsg_Destroy(msg);
+			last = now;
+		} else if (s != NATS_TIMEOUT) {
+			fprintf(stderr, PROG ": reading the stream failed: %s\n",
+				nats_reason(s));
+			return -EIO;
+		}
+		more = emit(t, t->caught_up || now - last >= idle);
+		if (fflush(stdout) || ferror(stdout))
+			return 0;	/* the reader went away */
+		if ((t->caught_up && !t->m.n) || (deadline && now >= deadline))
+			break;
+	}
+	if (more)
+		emit(t, true);
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_nats_tail(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct tail_opts o = {};
+	struct tail t = { .o = &o };
+	struct nats_conn c = {};
+	natsSubscription *sub = NULL;
+	__u64 pending = 0;
+	int err;
+
+	err = parse_options(argc, argv, &o);
+	if (err)
+		return err < 0 ? 1 : 0;
+	err = nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub, &pending);
+	if (!err) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		if (!o.json)
+			tail_print_header(stdout);
+		err = tail_loop(&t, sub, pending);
+	}
+	if (t.skipped)
+		fprintf(stderr, PROG ": %llu messages skipped: not perfbuf's JSON objects\n",
+			(unsigned long long)t.skipped);
+	natsSubscription_Destroy(sub);
+	merge_free(&t.m);
+	nats_conn_close(&c);
+	nats_CloseAndWait(2000);
+	nats_opts_free(&o.n);
+	return err ? 1 : 0;
+}

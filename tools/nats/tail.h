@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* perfbuf nats-tail (tail.c): its output (tail_out.c). */
+#ifndef PERFBUF_NATS_TAIL_H
+#define PERFBUF_NATS_TAIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "merge.h"
+
+void tail_print_header(FILE *f);
+/* @it's message: JSON with "host" and "realtime_ns" added, or text
+ * (events to @f, lost, cpu and summary objects to stderr). */
+void tail_print(FILE *f, const struct merge_item *it, bool json);
+
+#endif
