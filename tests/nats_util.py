@@ -7,11 +7,14 @@ with libnats.
   nats_util.py dump URL STREAM     every message: one JSON object a line,
                                    {"seq", "subject", "headers", "data"}
   nats_util.py port                a free TCP port on 127.0.0.1
+  nats_util.py ready URL [SEC]     wait until the server answers and its
+                                   JetStream does (exit 1 after SEC, 10)
 """
 import base64
 import json
 import socket
 import sys
+import time
 
 
 class Conn:
@@ -105,7 +108,30 @@ def dump(c, stream):
             "data": base64.b64decode(m.get("data", "")).decode()}))
 
 
+def ready(url, sec):
+    """JetStream up: $JS.API.INFO answered without an error (a cluster
+    has elected its meta leader)."""
+    end = time.time() + sec
+    while time.time() < end:
+        try:
+            c = Conn(url)
+            c.s.settimeout(1)
+            c.request("$JS.API.INFO", b"", 0)
+            r = json.loads(c.reply()[1])
+            c.s.close()
+            if "error" not in r:
+                return
+        except (OSError, EOFError, ValueError):
+            pass
+        time.sleep(0.1)
+    print("no JetStream at %s after %ss" % (url, sec), file=sys.stderr)
+    sys.exit(1)
+
+
 def main():
+    if sys.argv[1] == "ready":
+        ready(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10)
+        return
     if sys.argv[1] == "port":
         s = socket.socket()
         s.bind(("127.0.0.1", 0))

@@ -93,6 +93,10 @@ void nats_pub_add(struct nats_pub *p, natsMsg *m)
 		natsMsg_Destroy(m);
 }
 
+/* A refusal that comes back at once (no responders while a stream has
+ * no leader) would be resent at once, and again: sending waits this long. */
+#define RETRY_HOLD_NS 100000000ULL
+
 void nats_pub_send(struct nats_pub *p)
 {
 	while (nats_conn_up(p->c)) {
@@ -100,7 +104,8 @@ void nats_pub_send(struct nats_pub *p)
 		natsStatus s;
 
 		pthread_mutex_lock(&p->mu);
-		if (!p->len || p->n.in_flight >= p->window) {
+		if (!p->len || p->n.in_flight >= (p->probing ? 1 : p->window) ||
+		    (p->hold_until && perfbuf_now_ns() < p->hold_until)) {
 			pthread_mutex_unlock(&p->mu);
 			return;
 		}
@@ -138,6 +143,10 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	p->n.in_flight--;
 	if (retry && push(p, m, true)) {
 		p->n.retried++;
+		if (pae->Err != NATS_TIMEOUT) {
+			p->hold_until = perfbuf_now_ns() + RETRY_HOLD_NS;
+			p->probing = true;
+		}
 		m = NULL;
 	} else if (retry) {	/* out of memory */
 		p->n.bytes -= cost(m);
@@ -145,6 +154,7 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	} else {
 		p->n.bytes -= cost(m);
 		if (pa) {
+			p->probing = false;
 			p->n.acknowledged++;
 			p->n.duplicates += pa->Duplicate;
 		} else {

@@ -8,7 +8,9 @@
  * --nats-ack-wait, or refused for a passing reason (no stream leader
  * during an election), goes back to the front of the queue and is sent
  * again: its Nats-Msg-Id lets the stream drop the copy if the first one
- * was stored after all. A lasting refusal (the stream is full, the
+ * was stored after all; after a passing refusal sending pauses, then
+ * goes on one message at a time until one is acknowledged (no storm of
+ * resends while a cluster elects a leader). A lasting refusal (the stream is full, the
  * message too big) drops it, counted, the first reason said.
  *
  * Threads: acknowledgements arrive on a libnats thread; everything else
@@ -45,6 +47,8 @@ struct nats_pub {
 	__u64 window;
 	jsPubOptions po;
 	struct nats_pub_counts n;
+	__u64 hold_until;	/* no sending before (perfbuf_now_ns()) */
+	bool probing;		/* after a refusal: one in flight until an ack */
 	bool said_rejected;
 };
 

@@ -179,12 +179,10 @@ static __s64 now_real(void)
 	return (__s64)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* An ordered consumer on the filter; *@pending: what it has to deliver
- * now. 0 or -errno after one line. */
+/* An ordered consumer on the filter. 0 or -errno after one line. */
 static int subscribe(struct nats_conn *c, const struct tail_opts *o,
-		     natsSubscription **sub, __u64 *pending)
+		     natsSubscription **sub)
 {
-	jsConsumerInfo *ci = NULL;
 	jsErrCode jerr = 0;
 	jsSubOptions so;
 	natsStatus s;
@@ -198,8 +196,6 @@ static int subscribe(struct nats_conn *c, const struct tail_opts *o,
 	if (o->since_ns)
 		so.Config.OptStartTime = now_real() - o->since_ns;
 	s = js_SubscribeSync(sub, c->js, o->n.subject, NULL, &so, &jerr);
-	if (s == NATS_OK)
-		s = natsSubscription_GetConsumerInfo(&ci, *sub, NULL, &jerr);
 	if (s != NATS_OK) {
 		nats_conn_url(c, url, sizeof(url));
 		if (s == NATS_NO_RESPONDERS || jerr == JSNotEnabledErr)
@@ -211,9 +207,21 @@ static int subscribe(struct nats_conn *c, const struct tail_opts *o,
 				o->n.stream ? "" : "; is there a stream holding it? (--nats-stream NAME)");
 		return -EIO;
 	}
-	*pending = ci->NumPending;
-	jsConsumerInfo_Destroy(ci);
 	return 0;
+}
+
+/* --no-follow, nothing came for a while: has the consumer delivered all?
+ * (A filtered consumer's count is not known at once: asked again.) */
+static bool nothing_pending(natsSubscription *sub)
+{
+	jsConsumerInfo *ci = NULL;
+	bool none;
+
+	if (natsSubscription_GetConsumerInfo(&ci, sub, NULL, NULL) != NATS_OK)
+		return false;
+	none = !ci->NumPending && !ci->NumAckPending;
+	jsConsumerInfo_Destroy(ci);
+	return none;
 }
 
 struct tail {
@@ -268,14 +276,13 @@ static bool emit(struct tail *t, bool all)
 
 /* Read until Ctrl-C, -n, -d, the stream's end (--no-follow) or a closed
  * stdout. 0 or -errno (said). */
-static int tail_loop(struct tail *t, natsSubscription *sub, __u64 pending)
+static int tail_loop(struct tail *t, natsSubscription *sub)
 {
 	__u64 now = perfbuf_now_ns(), last = now;
 	__u64 deadline = t->o->duration ? now + t->o->duration * 1000000000ULL : 0;
 	__u64 idle = t->o->latency_ms * 1000000ULL;
 	bool more = true;
 
-	t->caught_up = !t->o->follow && !pending;
 	while (more && !exiting) {
 		natsMsg *msg = NULL;
 		natsStatus s = t->caught_up ? NATS_TIMEOUT :
@@ -290,6 +297,8 @@ static int tail_loop(struct tail *t, natsSubscription *sub, __u64 pending)
 			fprintf(stderr, PROG ": reading the stream failed: %s\n",
 				nats_reason(s));
 			return -EIO;
+		} else if (!t->o->follow && now - last >= idle) {
+			t->caught_up = t->caught_up || nothing_pending(sub);
 		}
 		more = emit(t, t->caught_up || now - last >= idle);
 		if (fflush(stdout) || ferror(stdout))
@@ -310,20 +319,19 @@ int cmd_nats_tail(int argc, char **argv)
 	struct tail t = { .o = &o };
 	struct nats_conn c = {};
 	natsSubscription *sub = NULL;
-	__u64 pending = 0;
 	int err;
 
 	err = parse_options(argc, argv, &o);
 	if (err)
 		return err < 0 ? 1 : 0;
-	err = nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub, &pending);
+	err = nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub);
 	if (!err) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 		if (!o.json)
 			tail_print_header(stdout);
-		err = tail_loop(&t, sub, pending);
+		err = tail_loop(&t, sub);
 	}
 	if (t.skipped)
 		fprintf(stderr, PROG ": %llu messages skipped: not perfbuf's JSON objects\n",

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# perfbuf trace --nats and perfbuf nats-tail against real nats-server
+# processes this test starts on 127.0.0.1 (free ports, JetStream stores in
+# a temporary directory; every server killed on every way out): events as
+# JSON messages with their headers, a server down at the start, killed
+# and restarted mid-run, a three-node cluster losing a node under an R3
+# stream, the buffer bound, two hosts merged by time, the error cases.
+# What the stream holds is read back by tests/nats_util.py, a client of
+# its own (the wire protocol), not by libnats.
+source "$(dirname "$0")/lib.sh"
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+UTIL=(python3 "$(dirname "$0")/nats_util.py")
+tmp=$(mktemp -d)
+tpid= tpid2= gpid=
+declare -A SPID
+cleanup() {
+	local p
+	for p in "$tpid" "$tpid2" "$gpid"; do
+		[[ -n $p ]] && kill -INT "$p" 2>/dev/null
+	done
+	for p in "${SPID[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[[ -n ${KEEP:-} ]] && trap - EXIT
+source "$(dirname "$0")/trace_lib.sh"
+
+if ! need_root; then
+	skip nats_tests "needs root (BPF)"
+	finish
+fi
+if ! command -v nats-server >/dev/null; then
+	fail nats_tests "nats-server is not installed: run 'make setup'"
+	finish
+fi
+SEQ="uprobe:$TARGET:pb_target_seq"
+
+port() { "${UTIL[@]}" port; }
+# start_server NAME ARGS...: nats-server ARGS in the background (its log
+# $tmp/NAME.log, its pid ${SPID[NAME]})
+start_server() {
+	local name=$1
+	shift
+	nats-server "$@" >>"$tmp/$name.log" 2>&1 &
+	SPID[$name]=$!
+}
+# server NAME URL ARGS...: start_server, then wait until its JetStream
+# answers at URL
+server() {
+	local name=$1 url=$2
+	shift 2
+	start_server "$name" "$@"
+	"${UTIL[@]}" ready "$url" 15
+}
+stop_server() {	# NAME [SIGNAL]
+	kill "-${2:-KILL}" "${SPID[$1]}" 2>/dev/null
+	wait "${SPID[$1]}" 2>/dev/null
+	unset "SPID[$1]"
+}
+# the NATS summary line's counts: published acknowledged retried dropped
+nats_counts() {
+	sed -n 's/^NATS: \([0-9]*\) published, \([0-9]*\) acknowledged ([0-9]* duplicates), \([0-9]*\) retried, \([0-9]*\) dropped.*/\1 \2 \3 \4/p' "$1"
+}
+# events_once DUMP SUBJECT_PREFIX N: the stream has N pb_target_seq
+# events under the prefix, each (pid, arg0) once
+events_once() {
+	python3 - "$@" <<'PY'
+import collections, json, sys
+seen = collections.Counter()
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    d = json.loads(m["data"])
+    if m["subject"].startswith(sys.argv[2]) and d["type"] == "event":
+        seen[(d["pid"], d["args"]["arg0"])] += 1
+n = int(sys.argv[3])
+ok = len(seen) == n and all(c == 1 for c in seen.values())
+if not ok:
+    print("distinct %d (want %d), copies %s" % (len(seen), n,
+          collections.Counter(seen.values())), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+# target N: N events of $SEQ, on CPU0 (other tests may take CPU1 offline
+# meanwhile, and events on a CPU coming back online are not ours to test)
+target() {
+	taskset -c 0 "$TARGET" "$1"
+}
+# gen ROUNDS: ROUNDS x 100 events, 50 ms apart, in the background ($gpid)
+gen() {
+	(for _ in $(seq "$1"); do target 100; sleep 0.05; done) &
+	gpid=$!
+}
+
+P1=$(port)
+U1=nats://127.0.0.1:$P1
+server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1" || fail nats_server_start "$(tail -3 "$tmp/s1.log")"
+
+# --- N execs of a unique binary: N messages, valid JSON, headers -------
+prog="$tmp/pbnats_$$"
+cp /bin/true "$prog"
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-stream T1 \
+	--nats-host h1 tracepoint:sched:sched_process_exec; then
+	for _ in 1 2 3 4 5; do "$prog"; done
+	stop_trace
+	"${UTIL[@]}" dump "$U1" T1 >"$tmp/t1.dump"
+	check nats_exec_n_messages python3 - "$tmp/t1.dump" "$prog" "$trc" <<'PY'
+import json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1])]
+ev = []
+for m in msgs:
+    d = json.loads(m["data"])          # every payload is one JSON object
+    h = m["headers"]
+    assert h["Perfbuf-Host"] == "h1" and int(h["Perfbuf-Cpu"]) == d.get("cpu", -1)
+    assert int(h["Perfbuf-Time"]) > 1.6e18
+    if d["type"] == "event" and d["args"]["filename"] == sys.argv[2]:
+        assert h["Perfbuf-Probe"] == d["probe"] == "tracepoint:sched:sched_process_exec"
+        assert m["subject"] == "perfbuf.h1.tracepoint.sched.sched_process_exec"
+        ev.append(d)
+ids = [m["headers"]["Nats-Msg-Id"] for m in msgs]
+assert len(set(ids)) == len(ids)
+assert sum(json.loads(m["data"])["type"] == "summary" for m in msgs) == 1
+sys.exit(0 if len(ev) == 5 and sys.argv[3] == "0" else 1)
+PY
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
+	check nats_published_all_acknowledged test "${pub:-x}" = "$ack" -a "$drop" = 0 -a \
+		"$pub" = "$(wc -l <"$tmp/t1.dump")"
+	check nats_stream_created grep -q '^perfbuf trace: created stream T1 (subjects perfbuf.>, 1 replica)$' "$tmp/err"
+else
+	fail nats_exec_n_messages "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- nats-tail: two tracers as two hosts, merged by time ---------------
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-host ha "$SEQ" &&
+   start_attached tpid2 "$tmp/out2" "$tmp/err2" trace --nats "$U1" --nats-host hb "$SEQ"; then
+	target 200
+	stop_trace
+	kill -INT "$tpid2"; wait "$tpid2"; tpid2=
+	"$PERFBUF" nats-tail --nats "$U1" --since all --no-follow --json \
+		>"$tmp/tail.json" 2>"$tmp/tail.err"
+	check nats_tail_merges_hosts_by_time python3 - "$tmp/tail.json" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+t = [o["realtime_ns"] for o in objs]
+seq = {h: [o["args"]["arg0"] for o in objs if o["host"] == h and
+           o["type"] == "event" and o["probe"].endswith("pb_target_seq")]
+       for h in ("ha", "hb")}
+# both hosts whole, in time order, and interleaved (not one after the other)
+first_b = next(i for i, o in enumerate(objs) if o["host"] == "hb")
+last_a = max(i for i, o in enumerate(objs) if o["host"] == "ha")
+sys.exit(0 if t == sorted(t) and seq["ha"] == list(range(200)) and
+         seq["hb"] == list(range(200)) and first_b < last_a else 1)
+PY
+	"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.ha.>' --since 1h --no-follow \
+		>"$tmp/tail.txt" 2>"$tmp/tail.err"
+	check nats_tail_text_lines test "$(grep -c '^[0-9:.]* ha  *[0-9]  *[0-9]* .* uprobe_target  *pb_target_seq arg0=' "$tmp/tail.txt")" = 200
+	check nats_tail_text_summary grep -q '^ha: ended: [0-9]* events received, 0 lost$' "$tmp/tail.err"
+	"$PERFBUF" nats-tail --nats "$U1" --no-follow >"$tmp/tail.new" 2>&1
+	check nats_tail_new_only_by_default test "$(cat "$tmp/tail.new")" = \
+		"$(printf '%-15s %-12s %-3s %-7s %-7s %-16s %s' TIME HOST CPU PID TID COMM 'PROBE ARGS')"
+else
+	fail nats_tail_merges_hosts_by_time "did not attach: $(cat "$tmp/err" "$tmp/err2")"
+fi
+
+# --- the server restarted while events stream ---------------------------
+# (SIGTERM: a lone server acknowledges what it has not written out yet,
+# so SIGKILL may lose acknowledged messages; the R3 cluster below is the
+# setup that survives a killed node)
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --subject 'perfbuf.r.{probe}' "$SEQ"; then
+	gen 30
+	sleep 1
+	stop_server s1 TERM
+	sleep 1
+	server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1"
+	wait "$gpid"; gpid=
+	stop_trace
+	"${UTIL[@]}" dump "$U1" T1 >"$tmp/r.dump"
+	check nats_restart_mid_run_every_event_once events_once "$tmp/r.dump" perfbuf.r. 3000
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
+	check nats_restart_published_acknowledged test "${pub:-x}" = "$ack" -a "$drop" = 0
+	check nats_restart_said grep -q 'NATS: disconnected' "$tmp/err"
+	if grep -q '^perfbuf trace: 3000 events received, 0 lost$' "$tmp/err"; then
+		pass nats_restart_received_all
+	else
+		fail nats_restart_received_all "$(grep -v '^nats:' "$tmp/err")"
+	fi
+else
+	fail nats_restart_mid_run_every_event_once "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- no server at the start (--nats-wait), one later; the buffer bound -
+P2=$(port)
+U2=nats://127.0.0.1:$P2
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
+	--nats-stream W --stats "$SEQ"; then
+	target 300
+	sleep 0.3
+	server s2 "$U2" -a 127.0.0.1 -p "$P2" -js -sd "$tmp/s2"
+	for _ in $(seq 50); do grep -q 'created stream W' "$tmp/err" && break; sleep 0.1; done
+	target 200
+	sleep 1		# a --stats line
+	stop_trace
+	"${UTIL[@]}" dump "$U2" W >"$tmp/w.dump"
+	check nats_server_down_at_start events_once "$tmp/w.dump" perfbuf. 500
+	check nats_stats_line grep -q '^nats: [0-9]* published/s, [0-9]* acknowledged/s, ' "$tmp/err"
+else
+	fail nats_server_down_at_start "did not attach: $(cat "$tmp/err")"
+fi
+stop_server s2
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
+	--nats-buffer 4K --nats-stream B "$SEQ"; then
+	target 100
+	sleep 0.3
+	server s2 "$U2" -a 127.0.0.1 -p "$P2" -js -sd "$tmp/s2b"
+	for _ in $(seq 50); do grep -q 'created stream B' "$tmp/err" && break; sleep 0.1; done
+	stop_trace
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
+	full=$(sed -n 's/.* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/err")
+	stored=$("${UTIL[@]}" dump "$U2" B | wc -l)
+	check nats_buffer_bound_drops_counted test "${pub:-0}" -ge 101 -a "$((ack + drop))" = "$pub" \
+		-a "${full:-0}" -gt 50 -a "$stored" = "$ack" -a "$ack" -gt 0
+else
+	fail nats_buffer_bound_drops_counted "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- a three-node cluster, an R3 stream, a node killed and restarted ---
+for i in 1 2 3; do
+	CP[$i]=$(port)
+	NP[$i]=$(port)
+done
+routes="nats-route://127.0.0.1:${CP[1]},nats-route://127.0.0.1:${CP[2]},nats-route://127.0.0.1:${CP[3]}"
+node() {	# node I: start (again) cluster node I
+	start_server "n$1" -a 127.0.0.1 -p "${NP[$1]}" -js -sd "$tmp/n$1" -n "n$1" \
+		--cluster_name pbc --cluster "nats://127.0.0.1:${CP[$1]}" --routes "$routes"
+}
+node 1; node 2; node 3
+for i in 1 2 3; do
+	"${UTIL[@]}" ready "nats://127.0.0.1:${NP[$i]}" 15 || fail nats_cluster_start "$(tail -3 "$tmp/n$i.log")"
+done
+URLS="nats://127.0.0.1:${NP[1]},nats://127.0.0.1:${NP[2]},nats://127.0.0.1:${NP[3]}"
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$URLS" --nats-stream C \
+	--nats-replicas 3 --subject 'perfbuf.c.{probe}' "$SEQ"; then
+	gen 30
+	sleep 1
+	stop_server n1		# the one we are connected to: the first URL
+	sleep 1.5
+	node 1
+	"${UTIL[@]}" ready "nats://127.0.0.1:${NP[1]}" 15
+	wait "$gpid"; gpid=
+	stop_trace
+	"${UTIL[@]}" dump "nats://127.0.0.1:${NP[2]}" C >"$tmp/c.dump"
+	check nats_cluster_r3_every_event_once events_once "$tmp/c.dump" perfbuf.c. 3000
+	read -r pub ack retried drop <<<"$(nats_counts "$tmp/err")"
+	echo "cluster: published $pub, acknowledged $ack, retried $retried, dropped $drop"
+	check nats_cluster_published_is_acknowledged_plus_dropped \
+		test "${pub:-x}" = "$((ack + drop))" -a "$ack" = "$(wc -l <"$tmp/c.dump")"
+else
+	fail nats_cluster_r3_every_event_once "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- errors: one line, exit 1, nothing attached ------------------------
+P3=$(port)
+error_case err_nats_bad_url 'is not a NATS URL' trace --nats http://x "$SEQ"
+error_case err_nats_refused 'Connection refused' trace --nats "nats://127.0.0.1:$P3" "$SEQ"
+error_case err_nats_no_stream 'no JetStream stream holds subject' \
+	trace --nats "$U1" --subject 'nostream.{host}' "$SEQ"
+error_case err_nats_subject_not_in_stream 'stream T1 does not hold subject' \
+	trace --nats "$U1" --nats-stream T1 --subject 'other.{host}' "$SEQ"
+error_case err_nats_bad_subject 'empty token' trace --nats "$U1" --subject 'a..b' "$SEQ"
+error_case err_nats_options_need_url 'need --nats URL' trace --subject a.b "$SEQ"
+error_case err_nats_and_output 'give one of them' trace --nats "$U1" -o "$tmp/x" "$SEQ"
+error_case err_nats_creds_missing "nats-creds '/nonexistent'" \
+	trace --nats "$U1" --nats-creds /nonexistent "$SEQ"
+error_case err_tail_no_stream 'no stream matches' nats-tail --nats "$U1" --subject 'zzz.>'
+P4=$(port)
+start_server auth -a 127.0.0.1 -p "$P4" --user u --pass secret
+P5=$(port)
+start_server nojs -a 127.0.0.1 -p "$P5"
+for _ in $(seq 50); do
+	grep -q 'Server is ready' "$tmp/auth.log" && grep -q 'Server is ready' "$tmp/nojs.log" && break
+	sleep 0.1
+done
+error_case err_nats_auth_failure 'refused us: Authorization Violation' \
+	trace --nats "nats://127.0.0.1:$P4" "$SEQ"
+error_case err_nats_no_jetstream 'has no JetStream' trace --nats "nats://127.0.0.1:$P5" "$SEQ"
+
+finish
