@@ -5,8 +5,10 @@
 #   scripts/setup.sh --tracefs-only
 set -euo pipefail
 
-# chromium: the tests render perfbuf profile's flame graphs (headless)
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db chromium)
+# chromium: the tests render perfbuf profile's flame graphs (headless);
+# libnats-dev, nats-server: trace --nats and its tests
+pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db chromium
+	libnats-dev nats-server)
 mode=${1:-}
 [[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox linux-perf)
 
