@@ -175,19 +175,28 @@ static bool set_stream(struct nats_opts *o, const char *arg)
 	return true;
 }
 
+bool nats_parse_num(const char *prog, const char *opt, const char *arg,
+		    long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || *out < min || *out > max) {
+		fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n",
+			prog, opt, min, max, arg);
+		return false;
+	}
+	return true;
+}
+
 static bool set_number(struct nats_opts *o, const char *opt, const char *arg,
 		       long min, long max, int *out)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < min || v > max) {
-		fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n",
-			o->prog, opt, min, max, arg);
+	if (!nats_parse_num(o->prog, opt, arg, min, max, &v))
 		return false;
-	}
 	*out = v;
 	return true;
 }

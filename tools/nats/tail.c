@@ -69,21 +69,6 @@ struct tail_opts {
 
 enum { OPT_SINCE = 300, OPT_NO_FOLLOW, OPT_JSON, OPT_LATENCY };
 
-static bool parse_long(const char *opt, const char *arg, long min, long max,
-		       long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || *out < min || *out > max) {
-		fprintf(stderr, PROG ": %s wants a number from %ld to %ld, not '%s'\n",
-			opt, min, max, arg);
-		return false;
-	}
-	return true;
-}
-
 static bool set_option(struct tail_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -104,11 +89,11 @@ static bool set_option(struct tail_opts *o, int opt, const char *arg)
 		o->json = true;
 		return true;
 	case OPT_LATENCY:
-		return parse_long("--latency", arg, 0, 60000, &o->latency_ms);
+		return nats_parse_num(PROG, "--latency", arg, 0, 60000, &o->latency_ms);
 	case 'n':
-		return parse_long("-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+		return nats_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'd':
-		return parse_long("-d", arg, 1, 100000000, &o->duration);
+		return nats_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
 	default:
 		return nats_opts_set(&o->n, opt, arg);
 	}
