@@ -17,7 +17,7 @@ static const struct {
 	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
 	{ "profile", cmd_profile, "sample stacks on every CPU: folded, JSON, flame graph" },
 	{ "demo", cmd_demo, "trace exec() system-wide for a few seconds" },
-	{ "nats-tail", cmd_nats_tail, "print what trace --nats published, from every host" },
+	{ "nats-tail", cmd_nats_tail, "print the events trace published to NATS, from every host" },
 };
 
 static void usage(FILE *f)
