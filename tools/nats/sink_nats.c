@@ -254,7 +254,8 @@ static void say_summary(struct nats_sink *n, const struct tv_summary *sum)
 static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 {
 	struct nats_sink *n = nats_of(s);
-	int idle = n->o->ack_wait_ms * 2 > 5000 ? n->o->ack_wait_ms * 2 : 5000;
+	/* a cluster electing a stream leader under load takes seconds */
+	int idle = n->o->ack_wait_ms * 5 > 10000 ? n->o->ack_wait_ms * 5 : 10000;
 	size_t len;
 	const char *line = trace_sink_json_line(n->json, TRACE_LINE_SUMMARY, sum, &len);
 
