@@ -55,9 +55,11 @@ server() {
 	start_server "$name" "$@"
 	"${UTIL[@]}" ready "$url" 15
 }
-stop_server() {	# NAME [SIGNAL]
-	kill "-${2:-KILL}" "${SPID[$1]}" 2>/dev/null
-	wait "${SPID[$1]}" 2>/dev/null
+stop_server() {	# NAME [SIGNAL]; bash's "Killed" notice silenced
+	{
+		kill "-${2:-KILL}" "${SPID[$1]}"
+		wait "${SPID[$1]}"
+	} 2>/dev/null
 	unset "SPID[$1]"
 }
 # the NATS summary line's counts: published acknowledged retried dropped
