@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "options.h"
 #include "subject.h"
 
@@ -178,16 +179,11 @@ static bool set_stream(struct nats_opts *o, const char *arg)
 bool nats_parse_num(const char *prog, const char *opt, const char *arg,
 		    long min, long max, long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || *out < min || *out > max) {
-		fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n",
-			prog, opt, min, max, arg);
-		return false;
-	}
-	return true;
+	if (!cli_parse_long(arg, min, max, out))
+		return true;
+	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", prog,
+		opt, min, max, arg);
+	return false;
 }
 
 static bool set_number(struct nats_opts *o, const char *opt, const char *arg,
