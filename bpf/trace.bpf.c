@@ -26,6 +26,19 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
+/* Records bpf_perf_event_output() could not write for a reason the kernel
+ * does not count as lost: no ring in the CPU's slot yet (a CPU just back
+ * online, before the collector opened its new ring) or a dead event (the
+ * CPU went away). A full ring (-ENOSPC) the kernel counts itself. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} undelivered SEC(".maps");
+
+#define E_NOSPC 28
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_PROBES);
@@ -149,6 +162,7 @@ static __always_inline __u32 add_stacks(void *ctx, struct trace_record *e,
 static __always_inline void event_send(void *ctx, struct trace_record *e,
 				       __u32 data_sz)
 {
+	long out_err;
 	__u32 off;
 
 	if (data_sz > TRACE_DATA_MAX)
@@ -162,8 +176,15 @@ static __always_inline void event_send(void *ctx, struct trace_record *e,
 		if (data_sz > TRACE_DATA_MAX)
 			data_sz = TRACE_DATA_MAX;	/* never: for the verifier */
 	}
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
-			      sizeof(*e) + data_sz);
+	out_err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
+					sizeof(*e) + data_sz);
+	if (out_err && out_err != -E_NOSPC) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&undelivered, &zero);
+
+		if (n)
+			(*n)++;
+	}
 	scratch_put();
 }
 

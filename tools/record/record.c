@@ -125,7 +125,8 @@ static void end_text(char *buf, size_t sz, const struct cpu_line *cl, size_t n,
 					(unsigned long long)cl[i].lost);
 }
 
-int record_finish(struct capture_out *c, struct perfbuf *pb, const char *path)
+int record_finish(struct capture_out *c, struct perfbuf *pb,
+		  struct trace *skel, const char *path)
 {
 	size_t n = perfbuf__ring_cnt(pb);
 	struct cpu_line cl[n ? n : 1], tot = { .cpu = -1 };
@@ -137,7 +138,8 @@ int record_finish(struct capture_out *c, struct perfbuf *pb, const char *path)
 
 		perfbuf__stats(pb, i, &st);
 		cl[i] = (struct cpu_line){ .cpu = perfbuf__ring_cpu(pb, i),
-			.events = st.samples, .lost = lost_of(&st) };
+			.events = st.samples,
+			.lost = lost_of(&st) + trace_undelivered(skel, st.cpu) };
 		if (cl[i].cpu >= 0 && cl[i].cpu < CAP_MAX_CPUS)
 			cl[i].bytes = c->bytes[cl[i].cpu];
 		tot.events += cl[i].events;

@@ -22,6 +22,7 @@ int record_begin(struct capture_out *c, struct perfbuf *pb,
 		 const char *options);
 /* The summary on stderr and in the END frame: events, bytes written and
  * losses per CPU; close. 0, or -EIO after saying what failed. */
-int record_finish(struct capture_out *c, struct perfbuf *pb, const char *path);
+int record_finish(struct capture_out *c, struct perfbuf *pb,
+		  struct trace *skel, const char *path);
 
 #endif

@@ -697,9 +697,10 @@ static int summary(struct run *run, bool output_failed)
 
 		perfbuf__stats(run->pb, i, &st);
 		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
-			.received = st.samples, .lost = st.lost };
+			.received = st.samples,
+			.lost = st.lost + trace_undelivered(run->skel, st.cpu) };
 		sum.received += st.samples;
-		sum.lost += st.lost;
+		sum.lost += cpus[i].lost;
 	}
 	return trace_sink__summary(run->sink, &sum);
 }
@@ -716,11 +717,11 @@ static int finish(struct run *run)
 	perfbuf__quiesce(run->pb);	/* programs still running write before the drain */
 	if (run->o.flight_pages) {
 		snapshot(run);
-		return record_finish(&run->cap, run->pb, name);
+		return record_finish(&run->cap, run->pb, run->skel, name);
 	}
 	err = perfbuf__drain(run->pb);
 	if (run->o.record)
-		return record_finish(&run->cap, run->pb, name);
+		return record_finish(&run->cap, run->pb, run->skel, name);
 	if (err < 0 && err != -EINTR)
 		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", PROG,
 			strerror(-err));

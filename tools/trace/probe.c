@@ -424,6 +424,24 @@ static int parse_one(struct probe_set *set, const char *spec)
 	return 0;
 }
 
+__u64 trace_undelivered(struct trace *skel, int cpu)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	__u64 v = 0;
+
+	if (!skel || ncpu <= 0 || cpu < 0 || cpu >= ncpu)
+		return 0;
+	{
+		__u64 vals[ncpu];
+
+		if (!bpf_map__lookup_elem(skel->maps.undelivered, &zero,
+					  sizeof(zero), vals, sizeof(vals), 0))
+			v = vals[cpu];
+	}
+	return v;
+}
+
 struct trace *trace_obj_open(void)
 {
 	struct trace *obj = trace__open();

@@ -98,6 +98,9 @@ struct trace_filter {
 extern struct trace_filter trace_filter;
 extern char tracefs_dir[64];	/* format.c; tracefs_ensure() may change it */
 struct trace *trace_obj_open(void);
+/* Records of @cpu the BPF programs could not write for a reason the kernel
+ * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
+__u64 trace_undelivered(struct trace *skel, int cpu);
 int probes_parse(struct probe_set *set, const char *spec);
 /* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
  * or out of memory. */
