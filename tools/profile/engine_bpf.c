@@ -111,7 +111,8 @@ static int load(struct prof_run *run, struct bpf_state *st)
 
 static int bpf_start(struct prof_run *run, void **state)
 {
-	PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = 64);
+	/* a profile needs no 10 ms latency: fewer wake-ups, less CPU */
+	PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = 64, .latency_ms = 250);
 	struct perfbuf_event_opts ev;
 	struct bpf_state *st = calloc(1, sizeof(*st));
 	int err;
