@@ -156,8 +156,8 @@ $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o write
 	$(OUTPUT)/tools/cli.o
 
 # tests of the trace pipeline link its libbpf-free part
-TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o decode.o \
-		     output.o sink_buf.o sink_text.o sink_json.o)
+TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
+		     output.o sink_buf.o sink_text.o sink_json.o clock.o)
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
@@ -268,8 +268,9 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
-FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c decode.c output.c sink_buf.c \
-		     sink_text.c sink_json.c) $(wildcard tools/trace/*.h) bpf/trace.h
+FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
+		     sink_text.c sink_json.c clock.c) $(wildcard tools/trace/*.h) \
+		   bpf/trace.h src/clock.c
 
 $(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

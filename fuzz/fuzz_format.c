@@ -59,6 +59,15 @@ static void check_fields(const struct trace_probe *p)
 		for (const char *s = f->name; *s; s++)
 			if (!isalnum((unsigned char)*s) && *s != '_')
 				abort();
+		/* print fmt hints: names only on integers, addresses of
+		 * the widths sinks read (a wrong one prints as the type) */
+		if ((f->names || f->nnames) != (f->hint == TV_HINT_SYMBOLIC ||
+						 f->hint == TV_HINT_FLAGS) ||
+		    (f->names && f->kind != FK_INT) || f->nnames < 0)
+			abort();
+		for (int k = 0; k < f->nnames; k++)
+			if (!f->names[k].name)
+				abort();
 		if (slotted != (f->slot >= 0) || f->slot >= (int)c->nstr ||
 		    (f->slot >= 0 && c->str[f->slot].off != f->off))
 			abort();

@@ -4,8 +4,9 @@
  * escaper: for any bytes, the output must be one JSON string (quotes,
  * then no raw control character, DEL, '"' or invalid UTF-8, and only
  * \" \\ \n \t \r \b \f \uXXXX escapes), valid UTF-8 in the input must be
- * copied as is, and decoding it back, each \u00XX to the byte XX, must
- * give the input exactly. abort() on any violation.
+ * copied as is, and decoding it back, \u00XX (XX < 0x80) and \udcXX (XX
+ * >= 0x80: surrogateescape) each to the byte XX, must give the input
+ * exactly. abort() on any violation.
  */
 #define _GNU_SOURCE	/* memfd_create */
 #include <stdint.h>
@@ -109,9 +110,11 @@ static size_t decode(const uint8_t *b, size_t n, uint8_t *out, bool *raw)
 					abort();
 				v = v << 4 | h;
 			}
-			/* \u00XX is byte XX: code points beyond are never
-			 * escaped, and would not map back to one byte */
-			if (v > 0xff)
+			/* \u00XX: a control byte; \udcXX: byte XX of
+			 * invalid UTF-8; nothing else maps to one byte */
+			if (v >= 0xdc80 && v <= 0xdcff)
+				v -= 0xdc00;
+			else if (v >= 0x80)
 				abort();
 			out[o++] = v;
 			i += 4;

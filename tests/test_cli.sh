@@ -23,6 +23,7 @@ one_line_error demo_bad_duration "demo: -d wants a positive number of seconds, n
 one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
 one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
 one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x
+one_line_error demo_bad_time "^perfbuf demo: --time wants rel, mono or wall, not 'utc'$" demo --time utc
 # perfbuf-bench is not run by the suite, but its bad options are checked
 if [[ -x $BUILD/perfbuf-bench ]]; then
 	PERFBUF=$BUILD/perfbuf-bench
@@ -48,6 +49,10 @@ if need_root; then
 	# it runs /bin/true every second: at least one exec of it is seen
 	check demo_traces_exec test "$rc" = 0 -a -n "$(grep -E '^[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$' "$tmp/out")"
 	check demo_prints_stats grep -qE '^CPU +SAMPLES +BYTES +LOST +WAKEUPS +DRAINS +HIGHWATER$' "$tmp/out"
+	# --time as perfbuf trace has it: rel by default (small), wall the date
+	check demo_time_rel awk '/ true +\/bin\/true$/ { n++; if ($1 > 10) bad = 1 } END { exit bad || !n }' "$tmp/out"
+	"$PERFBUF" demo -d 1 --time wall >"$tmp/out" 2>"$tmp/err"
+	check demo_time_wall grep -qE "^$(date +%Y-%m-%d)T[0-9:]{8}\.[0-9]{6} +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$" "$tmp/out"
 	# tracefs mounted when missing, as trace does (a private mount namespace)
 	if unshare -m true 2>/dev/null; then
 		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null

@@ -110,6 +110,18 @@ else
 	fail record_buffers_reported "did not attach: $(cat "$tmp/rerr")"
 fi
 
+# --time and --width as trace has them: the recording's own clocks
+if [[ -s $tmp/buf.cap ]]; then
+	"$PERFBUF" report --time wall "$tmp/buf.cap" >"$tmp/wall.txt" 2>/dev/null
+	check report_time_wall grep -qE "^$(date +%Y-%m-%d)T[0-9:]{8}\.[0-9]{6} .*sys_enter_write" "$tmp/wall.txt"
+	"$PERFBUF" report --time mono --json "$tmp/buf.cap" >"$tmp/mono.json" 2>/dev/null
+	up=$(cut -d' ' -f1 /proc/uptime)
+	check report_time_mono json_check "$tmp/mono.json" \
+		"all(0 < $up - o['time_ns'] / 1e9 < 300 for o in objs if o['type'] == 'event')"
+else
+	fail report_time_wall "no capture from the test before"
+fi
+
 # --- cut and damaged captures -----------------------------------------
 if [[ -s $tmp/rt.cap ]]; then
 	size=$(stat -c %s "$tmp/rt.cap")

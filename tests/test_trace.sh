@@ -40,7 +40,7 @@ if start_trace tracepoint:sched:sched_process_exec; then
 	stop_trace
 	check text_event_line grep -q "pbexec_$$ .*sched_process_exec filename=\"${prog:0:20}" "$tmp/out"
 	check text_header grep -q '^TIME(s) .*CPU .*PID .*TID .*COMM .*PROBE' "$tmp/out"
-	check text_summary grep -q 'events received, [0-9]* lost' "$tmp/err"
+	check text_summary grep -qE 'events received: [0-9]+ printed, [0-9]+ discarded \(past -n\); [0-9]+ lost$' "$tmp/err"
 else
 	fail text_event_line "did not attach: $(cat "$tmp/err")"
 fi
@@ -101,24 +101,24 @@ cp /bin/true "$hostile"
 if start_trace --json tracepoint:sched:sched_process_exec; then
 	"$hostile"
 	stop_trace
-	# invalid bytes come out as \u00XX: Latin-1 decoding gives the same
-	exp=$(printf '%s' "$hostile" | python3 -c 'import sys; print(repr(sys.stdin.buffer.read().decode("latin-1")))')
+	# invalid bytes come out as \udcXX: surrogateescape decoding gives the same
+	exp=$(printf '%s' "$hostile" | python3 -c 'import sys; print(repr(sys.stdin.buffer.read().decode("utf-8", "surrogateescape")))')
 	check json_hostile_names json_check "$tmp/out" \
 		"any(o['type']=='event' and o['args'].get('filename')==$exp and o['comm']==$exp.split('/')[-1][:15] for o in objs)"
 else
 	fail json_hostile_names "did not attach: $(cat "$tmp/err")"
 fi
 # control bytes, DEL, overlong, surrogate, valid UTF-8, truncated at the end:
-# valid UTF-8 stays, every other byte is \u00XX, no raw control byte or DEL
+# valid UTF-8 stays, control bytes are \u00XX, every byte of invalid UTF-8
+# \udcXX (PEP 383), no raw control byte or DEL
 hostile2="$tmp/"$'pb\x01\x7f\xc0\xaf\xed\xa0\x80\xc3\xa9\xe2\x82'
 cp /bin/true "$hostile2"
 if start_trace --json tracepoint:sched:sched_process_exec; then
 	"$hostile2"
 	stop_trace
 	exp=$(printf '%s' "$hostile2" | python3 -c '
-import codecs, sys
-codecs.register_error("byte", lambda e: ("".join(map(chr, e.object[e.start:e.end])), e.end))
-print(repr(sys.stdin.buffer.read().decode("utf-8", "byte")))')
+import sys
+print(repr(sys.stdin.buffer.read().decode("utf-8", "surrogateescape")))')
 	check json_bad_utf8 json_check "$tmp/out" \
 		"any(o['type']=='event' and o['args'].get('filename')==$exp for o in objs) and not any(b < 0x20 and b != 10 or b == 0x7f for b in open('$tmp/out','rb').read())"
 	if ((failed)); then	# what arrived, for the log
@@ -127,6 +127,23 @@ print(repr(sys.stdin.buffer.read().decode("utf-8", "byte")))')
 	fi
 else
 	fail json_bad_utf8 "did not attach: $(cat "$tmp/err")"
+fi
+# "y\xff" (invalid) and "y\xc3\xbf" (valid: y with U+00FF) are two names
+# in JSON, and each gives its bytes back (surrogateescape)
+mkdir -p "$tmp/u8a" "$tmp/u8b"
+cp /bin/true "$tmp/u8a/"$'y\xff'
+cp /bin/true "$tmp/u8b/"$'y\xc3\xbf'
+if start_trace --json tracepoint:sched:sched_process_exec; then
+	"$tmp/u8a/"$'y\xff'
+	"$tmp/u8b/"$'y\xc3\xbf'
+	stop_trace
+	check json_non_utf8_distinct json_check "$tmp/out" "(lambda names: len(names) == 2 and
+		names[0] != names[1] and [n.encode('utf-8', 'surrogateescape') for n in names] ==
+		[b'$tmp/u8a/y\\xff', b'$tmp/u8b/y\\xc3\\xbf'])(
+		[o['args']['filename'] for o in objs if o['type'] == 'event' and '/u8' in o['args']['filename']])"
+	check json_non_utf8_escape grep -qF 'u8a/y\udcff"' "$tmp/out"
+else
+	fail json_non_utf8_distinct "did not attach: $(cat "$tmp/err")"
 fi
 if start_trace tracepoint:sched:sched_process_exec; then
 	"$hostile"
@@ -181,7 +198,7 @@ if start_trace --json --buffers --comm pbrw "${rw_probes[@]}"; then
 	stop_trace
 	check buffers_bounded_by_count json_check "$tmp/out" '
 		[o["args"]["buf"] for o in objs if o["type"] == "event" and
-		 o["probe"].endswith("sys_enter_write")] == ["abc", "\x00\x01\u00ff\"q"]'
+		 o["probe"].endswith("sys_enter_write")] == ["abc", "\x00\x01\udcff\"q"]'
 	check buffers_read_stays_pointer json_check "$tmp/out" '
 		all(o["args"]["buf"].startswith("0x") for o in objs if o["type"] == "event" and
 		    o["probe"].endswith("sys_enter_read"))'
@@ -283,6 +300,109 @@ if start_trace --json "uprobe:$TARGET:pb_target_add+0x0" "uprobe:$TARGET:pb_targ
 else
 	fail same_uprobe_two_spellings "did not attach: $(cat "$tmp/err")"
 fi
+
+# 5c. output. JSON integers beyond 2^53 are strings (exact in every
+# reader): lseek's offset of 2^62 and -1 (SEEK_END from the end)
+if start_trace --json --comm pbseek tracepoint:syscalls:sys_enter_lseek; then
+	python3 -c 'import ctypes, os
+ctypes.CDLL(None).prctl(15, b"pbseek", 0, 0, 0)
+fd = os.open("/dev/null", os.O_RDONLY)
+os.lseek(fd, 2**62, 0)
+os.lseek(fd, 2**53, 0)
+os.lseek(fd, -2**53 - 1, 2)'
+	stop_trace
+	check json_int_beyond_2_53 json_check "$tmp/out" '(
+		[o["args"]["offset"] for o in objs if o["type"] == "event"] ==
+		["4611686018427387904", 9007199254740992, "-9007199254740993"])'
+else
+	fail json_int_beyond_2_53 "did not attach: $(cat "$tmp/err")"
+fi
+# -n: the summary says what was received, printed and discarded, adding up
+timeout 20 "$PERFBUF" trace --json -n 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/err"
+check count_summary_adds_up json_check "$tmp/out" '(lambda s: s["type"] == "summary" and
+	s["printed"] == 5 == sum(1 for o in objs if o["type"] == "event") and
+	s["received"] == s["printed"] + s["discarded"] and
+	s["received"] == sum(c["received"] for c in s["per_cpu"]))(objs[-1])'
+timeout 20 "$PERFBUF" trace -n 5 tracepoint:sched:sched_switch >/dev/null 2>"$tmp/err"
+check count_summary_text grep -qE '^([0-9]+) events received: 5 printed, [0-9]+ discarded \(past -n\); [0-9]+ lost$' "$tmp/err"
+# --time: one clock in text and JSON; rel (the default) since the start,
+# mono CLOCK_MONOTONIC (/proc/uptime here: no suspend), wall the date
+if start_trace --json --time wall tracepoint:sched:sched_process_exec; then
+	"$prog"
+	stop_trace
+	check time_wall_json json_check "$tmp/out" "all(isinstance(o['time_ns'], str) and
+		abs(int(o['time_ns']) / 1e9 - $(date +%s)) < 30 for o in objs if o['type'] == 'event')"
+else
+	fail time_wall_json "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --time wall tracepoint:sched:sched_process_exec; then
+	"$prog"
+	stop_trace
+	check time_wall_text grep -qE "^$(date +%Y-%m-%d)T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} .* sched_process_exec filename=\"$prog\"" "$tmp/out"
+	check time_wall_header grep -qE '^TIME +CPU' "$tmp/out"
+else
+	fail time_wall_text "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --time mono tracepoint:sched:sched_process_exec; then
+	"$prog"
+	stop_trace
+	up=$(cut -d' ' -f1 /proc/uptime)
+	check time_mono_text awk -v up="$up" '/sched_process_exec/ { d = up - $1; if (d < 0 || d > 30) bad = 1; n++ } END { exit bad || !n }' "$tmp/out"
+else
+	fail time_mono_text "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --json tracepoint:sched:sched_process_exec; then
+	"$prog"
+	stop_trace
+	check time_rel_default json_check "$tmp/out" "all(0 < o['time_ns'] < 30e9 for o in objs if o['type'] == 'event')"
+else
+	fail time_rel_default "did not attach: $(cat "$tmp/err")"
+fi
+error_case err_time_value "^perfbuf trace: --time wants rel, mono or wall, not 'utc'$" \
+	trace --time utc tracepoint:sched:sched_process_exec
+# addresses and the names of values, from the format's print fmt: a
+# loopback TCP connection over IPv4 and IPv6 (inet_sock_set_state prints
+# saddr %pI4, daddr_v6 %pI6c, newstate __print_symbolic)
+tcp_pair() {
+	python3 -c 'import ctypes, socket
+ctypes.CDLL(None).prctl(15, b"pbtcp", 0, 0, 0)
+for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+    s = socket.socket(fam); s.bind((host, 0)); s.listen()
+    c = socket.create_connection((host, s.getsockname()[1])); a, _ = s.accept()
+    c.close(); a.close(); s.close()'
+}
+if start_trace --json --comm pbtcp tracepoint:sock:inet_sock_set_state; then
+	tcp_pair
+	stop_trace
+	check addr_ipv4_json json_check "$tmp/out" "any(o['args']['family'] == 2 and
+		o['args']['saddr'] == '127.0.0.1' and o['args']['daddr'] == '127.0.0.1' and
+		o['names']['newstate'] == 'TCP_ESTABLISHED' and o['args']['newstate'] == 1 and
+		o['names']['family'] == 'AF_INET' for o in objs if o['type'] == 'event')"
+	check addr_ipv6_json json_check "$tmp/out" "any(o['args']['family'] == 10 and
+		o['args']['daddr_v6'] == '::1' and o['names']['family'] == 'AF_INET6'
+		for o in objs if o['type'] == 'event')"
+else
+	fail addr_ipv4_json "did not attach: $(cat "$tmp/err")"
+fi
+if start_trace --comm pbtcp tracepoint:sock:inet_sock_set_state; then
+	tcp_pair
+	stop_trace
+	check addr_names_text grep -qE 'newstate=1\(TCP_ESTABLISHED\) .*family=2\(AF_INET\) .*saddr=127\.0\.0\.1 daddr=127\.0\.0\.1 ' "$tmp/out"
+else
+	fail addr_names_text "did not attach: $(cat "$tmp/err")"
+fi
+# losses in a text file: a '#' line where each gap is, adding up to the
+# summary's count (a storm into a one-page ring)
+timeout 30 "$PERFBUF" trace --pages 1 -o "$tmp/lost.txt" tracepoint:syscalls:sys_enter_getpgid 2>"$tmp/err" &
+tpid=$!
+for _ in $(seq 100); do grep -q '^Attached' "$tmp/err" && break; sleep 0.1; done
+python3 -c 'import os
+for i in range(200000): os.getpgid(0)'
+stop_trace
+lost=$(grep -oE '; [0-9]+ lost$' "$tmp/err" | grep -oE '[0-9]+')
+inband=$(grep -E '^# ([0-9.]+ )?CPU [0-9]+: [0-9]+ events? lost$' "$tmp/lost.txt" |
+	grep -oE '[0-9]+ events? lost$' | awk '{ s += $1 } END { print s + 0 }')
+check text_lost_in_band test -n "$lost" -a "${lost:-0}" -gt 0 -a "$inband" = "$lost"
 
 # 6. errors: one line, exit 1, nothing left attached
 before=$(attached_progs)

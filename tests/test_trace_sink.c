@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE	/* memfd_create */
 #include <fcntl.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -110,7 +111,7 @@ static void feed(struct trace_sink *s)
 			      .tid = 43, .comm = "sh\x01", .comm_len = 3,
 			      .probe = &probes[0], .nfields = 13, .fields = fields };
 	struct tv_summary sum = { .received = 3, .lost = 5, .printed = 2,
-				  .ncpus = 2, .cpus = cpus };
+				  .discarded = 1, .ncpus = 2, .cpus = cpus };
 
 	ASSERT_OK(trace_sink__begin(s, &schema), "begin");
 	trace_sink__event(s, &e);
@@ -133,14 +134,15 @@ static void feed(struct trace_sink *s)
 }
 
 static const char text_summary[] =
-	"\n3 events received, 5 lost\n"
+	"\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\n"
 	"CPU  RECEIVED       LOST\n"
 	"0    2              5\n"
 	"3    1              0\n";
 
 TEST(text_sink_pinned)
 {
-	struct trace_sink_opts o = { .max_cols = 0, .start_ns = 1000000000 };
+	struct trace_sink_opts o = { .max_cols = 0,
+				     .clock = { TRACE_TIME_REL, 1000000000, 0 } };
 	struct trace_sink *s;
 	struct capture c;
 	char *out, *err;
@@ -160,15 +162,19 @@ TEST(text_sink_pinned)
 	       " ptr=0xffff888001234560 str=\"a\\\"b\\\\c\\nd\\te\\x01\\x7f\\xc3\\xa9\\xff\""
 	       " bytes=00abff ints=[-1,2,-300] q\"uote=\"\""
 	       " argv=[\"ls\", \"--colo\"..., ?]... long=\"/very/lo\"...\n"
-	       "5.000000*  3   7       8       a-very-long-com  weird u8=255 s16=-32768\n",
+	       "5.000000*  3   7       8       a-very-long-com  weird u8=255 s16=-32768\n"
+	       "# 5.000001 CPU 0: 5 events lost\n"
+	       "# CPU 3: 1 event lost\n"
+	       "# 5.000002 CPU 3 went offline\n"
+	       "# 5.000003 CPU 3 came online: traced\n",
 	       "text output");
 	str_eq(err,
 	       "lost 5 events on CPU #0\n"
 	       "lost 1 events on CPU #3\n"
 	       "CPU 3 went offline\n"
 	       "CPU 3 came online: traced\n"
-	       "\n3 events received, 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n"
-	       "\n3 events received, 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
+	       "\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n"
+	       "\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
 	       "text stderr");
 	ASSERT_TRUE(strstr(err, text_summary) != NULL, "summary on stderr");
 	free(out);
@@ -193,9 +199,9 @@ TEST(json_sink_pinned)
 	str_eq(out,
 	       "{\"type\":\"event\",\"time_ns\":5123456789,\"cpu\":1,\"pid\":42,\"tid\":43,"
 	       "\"comm\":\"sh\\u0001\",\"probe\":\"tracepoint:cat:ev\",\"args\":{"
-	       "\"u8\":255,\"s16\":-32768,\"s32\":-100,\"u64\":18446744073709551615,"
-	       "\"s64\":-9223372036854775808,\"ptr\":\"0xffff888001234560\","
-	       "\"str\":\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\xc3\xa9\\u00ff\","
+	       "\"u8\":255,\"s16\":-32768,\"s32\":-100,\"u64\":\"18446744073709551615\","
+	       "\"s64\":\"-9223372036854775808\",\"ptr\":\"0xffff888001234560\","
+	       "\"str\":\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\xc3\xa9\\udcff\","
 	       "\"bytes\":\"00abff\",\"ints\":[-1,2,-300],\"nr\":257,\"q\\\"uote\":\"\","
 	       "\"argv\":[\"ls\",\"--colo\",null],\"long\":\"/very/lo\"},"
 	       "\"cut\":[\"argv[1]\",\"argv\",\"long\"]}\n"
@@ -206,16 +212,121 @@ TEST(json_sink_pinned)
 	       "{\"type\":\"lost\",\"cpu\":3,\"count\":1}\n"
 	       "{\"type\":\"cpu\",\"time_ns\":6000002000,\"cpu\":3,\"online\":false}\n"
 	       "{\"type\":\"cpu\",\"time_ns\":6000003000,\"cpu\":3,\"online\":true}\n"
-	       "{\"type\":\"summary\",\"received\":3,\"lost\":5,\"per_cpu\":["
+	       "{\"type\":\"summary\",\"received\":3,\"printed\":2,\"discarded\":1,\"lost\":5,\"per_cpu\":["
 	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
 	       "json output");
 	/* after a failed output, the summary goes to stderr */
 	str_eq(err,
-	       "{\"type\":\"summary\",\"received\":3,\"lost\":5,\"per_cpu\":["
+	       "{\"type\":\"summary\",\"received\":3,\"printed\":2,\"discarded\":1,\"lost\":5,\"per_cpu\":["
 	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
 	       "json stderr");
 	free(out);
 	free(err);
+}
+
+/* @e through a new sink of @mk (schema @sc, times on @clock or 0): what
+ * it wrote to the output. */
+static char *render(struct trace_sink *(*mk)(const struct trace_sink_opts *),
+		    const struct tv_schema *sc, const struct tv_event *e,
+		    const struct trace_clock *clock)
+{
+	struct trace_sink_opts o = {};
+	struct trace_sink *s;
+	struct capture c;
+	char *out, *err;
+
+	capture_start(&c);
+	o.fd = c.fd;
+	if (clock)
+		o.clock = *clock;
+	s = mk(&o);
+	if (s) {
+		trace_sink__begin(s, sc);
+		trace_sink__event(s, e);
+		trace_sink__flush(s);
+		trace_sink__end(s);
+	}
+	capture_end(&c, &out, &err);
+	free(err);
+	return out;
+}
+
+/* JSON integers a double cannot hold exactly (beyond 2^53) are strings;
+ * the rest numbers; text prints them all as numbers. */
+TEST(json_int_exact)
+{
+	static const char *const n[] = { "a", "b", "c", "d", "e" };
+	static const __u64 big[] = { 1ULL << 53, (1ULL << 53) + 1 };
+	static const struct tv_probe p = { .spec = "t:x:y", .label = "y",
+					   .nfields = 5, .names = n };
+	static const struct tv_schema sc = { .nprobes = 1, .probes = &p };
+	const struct tv_field f[] = {
+		{ .idx = 0, .name = n[0], .type = TV_INT, .width = 8, .u = 1ULL << 53 },
+		{ .idx = 1, .name = n[1], .type = TV_INT, .width = 8, .u = (1ULL << 53) + 1 },
+		{ .idx = 2, .name = n[2], .type = TV_INT, .width = 8, .is_signed = true,
+		  .i = -(1LL << 53) },
+		{ .idx = 3, .name = n[3], .type = TV_INT, .width = 8, .is_signed = true,
+		  .i = -(1LL << 53) - 1 },
+		{ .idx = 4, .name = n[4], .type = TV_ARRAY, .width = 8, .data = big,
+		  .len = sizeof(big) },
+	};
+	struct tv_event e = { .time_ns = 1, .comm = "x", .comm_len = 1, .probe = &p,
+			      .nfields = 5, .fields = f };
+	struct trace_clock mono = { TRACE_TIME_MONO };
+	char *out = render(trace_sink_json_new, &sc, &e, &mono);
+
+	str_eq(out, "{\"type\":\"event\",\"time_ns\":1,\"cpu\":0,\"pid\":0,"
+	       "\"tid\":0,\"comm\":\"x\",\"probe\":\"t:x:y\",\"args\":{"
+	       "\"a\":9007199254740992,\"b\":\"9007199254740993\","
+	       "\"c\":-9007199254740992,\"d\":\"-9007199254740993\","
+	       "\"e\":[9007199254740992,\"9007199254740993\"]}}\n", "json");
+	free(out);
+	out = render(trace_sink_text_new, &sc, &e, &mono);
+	ASSERT_TRUE(out && strstr(out, " y a=9007199254740992 b=9007199254740993"
+				  " c=-9007199254740992 d=-9007199254740993"
+				  " e=[9007199254740992,9007199254740993]\n"), "text: numbers");
+	free(out);
+}
+
+/* --time: one clock for text and JSON; wall time in JSON is past 2^53 ns
+ * (a string), its text the local date and time (here TZ=UTC). */
+TEST(clock_modes)
+{
+	/* started at monotonic 10 s, when the wall clock read 2026-11-23
+	 * 01:40:00 UTC (1795398000 s) */
+	struct trace_clock c = { TRACE_TIME_REL, 10000000000ULL,
+				 1795398000000000000LL - 10000000000LL };
+	static const struct tv_probe p = { .spec = "t:x:y", .label = "y" };
+	static const struct tv_schema sc = { .nprobes = 1, .probes = &p };
+	struct tv_event e = { .time_ns = 12345678901ULL, .comm = "x",
+			      .comm_len = 1, .probe = &p };
+	enum trace_time m;
+	char buf[40], *out;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	trace_clock_text(&c, e.time_ns, buf, sizeof(buf));
+	str_eq(buf, "2.345678", "rel: since the start");
+	ASSERT_EQ(trace_clock_ns(&c, 5), 0, "rel: before the start is 0");
+	c.mode = TRACE_TIME_MONO;
+	trace_clock_text(&c, e.time_ns, buf, sizeof(buf));
+	str_eq(buf, "12.345678", "mono: CLOCK_MONOTONIC");
+	c.mode = TRACE_TIME_WALL;
+	trace_clock_text(&c, e.time_ns, buf, sizeof(buf));
+	str_eq(buf, "2026-11-23T01:40:02.345678", "wall: the date and time");
+	str_eq(trace_clock_header(&c), "TIME", "wall header");
+	ASSERT_TRUE(!trace_time_parse("mono", &m) && m == TRACE_TIME_MONO, "parse mono");
+	ASSERT_EQ(trace_time_parse("utc", &m), -EINVAL, "parse: unknown");
+	out = render(trace_sink_json_new, &sc, &e, &c);
+	{
+		static const char want[] = "{\"type\":\"event\",\"time_ns\":\"1795398002345678901\",";
+
+		ASSERT_TRUE(out && !strncmp(out, want, sizeof(want) - 1),
+			    "JSON wall time_ns: exact, a string");
+	}
+	free(out);
+	unsetenv("TZ");
+	tzset();
 }
 
 /* Text lines are cut to max_cols with "..." (JSON never is). */
@@ -453,7 +564,94 @@ TEST(decode_buffers_off)
 	tp_fields_free(&p);
 }
 
+/* The print fmt line: addresses (%pI4, %pI6c, %pISpc) and the names of
+ * values (__print_symbolic, __print_flags) of the fields it prints. */
+static const char format3[] =
+	"name: fake3\nID: 3\nformat:\n"
+	"\tfield:int state;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long flags;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:__u8 saddr[4];\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:__u8 daddr_v6[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:__u8 sa[28];\toffset:44;\tsize:28;\tsigned:0;\n"
+	"\tfield:int other;\toffset:72;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"state=%s flags=%s saddr=%pI4 daddr=%pI6c sa=%pISpc other=%s %d\", "
+	"__print_symbolic(REC->state, { 1, \"TCP_ESTABLISHED\" }, { 7, \"TCP_CLOSE\" }, "
+	"{ TCP_NOT_A_NUMBER, \"SKIPPED\" }), "
+	"__print_flags((unsigned long)REC->flags, \"|\", { 0, \"NONE\" }, { 1 << 0, \"A\" }, "
+	"{ (1UL << 3) | 1, \"AD\" }, { 0x10, \"B\\\"q\" }), "
+	"REC->saddr, REC->daddr_v6, REC->sa, "
+	"__print_symbolic(REC->other >> 1, { 1, \"X\" }), REC->other\n";
+
+TEST(print_fmt_hints)
+{
+	static char target[] = "x:fake3", spec[] = "tracepoint:x:fake3", label[] = "fake3";
+	struct trace_probe p = { .kind = PK_TRACEPOINT, .target = target,
+				 .spec = spec, .label = label };
+	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
+	union {
+		struct trace_record r;
+		unsigned char b[sizeof(struct trace_record) + 80];
+	} u = {};
+	static const unsigned char sa[28] = { 10, 0, 0x1f, 0x90, 0, 0, 0, 0,
+		[23] = 1 };	/* AF_INET6 (host order), port 8080, ::1 */
+	FILE *f = fmemopen((void *)format3, sizeof(format3) - 1, "r");
+	struct trace_decoder *d = NULL;
+	const struct tv_event *e;
+	char *out;
+
+	if (!ASSERT_OK_PTR(f, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+		goto out;
+	fclose(f);
+	ASSERT_EQ(p.fields[0].hint, TV_HINT_SYMBOLIC, "state: symbolic");
+	ASSERT_EQ(p.fields[0].nnames, 2, "an enum name tracefs left is skipped");
+	ASSERT_EQ(p.fields[1].hint, TV_HINT_FLAGS, "flags, through a cast");
+	ASSERT_EQ(p.fields[1].nnames, 4, "1 << 0, (1UL << 3) | 1 read");
+	ASSERT_EQ(p.fields[1].names[2].value, 9, "(1UL << 3) | 1 == 9");
+	ASSERT_EQ(p.fields[2].hint, TV_HINT_IPV4, "saddr: %pI4");
+	ASSERT_EQ(p.fields[3].hint, TV_HINT_IPV6, "daddr_v6: %pI6c");
+	ASSERT_EQ(p.fields[4].hint, TV_HINT_SOCKADDR, "sa: %pISpc");
+	ASSERT_EQ(p.fields[5].hint, TV_HINT_NONE, "other: an expression, no names");
+	u.r.raw_size = 76;
+	memcpy(u.r.data + 8, &(__s32){ 1 }, 4);
+	/* greedy in table order, as the kernel's __print_flags: A, then
+	 * not AD (bit 3 left alone), B"q, the rest in hex */
+	memcpy(u.r.data + 16, &(__u64){ 0x1d | 0x100 }, 8);
+	memcpy(u.r.data + 24, (unsigned char[]){ 127, 0, 0, 1 }, 4);
+	u.r.data[28 + 15] = 1;					/* ::1 */
+	memcpy(u.r.data + 44, sa, sizeof(sa));
+	memcpy(u.r.data + 72, &(__s32){ 2 }, 4);
+	d = trace_decoder__new(&set);
+	e = d ? trace_decoder__decode(d, &u.r, sizeof(u.b), 0, false) : NULL;
+	if (!ASSERT_OK_PTR(e, "decoded"))
+		goto out;
+	out = render(trace_sink_text_new, trace_decoder__schema(d), e, NULL);
+	ASSERT_TRUE(out && strstr(out, " fake3 state=1(TCP_ESTABLISHED) flags=285(A|B\\\"q|0x10c)"
+				  " saddr=127.0.0.1 daddr_v6=::1 sa=[::1]:8080 other=2\n"),
+		    "text: names beside numbers, addresses");
+	free(out);
+	out = render(trace_sink_json_new, trace_decoder__schema(d), e, NULL);
+	ASSERT_TRUE(out && strstr(out, "\"args\":{\"state\":1,\"flags\":285,"
+				  "\"saddr\":\"127.0.0.1\",\"daddr_v6\":\"::1\",\"sa\":\"[::1]:8080\","
+				  "\"other\":2},\"names\":{\"state\":\"TCP_ESTABLISHED\","
+				  "\"flags\":\"A|B\\\"q|0x10c\"}}\n"),
+		    "json: names beside args, addresses as strings");
+	free(out);
+	/* 0: the table's name for 0; 7: TCP_CLOSE; 5: no name */
+	u.r.data[16] = 0;
+	u.r.data[17] = 0;
+	u.r.data[8] = 5;
+	e = trace_decoder__decode(d, &u.r, sizeof(u.b), 0, false);
+	out = render(trace_sink_text_new, trace_decoder__schema(d), e, NULL);
+	ASSERT_TRUE(out && strstr(out, " state=5 flags=0(NONE) "), "no name; the name of 0");
+	free(out);
+out:
+	trace_decoder__free(d);
+	tp_fields_free(&p);
+}
+
 TEST_MAIN(TEST_ENTRY(text_sink_pinned), TEST_ENTRY(json_sink_pinned),
+	  TEST_ENTRY(json_int_exact), TEST_ENTRY(clock_modes),
 	  TEST_ENTRY(text_sink_cut), TEST_ENTRY(sink_error_state),
 	  TEST_ENTRY(decode_values), TEST_ENTRY(decode_argv_buffers),
-	  TEST_ENTRY(decode_buffers_off))
+	  TEST_ENTRY(decode_buffers_off), TEST_ENTRY(print_fmt_hints))

@@ -165,6 +165,13 @@ fail:
 	return err;
 }
 
+bool cli_is_file(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
 const char *cli_output_error(int err)
 {
 	switch (-err) {

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "demo.h"
 #include "demo.skel.h"
+#include "trace/clock.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -26,10 +27,16 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
+struct demo_run {
+	__u64 events;
+	struct trace_clock clock;	/* --time, as perfbuf trace has it */
+};
+
 static int on_record(void *ctx, const struct perfbuf_record *rec)
 {
 	struct demo_event e = {};
-	__u64 *n = ctx;
+	struct demo_run *run = ctx;
+	char tm[40];
 
 	if (rec->kind == PERFBUF_REC_LOST) {
 		fprintf(stderr, "lost %llu events on CPU #%d\n",
@@ -38,9 +45,11 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	}
 	perfbuf_record_copy(rec, &e, sizeof(e));
 	e.comm[sizeof(e.comm) - 1] = e.filename[sizeof(e.filename) - 1] = '\0';
-	printf("%-14.6f %-3d %-7d %-7d %-16s %s\n", e.time_ns / 1e9, rec->cpu,
-	       e.pid, e.ppid, e.comm, e.filename);
-	(*n)++;
+	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC, the records' clock */
+	trace_clock_text(&run->clock, e.time_ns, tm, sizeof(tm));
+	printf("%-14s %-3d %-7d %-7d %-16s %s\n", tm, rec->cpu, e.pid, e.ppid,
+	       e.comm, e.filename);
+	run->events++;
 	return 0;
 }
 
@@ -60,12 +69,14 @@ int cmd_demo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
+		{ "time", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	struct perfbuf *pb = NULL;
 	struct demo *skel = NULL;
-	__u64 events = 0;
+	struct demo_run run = {};
+	enum trace_time tmode = TRACE_TIME_REL;
 	long duration = 5;
 	time_t end, next_spawn = 0;
 	char *endp;
@@ -83,13 +94,22 @@ int cmd_demo(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case 'T':
+			if (trace_time_parse(optarg, &tmode)) {
+				fprintf(stderr, "perfbuf demo: --time wants rel, mono or wall, not '%s'\n",
+					optarg);
+				return 1;
+			}
+			break;
 		case 'h':
-			printf("Usage: perfbuf demo [-d SECONDS]\n\n"
+			printf("Usage: perfbuf demo [-d SECONDS] [--time rel|mono|wall]\n\n"
 			       "Trace every exec() on this machine for SECONDS (default 5),\n"
 			       "running /bin/true once a second, then print per-CPU\n"
 			       "statistics. Needs root.\n\n"
 			       "Options:\n"
 			       "  -d, --duration SECONDS  how long to trace (default 5)\n"
+			       "      --time CLOCK        TIME: rel (since the start, the default),\n"
+			       "                          mono (CLOCK_MONOTONIC) or wall (the date)\n"
 			       "  -h, --help              this help\n");
 			return 0;
 		default:
@@ -119,7 +139,7 @@ int cmd_demo(int argc, char **argv)
 		goto cleanup;
 	}
 	pb = cli_perfbuf_new("perfbuf demo", bpf_map__fd(skel->maps.events),
-			     on_record, &events, NULL);
+			     on_record, &run, NULL);
 	if (!pb) {
 		err = -errno;
 		goto cleanup;
@@ -128,8 +148,9 @@ int cmd_demo(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	printf("Tracing exec() for %ld s (running /bin/true every second)... Ctrl-C to stop.\n",
 	       duration);
-	printf("%-14s %-3s %-7s %-7s %-16s %s\n", "TIME(s)", "CPU", "PID", "PPID",
-	       "COMM", "FILENAME");
+	trace_clock_init(&run.clock, tmode);
+	printf("%-14s %-3s %-7s %-7s %-16s %s\n", trace_clock_header(&run.clock),
+	       "CPU", "PID", "PPID", "COMM", "FILENAME");
 	end = time(NULL) + duration;
 	while (!exiting && time(NULL) < end) {
 		if (time(NULL) >= next_spawn) {
@@ -152,7 +173,7 @@ int cmd_demo(int argc, char **argv)
 		goto cleanup;
 	err = 0;
 	printf("\n%llu events\n%-4s %10s %12s %8s %8s %8s %10s\n",
-	       (unsigned long long)events, "CPU", "SAMPLES", "BYTES", "LOST",
+	       (unsigned long long)run.events, "CPU", "SAMPLES", "BYTES", "LOST",
 	       "WAKEUPS", "DRAINS", "HIGHWATER");
 	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
 		struct perfbuf_cpu_stats st;

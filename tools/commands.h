@@ -42,6 +42,8 @@ int cli_need_fds(const char *prog, unsigned int extra);
  * an existing regular file truncated unless it has other hard links
  * (-EMLINK), a FIFO or device written as is. An fd or -errno. */
 int cli_open_output(const char *path);
+/* Is @fd a regular file? (--width never cuts what goes to one) */
+bool cli_is_file(int fd);
 /* What to say about cli_open_output()'s @err. */
 const char *cli_output_error(int err);
 /* The same as a stdio stream; NULL with errno set. */

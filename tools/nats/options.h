@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace/clock.h"	/* struct trace_clock */
+
 #define NATS_DEFAULT_SUBJECT "perfbuf.{host}.{probe}"
 #define NATS_MAX_URLS 32
 
@@ -38,6 +40,7 @@ struct nats_opts {
 	const char *tls_ca;		/* --nats-tls-ca FILE */
 	bool wait;			/* --nats-wait: no server yet is fine */
 	bool stats;			/* trace --stats: a line a second */
+	struct trace_clock clock;	/* trace --time: the lines' time_ns */
 	int other;			/* a NATS option other than --nats given */
 };
 

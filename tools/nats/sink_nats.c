@@ -299,7 +299,7 @@ static const struct trace_sink_ops nats_ops = {
 
 struct trace_sink *trace_sink_nats_new(const struct nats_opts *o)
 {
-	struct trace_sink_opts jo = { .fd = -1 };
+	struct trace_sink_opts jo = { .fd = -1, .clock = o->clock };
 	struct nats_sink *n = calloc(1, sizeof(*n));
 
 	if (!n || !(n->json = trace_sink_json_new(&jo))) {

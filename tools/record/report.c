@@ -29,6 +29,9 @@ static const char usage_text[] =
 "Options:\n"
 "      --json        JSON Lines: event, lost and summary objects\n"
 "      --unordered   each CPU's events in the order they were written\n"
+"      --time CLOCK  what times are: rel (since the recording started, the\n"
+"                    default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
+"      --width N     cut text lines to N columns (not in a file)\n"
 "      --info        what the capture says about itself, not its events\n"
 "  -h, --help        this help\n"
 "\n"
@@ -41,6 +44,8 @@ static const char usage_text[] =
 
 struct report {
 	bool json, unordered, info;
+	enum trace_time time;	/* --time */
+	long width;		/* --width */
 	const char *path;
 	struct cap_reader *r;
 	struct cap_meta meta;
@@ -52,7 +57,28 @@ struct report {
 	struct trace_pipe pipe;	/* last: big */
 };
 
-enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO };
+enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH };
+
+/* --time, --width (as perfbuf trace has them) */
+static bool output_option(int opt, const char *arg, struct report *rp)
+{
+	char *end;
+
+	if (opt == OPT_TIME) {
+		if (!trace_time_parse(arg, &rp->time))
+			return true;
+		fprintf(stderr, RPROG ": --time wants rel, mono or wall, not '%s'\n", arg);
+		return false;
+	}
+	errno = 0;
+	rp->width = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || rp->width < 40 || rp->width > 100000) {
+		fprintf(stderr, RPROG ": --width wants a number from 40 to 100000, not '%s'\n",
+			arg);
+		return false;
+	}
+	return true;
+}
 
 static int parse_options(int argc, char **argv, struct report *rp)
 {
@@ -60,6 +86,8 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
 		{ "info", no_argument, NULL, OPT_INFO },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -74,6 +102,11 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		}
 		if (opt == '?' || opt == ':')
 			return cli_bad_option("report", opt, argv) ? -1 : 1;
+		if (opt == OPT_TIME || opt == OPT_WIDTH) {
+			if (!output_option(opt, optarg, rp))
+				return -1;
+			continue;
+		}
 		rp->json |= opt == OPT_JSON;
 		rp->unordered |= opt == OPT_UNORDERED;
 		rp->info |= opt == OPT_INFO;
@@ -108,7 +141,11 @@ static int open_capture(struct report *rp)
 		fprintf(stderr, RPROG ": %s: %s\n", rp->path, why);
 		return -1;
 	}
-	so.start_ns = rp->meta.start_mono_ns;
+	/* the recording's clocks, as trace_clock_init() took them live */
+	so.clock = (struct trace_clock){ .mode = rp->time,
+		.start_ns = rp->meta.start_mono_ns,
+		.wall_off_ns = (__s64)(rp->meta.start_wall_ns - rp->meta.start_mono_ns) };
+	so.max_cols = cli_is_file(1) ? 0 : rp->width;	/* never in a file */
 	rp->s = cap_stream__new(rp->r, rp->meta.sample_type, rp->meta.sample_id_all);
 	rp->dec = trace_decoder__new(&rp->set);
 	rp->sink = rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
@@ -64,6 +63,8 @@ static const char usage_text[] =
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
+"      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
+"                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
 "      --pages N        ring pages per CPU, a power of two (default 256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
@@ -107,6 +108,7 @@ struct trace_opts {
 	long duration, count;	/* 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
 	long width;		/* --width: text lines cut (0: never) */
+	enum trace_time time;	/* --time */
 	bool json, stats, verbose, unordered;
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
@@ -197,7 +199,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
-       OPT_KSTACK, OPT_USTACK };
+       OPT_KSTACK, OPT_USTACK, OPT_TIME };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -230,6 +232,23 @@ static bool filter_option(int opt, const char *arg)
 		trace_filter.cpu = v;
 		return true;
 	}
+}
+
+/* How events print: --width, --time (report's, for record). */
+static bool output_option(int opt, const char *arg, struct trace_opts *o)
+{
+	if (o->record) {
+		fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+			opt == OPT_TIME ? "--time" : "--width");
+		return false;
+	}
+	if (opt == OPT_WIDTH)
+		return parse_num("--width", arg, 40, 100000, &o->width);
+	if (trace_time_parse(arg, &o->time)) {
+		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", PROG, arg);
+		return false;
+	}
+	return true;
 }
 
 /* What BPF reads of syscall arguments: --string-size, --buffers. */
@@ -279,7 +298,8 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_LATENCY:
 		return parse_num("--latency", arg, 1, 60000, &o->latency);
 	case OPT_WIDTH:
-		return parse_num("--width", arg, 40, 100000, &o->width);
+	case OPT_TIME:
+		return output_option(opt, arg, o);
 	case OPT_STRING_SIZE:
 	case OPT_BUFFERS:
 		return read_option(opt, arg);
@@ -349,6 +369,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "kstack", no_argument, NULL, OPT_KSTACK },
 		{ "ustack", no_argument, NULL, OPT_USTACK },
 		NATS_TRACE_LONGOPTS,
+		{ "time", required_argument, NULL, OPT_TIME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -415,14 +436,6 @@ static int load_bpf(struct run *run)
 	return err;
 }
 
-/* --width never cuts what goes to a file */
-static bool is_file(int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && S_ISREG(st.st_mode);
-}
-
 /* --kstack/--ustack: a frame's name (tools/sym), for the decoder */
 static const char *frame_name(void *ctx, bool kernel, __u32 pid, __u64 addr)
 {
@@ -450,10 +463,12 @@ static int open_stacks(struct run *run)
 /* The decoder and the sink (text, or JSON Lines) the events go to. */
 static int open_sink(struct run *run)
 {
-	struct trace_sink_opts so = { .fd = run->fd, .max_cols = is_file(run->fd) ? 0 : run->o.width,
-				      .start_ns = perfbuf_now_ns() };
+	struct trace_sink_opts so = { .fd = run->fd,
+				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
 	int err = -ENOMEM;
 
+	trace_clock_init(&so.clock, run->o.time);
+	run->o.nats.clock = so.clock;
 	run->dec = trace_decoder__new(&run->set);
 	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);

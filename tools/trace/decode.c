@@ -327,6 +327,10 @@ static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 		field_value(d, v, f, r->data, s >= 0 ? slot[s] : NULL,
 			    s >= 0 ? r->str_len[s] : 0,
 			    s >= 0 && (r->str_cut >> s & 1));
+		/* what the print fmt said: an address, names of values */
+		v->hint = f->hint;
+		v->names = f->names;
+		v->nnames = f->nnames;
 		n++;
 	}
 	return n;

@@ -284,17 +284,20 @@ static void syscall_ptrs(struct trace_probe *p)
 
 int tp_format_parse(struct trace_probe *p, FILE *f)
 {
-	char line[1024];
+	char *line = NULL, *print_fmt = NULL;
+	size_t cap = 0;
 	unsigned int raw = 0;
 	int err = 0;
 
 	p->cfg.argv_slot = -1;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		char *decl = strstr(line, "field:"), *semi, *type, *name, *arr;
 		unsigned int off, size;
 		int sgn;
 		struct tp_field *fl, *v;
 
+		if (!strncmp(line, "print fmt:", 10) && !print_fmt)
+			print_fmt = strdup(line);	/* after the fields */
 		if (!decl)
 			continue;
 		decl += 6;
@@ -333,7 +336,11 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 		if (off + size > raw)
 			raw = off + size;
 	}
+	free(line);
 	p->cfg.raw_size = raw;
+	if (!err && print_fmt)
+		tp_printfmt_parse(p, print_fmt);
+	free(print_fmt);
 	if (!err && !strncmp(p->target, "syscalls:", 9))
 		syscall_ptrs(p);
 	return err;
@@ -358,6 +365,9 @@ int tp_format_load(struct trace_probe *p)
 void tp_fields_free(struct trace_probe *p)
 {
 	for (int i = 0; i < p->nfields; i++) {
+		for (int k = 0; k < p->fields[i].nnames; k++)
+			free((char *)p->fields[i].names[k].name);
+		free(p->fields[i].names);
 		free(p->fields[i].name);
 	}
 	free(p->fields);

@@ -5,9 +5,12 @@
  * is allocated or formatted with stdio per event.
  *
  * JSON strings: valid UTF-8 is copied, '"', '\\', control characters and
- * DEL are escaped, and each byte that is not part of valid UTF-8 becomes
- * \u00XX, XX being the byte (its Latin-1 code point), so any byte
- * sequence yields valid JSON and the bytes stay visible.
+ * DEL are escaped (\u00XX), and each byte that is not part of valid UTF-8
+ * becomes \udcXX, XX being the byte: the lone low surrogate U+DC80..U+DCFF
+ * of PEP 383's "surrogateescape", which no valid UTF-8 decodes to. Any
+ * byte sequence yields JSON, "y\xff" and "y\xc3\xbf" (ÿ) stay apart, and
+ * the bytes come back exactly: in Python,
+ * s.encode("utf-8", "surrogateescape").
  * Text strings: printable ASCII as is, anything else as \n, \t, \\, \"
  * or \xXX, so one event stays one line and a quoted string ends at its
  * closing quote.
@@ -173,10 +176,11 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* \u00XX for a control character, \udcXX for a byte of invalid UTF-8 */
 static void out_u00(struct outbuf *o, unsigned char c)
 {
-	char e[6] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4],
-		      "0123456789abcdef"[c & 15] };
+	char e[6] = { '\\', 'u', c < 0x80 ? '0' : 'd', c < 0x80 ? '0' : 'c',
+		      "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15] };
 
 	out_mem(o, e, sizeof(e));
 }
@@ -270,21 +274,33 @@ char *out_render_json(struct outbuf *o, const char *pre, const char *s,
 	return r;
 }
 
+void out_int(struct outbuf *o, __u64 v, bool sgn, bool json)
+{
+	/* 2^53: the largest a double (JavaScript, jq) holds exactly */
+	const __u64 exact = 1ULL << 53;
+	bool quote = json && (sgn ? (__s64)v > (__s64)exact || (__s64)v < -(__s64)exact
+				  : v > exact);
+
+	if (quote)
+		out_c(o, '"');
+	if (sgn)
+		out_s64(o, (__s64)v);
+	else
+		out_u64(o, v);
+	if (quote)
+		out_c(o, '"');
+}
+
 void out_ints(struct outbuf *o, const void *p, size_t n, unsigned int width,
-	      bool sgn)
+	      bool sgn, bool json)
 {
 	const unsigned char *d = p;
 
 	out_c(o, '[');
 	for (size_t i = 0; width && i + width <= n; i += width) {
-		__u64 v = tv_load(d + i, width, sgn);
-
 		if (i)
 			out_c(o, ',');
-		if (sgn)
-			out_s64(o, (__s64)v);
-		else
-			out_u64(o, v);
+		out_int(o, tv_load(d + i, width, sgn), sgn, json);
 	}
 	out_c(o, ']');
 }

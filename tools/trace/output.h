@@ -41,13 +41,18 @@ void out_u64(struct outbuf *o, __u64 v);
 void out_s64(struct outbuf *o, __s64 v);
 void out_hex(struct outbuf *o, __u64 v);	/* 0x1f */
 void out_hexbytes(struct outbuf *o, const void *p, size_t n);	/* 1fa0 */
-/* JSON string, quoted: valid UTF-8 as is, other bytes as \u00XX */
+/* JSON string, quoted: valid UTF-8 as is (control characters \u00XX),
+ * each byte of invalid UTF-8 \udcXX (PEP 383's surrogateescape) */
 void out_json_str(struct outbuf *o, const char *s, size_t n);
 /* text: printable ASCII as is, the rest \n, \t, \\, \", \xXX */
 void out_text_str(struct outbuf *o, const char *s, size_t n);
-/* [1,-2,3]: the whole @width-byte integers in @p[0, n) */
+/* An integer; @json: one beyond 2^53 (a double cannot hold it exactly)
+ * as a decimal string, "18446744073709551615", as protobuf's JSON
+ * mapping writes 64-bit integers, so every reader gets the exact value */
+void out_int(struct outbuf *o, __u64 v, bool sgn, bool json);
+/* [1,-2,3]: the whole @width-byte integers in @p[0, n), as out_int() */
 void out_ints(struct outbuf *o, const void *p, size_t n, unsigned int width,
-	      bool sgn);
+	      bool sgn, bool json);
 /* @pre, @s as a JSON string, @post, in a string of their own (malloc) */
 char *out_render_json(struct outbuf *o, const char *pre, const char *s,
 		      const char *post);
@@ -85,7 +90,14 @@ void buf_sink_end(struct trace_sink *s);
  * written through; the sink's fd and error are restored. 0 or -errno. */
 int buf_sink_summary(struct trace_sink *s, int fd, const struct tv_summary *sum,
 		     void (*write)(struct outbuf *o, const struct tv_summary *sum));
-/* TV_INT and TV_ARRAY, the same in text and JSON: false for other types */
-bool out_number(struct outbuf *o, const struct tv_field *f);
+/* A TV_HINT_IPV4/IPV6/SOCKADDR field as text into @buf (@sz >= 64):
+ * "127.0.0.1", "::1", "127.0.0.1:80", "[::1]:80"; its length, 0 when the
+ * bytes are not such an address (then it prints as its type). */
+size_t tv_addr_text(const struct tv_field *f, char *buf, size_t sz);
+/* A TV_HINT_SYMBOLIC/FLAGS integer's names: "TCP_CLOSE", "A|B|0x40"
+ * (flags the table does not name in hex); 0 when none applies. */
+size_t tv_names_text(const struct tv_field *f, char *buf, size_t sz);
+/* TV_INT and TV_ARRAY (out_int()): false for other types */
+bool out_number(struct outbuf *o, const struct tv_field *f, bool json);
 
 #endif

@@ -15,6 +15,7 @@
 #ifndef PERFBUF_TRACE_SINK_H
 #define PERFBUF_TRACE_SINK_H
 
+#include "clock.h"
 #include "values.h"
 
 struct trace_sink;
@@ -45,7 +46,7 @@ struct trace_sink {
 struct trace_sink_opts {
 	int fd;			/* the output */
 	int max_cols;		/* text: lines cut to this width; 0: never */
-	__u64 start_ns;		/* text: TIME(s) is relative to this */
+	struct trace_clock clock;	/* what times mean (--time) */
 };
 
 /* NULL with errno set (ENOMEM). */

@@ -20,6 +20,7 @@ struct json_probe {
 
 struct json_sink {
 	struct buf_sink b;	/* first: the shared part */
+	struct trace_clock clock;	/* time_ns per --time */
 	struct json_probe *probes;
 	int nprobes;
 };
@@ -34,6 +35,14 @@ static bool json_is_event(const char *p, size_t n)
 	static const char ev[] = "{\"type\":\"event\"";
 
 	return n >= sizeof(ev) - 1 && !memcmp(p, ev, sizeof(ev) - 1);
+}
+
+/* "time_ns": on the --time clock; wall time (past 2^53 ns) a string */
+static void json_time(struct trace_sink *s, __u64 mono_ns)
+{
+	struct json_sink *j = json_of(s);
+
+	out_int(&j->b.ob, trace_clock_ns(&j->clock, mono_ns), false, true);
 }
 
 static void json_free_probes(struct json_sink *j)
@@ -95,7 +104,14 @@ static void json_strs(struct outbuf *o, const struct tv_field *f)
 
 static void json_value(struct outbuf *o, const struct tv_field *f)
 {
-	if (out_number(o, f))
+	char buf[64];
+	size_t n = tv_addr_text(f, buf, sizeof(buf));
+
+	if (n) {	/* an address: "127.0.0.1", "[::1]:80" */
+		out_json_str(o, buf, n);
+		return;
+	}
+	if (out_number(o, f, true))
 		return;
 	switch (f->type) {
 	case TV_PTR:
@@ -115,6 +131,34 @@ static void json_value(struct outbuf *o, const struct tv_field *f)
 		json_strs(o, f);
 		break;
 	}
+}
+
+/* ,"names":{"newstate":"TCP_ESTABLISHED","flags":"A|B"}: the names the
+ * format file gives the values of fields (__print_symbolic/_flags),
+ * beside their numbers in "args"; nothing when none has one. */
+static void json_names(struct outbuf *o, const struct json_probe *jp,
+		       const struct tv_event *e)
+{
+	bool first = true;
+	char buf[256];
+	size_t n;
+
+	for (int i = 0; i < e->nfields; i++) {
+		const struct tv_field *f = &e->fields[i];
+		const char *key = jp->keys[f->idx];
+
+		if (!(n = tv_names_text(f, buf, sizeof(buf))))
+			continue;
+		if (first)
+			out_lit(o, ",\"names\":{");
+		else
+			out_c(o, ',');
+		first = false;
+		out_mem(o, key, strlen(key));
+		out_json_str(o, buf, n);
+	}
+	if (!first)
+		out_c(o, '}');
 }
 
 /* One name of the "cut" list: the field's key ("name":) as a string,
@@ -177,7 +221,7 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 
 	outbuf_event(o);
 	out_lit(o, "{\"type\":\"event\",\"time_ns\":");
-	out_u64(o, e->time_ns);
+	json_time(s, e->time_ns);
 	out_lit(o, ",\"cpu\":");
 	out_s64(o, e->cpu);
 	if (e->late)
@@ -198,6 +242,7 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 		json_value(o, &e->fields[i]);
 	}
 	out_c(o, '}');
+	json_names(o, jp, e);
 	json_cuts(o, jp, e);
 	if (e->kstack) {
 		out_lit(o, ",\"kstack\":");
@@ -218,13 +263,13 @@ static void json_lost(struct trace_sink *s, const struct tv_lost *l)
 	out_lit(o, "{\"type\":\"lost\",");
 	if (l->time_ns) {
 		out_lit(o, "\"time_ns\":");
-		out_u64(o, l->time_ns);
+		json_time(s, l->time_ns);
 		out_c(o, ',');
 	}
 	out_lit(o, "\"cpu\":");
 	out_s64(o, l->cpu);
 	out_lit(o, ",\"count\":");
-	out_u64(o, l->count);
+	out_int(o, l->count, false, true);
 	out_lit(o, "}\n");
 	s->err = o->err;
 }
@@ -234,7 +279,7 @@ static void json_notice(struct trace_sink *s, const struct tv_notice *n)
 	struct outbuf *o = &json_of(s)->b.ob;
 
 	out_lit(o, "{\"type\":\"cpu\",\"time_ns\":");
-	out_u64(o, n->time_ns);
+	json_time(s, n->time_ns);
 	out_lit(o, ",\"cpu\":");
 	out_s64(o, n->cpu);
 	if (n->kind == TV_CPU_ONLINE)
@@ -247,9 +292,13 @@ static void json_notice(struct trace_sink *s, const struct tv_notice *n)
 static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "{\"type\":\"summary\",\"received\":");
-	out_u64(o, sum->received);
+	out_int(o, sum->received, false, true);
+	out_lit(o, ",\"printed\":");
+	out_int(o, sum->printed, false, true);
+	out_lit(o, ",\"discarded\":");
+	out_int(o, sum->discarded, false, true);
 	out_lit(o, ",\"lost\":");
-	out_u64(o, sum->lost);
+	out_int(o, sum->lost, false, true);
 	out_lit(o, ",\"per_cpu\":[");
 	for (size_t i = 0; i < sum->ncpus; i++) {
 		if (i)
@@ -257,9 +306,9 @@ static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 		out_lit(o, "{\"cpu\":");
 		out_s64(o, sum->cpus[i].cpu);
 		out_lit(o, ",\"received\":");
-		out_u64(o, sum->cpus[i].received);
+		out_int(o, sum->cpus[i].received, false, true);
 		out_lit(o, ",\"lost\":");
-		out_u64(o, sum->cpus[i].lost);
+		out_int(o, sum->cpus[i].lost, false, true);
 		out_c(o, '}');
 	}
 	out_lit(o, "]}\n");
@@ -322,5 +371,8 @@ struct trace_sink *trace_sink_json_new(const struct trace_sink_opts *o)
 	struct json_sink *j = buf_sink_new(sizeof(*j), &json_ops, o->fd,
 					   json_is_event);
 
-	return j ? &j->b.base : NULL;
+	if (!j)
+		return NULL;
+	j->clock = o->clock;
+	return &j->b.base;
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The text sink: a header, then one line per event (TIME(s) relative to
- * the start, CPU, PID, TID, COMM, the probe's label and name=value
- * fields; strings quoted), cut at max_cols if asked, then with
- * --kstack/--ustack a line per frame, a tab first. Lost records, CPU
- * notices and the summary go
- * to stderr, so the output holds events only.
+ * The text sink: a header, then one line per event (TIME per --time, CPU,
+ * PID, TID, COMM, the probe's label and name=value fields; strings
+ * quoted), cut at max_cols if asked, then with --kstack/--ustack a line
+ * per frame, a tab first. Lost records and CPU notices are '#' lines
+ * where they happened (and on stderr); the summary goes to stderr.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "sink.h"
@@ -18,6 +18,7 @@
 struct text_sink {
 	struct buf_sink b;	/* first: the shared part */
 	struct trace_sink_opts o;
+	bool tty;		/* the output is a terminal */
 };
 
 static struct text_sink *text_of(struct trace_sink *s)
@@ -39,7 +40,8 @@ static int text_begin(struct trace_sink *s, const struct tv_schema *schema)
 
 	(void)schema;
 	n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
-		     "TIME(s)", "CPU", "PID", "TID", "COMM", "PROBE ARGS");
+		     trace_clock_header(&text_of(s)->o.clock), "CPU", "PID", "TID",
+		     "COMM", "PROBE ARGS");
 	out_mem(o, line, n);
 	return 0;
 }
@@ -51,19 +53,14 @@ static void pad_to(struct outbuf *o, size_t start, size_t width)
 	out_c(o, ' ');
 }
 
-/* seconds.microseconds since @start_ns, a '*' when late */
-static void text_time(struct outbuf *o, __u64 t, __u64 start_ns, bool late)
+/* The time per --time (clock.h), a '*' when late */
+static void text_time(struct outbuf *o, const struct trace_clock *c, __u64 t,
+		      bool late)
 {
-	__u64 rel = t > start_ns ? t - start_ns : 0, v;
 	size_t start = o->len;
-	char us[6];
+	char buf[40];
 
-	out_u64(o, rel / 1000000000);
-	out_c(o, '.');
-	v = rel % 1000000000 / 1000;
-	for (int i = 5; i >= 0; i--, v /= 10)
-		us[i] = '0' + v % 10;
-	out_mem(o, us, sizeof(us));
+	out_mem(o, buf, trace_clock_text(c, t, buf, sizeof(buf)));
 	if (late)
 		out_c(o, '*');
 	pad_to(o, start, 10);
@@ -100,11 +97,25 @@ static void text_strs(struct outbuf *o, const struct tv_field *f)
 static void text_value(struct outbuf *o, const struct tv_field *f)
 {
 	bool cut = f->flags & TV_F_CUT;
+	char buf[256];
+	size_t n;
 
+	/* an address as one; names of a value beside it: 1(TCP_ESTABLISHED) */
+	if ((n = tv_addr_text(f, buf, sizeof(buf)))) {
+		out_mem(o, buf, n);
+		return;
+	}
 	switch (f->type) {
 	case TV_INT:
+		out_number(o, f, false);
+		if ((n = tv_names_text(f, buf, sizeof(buf)))) {
+			out_c(o, '(');
+			out_text_str(o, buf, n);
+			out_c(o, ')');
+		}
+		break;
 	case TV_ARRAY:
-		out_number(o, f);
+		out_number(o, f, false);
 		break;
 	case TV_PTR:
 		out_hex(o, f->u);
@@ -142,7 +153,7 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 
 	outbuf_event(o);
 	o->line = o->len;
-	text_time(o, e->time_ns, t->o.start_ns, e->late);
+	text_time(o, &t->o.clock, e->time_ns, e->late);
 	start = o->len;
 	out_s64(o, e->cpu);
 	pad_to(o, start, 3);
@@ -178,25 +189,59 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 	s->err = o->err;	/* a full buffer is written on the way */
 }
 
+/*
+ * "# TIME CPU 1: 12 events lost", "# TIME CPU 1 went offline": in the
+ * output, where the gap is (a '#' line is never an event; TIME left out
+ * when unknown). The line of old goes to stderr too, unless the output
+ * is a terminal (the same screen): true when it should.
+ */
+static bool text_mark(struct trace_sink *s, __u64 time_ns, const char *what)
+{
+	struct text_sink *t = text_of(s);
+	struct outbuf *o = &t->b.ob;
+	char tm[40];
+
+	out_lit(o, "# ");
+	if (time_ns) {
+		out_mem(o, tm, trace_clock_text(&t->o.clock, time_ns, tm, sizeof(tm)));
+		out_c(o, ' ');
+	}
+	out_mem(o, what, strlen(what));
+	out_c(o, '\n');
+	s->err = o->err;
+	return !t->tty;
+}
+
 static void text_lost(struct trace_sink *s, const struct tv_lost *l)
 {
-	(void)s;
-	fprintf(stderr, "lost %llu events on CPU #%d\n",
-		(unsigned long long)l->count, l->cpu);
+	char what[80];
+
+	snprintf(what, sizeof(what), "CPU %d: %llu event%s lost", l->cpu,
+		 (unsigned long long)l->count, l->count == 1 ? "" : "s");
+	if (text_mark(s, l->time_ns, what))
+		fprintf(stderr, "lost %llu events on CPU #%d\n",
+			(unsigned long long)l->count, l->cpu);
 }
 
 static void text_notice(struct trace_sink *s, const struct tv_notice *n)
 {
-	(void)s;
-	fprintf(stderr, "CPU %d %s\n", n->cpu,
-		n->kind == TV_CPU_ONLINE ? "came online: traced" : "went offline");
+	char what[80];
+
+	snprintf(what, sizeof(what), "CPU %d %s", n->cpu,
+		 n->kind == TV_CPU_ONLINE ? "came online: traced" : "went offline");
+	if (text_mark(s, n->time_ns, what))
+		fprintf(stderr, "%s\n", what);
 }
 
 static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "\n");
 	out_u64(o, sum->received);
-	out_lit(o, " events received, ");
+	out_lit(o, " events received: ");
+	out_u64(o, sum->printed);
+	out_lit(o, " printed, ");
+	out_u64(o, sum->discarded);
+	out_lit(o, " discarded (past -n); ");
 	out_u64(o, sum->lost);
 	out_lit(o, " lost\nCPU  RECEIVED       LOST\n");
 	for (size_t i = 0; i < sum->ncpus; i++) {
@@ -235,5 +280,6 @@ struct trace_sink *trace_sink_text_new(const struct trace_sink_opts *o)
 	if (!t)
 		return NULL;
 	t->o = *o;
+	t->tty = isatty(o->fd);
 	return &t->b.base;
 }

@@ -5,6 +5,8 @@
  *   list.c       `perfbuf list`
  *   probe.c      probe syntax, tracefs, feature probes, attach/detach
  *   format.c     tracefs format files: the fields of a tracepoint
+ *   printfmt.c   their print fmt line: addresses, names of values
+ *   clock.c      what an event's time is (--time)
  *   decode.c     a record to typed values (values.h), with the probes
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
@@ -20,6 +22,7 @@
 #include <linux/types.h>
 
 #include "trace.h"
+#include "values.h"	/* struct tv_name, TV_HINT_* */
 
 /* "perfbuf trace" or "perfbuf record": what messages start with */
 extern const char *trace_prog;
@@ -65,6 +68,11 @@ struct tp_field {
 	int slot;		/* FK_STR/FK_BYTES: string slot, else -1 */
 	bool user_ptr;		/* FK_STR read from a user pointer */
 	enum ptr_kind ptr;	/* FK_PTR: what it points to */
+	/* from the print fmt line (printfmt.c): TV_HINT_IPV4/IPV6/SOCKADDR,
+	 * or _SYMBOLIC/_FLAGS with the names of its values */
+	unsigned char hint;
+	struct tv_name *names;
+	int nnames;
 };
 
 struct trace_probe {
@@ -118,6 +126,10 @@ bool kprobes_supported(void);
 /* elf.c: the size of function @name in ELF file @path: 0, -ENOEXEC
  * (not ELF), -ENOENT (no such function symbol), -errno */
 int elf_func_size(const char *path, const char *name, __u64 *size);
+
+/* printfmt.c: address and value-name hints of @p's fields from the
+ * format file's "print fmt:" @line */
+void tp_printfmt_parse(struct trace_probe *p, const char *line);
 
 /* format.c */
 enum trace_buffers { BUFFERS_NONE, BUFFERS_ESCAPED, BUFFERS_HEX };

@@ -50,8 +50,10 @@ enum tv_hint {
 	TV_HINT_HEX,		/* an integer best read in hex (flags, masks) */
 	TV_HINT_SYMBOLIC,	/* __print_symbolic(): .names maps values */
 	TV_HINT_FLAGS,		/* __print_flags(): .names maps bits */
-	TV_HINT_IPV4,		/* TV_BYTES/TV_INT: an IPv4 address */
-	TV_HINT_IPV6,		/* TV_BYTES: an IPv6 address */
+	TV_HINT_IPV4,		/* TV_BYTES/TV_ARRAY/TV_INT: an IPv4 address,
+				 * in network order in memory */
+	TV_HINT_IPV6,		/* TV_BYTES/TV_ARRAY: an IPv6 address */
+	TV_HINT_SOCKADDR,	/* TV_ARRAY: a struct sockaddr_in or _in6 */
 	TV_HINT_KSYM,		/* TV_PTR: a kernel address (a symbol) */
 	TV_HINT_ERRNO,		/* TV_INT: negative errno on failure */
 };
@@ -136,10 +138,12 @@ struct tv_cpu_summary {
 };
 
 struct tv_summary {
-	__u64 received;		/* events the rings delivered */
+	__u64 received;		/* events the rings delivered: printed +
+				 * discarded */
 	__u64 lost;		/* records the kernel dropped */
 	__u64 printed;		/* events handed to the sink */
-	__u64 discarded;	/* received past -n, not handed on */
+	__u64 discarded;	/* received past -n (or after the output
+				 * failed), not handed on */
 	size_t ncpus;
 	const struct tv_cpu_summary *cpus;
 	bool output_failed;	/* the output is gone: the summary goes to
