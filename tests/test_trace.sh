@@ -190,6 +190,11 @@ if start_trace --json --comm pbrw "${rw_probes[@]}"; then
 	check rename_strings json_check "$tmp/out" "
 		any(o['args'].get('oldname') == '$tmp/rn_a' and o['args'].get('newname') == '$tmp/rn_b'
 		    for o in objs if o['type'] == 'event')"
+	if ((failed)); then	# what arrived, for the log
+		echo "pbrw events (exit $trc):"
+		grep -v sys_enter_read "$tmp/out" | cut -c1-300
+		cat "$tmp/err"
+	fi
 else
 	fail read_buf_is_pointer "did not attach: $(cat "$tmp/err")"
 fi
