@@ -95,13 +95,13 @@ fi
 
 # --- what BPF read goes with the capture: --buffers, --string-size ------
 # (the records' slots depend on them: report decodes as trace did)
-if start_record -o "$tmp/buf.cap" --buffers --string-size 2 --comm pbrec \
+if start_record -o "$tmp/buf.cap" --buffers --string-size 2 --comm "pbrec$$" \
 		tracepoint:syscalls:sys_enter_write; then
-	python3 -c 'import ctypes, os
+	python3 -c 'import ctypes, os, sys
 libc = ctypes.CDLL(None)
-libc.prctl(15, b"pbrec", 0, 0, 0)
+libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
 fd = os.open("/dev/null", os.O_WRONLY)
-libc.write(fd, b"abcdefXYZ", 3)'
+libc.write(fd, b"abcdefXYZ", 3)' "pbrec$$"
 	stop_record
 	"$PERFBUF" report --json "$tmp/buf.cap" >"$tmp/buf.json" 2>"$tmp/buf.err"
 	check record_buffers_reported json_check "$tmp/buf.json" \

@@ -159,10 +159,10 @@ fi
 # execve's argv as a list; strings cut at --string-size, and marked.
 # pbrw: a process with a known stale read buffer, a short write, a rename
 rw_prog() {
-	python3 - "$tmp" <<'PY'
+	python3 - "$tmp" "$rwname" <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-libc.prctl(15, b"pbrw", 0, 0, 0)	# PR_SET_NAME: what --comm matches
+libc.prctl(15, sys.argv[2].encode(), 0, 0, 0)	# PR_SET_NAME: what --comm matches
 d = sys.argv[1]
 buf = ctypes.create_string_buffer(b"STALE_SECRET_DATA", 64)
 fd = os.open("/dev/zero", os.O_RDONLY)
@@ -174,9 +174,10 @@ open(d + "/rn_a", "w").close()
 libc.rename((d + "/rn_a").encode(), (d + "/rn_b").encode())
 PY
 }
+rwname=pbrw$$	# unique: another job may run these tests at the same time
 rw_probes=(tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_enter_write
 	   'tracepoint:syscalls:sys_enter_rename*')
-if start_trace --json --comm pbrw "${rw_probes[@]}"; then
+if start_trace --json --comm "$rwname" "${rw_probes[@]}"; then
 	rw_prog
 	stop_trace
 	check read_buf_is_pointer json_check "$tmp/out" '
@@ -198,7 +199,7 @@ if start_trace --json --comm pbrw "${rw_probes[@]}"; then
 else
 	fail read_buf_is_pointer "did not attach: $(cat "$tmp/err")"
 fi
-if start_trace --json --buffers --comm pbrw "${rw_probes[@]}"; then
+if start_trace --json --buffers --comm "$rwname" "${rw_probes[@]}"; then
 	rw_prog
 	stop_trace
 	check buffers_bounded_by_count json_check "$tmp/out" '
@@ -211,7 +212,7 @@ if start_trace --json --buffers --comm pbrw "${rw_probes[@]}"; then
 else
 	fail buffers_bounded_by_count "did not attach: $(cat "$tmp/err")"
 fi
-if start_trace --buffers=hex --comm pbrw tracepoint:syscalls:sys_enter_write; then
+if start_trace --buffers=hex --comm "$rwname" tracepoint:syscalls:sys_enter_write; then
 	rw_prog
 	stop_trace
 	check buffers_hex_text grep -q 'sys_enter_write fd=[0-9]* buf=616263 count=3$' "$tmp/out"
@@ -219,7 +220,7 @@ if start_trace --buffers=hex --comm pbrw tracepoint:syscalls:sys_enter_write; th
 else
 	fail buffers_hex_text "did not attach: $(cat "$tmp/err")"
 fi
-if start_trace --buffers --comm pbrw tracepoint:syscalls:sys_enter_write; then
+if start_trace --buffers --comm "$rwname" tracepoint:syscalls:sys_enter_write; then
 	rw_prog
 	stop_trace
 	check buffers_escaped_text grep -qF 'buf="\x00\x01\xff\"q" count=5' "$tmp/out"
@@ -308,13 +309,13 @@ fi
 
 # 5c. output. JSON integers beyond 2^53 are strings (exact in every
 # reader): lseek's offset of 2^62 and -1 (SEEK_END from the end)
-if start_trace --json --comm pbseek tracepoint:syscalls:sys_enter_lseek; then
-	python3 -c 'import ctypes, os
-ctypes.CDLL(None).prctl(15, b"pbseek", 0, 0, 0)
+if start_trace --json --comm "pbseek$$" tracepoint:syscalls:sys_enter_lseek; then
+	python3 -c 'import ctypes, os, sys
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
 fd = os.open("/dev/null", os.O_RDONLY)
 os.lseek(fd, 2**62, 0)
 os.lseek(fd, 2**53, 0)
-os.lseek(fd, -2**53 - 1, 2)'
+os.lseek(fd, -2**53 - 1, 2)' "pbseek$$"
 	stop_trace
 	check json_int_beyond_2_53 json_check "$tmp/out" '(
 		[o["args"]["offset"] for o in objs if o["type"] == "event"] ==
@@ -369,14 +370,14 @@ error_case err_time_value "^perfbuf trace: --time wants rel, mono or wall, not '
 # loopback TCP connection over IPv4 and IPv6 (inet_sock_set_state prints
 # saddr %pI4, daddr_v6 %pI6c, newstate __print_symbolic)
 tcp_pair() {
-	python3 -c 'import ctypes, socket
-ctypes.CDLL(None).prctl(15, b"pbtcp", 0, 0, 0)
+	python3 -c 'import ctypes, socket, sys
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
 for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
     s = socket.socket(fam); s.bind((host, 0)); s.listen()
     c = socket.create_connection((host, s.getsockname()[1])); a, _ = s.accept()
-    c.close(); a.close(); s.close()'
+    c.close(); a.close(); s.close()' "pbtcp$$"
 }
-if start_trace --json --comm pbtcp tracepoint:sock:inet_sock_set_state; then
+if start_trace --json --comm "pbtcp$$" tracepoint:sock:inet_sock_set_state; then
 	tcp_pair
 	stop_trace
 	check addr_ipv4_json json_check "$tmp/out" "any(o['args']['family'] == 2 and
@@ -389,7 +390,7 @@ if start_trace --json --comm pbtcp tracepoint:sock:inet_sock_set_state; then
 else
 	fail addr_ipv4_json "did not attach: $(cat "$tmp/err")"
 fi
-if start_trace --comm pbtcp tracepoint:sock:inet_sock_set_state; then
+if start_trace --comm "pbtcp$$" tracepoint:sock:inet_sock_set_state; then
 	tcp_pair
 	stop_trace
 	check addr_names_text grep -qE 'newstate=1\(TCP_ESTABLISHED\) .*family=2\(AF_INET\) .*saddr=127\.0\.0\.1 daddr=127\.0\.0\.1 ' "$tmp/out"
