@@ -151,6 +151,9 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
+# the tool's error words (cli_strerror(), cli_bad_option())
+$(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/cli.o
+
 # capture files: the record/report code and cli_open_output()
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o) \
 	$(OUTPUT)/tools/cli.o
