@@ -19,8 +19,11 @@
  * a sweep of offered rates (plotted with gnuplot); perfbuf default against
  * ordered with producers on both CPUs (cost, latency, order held); the
  * time to drain a full ring; `perfbuf trace` against bpftrace on a
- * syscall storm; and `perfbuf profile` against perf record and bpftrace
- * (the profiled workload's slowdown), with the time to name 10 k stacks.
+ * syscall storm; `perfbuf profile` against perf record and bpftrace
+ * (the profiled workload's slowdown), with the time to name 10 k stacks;
+ * and `perfbuf record` against `perfbuf trace --json` on the storm, the
+ * drain of a full ring to a file against libbpf with fwrite(), and
+ * `perfbuf report`'s decode rate.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,13 +36,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <zlib.h>
 
 #include "perfbuf.h"
 #include "emit.h"
@@ -47,6 +54,7 @@
 #include "producer.h"
 #include "commands.h"
 #include "profile/tool.h"
+#include "record/capture.h"
 
 #define PAGE_SZ 4096
 #define REC_SIZE 64
@@ -94,7 +102,7 @@ static struct {
 	bool quick;
 	bool no_sweep;
 	bool no_trace;
-	const char *only;	/* one part: throughput, ordered, drain, trace, profile */
+	const char *only;	/* one part: throughput, ordered, drain, trace, profile, record */
 	bool peer_on[N_PEERS];	/* --peers: the throughput table's rows */
 	char self[PATH_MAX];
 } env = {
@@ -921,6 +929,7 @@ static void bench_ordered(int reps)
 
 struct drain_ctx {
 	__u64 n, seq_sum;
+	FILE *out;		/* lb_fwrite_cb() writes there */
 };
 
 static int drain_pb_cb(void *ctx, const struct perfbuf_record *rec)
@@ -1021,6 +1030,7 @@ struct drain_bench {
 	size_t data_size;
 	__u64 want;		/* records in a full ring */
 	struct perf_buffer *lpb;
+	perf_buffer_event_fn lb_fn;	/* lpb's callback; NULL: drain_lb_cb */
 	struct perfbuf_ring *ring;	/* over lpb's ring of the producer CPU */
 	struct perfbuf *pb;
 	void *base;		/* the header page of the ring drained */
@@ -1094,7 +1104,7 @@ static int drain_open_libbpf(struct drain_bench *b)
 	if (err)
 		return err;
 	b->lpb = perf_buffer__new_raw(bpf_map__fd(b->skel->maps.events), env.pages,
-				      &attr, drain_lb_cb, &b->d, NULL);
+				      &attr, b->lb_fn ?: drain_lb_cb, &b->d, NULL);
 	if (!b->lpb)
 		return -errno;
 	/* libbpf's buffers are in possible-CPU order, offline ones skipped */
@@ -1205,6 +1215,16 @@ static int bench_drain(void)
 	emit__destroy(b->skel);
 	free(b);
 	return err;
+}
+
+/* The perfbuf tool next to perfbuf-bench, in @tool; false if not found. */
+static bool perfbuf_tool(char *tool, size_t sz)
+{
+	if (!*env.self || strlen(env.self) > sz - 16)
+		return false;
+	snprintf(tool, sz, "%s", env.self);
+	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
+	return access(tool, X_OK) == 0;
 }
 
 /* ---- `perfbuf trace` against bpftrace -------------------------------- */
@@ -1417,7 +1437,7 @@ static int cmp_rate(const void *a, const void *b)
  * tracepoint and a BPF program cost by themselves. Rounds are interleaved
  * and each row is the median round.
  */
-static int bench_trace(const char *self, double secs)
+static int bench_trace(double secs)
 {
 	static const char *row[T_N] = {
 		"nothing",
@@ -1430,12 +1450,10 @@ static int bench_trace(const char *self, double secs)
 	char tool[PATH_MAX];
 
 	emit_md("\n### perfbuf trace vs bpftrace\n\n");
-	if (!*self || strlen(self) > sizeof(tool) - 16) {
+	if (!perfbuf_tool(tool, sizeof(tool))) {
 		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 		return 0;
 	}
-	snprintf(tool, sizeof(tool), "%s", self);
-	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
 	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
 	       reps, secs);
 	for (int i = 0; i < reps; i++)
@@ -1704,7 +1722,7 @@ static void profile_targets(struct prof_bench_run med[2][PR_N], const int *hz)
  * (stacks counted in the kernel); the profilers run where the scheduler
  * puts them. Rounds are interleaved; each row is the median round.
  */
-static int bench_profile(const char *self, double secs)
+static int bench_profile(double secs)
 {
 	static const int hz[2] = { 99, 999 };
 	struct prof_bench_run runs[2][PR_N][3], med[2][PR_N];
@@ -1712,12 +1730,10 @@ static int bench_profile(const char *self, double secs)
 	char tool[PATH_MAX];
 
 	emit_md("\n### perfbuf profile vs perf record and bpftrace\n\n");
-	if (!*self || strlen(self) > sizeof(tool) - 16) {
+	if (!perfbuf_tool(tool, sizeof(tool))) {
 		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 		return 0;
 	}
-	snprintf(tool, sizeof(tool), "%s", self);
-	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
 	printf("\nprofiled workload, %d rounds of %.0f s: unprofiled, perfbuf profile (bpf, perf), perf record, bpftrace at 99 and 999 Hz...\n",
 	       reps, secs);
 	for (int i = 0; i < reps; i++)
@@ -1843,6 +1859,649 @@ out:
 	return err;
 }
 
+/* ---- perfbuf record: capture at ring speed ---------------------------- */
+
+#define REC_PAGES "1024"
+
+/* Where the outputs of the record part go: [FS_TMPFS] /dev/shm when it is
+ * a tmpfs, [FS_DISK] env.out when it is on a block device; dir is "" for
+ * one that is not usable. what: "ext4 on /dev/vda". */
+enum { FS_TMPFS, FS_DISK, FS_N };
+
+struct rec_fs {
+	char dir[FS_N][PATH_MAX];
+	char what[FS_N][PATH_MAX + 320];
+};
+
+static const char *fs_name[FS_N] = { "tmpfs", "disk" };
+
+/* The type and source of the filesystem holding @dir, from
+ * /proc/self/mountinfo (its device number matched); false if not found. */
+static bool fs_of(const char *dir, char *type, char *src)
+{
+	char line[4096], *sep;
+	unsigned int maj, min;
+	bool found = false;
+	struct stat st;
+	FILE *f;
+
+	if (stat(dir, &st) || !(f = fopen("/proc/self/mountinfo", "r")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (sep && sscanf(line, "%*d %*d %u:%u", &maj, &min) == 2 &&
+		    makedev(maj, min) == st.st_dev)
+			found = sscanf(sep + 3, "%63s %255s", type, src) == 2;
+	}
+	fclose(f);
+	return found;
+}
+
+static void rec_fs_find(struct rec_fs *fs)
+{
+	char type[64], src[256];
+
+	memset(fs, 0, sizeof(*fs));
+	if (fs_of("/dev/shm", type, src) && !strcmp(type, "tmpfs")) {
+		snprintf(fs->dir[FS_TMPFS], PATH_MAX, "/dev/shm");
+		snprintf(fs->what[FS_TMPFS], sizeof(fs->what[0]), "tmpfs at /dev/shm");
+	}
+	if (fs_of(env.out, type, src) && !strncmp(src, "/dev/", 5)) {
+		snprintf(fs->dir[FS_DISK], PATH_MAX, "%s", env.out);
+		snprintf(fs->what[FS_DISK], sizeof(fs->what[0]), "%s, %s on %s",
+			 env.out, type, src);
+	}
+}
+
+enum { RR_NONE, RR_REC_TMPFS, RR_REC_DISK, RR_TRACE_TMPFS, RR_TRACE_DISK, RR_N };
+
+static bool rr_record(int k)
+{
+	return k == RR_REC_TMPFS || k == RR_REC_DISK;
+}
+
+static int rr_fs(int k)
+{
+	return k == RR_REC_DISK || k == RR_TRACE_DISK ? FS_DISK : FS_TMPFS;
+}
+
+struct rec_run {
+	struct trace_run t;
+	__u64 bytes;		/* the output file's size */
+};
+
+/* record's closing line on stderr:
+ * "perfbuf record: N events, B bytes of records in FILE, L lost" */
+static int record_counts(const char *log, struct rec_run *r)
+{
+	FILE *f = fopen(log, "r");
+	unsigned long long e, b, l;
+	char line[PATH_MAX + 128];
+	int err = -ENOENT;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "perfbuf record: %llu events, %llu bytes of records in %*s %llu lost",
+			   &e, &b, &l) == 3) {
+			r->t.events = e;
+			r->t.lost = l;
+			err = 0;
+		}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/* trace --json's last line: {"type":"summary","received":N,"lost":N,...} */
+static int json_counts(const char *path, struct rec_run *r)
+{
+	char buf[8192], *p;
+	unsigned long long e, l;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	ssize_t n = end < 0 ? -1 :
+		pread(fd, buf, sizeof(buf) - 1,
+		      end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "{\"type\":\"summary\",");
+	if (!p || sscanf(p, "{\"type\":\"summary\",\"received\":%llu,\"lost\":%llu", &e, &l) != 2)
+		return -EBADMSG;
+	r->t.events = e;
+	r->t.lost = l;
+	return 0;
+}
+
+/*
+ * One storm under row @k: `perfbuf record` or `perfbuf trace --json`
+ * writing to a file on tmpfs or disk, 1024 pages. The output is deleted,
+ * or renamed to @keep (the capture the report part decodes).
+ */
+static void rec_once(int k, const char *tool, const struct rec_fs *fs,
+		     double secs, const char *keep, struct rec_run *r)
+{
+	char out[PATH_MAX], log[PATH_MAX + 32], pid_s[16];
+	char *rec_argv[] = { (char *)tool, "record", "-p", pid_s, "--pages", REC_PAGES,
+			     "-o", out, "tracepoint:" STORM_TP, NULL };
+	char *tr_argv[] = { (char *)tool, "trace", "--json", "-p", pid_s, "--pages",
+			    REC_PAGES, "-o", out, "tracepoint:" STORM_TP, NULL };
+	struct stat st;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (k == RR_NONE) {
+		r->t.rate = run_storm(secs, &r->t.calls);
+		return;
+	}
+	/* -p: only the storm, not getpgid() calls of other jobs */
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
+	snprintf(out, sizeof(out), "%s/perfbuf-bench-out.%s", fs->dir[rr_fs(k)],
+		 rr_record(k) ? "cap" : "json");
+	snprintf(log, sizeof(log), "%s/%s-%s.log", env.out,
+		 rr_record(k) ? "record" : "trace-json", fs_name[rr_fs(k)]);
+	pid = spawn_tracer(rr_record(k) ? rec_argv : tr_argv, log, "Attached");
+	if (pid < 0)
+		return;
+	r->t.rate = run_storm(secs, &r->t.calls);
+	r->t.status = stop_tracer(pid);
+	if (!stat(out, &st))
+		r->bytes = (__u64)st.st_size;
+	if (!WIFEXITED(r->t.status) || WEXITSTATUS(r->t.status) ||
+	    (rr_record(k) ? record_counts(log, r) : json_counts(out, r)))
+		r->t.rate = 0;
+	if (!keep || rename(out, keep))
+		unlink(out);
+}
+
+static int cmp_rec_run(const void *a, const void *b)
+{
+	return cmp_rate(&((const struct rec_run *)a)->t, &((const struct rec_run *)b)->t);
+}
+
+static const char *rec_row_name[RR_N] = {
+	"nothing",
+	"`perfbuf record -o` tmpfs",
+	"`perfbuf record -o` disk",
+	"`perfbuf trace --json -o` tmpfs",
+	"`perfbuf trace --json -o` disk",
+};
+
+static void rec_storm_report(const struct rec_run *med, const struct rec_fs *fs,
+			     double secs, int reps)
+{
+	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
+		"rounds; the tools at `-p` (the storm's process) `--pages %s`, where the "
+		"scheduler puts them; "
+		"tmpfs: %s; disk: %s.\n\n", env.prod_cpu, secs, reps, REC_PAGES,
+		*fs->dir[FS_TMPFS] ? fs->what[FS_TMPFS] : "none",
+		*fs->dir[FS_DISK] ? fs->what[FS_DISK] : "none");
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost | "
+		"file | bytes/event |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int k = 0; k < RR_N; k++) {
+		const struct rec_run *r = &med[k];
+
+		if (k == RR_NONE) {
+			emit_md("| %s | %.3f M | 1.00x | | | | |\n", rec_row_name[k],
+				r->t.rate / 1e6);
+		} else if (!*fs->dir[rr_fs(k)]) {
+			continue;
+		} else if (!r->t.rate) {
+			emit_md("| %s | failed (see %s/*.log) | | | | | |\n",
+				rec_row_name[k], env.out);
+		} else {
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu | %.0f MB | %.0f |\n",
+				rec_row_name[k], r->t.rate / 1e6,
+				r->t.rate / med[RR_NONE].t.rate,
+				(unsigned long long)r->t.events,
+				(unsigned long long)r->t.calls,
+				(unsigned long long)r->t.lost, r->bytes / 1e6,
+				r->t.events ? (double)r->bytes / r->t.events : 0);
+		}
+	}
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	for (int i = FS_TMPFS; i < FS_N; i++) {
+		const struct rec_run *rec = &med[RR_REC_TMPFS + i];
+		const struct rec_run *tr = &med[RR_TRACE_TMPFS + i];
+		char what[128];
+
+		if (!*fs->dir[i] || !rec->t.rate)
+			continue;
+		emit_md("| perfbuf record, %s: events lost at %s pages | %llu | 0 | %s |\n",
+			fs_name[i], REC_PAGES, (unsigned long long)rec->t.lost,
+			met(!rec->t.lost));
+		if (!tr->t.rate)
+			continue;
+		snprintf(what, sizeof(what), "traced thread: record / trace --json, %s",
+			 fs_name[i]);
+		ratio_line(what, rec->t.rate, tr->t.rate, 1.0, false);
+		snprintf(what, sizeof(what), "events delivered: record / trace --json, %s",
+			 fs_name[i]);
+		info_line(what, (double)rec->t.events, (double)tr->t.events);
+	}
+}
+
+/*
+ * The storm of the trace part (getpgid() flat out on CPU0) recorded by
+ * `perfbuf record` and traced by `perfbuf trace --json`, each writing to
+ * a file on tmpfs and on disk; rounds interleaved, each row's median
+ * round kept. The last capture on tmpfs (disk without one) is left at
+ * @cap for the report part; its events in *@cap_events.
+ */
+static void bench_record_storm(const char *tool, const struct rec_fs *fs,
+			       double secs, const char *cap, __u64 *cap_events)
+{
+	struct rec_run runs[RR_N][MAX_REPS], med[RR_N];
+	int reps = env.quick ? 1 : MAX_REPS;
+	int keep = *fs->dir[FS_TMPFS] ? RR_REC_TMPFS : RR_REC_DISK;
+
+	printf("\nrecord: syscall storm, %d rounds of %.0f s: untraced, record and trace --json to tmpfs and disk...\n",
+	       reps, secs);
+	*cap_events = 0;
+	for (int i = 0; i < reps; i++)
+		for (int k = 0; k < RR_N; k++) {
+			memset(&runs[k][i], 0, sizeof(runs[k][i]));
+			if (k != RR_NONE && !*fs->dir[rr_fs(k)])
+				continue;
+			rec_once(k, tool, fs, secs, k == keep ? cap : NULL, &runs[k][i]);
+			if (k == keep)
+				*cap_events = runs[k][i].t.rate ? runs[k][i].t.events : 0;
+		}
+	for (int k = 0; k < RR_N; k++) {
+		qsort(runs[k], (size_t)reps, sizeof(runs[k][0]), cmp_rec_run);
+		med[k] = runs[k][reps / 2];
+	}
+	emit_md("\n### perfbuf record vs perfbuf trace --json\n\n");
+	rec_storm_report(med, fs, secs, reps);
+}
+
+/* ---- drain of a full ring to a file ----------------------------------- */
+
+enum { FD_SPANS, FD_FRAME, FD_FWRITE, FD_N };
+
+struct file_drain {
+	struct drain_bench *b;
+	const struct rec_fs *fs;
+	int fd;			/* FD_SPANS */
+	struct cap_writer *w;	/* FD_FRAME */
+	FILE *f;		/* FD_FWRITE */
+	__u64 bytes;		/* handed to the file by the last drain */
+	__u32 crc;
+	int err;
+	__u64 t[FS_N][FD_N][DRAIN_ROUNDS];
+	__u64 t_crc[DRAIN_ROUNDS];	/* read_spans + crc32(), no file */
+};
+
+static void span_writev(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct file_drain *x = ctx;
+	size_t len = 0;
+	ssize_t n;
+
+	(void)cpu;
+	for (int i = 0; i < cnt; i++)
+		len += iov[i].iov_len;
+	n = writev(x->fd, iov, cnt);	/* a regular file takes it all */
+	if (n != (ssize_t)len && !x->err)
+		x->err = n < 0 ? -errno : -EIO;
+	x->bytes += len;
+}
+
+/* What perfbuf record does with a span: a DATA frame, crc32 + writev */
+static void span_frame(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct file_drain *x = ctx;
+	int err = cap_writer__frame(x->w, CAP_DATA, (__u32)cpu, iov, cnt);
+
+	if (err && !x->err)
+		x->err = err;
+	for (int i = 0; i < cnt; i++)
+		x->bytes += iov[i].iov_len;
+}
+
+static void span_crc(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct file_drain *x = ctx;
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	(void)cpu;
+	for (int i = 0; i < cnt; i++) {
+		crc = crc32(crc, iov[i].iov_base, (uInt)iov[i].iov_len);
+		x->bytes += iov[i].iov_len;
+	}
+	x->crc ^= (__u32)crc;
+}
+
+/* libbpf's callback: each record as the ring holds it (the bytes the
+ * span writers write), fwrite() to the FILE in the drain_ctx */
+static enum bpf_perf_event_ret lb_fwrite_cb(void *ctx, int cpu,
+					    struct perf_event_header *eh)
+{
+	struct drain_ctx *d = ctx;
+
+	(void)cpu;
+	fwrite(eh, eh->size, 1, d->out);
+	d->n += eh->type == PERF_RECORD_SAMPLE;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* An empty output of kind @k on filesystem @fs (not timed). */
+static int fd_open(struct file_drain *x, int fs, int k)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/perfbuf-bench-drain.%s", x->fs->dir[fs],
+		 k == FD_FRAME ? "cap" : "bin");
+	switch (k) {
+	case FD_SPANS:
+		x->fd = cli_open_output(path);
+		return x->fd < 0 ? x->fd : 0;
+	case FD_FRAME:
+		x->w = cap_writer__open(path);
+		return x->w ? 0 : -errno;
+	default:
+		x->b->d.out = x->f = cli_fopen_output(path);
+		return x->f ? 0 : -errno;
+	}
+}
+
+static int fd_close(struct file_drain *x, int k)
+{
+	int err = 0;
+
+	if (k == FD_SPANS && close(x->fd))
+		err = -errno;
+	if (k == FD_FRAME)
+		err = cap_writer__close(x->w, false);
+	if (k == FD_FWRITE) {
+		x->bytes = (__u64)ftell(x->f);
+		if (fclose(x->f))
+			err = -errno;
+	}
+	return err;
+}
+
+/* One timed drain of the full ring: kind @k into an empty file on @fs,
+ * or (fs < 0) read_spans + crc32() only. */
+static int fd_timed(struct file_drain *x, int fs, int k, __u64 *slot)
+{
+	struct drain_bench *b = x->b;
+	int err = fill_ring(b->prog_fd, b->data_size);
+	__u64 t;
+
+	if (!err && fs >= 0)
+		err = fd_open(x, fs, k);
+	if (err)
+		return err;
+	x->err = 0;
+	x->bytes = 0;
+	b->d.n = 0;
+	t = perfbuf_now_ns();
+	if (fs < 0)
+		err = perfbuf_ring__read_spans(b->ring, span_crc, x);
+	else if (k == FD_FWRITE)
+		err = perf_buffer__consume(b->lpb) ?: (fflush(x->f) ? -errno : 0);
+	else
+		err = perfbuf_ring__read_spans(b->ring, k == FD_SPANS ? span_writev :
+					       span_frame, x);
+	*slot = perfbuf_now_ns() - t;
+	err = err < 0 ? err : x->err;
+	if (fs >= 0)
+		err = fd_close(x, k) ?: err;
+	/* every record, in the file: the ring's bytes (a capture: + framing) */
+	b->exact &= x->bytes >= b->want * REC_BYTES;
+	return err;
+}
+
+/* The fastest drain: a drain takes about 2 ms, and a busy machine adds a
+ * whole time slice (4 ms) to many of them, which moves a median. */
+static __u64 fd_best(const __u64 *t)
+{
+	__u64 m = t[0];
+
+	for (int i = 1; i < DRAIN_ROUNDS; i++)
+		m = t[i] < m ? t[i] : m;
+	return m;
+}
+
+/* Row @k: tmpfs and disk columns. */
+static void fd_row(const struct file_drain *x, const char *what, int k)
+{
+	const struct drain_bench *b = x->b;
+	double bytes = (double)(b->want * REC_BYTES);
+
+	emit_md("| %s |", what);
+	for (int fs = 0; fs < FS_N; fs++) {
+		__u64 m = fd_best(x->t[fs][k]);
+
+		if (!*x->fs->dir[fs]) {
+			emit_md(" | | |");
+			continue;
+		}
+		emit_md(" %.3f ms | %.0f | %.1f |", m / 1e6, bytes / (m / 1e9) / 1e6,
+			(double)m / b->want);
+	}
+	emit_md("\n");
+}
+
+static void file_drain_report(const struct file_drain *x)
+{
+	const struct drain_bench *b = x->b;
+	double bytes = (double)(b->want * REC_BYTES);
+	__u64 crc = fd_best(x->t_crc);
+
+	emit_md("\n### Drain of a full ring to a file\n\n"
+		"%llu records of %d B (%d B in the ring: %.1f MiB) in a %zu KiB ring, filled "
+		"with the consumer idle, then drained into an empty file; the fastest of %d drains "
+		"on CPU%d, each after a fill from CPU%d (other jobs add whole time slices to "
+		"some). Timed: the drain and its writes (fflush() for stdio), not open and "
+		"close. disk: %s.%s\n\n",
+		(unsigned long long)b->want, REC_SIZE, REC_BYTES, bytes / (1 << 20),
+		b->data_size / 1024, DRAIN_ROUNDS, env.cons_cpu, env.prod_cpu,
+		*x->fs->dir[FS_DISK] ? x->fs->what[FS_DISK] : "none",
+		b->exact ? "" : " **A drain missed records.**");
+	emit_md("| drain to a file | tmpfs | MB/s | ns/record | disk | MB/s | ns/record |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n");
+	fd_row(x, "`perfbuf_ring__read_spans()` + `writev()`", FD_SPANS);
+	fd_row(x, "the same as a capture frame: + `crc32()` (perfbuf record)", FD_FRAME);
+	fd_row(x, "libbpf `perf_buffer__consume()` + `fwrite()` per record", FD_FWRITE);
+	emit_md("| `perfbuf_ring__read_spans()` + `crc32()` alone, no file | %.3f ms | %.0f | %.1f | | | |\n",
+		crc / 1e6, bytes / (crc / 1e9) / 1e6, (double)crc / b->want);
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	for (int fs = 0; fs < FS_N; fs++) {
+		char what[128];
+
+		if (!*x->fs->dir[fs])
+			continue;
+		snprintf(what, sizeof(what), "read_spans + writev / perf_buffer__consume + fwrite, %s",
+			 fs_name[fs]);
+		ratio_aim_line(what, (double)fd_best(x->t[fs][FD_SPANS]),
+			       (double)fd_best(x->t[fs][FD_FWRITE]), 1.0, 0.5);
+		snprintf(what, sizeof(what), "capture frame / perf_buffer__consume + fwrite, %s",
+			 fs_name[fs]);
+		ratio_aim_line(what, (double)fd_best(x->t[fs][FD_FRAME]),
+			       (double)fd_best(x->t[fs][FD_FWRITE]), 1.0, 0.5);
+	}
+	if (*x->fs->dir[FS_TMPFS])
+		info_line("crc32 alone / capture frame, tmpfs", (double)crc,
+			  (double)fd_best(x->t[FS_TMPFS][FD_FRAME]));
+}
+
+/*
+ * The drain part's full 4 MiB ring (filled by the producer CPU with the
+ * consumer idle), drained into a file: perfbuf's spans written as they
+ * are (writev, and as perfbuf record frames them: crc32 + writev) against
+ * libbpf's perf_buffer__consume() with a callback that fwrite()s each
+ * record; on tmpfs and on disk, interleaved.
+ */
+static int bench_file_drain(const struct rec_fs *fs)
+{
+	struct drain_bench *b = calloc(1, sizeof(*b));
+	struct file_drain *x = calloc(1, sizeof(*x));
+	int err = b && x ? 0 : -ENOMEM;
+
+	if (err)
+		goto out;
+	pin_self(env.cons_cpu);
+	*x = (struct file_drain){ .b = b, .fs = fs };
+	b->data_size = env.pages * PAGE_SZ;
+	b->want = (b->data_size - 8) / REC_BYTES;
+	b->exact = true;
+	b->lb_fn = lb_fwrite_cb;
+	b->skel = emit_open_load(false, 0);
+	err = b->skel ? 0 : -errno;
+	if (!err) {
+		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
+		err = drain_open_libbpf(b);
+	}
+	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {
+		for (int f = 0; f < FS_N && !err; f++)
+			for (int k = 0; k < FD_N && !err && *fs->dir[f]; k++)
+				err = fd_timed(x, f, k, &x->t[f][k][i]);
+		if (!err)
+			err = fd_timed(x, -1, 0, &x->t_crc[i]);
+	}
+	if (!err)
+		file_drain_report(x);
+	else
+		fprintf(stderr, "perfbuf-bench: drain to a file: %s\n", strerror(-err));
+	for (int f = 0; f < FS_N; f++) {
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/perfbuf-bench-drain.cap", fs->dir[f]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/perfbuf-bench-drain.bin", fs->dir[f]);
+		unlink(path);
+	}
+	perfbuf_ring__free(b->ring);
+	perf_buffer__free(b->lpb);
+	emit__destroy(b->skel);
+out:
+	free(b);
+	free(x);
+	return err;
+}
+
+/* ---- perfbuf report: decode rate -------------------------------------- */
+
+/* `perfbuf report [--json] @cap > /dev/null`: its wall seconds (0: it
+ * failed; see report.log), CPU seconds (user + system) in *@cpu_s. */
+static double report_once(const char *tool, const char *cap, bool json,
+			  double *cpu_s)
+{
+	char *argv[] = { (char *)tool, "report", json ? "--json" : (char *)cap,
+			 json ? (char *)cap : NULL, NULL };
+	char log[PATH_MAX + 16];
+	__u64 t0 = perfbuf_now_ns();
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	snprintf(log, sizeof(log), "%s/report.log", env.out);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		int out = open("/dev/null", O_WRONLY), err = cli_open_output(log);
+
+		if (out < 0 || err < 0)
+			_exit(127);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv(tool, argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 0;
+	*cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	return (perfbuf_now_ns() - t0) / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* `perfbuf report` of the storm's capture (@events events), text and JSON
+ * Lines to /dev/null, @reps interleaved runs each; the median wall time. */
+static void bench_report(const char *tool, const char *cap, __u64 events,
+			 int reps)
+{
+	static const char *name[2] = { "`perfbuf report` (text)",
+				       "`perfbuf report --json`" };
+	double wall[2][MAX_REPS], cpu[2][MAX_REPS], m[2] = {}, c[2] = {};
+	struct stat st;
+
+	printf("\nreport: decoding the capture, text and JSON, %d rounds...\n", reps);
+	for (int i = 0; i < reps; i++)
+		for (int j = 0; j < 2; j++)
+			wall[j][i] = report_once(tool, cap, j, &cpu[j][i]);
+	emit_md("\n### perfbuf report decode rate\n\n");
+	if (stat(cap, &st) || !events) {
+		emit_md("skipped: no capture from the record part\n");
+		return;
+	}
+	for (int j = 0; j < 2; j++) {
+		qsort(wall[j], (size_t)reps, sizeof(double), cmp_double);
+		qsort(cpu[j], (size_t)reps, sizeof(double), cmp_double);
+		m[j] = wall[j][reps / 2];
+		c[j] = cpu[j][reps / 2];
+	}
+	emit_md("The capture of the record part's storm on tmpfs (%llu events, %.0f MB, "
+		"one CPU's ring), decoded to /dev/null; median of %d interleaved runs; "
+		"CPU: user + system.\n\n"
+		"| decoded by | wall | events/s | CPU | ns/event (CPU) |\n"
+		"|---|---:|---:|---:|---:|\n",
+		(unsigned long long)events, st.st_size / 1e6, reps);
+	for (int j = 0; j < 2; j++) {
+		if (!m[j]) {
+			emit_md("| %s | failed (see %s/report.log) | | | |\n", name[j], env.out);
+			continue;
+		}
+		emit_md("| %s | %.2f s | %.2f M | %.2f s | %.0f |\n", name[j], m[j],
+			events / m[j] / 1e6, c[j], c[j] * 1e9 / events);
+	}
+}
+
+/*
+ * perfbuf record's speed: on the trace part's syscall storm against
+ * perfbuf trace --json (to tmpfs and disk), the drain of a full ring to
+ * a file against libbpf with fwrite(), and perfbuf report's decode rate.
+ */
+static void bench_record(double secs)
+{
+	char tool[PATH_MAX], cap[PATH_MAX + 32];
+	struct rec_fs fs;
+	__u64 events = 0;
+
+	rec_fs_find(&fs);
+	if (!*fs.dir[FS_TMPFS] && !*fs.dir[FS_DISK]) {
+		emit_md("\n### perfbuf record\n\nskipped: neither /dev/shm (tmpfs) nor %s "
+			"(a block device) is usable\n", env.out);
+		return;
+	}
+	if (getenv("XX_NOSTORM")) bench_file_drain(&fs), exit(0);
+	if (perfbuf_tool(tool, sizeof(tool))) {
+		snprintf(cap, sizeof(cap), "%s/perfbuf-bench-report.cap",
+			 fs.dir[*fs.dir[FS_TMPFS] ? FS_TMPFS : FS_DISK]);
+		bench_record_storm(tool, &fs, secs, cap, &events);
+	} else {
+		emit_md("\n### perfbuf record vs perfbuf trace --json\n\n"
+			"skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+	}
+	bench_file_drain(&fs);
+	if (events) {
+		bench_report(tool, cap, events, env.quick ? 1 : MAX_REPS);
+		unlink(cap);
+	}
+}
+
 /* ---- main ------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -1856,8 +2515,10 @@ static void usage(FILE *f)
 "Then perfbuf default against ordered with producers on CPU0 and CPU1,\n"
 "the drain of a full ring, perfbuf trace against bpftrace, and perfbuf\n"
 "profile against perf record and bpftrace (a profiled workload's slowdown)\n"
-"with the time to name 10 k stacks.\n"
-"Needs root and 2 online CPUs. Takes about 8 minutes (--quick: 2).\n"
+"with the time to name 10 k stacks, and perfbuf record against perfbuf\n"
+"trace --json (to tmpfs and disk), a full ring drained to a file against\n"
+"libbpf with fwrite(), perfbuf report's rate.\n"
+"Needs root and 2 online CPUs. Takes about 10 minutes (--quick: 3).\n"
 "\n"
 "Options:\n"
 "  -d, --duration S   seconds per point (default 3; sweep points 2)\n"
@@ -1869,7 +2530,7 @@ static void usage(FILE *f)
 "      --no-sweep     skip the offered-rate sweep and the plot\n"
 "      --no-trace     skip the perfbuf trace vs bpftrace comparison\n"
 "      --only PART    only one part: throughput (the first table, no\n"
-"                     sweep), ordered, drain, trace or profile\n"
+"                     sweep), ordered, drain, trace, profile or record\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb (default: all)\n"
@@ -1905,7 +2566,8 @@ static int parse_peers(const char *list)
 /* An option with a value; 0, or 1 after saying what is wrong. */
 static int parse_value(int opt, const char *arg)
 {
-	static const char *parts[] = { "throughput", "ordered", "drain", "trace", "profile" };
+	static const char *parts[] = { "throughput", "ordered", "drain", "trace",
+				       "profile", "record" };
 	const char *want;
 	long v;
 
@@ -1935,7 +2597,7 @@ static int parse_value(int opt, const char *arg)
 			break;
 		return 0;
 	case 'O':
-		want = "--only wants throughput, ordered, drain, trace or profile";
+		want = "--only wants throughput, ordered, drain, trace, profile or record";
 		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 			if (!strcmp(arg, parts[i]))
 				env.only = parts[i];
@@ -2046,11 +2708,13 @@ static void run_parts(void)
 	if (part_on("drain"))
 		bench_drain();
 	if (part_on("trace") && !(env.no_trace && !env.only))
-		bench_trace(env.self, env.quick ? 2 : 3);
+		bench_trace(env.quick ? 2 : 3);
 	if (part_on("profile")) {
-		bench_profile(env.self, env.quick ? 1 : 3);
+		bench_profile(env.quick ? 1 : 3);
 		bench_symbolize();
 	}
+	if (part_on("record"))
+		bench_record(env.quick ? 2 : 3);
 }
 
 int main(int argc, char **argv)
