@@ -93,9 +93,8 @@ static int kind_of(const char *name)
 	return -1;
 }
 
-/* The CAP_FORMAT frame of tracepoint @target; NULL when absent. */
-static const char *find_format(struct cap_reader *r, const char *target,
-			       size_t *len)
+const char *capture_format_find(struct cap_reader *r, const char *target,
+				size_t *len)
 {
 	size_t tl = strlen(target);
 	struct cap_view v;
@@ -115,7 +114,7 @@ static int load_format(struct cap_reader *r, struct trace_probe *p,
 		       char *why, size_t why_sz)
 {
 	size_t len;
-	const char *text = p->target ? find_format(r, p->target, &len) : NULL;
+	const char *text = p->target ? capture_format_find(r, p->target, &len) : NULL;
 	FILE *f;
 	int err;
 

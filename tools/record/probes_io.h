@@ -13,5 +13,9 @@ int capture_probes_write(struct cap_writer *w, const struct probe_set *set);
  * 0, or a negative errno with one line in @why. */
 int capture_probes_read(struct cap_reader *r, struct probe_set *set,
 			char *why, size_t why_sz);
+/* The format file of tracepoint @target (CAT:NAME) as the capture saved
+ * it, @len bytes, in @r's mapping; NULL when absent. Rewinds @r. */
+const char *capture_format_find(struct cap_reader *r, const char *target,
+				size_t *len);
 
 #endif

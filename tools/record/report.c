@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "commands.h"
 #include "meta.h"
+#include "perf_data.h"
 #include "probes_io.h"
 #include "stream.h"
 #include "trace/decode.h"
@@ -33,6 +35,7 @@ static const char usage_text[] =
 "                    default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
 "      --width N     cut text lines to N columns (not in a file)\n"
 "      --info        what the capture says about itself, not its events\n"
+"      --perf-data OUT  write the events to OUT as perf.data (perf script -i OUT)\n"
 "  -h, --help        this help\n"
 "\n"
 "A capture cut short (a crash, a full disk) or damaged prints everything\n"
@@ -40,13 +43,16 @@ static const char usage_text[] =
 "\n"
 "Examples:\n"
 "  perfbuf report exec.cap\n"
-"  perfbuf report --json exec.cap | jq .args.filename\n";
+"  perfbuf report --json exec.cap | jq .args.filename\n"
+"  perfbuf report --perf-data exec.data exec.cap && perf script -i exec.data\n";
 
 struct report {
 	bool json, unordered, info;
 	enum trace_time time;	/* --time */
 	long width;		/* --width */
 	const char *path;
+	const char *perf_out;	/* --perf-data */
+	struct perf_data *pd;
 	struct cap_reader *r;
 	struct cap_meta meta;
 	struct probe_set set;
@@ -57,7 +63,8 @@ struct report {
 	struct trace_pipe pipe;	/* last: big */
 };
 
-enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH };
+enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH,
+       OPT_PERF_DATA };
 
 /* --time, --width (as perfbuf trace has them) */
 static bool output_option(int opt, const char *arg, struct report *rp)
@@ -88,6 +95,7 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "perf-data", required_argument, NULL, OPT_PERF_DATA },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -107,6 +115,8 @@ static int parse_options(int argc, char **argv, struct report *rp)
 				return -1;
 			continue;
 		}
+		if (opt == OPT_PERF_DATA)
+			rp->perf_out = optarg;
 		rp->json |= opt == OPT_JSON;
 		rp->unordered |= opt == OPT_UNORDERED;
 		rp->info |= opt == OPT_INFO;
@@ -117,6 +127,11 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		return -1;
 	}
 	rp->path = argv[optind];
+	if (rp->perf_out && (rp->json || rp->unordered || rp->info)) {
+		fprintf(stderr, RPROG ": --perf-data writes perf.data in time order; drop %s\n",
+			rp->json ? "--json" : rp->unordered ? "--unordered" : "--info");
+		return -1;
+	}
 	return 0;
 }
 
@@ -146,6 +161,11 @@ static int open_capture(struct report *rp)
 		.start_ns = rp->meta.start_mono_ns,
 		.wall_off_ns = (__s64)(rp->meta.start_wall_ns - rp->meta.start_mono_ns) };
 	so.max_cols = cli_is_file(1) ? 0 : rp->width;	/* never in a file */
+	/* before the stream: it reads the format frames */
+	if (rp->perf_out && !(rp->pd = perf_data__new(rp->r, &rp->set))) {
+		fprintf(stderr, RPROG ": out of memory\n");
+		return -1;
+	}
 	rp->s = cap_stream__new(rp->r, rp->meta.sample_type, rp->meta.sample_id_all);
 	rp->dec = trace_decoder__new(&rp->set);
 	rp->sink = rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
@@ -210,11 +230,30 @@ static int summary(struct report *rp)
 	return err;
 }
 
+/* After the events: the capture's damage, or its missing end; 0 or 1.
+ * @done: what happened to the events, "printed". */
+static int say_damage(struct report *rp, int n, const char *done)
+{
+	int ret = 0;
+
+	if (n == -EBADMSG) {
+		fprintf(stderr, RPROG ": %s: damaged %s; the %llu events before it are %s\n",
+			rp->path, cap_reader__error(rp->r),
+			(unsigned long long)rp->events, done);
+		ret = 1;
+	} else if (cap_reader__truncated(rp->r)) {
+		fprintf(stderr, RPROG ": %s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are %s\n",
+			rp->path, (unsigned long long)rp->events, done);
+		ret = 1;
+	}
+	return ret;
+}
+
 /* Fold the capture through the pipe; 0, or 1 after saying what failed. */
 static int print_events(struct report *rp)
 {
 	int n = cap_stream__fold(rp->s, !rp->unordered, on_record, rp);
-	int wr = trace_sink__flush(rp->sink), ret = 0;
+	int wr = trace_sink__flush(rp->sink);
 
 	if (wr && wr != -EPIPE) {
 		fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(-wr));
@@ -223,17 +262,28 @@ static int print_events(struct report *rp)
 	/* the summary first: the damage is the last line said */
 	if (!wr)
 		summary(rp);
-	if (n == -EBADMSG) {
-		fprintf(stderr, RPROG ": %s: damaged %s; the %llu events before it are printed\n",
-			rp->path, cap_reader__error(rp->r),
-			(unsigned long long)rp->events);
-		ret = 1;
-	} else if (cap_reader__truncated(rp->r)) {
-		fprintf(stderr, RPROG ": %s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are printed\n",
-			rp->path, (unsigned long long)rp->events);
-		ret = 1;
+	return say_damage(rp, n, "printed");
+}
+
+/* --perf-data: the events into a perf.data file; 0, or 1 (said). */
+static int write_perf_data(struct report *rp)
+{
+	struct perf_data_result res;
+	char why[PATH_MAX + 64];
+
+	if (perf_data__write(rp->pd, rp->perf_out, &rp->meta, rp->s, &res, why,
+			     sizeof(why))) {
+		fprintf(stderr, RPROG ": %s\n", why);
+		return 1;
 	}
-	return ret;
+	rp->events = res.samples;
+	fprintf(stderr, RPROG ": %llu events, %llu lost, into %s (perf script -i %s)\n",
+		(unsigned long long)res.samples, (unsigned long long)res.lost,
+		rp->perf_out, rp->perf_out);
+	if (res.skipped)
+		fprintf(stderr, RPROG ": %llu records of no probe of the capture left out\n",
+			(unsigned long long)res.skipped);
+	return say_damage(rp, res.stream_err, "written");
 }
 
 static void cleanup(struct report *rp)
@@ -241,6 +291,7 @@ static void cleanup(struct report *rp)
 	trace_sink__end(rp->sink);
 	trace_decoder__free(rp->dec);
 	cap_stream__free(rp->s);
+	perf_data__free(rp->pd);
 	probes_free(&rp->set);
 	cap_reader__close(rp->r);
 }
@@ -258,6 +309,8 @@ int cmd_report(int argc, char **argv)
 	err = open_capture(&rp) ? 1 : 0;
 	if (!err && rp.info)
 		print_info(&rp);
+	else if (!err && rp.perf_out)
+		err = write_perf_data(&rp);
 	else if (!err)
 		err = print_events(&rp);
 	cleanup(&rp);
