@@ -25,6 +25,8 @@ PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 LDLIBS += -lbpf -lelf -lz -lpthread -lm
 # the NATS client (tools/nats/: trace --nats, nats-tail): perfbuf only
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
+# the tools' own: libdeflate computes the capture files' CRC-32
+TOOL_LDLIBS = $(LDLIBS) -ldeflate
 # -mcpu=v3: atomic fetch-and-add (Linux >= 5.12; attach cookies need 5.15)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf
@@ -140,22 +142,22 @@ $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 
 $(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(NATS_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
 $(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(NATS_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
 # the tool's error words (cli_strerror(), cli_bad_option())
 $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/cli.o
 
 # capture files: the record/report code and cli_open_output()
-$(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o) \
+$(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
 	$(OUTPUT)/tools/cli.o
 
 # tests of the trace pipeline link its libbpf-free part
@@ -280,9 +282,9 @@ $(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
 
 $(OUTPUT)/fuzz_capture: fuzz/fuzz_capture.c tools/record/reader.c tools/record/stream.c \
-		       $(LIB_SRCS) | $(OUTPUT)
+		       tools/record/crc.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz -ldeflate
 
 $(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

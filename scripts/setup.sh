@@ -7,8 +7,9 @@ set -euo pipefail
 
 # chromium: the tests render perfbuf profile's flame graphs (headless);
 # libnats-dev, nats-server: trace --nats and its tests; linux-perf: the
-# tests read report --perf-data with perf script, the bench runs perf
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev python3 valgrind pkg-config man-db chromium
+# tests read report --perf-data with perf script, the bench runs perf;
+# libdeflate-dev: the capture files' CRC-32
+pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libdeflate-dev python3 valgrind pkg-config man-db chromium
 	libnats-dev nats-server linux-perf)
 mode=${1:-}
 [[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)

@@ -2131,7 +2131,8 @@ struct file_drain {
 	__u32 crc;
 	int err;
 	__u64 t[FS_N][FD_N][DRAIN_ROUNDS];
-	__u64 t_crc[DRAIN_ROUNDS];	/* read_spans + crc32(), no file */
+	bool zlib;		/* span_crc(): zlib's crc32(), not cap_crc32() */
+	__u64 t_crc[2][DRAIN_ROUNDS];	/* read_spans + cap_crc32() / zlib */
 };
 
 static void span_writev(void *ctx, int cpu, const struct iovec *iov, int cnt)
@@ -2161,17 +2162,20 @@ static void span_frame(void *ctx, int cpu, const struct iovec *iov, int cnt)
 		x->bytes += iov[i].iov_len;
 }
 
+/* The frame's checksum alone: perfbuf record's (libdeflate), or zlib's
+ * crc32(), the same function */
 static void span_crc(void *ctx, int cpu, const struct iovec *iov, int cnt)
 {
 	struct file_drain *x = ctx;
-	uLong crc = crc32(0L, Z_NULL, 0);
+	__u32 crc = 0;
 
 	(void)cpu;
 	for (int i = 0; i < cnt; i++) {
-		crc = crc32(crc, iov[i].iov_base, (uInt)iov[i].iov_len);
+		crc = x->zlib ? (__u32)crc32(crc, iov[i].iov_base, (uInt)iov[i].iov_len) :
+			cap_crc32(crc, iov[i].iov_base, iov[i].iov_len);
 		x->bytes += iov[i].iov_len;
 	}
-	x->crc ^= (__u32)crc;
+	x->crc ^= crc;
 }
 
 /* libbpf's callback: each record as the ring holds it (the bytes the
@@ -2224,7 +2228,7 @@ static int fd_close(struct file_drain *x, int k)
 }
 
 /* One timed drain of the full ring: kind @k into an empty file on @fs,
- * or (fs < 0) read_spans + crc32() only. */
+ * or (fs < 0) read_spans + the checksum only (zlib's when @k). */
 static int fd_timed(struct file_drain *x, int fs, int k, __u64 *slot)
 {
 	struct drain_bench *b = x->b;
@@ -2239,6 +2243,7 @@ static int fd_timed(struct file_drain *x, int fs, int k, __u64 *slot)
 	x->bytes = 0;
 	b->d.n = 0;
 	t = perfbuf_now_ns();
+	x->zlib = k;
 	if (fs < 0)
 		err = perfbuf_ring__read_spans(b->ring, span_crc, x);
 	else if (k == FD_FWRITE)
@@ -2290,7 +2295,7 @@ static void file_drain_report(const struct file_drain *x)
 {
 	const struct drain_bench *b = x->b;
 	double bytes = (double)(b->want * REC_BYTES);
-	__u64 crc = fd_best(x->t_crc);
+	__u64 crc = fd_best(x->t_crc[0]), zcrc = fd_best(x->t_crc[1]);
 
 	emit_md("\n### Drain of a full ring to a file\n\n"
 		"%llu records of %d B (%d B in the ring: %.1f MiB) in a %zu KiB ring, filled "
@@ -2305,10 +2310,12 @@ static void file_drain_report(const struct file_drain *x)
 	emit_md("| drain to a file | tmpfs | MB/s | ns/record | disk | MB/s | ns/record |\n"
 		"|---|---:|---:|---:|---:|---:|---:|\n");
 	fd_row(x, "`perfbuf_ring__read_spans()` + `writev()`", FD_SPANS);
-	fd_row(x, "the same as a capture frame: + `crc32()` (perfbuf record)", FD_FRAME);
+	fd_row(x, "the same as capture frames: + CRC-32 (perfbuf record)", FD_FRAME);
 	fd_row(x, "libbpf `perf_buffer__consume()` + `fwrite()` per record", FD_FWRITE);
-	emit_md("| `perfbuf_ring__read_spans()` + `crc32()` alone, no file | %.3f ms | %.0f | %.1f | | | |\n",
+	emit_md("| `perfbuf_ring__read_spans()` + CRC-32 (libdeflate) alone, no file | %.3f ms | %.0f | %.1f | | | |\n",
 		crc / 1e6, bytes / (crc / 1e9) / 1e6, (double)crc / b->want);
+	emit_md("| `perfbuf_ring__read_spans()` + zlib `crc32()` alone, no file | %.3f ms | %.0f | %.1f | | | |\n",
+		zcrc / 1e6, bytes / (zcrc / 1e9) / 1e6, (double)zcrc / b->want);
 	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
 	for (int fs = 0; fs < FS_N; fs++) {
 		char what[128];
@@ -2324,8 +2331,9 @@ static void file_drain_report(const struct file_drain *x)
 		ratio_aim_line(what, (double)fd_best(x->t[fs][FD_FRAME]),
 			       (double)fd_best(x->t[fs][FD_FWRITE]), 1.0, 0.5);
 	}
+	info_line("CRC-32 alone: libdeflate / zlib", (double)crc, (double)zcrc);
 	if (*x->fs->dir[FS_TMPFS])
-		info_line("crc32 alone / capture frame, tmpfs", (double)crc,
+		info_line("CRC-32 alone / capture frames, tmpfs", (double)crc,
 			  (double)fd_best(x->t[FS_TMPFS][FD_FRAME]));
 }
 
@@ -2360,8 +2368,8 @@ static int bench_file_drain(const struct rec_fs *fs)
 		for (int f = 0; f < FS_N && !err; f++)
 			for (int k = 0; k < FD_N && !err && *fs->dir[f]; k++)
 				err = fd_timed(x, f, k, &x->t[f][k][i]);
-		if (!err)
-			err = fd_timed(x, -1, 0, &x->t_crc[i]);
+		for (int z = 0; z < 2 && !err; z++)
+			err = fd_timed(x, -1, z, &x->t_crc[z][i]);
 	}
 	if (!err)
 		file_drain_report(x);
@@ -2386,13 +2394,10 @@ out:
 
 /* ---- perfbuf report: decode rate -------------------------------------- */
 
-/* `perfbuf report [--json] @cap > /dev/null`: its wall seconds (0: it
- * failed; see report.log), CPU seconds (user + system) in *@cpu_s. */
-static double report_once(const char *tool, const char *cap, bool json,
-			  double *cpu_s)
+/* Run @argv with stdout to /dev/null, stderr to report.log: its wall
+ * seconds (0: it failed), CPU seconds (user + system) in *@cpu_s. */
+static double run_timed(char *const argv[], double *cpu_s)
 {
-	char *argv[] = { (char *)tool, "report", json ? "--json" : (char *)cap,
-			 json ? (char *)cap : NULL, NULL };
 	char log[PATH_MAX + 16];
 	__u64 t0 = perfbuf_now_ns();
 	struct rusage ru;
@@ -2410,7 +2415,7 @@ static double report_once(const char *tool, const char *cap, bool json,
 			_exit(127);
 		dup2(out, 1);
 		dup2(err, 2);
-		execv(tool, argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
@@ -2428,38 +2433,59 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* `perfbuf report` of the storm's capture (@events events), text and JSON
- * Lines to /dev/null, @reps interleaved runs each; the median wall time. */
+enum { RP_TEXT, RP_JSON, RP_PERF_DATA, RP_PERF_SCRIPT, RP_N };
+
+/*
+ * The storm's capture (@events events) decoded to /dev/null: `perfbuf
+ * report` as text and JSON Lines, `perfbuf report --perf-data` (into a
+ * perf.data next to it), and `perf script` of that file (perf's own
+ * decoding of the same tracepoint, libtraceevent); @reps interleaved runs
+ * of each, perf script once (it is the slow one); median wall times.
+ */
 static void bench_report(const char *tool, const char *cap, __u64 events,
 			 int reps)
 {
-	static const char *name[2] = { "`perfbuf report` (text)",
-				       "`perfbuf report --json`" };
-	double wall[2][MAX_REPS], cpu[2][MAX_REPS], m[2] = {}, c[2] = {};
+	static const char *name[RP_N] = {
+		"`perfbuf report` (text)", "`perfbuf report --json`",
+		"`perfbuf report --perf-data` (writes perf.data)",
+		"`perf script` of that perf.data (text)",
+	};
+	char data[PATH_MAX + 48];
+	char *argv[RP_N][6] = {
+		{ (char *)tool, "report", (char *)cap, NULL },
+		{ (char *)tool, "report", "--json", (char *)cap, NULL },
+		{ (char *)tool, "report", "--perf-data", data, (char *)cap, NULL },
+		{ "perf", "script", "-i", data, NULL },
+	};
+	double wall[RP_N][MAX_REPS] = {}, cpu[RP_N][MAX_REPS] = {}, m[RP_N], c[RP_N];
+	int n[RP_N];
 	struct stat st;
 
-	printf("\nreport: decoding the capture, text and JSON, %d rounds...\n", reps);
+	snprintf(data, sizeof(data), "%s.data", cap);
+	printf("\nreport: decoding the capture, %d rounds...\n", reps);
 	for (int i = 0; i < reps; i++)
-		for (int j = 0; j < 2; j++)
-			wall[j][i] = report_once(tool, cap, j, &cpu[j][i]);
+		for (int j = 0; j < RP_N; j++)
+			if (j != RP_PERF_SCRIPT || !i)
+				wall[j][i] = run_timed(argv[j], &cpu[j][i]);
+	for (int j = 0; j < RP_N; j++) {
+		n[j] = j == RP_PERF_SCRIPT ? 1 : reps;
+		qsort(wall[j], (size_t)n[j], sizeof(double), cmp_double);
+		qsort(cpu[j], (size_t)n[j], sizeof(double), cmp_double);
+		m[j] = wall[j][n[j] / 2];
+		c[j] = cpu[j][n[j] / 2];
+	}
 	emit_md("\n### perfbuf report decode rate\n\n");
-	if (stat(cap, &st) || !events) {
+	if (stat(cap, &st)) {
 		emit_md("skipped: no capture from the record part\n");
 		return;
 	}
-	for (int j = 0; j < 2; j++) {
-		qsort(wall[j], (size_t)reps, sizeof(double), cmp_double);
-		qsort(cpu[j], (size_t)reps, sizeof(double), cmp_double);
-		m[j] = wall[j][reps / 2];
-		c[j] = cpu[j][reps / 2];
-	}
-	emit_md("The capture of the record part's storm on tmpfs (%llu events, %.0f MB, "
-		"one CPU's ring), decoded to /dev/null; median of %d interleaved runs; "
-		"CPU: user + system.\n\n"
+	emit_md("The record part's capture of the storm (%llu events of "
+		"`syscalls:sys_enter_getpgid`, %.0f MB, one CPU's ring), decoded to /dev/null; "
+		"median of %d interleaved runs (perf script: one); CPU: user + system.\n\n"
 		"| decoded by | wall | events/s | CPU | ns/event (CPU) |\n"
 		"|---|---:|---:|---:|---:|\n",
 		(unsigned long long)events, st.st_size / 1e6, reps);
-	for (int j = 0; j < 2; j++) {
+	for (int j = 0; j < RP_N; j++) {
 		if (!m[j]) {
 			emit_md("| %s | failed (see %s/report.log) | | | |\n", name[j], env.out);
 			continue;
@@ -2467,6 +2493,15 @@ static void bench_report(const char *tool, const char *cap, __u64 events,
 		emit_md("| %s | %.2f s | %.2f M | %.2f s | %.0f |\n", name[j], m[j],
 			events / m[j] / 1e6, c[j], c[j] * 1e9 / events);
 	}
+	unlink(data);
+	if (!m[RP_TEXT] || !m[RP_PERF_SCRIPT])
+		return;
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	ratio_line("events/s: perfbuf report (text) / perf script", 1 / m[RP_TEXT],
+		   1 / m[RP_PERF_SCRIPT], 1.0, false);
+	if (m[RP_JSON])
+		info_line("events/s: perfbuf report --json / text", 1 / m[RP_JSON],
+			  1 / m[RP_TEXT]);
 }
 
 /*
@@ -2496,10 +2531,9 @@ static void bench_record(double secs)
 			"skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 	}
 	bench_file_drain(&fs);
-	if (events) {
+	if (events)
 		bench_report(tool, cap, events, env.quick ? 1 : MAX_REPS);
-		unlink(cap);
-	}
+	unlink(cap);
 }
 
 /* ---- main ------------------------------------------------------------ */

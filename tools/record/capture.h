@@ -72,6 +72,9 @@ struct cap_snapshot {
 	__u64 time_ns;		/* CLOCK_MONOTONIC when it was taken */
 };
 
+/* zlib's crc32() of @len bytes at @p, continuing @crc (0 to start). */
+__u32 cap_crc32(__u32 crc, const void *p, size_t len);
+
 /* ---- writing -------------------------------------------------------- */
 
 struct cap_writer;

@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "capture.h"
 
@@ -120,20 +119,6 @@ static int damage(struct cap_reader *r, const char *fmt, unsigned long long v)
 	return r->err;
 }
 
-static __u32 crc_of(const unsigned char *p, size_t len)
-{
-	uLong crc = crc32(0L, Z_NULL, 0);
-
-	while (len) {
-		uInt n = len > (1U << 30) ? 1U << 30 : (uInt)len;
-
-		crc = crc32(crc, p, n);
-		p += n;
-		len -= n;
-	}
-	return (__u32)crc;
-}
-
 int cap_reader__next(struct cap_reader *r, struct cap_view *v)
 {
 	struct cap_frame f;
@@ -160,7 +145,7 @@ int cap_reader__next(struct cap_reader *r, struct cap_view *v)
 			padded = left;	/* the last frame's padding may be cut */
 		if (f.type == 0 || f.reserved)
 			return damage(r, "frame type %llu is not valid", f.type);
-		if (crc_of(r->buf + r->pos + sizeof(f), (size_t)f.len) != f.crc)
+		if (cap_crc32(0, r->buf + r->pos + sizeof(f), (size_t)f.len) != f.crc)
 			return damage(r, "frame of type %llu fails its CRC", f.type);
 		*v = (struct cap_view){
 			.type = f.type, .cpu = f.cpu, .len = (size_t)f.len,

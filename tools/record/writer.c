@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "capture.h"
 #include "commands.h"
@@ -79,7 +78,7 @@ int cap_writer__frame(struct cap_writer *w, __u32 type, __u32 cpu,
 	static const char zero[8];
 	struct cap_frame f = { .type = type, .cpu = cpu };
 	struct iovec v[MAX_PIECES + 2];
-	uLong crc = crc32(0L, Z_NULL, 0);
+	__u32 crc = 0;
 
 	if (w->err)
 		return w->err;
@@ -87,21 +86,11 @@ int cap_writer__frame(struct cap_writer *w, __u32 type, __u32 cpu,
 		return -E2BIG;
 	v[0] = (struct iovec){ &f, sizeof(f) };
 	for (int i = 0; i < cnt; i++) {
-		const char *p = iov[i].iov_base;
-		size_t left = iov[i].iov_len;
-
-		/* crc32() takes a uInt length */
-		while (left) {
-			uInt n = left > (1U << 30) ? 1U << 30 : (uInt)left;
-
-			crc = crc32(crc, (const Bytef *)p, n);
-			p += n;
-			left -= n;
-		}
+		crc = cap_crc32(crc, iov[i].iov_base, iov[i].iov_len);
 		f.len += iov[i].iov_len;
 		v[1 + i] = iov[i];
 	}
-	f.crc = (__u32)crc;
+	f.crc = crc;
 	v[1 + cnt] = (struct iovec){ (void *)zero, (8 - (f.len & 7)) & 7 };
 	w->err = write_all(w, v, cnt + 2);
 	return w->err;
