@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "perf_data.h"
 #include "probes_io.h"
+#include "trace/decode.h"
 
 #define PERF_MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
 #define PERF_RECORD_FINISHED_ROUND 68		/* perf's own record types */
@@ -261,7 +262,8 @@ static size_t tp_raw(const struct perf_data *pd, int i, const struct trace_recor
 		     size_t data_sz, unsigned char *dst, size_t room)
 {
 	const struct trace_probe *p = &pd->set->v[i];
-	size_t len = tr->raw_size, pos = tr->raw_size;
+	const unsigned char *slot[TRACE_MAX_STRS] = {};
+	size_t len = tr->raw_size;
 	__u16 type = pd->tp_id[i];
 	__s32 pid = (__s32)tr->tid;
 
@@ -271,23 +273,22 @@ static size_t tp_raw(const struct perf_data *pd, int i, const struct trace_recor
 	memset(dst, 0, 8);		/* flags, preempt_count: unknown */
 	memcpy(dst, &type, 2);
 	memcpy(dst + 4, &pid, 4);
-	for (unsigned int s = 0; s < TRACE_MAX_STRS; s++) {
+	trace_slots_find(p, tr, data_sz, slot);
+	for (unsigned int s = 0; s < p->cfg.nstr && s < TRACE_MAX_STRS; s++) {
 		const struct trace_str_cfg *c = &p->cfg.str[s];
+		bool rel = c->kind == TRACE_STR_REL_LOC || c->kind == TRACE_BYTES_REL_LOC;
 		__u32 n = tr->str_len[s], loc;
 
-		if (!n || pos + n > data_sz)
-			continue;	/* as the decoder: no bytes, no slot */
-		if (s < p->cfg.nstr && c->kind != TRACE_STR_USER_PTR &&
-		    c->off + 4u <= tr->raw_size &&
-		    len + n <= room && len < 0x10000) {
-			loc = c->kind == TRACE_STR_REL_LOC || c->kind == TRACE_BYTES_REL_LOC ?
-			      (__u32)(len - (c->off + 4u)) : (__u32)len;
-			loc |= n << 16;
-			memcpy(dst + c->off, &loc, 4);
-			memcpy(dst + len, tr->data + pos, n);
-			len += n;
-		}
-		pos += n;
+		/* user pointers stay pointers, as perf prints them */
+		if (!slot[s] || (!rel && c->kind != TRACE_STR_DATA_LOC &&
+				 c->kind != TRACE_BYTES_DATA_LOC) ||
+		    c->off + 4u > tr->raw_size || len + n > room || len >= 0x10000 ||
+		    n >= 0x10000)
+			continue;
+		loc = (rel ? (__u32)(len - (c->off + 4u)) : (__u32)len) | n << 16;
+		memcpy(dst + c->off, &loc, 4);
+		memcpy(dst + len, slot[s], n);
+		len += n;
 	}
 	return len;
 }

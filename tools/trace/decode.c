@@ -285,10 +285,8 @@ static void field_value(struct trace_decoder *dec, struct tv_field *v,
 	}
 }
 
-/* Where each slot's bytes are: packed after the raw record in slot
- * order, the argv slot last (bpf/trace.h). */
-static void slots_find(const struct trace_probe *p, const struct trace_record *r,
-		       size_t data_sz, const unsigned char *slot[TRACE_MAX_STRS])
+void trace_slots_find(const struct trace_probe *p, const struct trace_record *r,
+		      size_t data_sz, const unsigned char *slot[TRACE_MAX_STRS])
 {
 	size_t pos = r->raw_size;
 
@@ -314,7 +312,7 @@ static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 
 	if (r->raw_size > data_sz)
 		return 0;	/* truncated: never from our BPF side */
-	slots_find(p, r, data_sz, slot);
+	trace_slots_find(p, r, data_sz, slot);
 	for (int i = 0; i < p->nfields; i++) {
 		const struct tp_field *f = &p->fields[i];
 		struct tv_field *v = &d->fields[n];

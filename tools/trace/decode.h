@@ -27,6 +27,11 @@ typedef const char *(*trace_frame_name_fn)(void *ctx, bool kernel, __u32 pid,
 					   __u64 addr);
 void trace_decoder__set_stacks(struct trace_decoder *d, bool kernel, bool user,
 			       trace_frame_name_fn name, void *ctx);
+/* Where each slot's bytes are in tracepoint record @r of probe @p (@data_sz
+ * bytes of data[]): packed after the raw record in slot order, the argv
+ * slot last (bpf/trace.h); NULL for a slot with no bytes. */
+void trace_slots_find(const struct trace_probe *p, const struct trace_record *r,
+		      size_t data_sz, const unsigned char *slot[TRACE_MAX_STRS]);
 /* The probes and their field names, for trace_sink__begin(). */
 const struct tv_schema *trace_decoder__schema(const struct trace_decoder *d);
 /* The values of record @r (@sz bytes, 8-byte aligned) written on @cpu;
