@@ -2029,8 +2029,9 @@ static const char *rec_row_name[RR_N] = {
 	"`perfbuf trace --json -o` disk",
 };
 
-static void rec_storm_report(const struct rec_run *med, const struct rec_fs *fs,
-			     double secs, int reps)
+/* @lost_all: each row's losses summed over its rounds */
+static void rec_storm_report(const struct rec_run *med, const __u64 *lost_all,
+			     const struct rec_fs *fs, double secs, int reps)
 {
 	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
 		"rounds; the tools at `-p` (the storm's process) `--pages %s`, where the "
@@ -2039,25 +2040,27 @@ static void rec_storm_report(const struct rec_run *med, const struct rec_fs *fs,
 		*fs->dir[FS_TMPFS] ? fs->what[FS_TMPFS] : "none",
 		*fs->dir[FS_DISK] ? fs->what[FS_DISK] : "none");
 	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost | "
-		"file | bytes/event |\n|---|---:|---:|---:|---:|---:|---:|\n");
+		"lost, all rounds | file | bytes/event |\n"
+		"|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int k = 0; k < RR_N; k++) {
 		const struct rec_run *r = &med[k];
 
 		if (k == RR_NONE) {
-			emit_md("| %s | %.3f M | 1.00x | | | | |\n", rec_row_name[k],
+			emit_md("| %s | %.3f M | 1.00x | | | | | |\n", rec_row_name[k],
 				r->t.rate / 1e6);
 		} else if (!*fs->dir[rr_fs(k)]) {
 			continue;
 		} else if (!r->t.rate) {
-			emit_md("| %s | failed (see %s/*.log) | | | | | |\n",
+			emit_md("| %s | failed (see %s/*.log) | | | | | | |\n",
 				rec_row_name[k], env.out);
 		} else {
-			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu | %.0f MB | %.0f |\n",
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu | %llu | %.0f MB | %.0f |\n",
 				rec_row_name[k], r->t.rate / 1e6,
 				r->t.rate / med[RR_NONE].t.rate,
 				(unsigned long long)r->t.events,
 				(unsigned long long)r->t.calls,
-				(unsigned long long)r->t.lost, r->bytes / 1e6,
+				(unsigned long long)r->t.lost,
+				(unsigned long long)lost_all[k], r->bytes / 1e6,
 				r->t.events ? (double)r->bytes / r->t.events : 0);
 		}
 	}
@@ -2069,9 +2072,10 @@ static void rec_storm_report(const struct rec_run *med, const struct rec_fs *fs,
 
 		if (!*fs->dir[i] || !rec->t.rate)
 			continue;
-		emit_md("| perfbuf record, %s: events lost at %s pages | %llu | 0 | %s |\n",
-			fs_name[i], REC_PAGES, (unsigned long long)rec->t.lost,
-			met(!rec->t.lost));
+		emit_md("| perfbuf record, %s: events lost at %s pages, all rounds | %llu | 0 | %s |\n",
+			fs_name[i], REC_PAGES,
+			(unsigned long long)lost_all[RR_REC_TMPFS + i],
+			met(!lost_all[RR_REC_TMPFS + i]));
 		if (!tr->t.rate)
 			continue;
 		snprintf(what, sizeof(what), "traced thread: record / trace --json, %s",
@@ -2094,6 +2098,7 @@ static void bench_record_storm(const char *tool, const struct rec_fs *fs,
 			       double secs, const char *cap, __u64 *cap_events)
 {
 	struct rec_run runs[RR_N][MAX_REPS], med[RR_N];
+	__u64 lost_all[RR_N] = {};
 	int reps = env.quick ? 1 : MAX_REPS;
 	int keep = *fs->dir[FS_TMPFS] ? RR_REC_TMPFS : RR_REC_DISK;
 
@@ -2106,6 +2111,7 @@ static void bench_record_storm(const char *tool, const struct rec_fs *fs,
 			if (k != RR_NONE && !*fs->dir[rr_fs(k)])
 				continue;
 			rec_once(k, tool, fs, secs, k == keep ? cap : NULL, &runs[k][i]);
+			lost_all[k] += runs[k][i].t.lost;
 			if (k == keep)
 				*cap_events = runs[k][i].t.rate ? runs[k][i].t.events : 0;
 		}
@@ -2114,7 +2120,7 @@ static void bench_record_storm(const char *tool, const struct rec_fs *fs,
 		med[k] = runs[k][reps / 2];
 	}
 	emit_md("\n### perfbuf record vs perfbuf trace --json\n\n");
-	rec_storm_report(med, fs, secs, reps);
+	rec_storm_report(med, lost_all, fs, secs, reps);
 }
 
 /* ---- drain of a full ring to a file ----------------------------------- */
