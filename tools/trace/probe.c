@@ -435,6 +435,8 @@ __u64 trace_undelivered(struct trace *skel, int cpu)
 	{
 		__u64 vals[ncpu];
 
+		/* valgrind does not see bpf() fill it */
+		memset(vals, 0, sizeof(vals));
 		if (!bpf_map__lookup_elem(skel->maps.undelivered, &zero,
 					  sizeof(zero), vals, sizeof(vals), 0))
 			v = vals[cpu];
