@@ -95,7 +95,7 @@ for pid in (1234567, 2345678, 3456789):
     except OSError:
         pass'
 	stop_trace
-	"$PERFBUF" report --json "$tmp/c.cap" >"$tmp/c.json" 2>"$tmp/c.jerr"
+	"$PERFBUF" report --json --time mono "$tmp/c.cap" >"$tmp/c.json" 2>"$tmp/c.jerr"
 	"$PERFBUF" report --perf-data "$tmp/c.data" "$tmp/c.cap" >"$tmp/pd.out" 2>"$tmp/pd.err"
 	rc=$?
 	n=$(grep -c '"type":"event"' "$tmp/c.json")
@@ -125,7 +125,7 @@ for pid in (1234567, 2345678, 3456789):
 	# a capture cut short: the events before the cut, then one line, exit 1
 	size=$(stat -c %s "$tmp/c.cap")
 	head -c $((size - 40)) "$tmp/c.cap" >"$tmp/cut.cap"
-	"$PERFBUF" report --json "$tmp/cut.cap" >"$tmp/cut.json" 2>/dev/null
+	"$PERFBUF" report --json --time mono "$tmp/cut.cap" >"$tmp/cut.json" 2>/dev/null
 	"$PERFBUF" report --perf-data "$tmp/cut.data" "$tmp/cut.cap" 2>"$tmp/cut.err"
 	rc=$?
 	perf script --ns -i "$tmp/cut.data" >"$tmp/cut.txt" 2>/dev/null

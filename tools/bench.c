@@ -1951,11 +1951,10 @@ static int record_counts(const char *log, struct rec_run *r)
 	return err;
 }
 
-/* trace --json's last line: {"type":"summary","received":N,"lost":N,...} */
+/* trace --json's last line: {"type":"summary","received":N,...,"lost":N,...} */
 static int json_counts(const char *path, struct rec_run *r)
 {
-	char buf[8192], *p;
-	unsigned long long e, l;
+	char buf[8192], *p, *e, *l;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
 	ssize_t n = end < 0 ? -1 :
@@ -1968,10 +1967,12 @@ static int json_counts(const char *path, struct rec_run *r)
 		return -EIO;
 	buf[n] = '\0';
 	p = strstr(buf, "{\"type\":\"summary\",");
-	if (!p || sscanf(p, "{\"type\":\"summary\",\"received\":%llu,\"lost\":%llu", &e, &l) != 2)
+	e = p ? strstr(p, "\"received\":") : NULL;
+	l = p ? strstr(p, "\"lost\":") : NULL;	/* the total's, before per_cpu */
+	if (!e || !l)
 		return -EBADMSG;
-	r->t.events = e;
-	r->t.lost = l;
+	r->t.events = strtoull(e + 11, NULL, 10);
+	r->t.lost = strtoull(l + 7, NULL, 10);
 	return 0;
 }
 
