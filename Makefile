@@ -103,6 +103,14 @@ $(SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
+# Syscall numbers by name from the kernel headers: `perfbuf trace` takes
+# syscalls:sys_enter_NAME through the raw tracepoint sys_enter with them
+$(OUTPUT)/syscall_names.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/{ "\1", \2 },/p' | sort > $@
+$(OUTPUT)/tools/trace/syscalls.o: $(OUTPUT)/syscall_names.h
+
 $(LIB_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@

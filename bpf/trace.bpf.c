@@ -5,6 +5,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "trace.h"
+#include "trace_filter.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -70,10 +71,30 @@ struct {
 } nest SEC(".maps");
 
 /*
- * Take the next level's buffer, or NULL (levels all in use). Atomic: a
- * program on a faultable (syscall) tracepoint or a uprobe runs with
- * migration, not preemption, disabled, so another task's program can run
- * on this CPU in the middle of it.
+ * stop[0] != 0: the end, set by `perfbuf trace` before its final drain;
+ * every program then returns at once. Checked again after the nest count
+ * is raised (a full barrier): once userspace has set it and seen every
+ * CPU's nest count at 0, no record can follow its drain.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} stop SEC(".maps");
+
+static __always_inline bool stopped(void)
+{
+	__u32 zero = 0, *s = bpf_map_lookup_elem(&stop, &zero);
+
+	return !s || *(volatile __u32 *)s;
+}
+
+/*
+ * Take the next level's buffer, or NULL (levels all in use, or stopped).
+ * Atomic: a program on a faultable (syscall) tracepoint or a uprobe runs
+ * with migration, not preemption, disabled, so another task's program can
+ * run on this CPU in the middle of it.
  */
 static __always_inline struct trace_record *scratch_get(void)
 {
@@ -83,7 +104,8 @@ static __always_inline struct trace_record *scratch_get(void)
 	if (!depth)
 		return NULL;
 	level = __sync_fetch_and_add(depth, 1);
-	e = level < TRACE_NEST ? bpf_map_lookup_elem(&scratch, &level) : NULL;
+	e = level < TRACE_NEST && !stopped() ?
+		bpf_map_lookup_elem(&scratch, &level) : NULL;
 	if (!e)
 		__sync_fetch_and_sub(depth, 1);
 	return e;
@@ -97,23 +119,24 @@ static __always_inline void scratch_put(void)
 		__sync_fetch_and_sub(depth, 1);
 }
 
-/* The per-CPU event with its header filled, or NULL when filtered out;
- * every non-NULL one must reach event_send(), which releases it. */
+/* The per-CPU event with its cookie, pid and tid, or NULL when filtered
+ * out (-p, --cpu, --comm, stopped); every non-NULL one must reach
+ * event_filter(), which fills the rest of the header or releases it. */
 static __always_inline struct trace_record *event_start(__u64 cookie)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	struct trace_record *e;
 
-	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid))
+	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid) || stopped())
 		return NULL;
 	if (targ_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)targ_cpu)
 		return NULL;
 	e = scratch_get();
 	if (!e)
 		return NULL;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (filter_comm) {
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		for (int i = 0; i < TRACE_COMM_LEN; i++) {
 			if (e->comm[i] != targ_comm[i]) {
 				scratch_put();
@@ -123,16 +146,31 @@ static __always_inline struct trace_record *event_start(__u64 cookie)
 				break;
 		}
 	}
-	e->time_ns = bpf_ktime_get_ns();
 	e->cookie = cookie;
 	e->pid = tgid;
 	e->tid = (__u32)id;
+	return e;
+}
+
+/* Run the probe's --filter over @data (trace_filter.h); false: filtered
+ * out, and @e released. What only a kept event needs comes after it. */
+static __always_inline bool event_filter(const void *data,
+					 struct trace_record *e)
+{
+	/* its scratch past what the arguments fill before it runs (a
+	 * tracepoint's record is copied after it) */
+	if (!filter_pass(data, e->data + TRACE_RAW_MAX, e->cookie)) {
+		scratch_put();
+		return false;
+	}
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->time_ns = bpf_ktime_get_ns();
 	e->raw_size = 0;
 	for (int i = 0; i < TRACE_MAX_STRS; i++)
 		e->str_len[i] = 0;
 	e->str_cut = 0;
 	e->stack_off = e->kstack_n = e->ustack_n = 0;
-	return e;
+	return true;
 }
 
 /* The kernel and user stacks at data + @off (8-aligned, with room for
@@ -368,11 +406,30 @@ static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
 	return end + 1;
 }
 
+/* The strings of tracepoint record @rec, whose first @raw bytes are in
+ * e->data, then the event out. */
+static __always_inline void tp_send(void *ctx, void *rec,
+				    struct trace_record *e,
+				    const struct trace_probe_cfg *cfg, __u32 raw)
+{
+	__u32 pos = raw;
+
+	e->raw_size = raw;
+	for (int i = 0; i < TRACE_MAX_STRS; i++) {
+		if (i >= cfg->nstr)
+			break;
+		if (i != cfg->argv_slot)
+			pos = read_str(rec, e, &cfg->str[i], i, pos);
+	}
+	pos = read_argv(rec, e, cfg, pos);
+	event_send(ctx, e, pos);
+}
+
 SEC("tracepoint")
 int trace_tp(void *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 key = cookie, raw, pos;
+	__u32 key = cookie, raw;
 	struct trace_record *e;
 	struct trace_probe_cfg *cfg;
 
@@ -380,23 +437,14 @@ int trace_tp(void *ctx)
 	if (!cfg)
 		return 0;
 	e = event_start(cookie);
-	if (!e)
+	if (!e || !event_filter(ctx, e))
 		return 0;
 	raw = cfg->raw_size & (TRACE_RAW_MAX * 2 - 1);
 	if (raw > TRACE_RAW_MAX)
 		raw = TRACE_RAW_MAX;
 	if (bpf_probe_read_kernel(e->data, raw, ctx))
 		raw = 0;
-	e->raw_size = raw;
-	pos = raw;
-	for (int i = 0; i < TRACE_MAX_STRS; i++) {
-		if (i >= cfg->nstr)
-			break;
-		if (i != cfg->argv_slot)
-			pos = read_str(ctx, e, &cfg->str[i], i, pos);
-	}
-	pos = read_argv(ctx, e, cfg, pos);
-	event_send(ctx, e, pos);
+	tp_send(ctx, ctx, e, cfg, raw);
 	return 0;
 }
 
@@ -418,6 +466,8 @@ static __always_inline int send_args(struct pt_regs *ctx)
 #else
 	a[5] = 0;
 #endif
+	if (!event_filter(a, e))
+		return 0;
 	e->raw_size = TRACE_MAX_ARGS * 8;
 	event_send(ctx, e, TRACE_MAX_ARGS * 8);
 	return 0;
@@ -430,6 +480,8 @@ static __always_inline int send_ret(struct pt_regs *ctx)
 	if (!e)
 		return 0;
 	*(__u64 *)e->data = PT_REGS_RC(ctx);
+	if (!event_filter(e->data, e))
+		return 0;
 	e->raw_size = 8;
 	event_send(ctx, e, 8);
 	return 0;
@@ -459,18 +511,20 @@ const volatile __u32 nargs = 0;
 
 #define COPY_ARGS(a, get)					\
 	do {							\
-		if (nargs > 0) a[0] = get(0);			\
-		if (nargs > 1) a[1] = get(1);			\
-		if (nargs > 2) a[2] = get(2);			\
-		if (nargs > 3) a[3] = get(3);			\
-		if (nargs > 4) a[4] = get(4);			\
-		if (nargs > 5) a[5] = get(5);			\
+		a[0] = nargs > 0 ? get(0) : 0;			\
+		a[1] = nargs > 1 ? get(1) : 0;			\
+		a[2] = nargs > 2 ? get(2) : 0;			\
+		a[3] = nargs > 3 ? get(3) : 0;			\
+		a[4] = nargs > 4 ? get(4) : 0;			\
+		a[5] = nargs > 5 ? get(5) : 0;			\
 	} while (0)
 
 static __always_inline void send_n(void *ctx, struct trace_record *e)
 {
 	__u32 n = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
 
+	if (!event_filter(e->data, e))
+		return;
 	e->raw_size = n * 8;
 	event_send(ctx, e, n * 8);
 }
@@ -521,6 +575,8 @@ int trace_fentry(void *ctx)
 		if (i < cnt)
 			bpf_get_func_arg(ctx, i, &a[i]);
 	}
+	if (!event_filter(a, e))
+		return 0;
 	e->raw_size = cnt * 8;
 	event_send(ctx, e, cnt * 8);
 	return 0;
@@ -535,7 +591,11 @@ int trace_fexit(void *ctx)
 		return 0;
 	*(__u64 *)e->data = 0;
 	bpf_get_func_ret(ctx, (__u64 *)e->data);
+	if (!event_filter(e->data, e))
+		return 0;
 	e->raw_size = 8;
 	event_send(ctx, e, 8);
 	return 0;
 }
+
+#include "trace_syscalls.bpf.h"

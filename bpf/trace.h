@@ -36,6 +36,7 @@
 #define TRACE_MAX_ARGS 6
 #define TRACE_STACK_MAX 127	/* frames per stack (perf_event_max_stack) */
 #define TRACE_NO_STACK_ROOM 0xffff
+#define TRACE_MAX_SYSCALLS 1024	/* syscall numbers traced through sys_enter */
 
 /* What a string slot reads. */
 enum trace_str_kind {

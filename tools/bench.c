@@ -19,7 +19,8 @@
  * a sweep of offered rates (plotted with gnuplot); perfbuf default against
  * ordered with producers on both CPUs (cost, latency, order held); the
  * time to drain a full ring; `perfbuf trace` against bpftrace on a
- * syscall storm; `perfbuf profile` against perf record and bpftrace
+ * syscall storm, printing every event and with a filter that passes one
+ * in 1000; `perfbuf profile` against perf record and bpftrace
  * (the profiled workload's slowdown), with the time to name 10 k stacks;
  * and `perfbuf record` against `perfbuf trace --json` on the storm, the
  * drain of a full ring to a file against libbpf with fwrite(), and
@@ -1231,9 +1232,14 @@ static bool perfbuf_tool(char *tool, size_t sz)
 
 #define STORM_TP "syscalls:sys_enter_getpgid"
 
+/* The filter storm's argument that passes, once in 1000 calls: above
+ * pid_max (at most 2^22), so getpgid() fails at once */
+#define FILTER_PID 5000000
+
 struct storm {
 	double secs;
 	__u64 calls;
+	bool cycle;		/* getpgid(FILTER_PID + 0..999), not (0) */
 };
 
 /* The traced thread: getpgid() as fast as it goes, on the producer CPU. */
@@ -1246,15 +1252,15 @@ static void *storm_main(void *arg)
 	end = perfbuf_now_ns() + (__u64)(s->secs * 1e9);
 	while (perfbuf_now_ns() < end) {
 		for (int i = 0; i < 1000; i++)
-			syscall(SYS_getpgid, 0);
+			syscall(SYS_getpgid, s->cycle ? FILTER_PID + i : 0);
 		s->calls += 1000;
 	}
 	return NULL;
 }
 
-static double run_storm(double secs, __u64 *calls)
+static double run_storm(double secs, bool cycle, __u64 *calls)
 {
-	struct storm s = { .secs = secs };
+	struct storm s = { .secs = secs, .cycle = cycle };
 	pthread_t t;
 	__u64 t0 = perfbuf_now_ns();
 
@@ -1382,21 +1388,45 @@ struct trace_run {
 	int status;		/* the tracer's exit status */
 };
 
-/* One storm of @secs under tracer @t. */
-static void trace_once(enum tracer t, const char *tool, double secs,
-		       struct trace_run *r)
+/* A storm of @secs under the tracer @argv (NULL: untraced), its output
+ * into @log; @pb: it is perfbuf trace --stats. */
+static void storm_traced(char *const argv[], const char *log, bool pb,
+			 double secs, bool cycle, struct trace_run *r)
+{
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (!argv) {
+		r->rate = run_storm(secs, cycle, &r->calls);
+		return;
+	}
+	/* bpftrace's output, "Attaching 1 probe..." and "Lost N events" all
+	 * go to the log */
+	pid = spawn_tracer(argv, log, "ttach");
+	if (pid < 0) {
+		r->status = -1;
+		return;
+	}
+	r->rate = run_storm(secs, cycle, &r->calls);
+	r->status = stop_tracer(pid);
+	if (pb) {
+		sum_stats(log, &r->events, &r->lost);
+		if (!WIFEXITED(r->status) || WEXITSTATUS(r->status))
+			r->rate = 0;
+	} else {
+		r->events = count_events(log);
+		r->lost = bpftrace_lost(log);
+	}
+}
+
+/* One storm of @secs under tracer @t (enum tracer). */
+static void trace_once(int t, const char *tool, double secs, struct trace_run *r)
 {
 	char log[PATH_MAX], prog[128];
 	char *pb_argv[] = { (char *)tool, "trace", "--json", "-o", "/dev/null",
 			    "--stats", "tracepoint:" STORM_TP, NULL };
 	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
-	pid_t pid;
 
-	memset(r, 0, sizeof(*r));
-	if (t == T_NONE) {
-		r->rate = run_storm(secs, &r->calls);
-		return;
-	}
 	snprintf(log, sizeof(log), "%s/%s.log", env.out,
 		 t == T_PERFBUF ? "trace" : "bpftrace");
 	if (t == T_BPFTRACE)
@@ -1404,23 +1434,8 @@ static void trace_once(enum tracer t, const char *tool, double secs,
 			 STORM_TP);
 	else
 		snprintf(prog, sizeof(prog), "tracepoint:%s { @n = count(); }", STORM_TP);
-	/* bpftrace's output, "Attaching 1 probe..." and "Lost N events" all
-	 * go to the log */
-	pid = spawn_tracer(t == T_PERFBUF ? pb_argv : bt_argv, log, "ttach");
-	if (pid < 0) {
-		r->status = -1;
-		return;
-	}
-	r->rate = run_storm(secs, &r->calls);
-	r->status = stop_tracer(pid);
-	if (t == T_PERFBUF) {
-		sum_stats(log, &r->events, &r->lost);
-		if (!WIFEXITED(r->status) || WEXITSTATUS(r->status))
-			r->rate = 0;
-	} else if (t == T_BPFTRACE) {
-		r->events = count_events(log);
-		r->lost = bpftrace_lost(log);
-	}
+	storm_traced(t == T_NONE ? NULL : t == T_PERFBUF ? pb_argv : bt_argv, log,
+		     t == T_PERFBUF, secs, false, r);
 }
 
 static int cmp_rate(const void *a, const void *b)
@@ -1428,6 +1443,24 @@ static int cmp_rate(const void *a, const void *b)
 	const struct trace_run *x = a, *y = b;
 
 	return x->rate < y->rate ? -1 : x->rate > y->rate;
+}
+
+/* @reps interleaved rounds of storms under each of @nt tracers (once()
+ * runs one); each tracer's median round into med[]. */
+static void storm_rounds(void (*once)(int t, const char *tool, double secs,
+				      struct trace_run *r),
+			 int nt, const char *tool, double secs, int reps,
+			 struct trace_run *med)
+{
+	struct trace_run runs[nt][MAX_REPS];
+
+	for (int i = 0; i < reps; i++)
+		for (int t = 0; t < nt; t++)
+			once(t, tool, secs, &runs[t][i]);
+	for (int t = 0; t < nt; t++) {
+		qsort(runs[t], reps, sizeof(runs[t][0]), cmp_rate);
+		med[t] = runs[t][reps / 2];
+	}
 }
 
 /*
@@ -1445,7 +1478,7 @@ static int bench_trace(double secs)
 		"`bpftrace -e '... { printf(...) }'`",
 		"`bpftrace -e '... { @n = count(); }'` (no output: the floor)",
 	};
-	struct trace_run runs[T_N][3], med[T_N];
+	struct trace_run med[T_N];
 	int reps = env.quick ? 1 : 3;
 	char tool[PATH_MAX];
 
@@ -1456,13 +1489,7 @@ static int bench_trace(double secs)
 	}
 	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
 	       reps, secs);
-	for (int i = 0; i < reps; i++)
-		for (int t = 0; t < T_N; t++)
-			trace_once(t, tool, secs, &runs[t][i]);
-	for (int t = 0; t < T_N; t++) {
-		qsort(runs[t], reps, sizeof(runs[t][0]), cmp_rate);
-		med[t] = runs[t][reps / 2];
-	}
+	storm_rounds(trace_once, T_N, tool, secs, reps, med);
 	if (!med[T_PERFBUF].rate)
 		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start, attach or "
 			"exit cleanly (see %s/trace.log)\n\n", env.out);
@@ -1994,7 +2021,7 @@ static void rec_once(int k, const char *tool, const struct rec_fs *fs,
 
 	memset(r, 0, sizeof(*r));
 	if (k == RR_NONE) {
-		r->t.rate = run_storm(secs, &r->t.calls);
+		r->t.rate = run_storm(secs, false, &r->t.calls);
 		return;
 	}
 	/* -p: only the storm, not getpgid() calls of other jobs */
@@ -2006,7 +2033,7 @@ static void rec_once(int k, const char *tool, const struct rec_fs *fs,
 	pid = spawn_tracer(rr_record(k) ? rec_argv : tr_argv, log, "Attached");
 	if (pid < 0)
 		return;
-	r->t.rate = run_storm(secs, &r->t.calls);
+	r->t.rate = run_storm(secs, false, &r->t.calls);
 	r->t.status = stop_tracer(pid);
 	if (!stat(out, &st))
 		r->bytes = (__u64)st.st_size;
@@ -2543,6 +2570,83 @@ static void bench_record(double secs)
 	unlink(cap);
 }
 
+/* ---- a filter in the kernel against bpftrace's /pred/ ----------------- */
+
+enum ftracer { F_NONE, F_PERFBUF, F_BPFTRACE, F_N };
+
+static void filter_once(int t, const char *tool, double secs,
+			struct trace_run *r)
+{
+	char log[PATH_MAX], prog[192];
+	char *pb_argv[] = { (char *)tool, "trace", "--json", "-o", "/dev/null", "--stats",
+			    "--filter", "args.pid == " STR(FILTER_PID), "tracepoint:" STORM_TP, NULL };
+	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
+
+	snprintf(log, sizeof(log), "%s/%s.log", env.out,
+		 t == F_PERFBUF ? "filter" : "bpftrace-filter");
+	snprintf(prog, sizeof(prog), "tracepoint:%s /args->pid == %d/ { printf(\"%%d %%d %%s\\n\", pid, args->pid, comm); }",
+		 STORM_TP, FILTER_PID);
+	storm_traced(t == F_NONE ? NULL : t == F_PERFBUF ? pb_argv : bt_argv, log,
+		     t == F_PERFBUF, secs, true, r);
+}
+
+/*
+ * The same storm, its argument cycling so that 1 call in 1000 passes the
+ * filter: what a filter costs the traced thread when it rejects nearly
+ * everything, `perfbuf trace --filter` against bpftrace's predicate.
+ */
+static int bench_filter(double secs)
+{
+	static const char *row[F_N] = {
+		"nothing",
+		"`perfbuf trace --filter 'args.pid == N'`",
+		"`bpftrace -e '... /args->pid == N/ { printf(...) }'`",
+	};
+	struct trace_run med[F_N];
+	int reps = env.quick ? 1 : MAX_REPS;
+	char tool[PATH_MAX];
+
+	emit_md("\n### --filter in the kernel vs bpftrace /pred/\n\n");
+	if (!perfbuf_tool(tool, sizeof(tool))) {
+		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+		return 0;
+	}
+	printf("\nfilter storm, %d rounds of %.0f s: untraced, perfbuf trace --filter, bpftrace /pred/...\n",
+	       reps, secs);
+	storm_rounds(filter_once, F_N, tool, secs, reps, med);
+	if (!med[F_PERFBUF].rate)
+		emit_md("perfbuf row skipped: `perfbuf trace --filter` did not start, attach or "
+			"exit cleanly (see %s/filter.log)\n\n", env.out);
+	if (!med[F_BPFTRACE].rate)
+		emit_md("bpftrace row skipped: bpftrace is missing or did not attach "
+			"(scripts/setup.sh --bench installs it; see %s/bpftrace-filter.log)\n\n", env.out);
+	emit_md("getpgid(N + i %% 1000) in a loop on CPU%d (N = %d, above pid_max: the "
+		"call fails at once), 1 call in 1000 passes the filter; %.0f s per run, "
+		"median of %d interleaved rounds.\n\n", env.prod_cpu, FILTER_PID, secs, reps);
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
+		"|---|---:|---:|---:|---:|\n");
+	for (int t = 0; t < F_N; t++) {
+		struct trace_run *r = &med[t];
+
+		if (!r->rate)
+			continue;
+		if (t == F_NONE)
+			emit_md("| %s | %.3f M | 1.00x | | |\n", row[t], r->rate / 1e6);
+		else
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
+				r->rate / 1e6, r->rate / med[F_NONE].rate,
+				(unsigned long long)r->events,
+				(unsigned long long)(r->calls / 1000),
+				(unsigned long long)r->lost);
+	}
+	if (med[F_PERFBUF].rate && med[F_BPFTRACE].rate) {
+		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+		ratio_line("traced thread: perfbuf --filter / bpftrace /pred/",
+			   med[F_PERFBUF].rate, med[F_BPFTRACE].rate, 0.9, false);
+	}
+	return 0;
+}
+
 /* ---- main ------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -2554,12 +2658,13 @@ static void usage(FILE *f)
 "consumer thread on CPU1) against perfbuf and libbpf's perf_buffer and\n"
 "ring_buffer; print a markdown table and plot delivered vs offered rate.\n"
 "Then perfbuf default against ordered with producers on CPU0 and CPU1,\n"
-"the drain of a full ring, perfbuf trace against bpftrace, and perfbuf\n"
-"profile against perf record and bpftrace (a profiled workload's slowdown)\n"
-"with the time to name 10 k stacks, and perfbuf record against perfbuf\n"
-"trace --json (to tmpfs and disk), a full ring drained to a file against\n"
-"libbpf with fwrite(), perfbuf report's rate.\n"
-"Needs root and 2 online CPUs. Takes about 10 minutes (--quick: 3).\n"
+"the drain of a full ring, perfbuf trace against bpftrace (every event,\n"
+"and a filter passing 1 in 1000), perfbuf profile against perf record\n"
+"and bpftrace (a profiled workload's slowdown) with the time to name 10 k\n"
+"stacks, and perfbuf record against perfbuf trace --json (to tmpfs and\n"
+"disk), a full ring drained to a file against libbpf with fwrite(),\n"
+"perfbuf report's rate.\n"
+"Needs root and 2 online CPUs. Takes about 11 minutes (--quick: 3).\n"
 "\n"
 "Options:\n"
 "  -d, --duration S   seconds per point (default 3; sweep points 2)\n"
@@ -2569,9 +2674,10 @@ static void usage(FILE *f)
 "                     (default build/bench)\n"
 "  -q, --quick        fewer and shorter points\n"
 "      --no-sweep     skip the offered-rate sweep and the plot\n"
-"      --no-trace     skip the perfbuf trace vs bpftrace comparison\n"
+"      --no-trace     skip the perfbuf trace vs bpftrace comparisons\n"
 "      --only PART    only one part: throughput (the first table, no\n"
-"                     sweep), ordered, drain, trace, profile or record\n"
+"                     sweep), ordered, drain, trace, filter, profile or\n"
+"                     record\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb (default: all)\n"
@@ -2608,7 +2714,7 @@ static int parse_peers(const char *list)
 static int parse_value(int opt, const char *arg)
 {
 	static const char *parts[] = { "throughput", "ordered", "drain", "trace",
-				       "profile", "record" };
+				       "filter", "profile", "record" };
 	const char *want;
 	long v;
 
@@ -2638,7 +2744,7 @@ static int parse_value(int opt, const char *arg)
 			break;
 		return 0;
 	case 'O':
-		want = "--only wants throughput, ordered, drain, trace, profile or record";
+		want = "--only wants throughput, ordered, drain, trace, filter, profile or record";
 		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 			if (!strcmp(arg, parts[i]))
 				env.only = parts[i];
@@ -2750,6 +2856,8 @@ static void run_parts(void)
 		bench_drain();
 	if (part_on("trace") && !(env.no_trace && !env.only))
 		bench_trace(env.quick ? 2 : 3);
+	if (part_on("filter") && !(env.no_trace && !env.only))
+		bench_filter(env.quick ? 2 : 3);
 	if (part_on("profile")) {
 		bench_profile(env.quick ? 1 : 3);
 		bench_symbolize();

@@ -27,12 +27,13 @@ const char *trace_prog = "perfbuf trace";
 
 static volatile sig_atomic_t exiting, snapshot_wanted;
 
+/* counted: one while detaching leaves the rest to the kernel */
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		snapshot_wanted = 1;
 	else
-		exiting = 1;
+		exiting++;
 }
 
 static int print_all(enum libbpf_print_level level, const char *fmt,
@@ -58,6 +59,8 @@ static const char usage_text[] =
 "  -p, --pid PID        only this process\n"
 "      --comm NAME      only tasks with this command name\n"
 "      --cpu N          only events on CPU N\n"
+"      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
+"                       repeatable (all must hold); PROBE:EXPR for one probe\n"
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
@@ -94,8 +97,14 @@ NATS_TRACE_USAGE
 "Text lines carry every field (--width cuts them). In JSON strings a byte\n"
 "that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
 "\n"
+"Filters: a field compared with a constant, combined with && || ! ( ):\n"
+"  == != < <= > >= on integers; == != on strings, \"text*\" for a prefix.\n"
+"  Names: the probe's fields (args.NAME too), arg0..arg5, ret, and\n"
+"  pid tid comm cpu (the task's and CPU's, even where a field has the name).\n"
+"\n"
 "Examples:\n"
 "  perfbuf trace tracepoint:sched:sched_process_exec\n"
+"  perfbuf trace --filter 'filename == \"/etc/*\"' tracepoint:syscalls:sys_enter_openat\n"
 "  perfbuf trace -d 5 --json 'tracepoint:syscalls:sys_enter_open*'\n"
 "  perfbuf trace --comm bash tracepoint:syscalls:sys_enter_openat\n"
 "  perfbuf trace uprobe:/bin/bash:readline uretprobe:/bin/bash:readline\n"
@@ -113,6 +122,8 @@ struct trace_opts {
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
 	struct nats_opts nats;	/* --nats: events to JetStream */
+	const char *filters[16];	/* --filter, checked in setup() */
+	int nfilters;
 };
 
 struct run {
@@ -199,7 +210,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
-       OPT_KSTACK, OPT_USTACK, OPT_TIME };
+       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -286,6 +297,14 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case 'o':
 		o->output = arg;
 		return true;
+	case OPT_FILTER:
+		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
+			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", PROG,
+				o->nfilters);
+			return false;
+		}
+		o->filters[o->nfilters++] = arg;
+		return true;
 	case OPT_PAGES:
 		if (!parse_num("--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
@@ -354,6 +373,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
@@ -428,6 +448,10 @@ static int load_bpf(struct run *run)
 	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
 	bpf_program__set_autoload(skel->progs.trace_fentry, false);
 	bpf_program__set_autoload(skel->progs.trace_fexit, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_enter_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_exit_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_enter, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_exit, false);
 	err = trace__load(skel);
 	if (err)
 		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", PROG,
@@ -548,6 +572,10 @@ static int setup(struct run *run, int nprobes, char **probes)
 {
 	int err;
 
+	/* the filters' syntax first: a typo costs nothing */
+	for (int i = 0; i < run->o.nfilters; i++)
+		if (filter_add(run->o.filters[i]))
+			return -EINVAL;
 	if ((!run->o.output && cli_need_stdout(PROG)) ||
 	    cli_need_privileges(PROG, CLI_BPF | CLI_TRACEFS))
 		return -EPERM;
@@ -557,6 +585,7 @@ static int setup(struct run *run, int nprobes, char **probes)
 	for (int i = 0; i < nprobes; i++)
 		if (probes_parse(&run->set, probes[i]))
 			return -EINVAL;
+	probes_warn_cost(&run->set);
 	err = check_pages(run);
 	if (err)
 		return err;
@@ -580,7 +609,9 @@ static int setup(struct run *run, int nprobes, char **probes)
 			return err;
 		}
 	}
-	err = load_bpf(run);
+	err = load_bpf(run) ?:
+	      filters_load(&run->set, bpf_map__fd(run->skel->maps.filter_of),
+			   bpf_map__fd(run->skel->maps.filters));
 	if (err)
 		return err;
 	run->pb = open_rings(run);
@@ -720,16 +751,12 @@ static int summary(struct run *run, bool output_failed)
 	return trace_sink__summary(run->sink, &sum);
 }
 
-/* Detach, drain what is left, write it and the summary. 0 or -EIO. */
-static int finish(struct run *run)
+/* With the programs stopped: what is left in the rings, and the summary
+ * (or the capture's end). 0 or -EIO. */
+static int write_end(struct run *run, const char *name)
 {
-	const char *name = run->o.nats.nurls ? "to NATS" :
-			   run->o.output ? run->o.output : "stdout";
 	int err, wr, sum_wr;
 
-	/* stop producing, then take what is left and the final losses */
-	probes_detach(&run->set);
-	perfbuf__quiesce(run->pb);	/* programs still running write before the drain */
 	if (run->o.flight_pages) {
 		snapshot(run);
 		return record_finish(&run->cap, run->pb, run->skel, name);
@@ -761,6 +788,22 @@ static int finish(struct run *run)
 	return err;
 }
 
+/* Stop the programs, write the end, then detach (slow with many probes:
+ * stop.c). 0 or -EIO. */
+static int finish(struct run *run)
+{
+	const char *name = run->o.nats.nurls ? "to NATS" :
+			   run->o.output ? run->o.output : "stdout";
+	int err = trace_stop(run->skel);
+
+	if (err)
+		fprintf(stderr, "%s: stopping the probes failed (%s): events written after the drain are not counted\n", PROG,
+			strerror(-err));
+	err = write_end(run, name);
+	probes_detach(&run->set, &exiting);
+	return err;
+}
+
 static void cleanup(struct run *run)
 {
 	capture_out_close(&run->cap, "");	/* a run that never started */
@@ -769,6 +812,7 @@ static void cleanup(struct run *run)
 	names_free(run->names);
 	maps_free(run->maps);
 	probes_free(&run->set);
+	filters_free();
 	perfbuf__free(run->pb);
 	trace__destroy(run->skel);
 	nats_opts_free(&run->o.nats);
@@ -779,10 +823,8 @@ static void cleanup(struct run *run)
 /* "Attached N probes." on stderr (what the tests wait for) */
 static void say_attached(const struct probe_set *set)
 {
-	int attached = 0;
+	int attached = probes_attached(set);
 
-	for (int i = 0; i < set->n; i++)
-		attached += set->v[i].link != NULL;
 	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
 		attached == 1 ? "" : "s");
 }

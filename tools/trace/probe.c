@@ -158,6 +158,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 	p = &set->v[set->n++];
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
+	p->sys_nr = -1;
 	return p;
 }
 
@@ -195,6 +196,11 @@ static int add_tracepoint(struct probe_set *set, const char *cat,
 		err_line("cannot read the format of tracepoint %s: %s\n",
 			 p->target, strerror(-err));
 		return err;
+	}
+	if (!strcmp(cat, "syscalls")) {
+		p->sys_exit = !strncmp(name, "sys_exit_", 9);
+		if (p->sys_exit || !strncmp(name, "sys_enter_", 10))
+			p->sys_nr = syscall_nr(name + (p->sys_exit ? 9 : 10));
 	}
 	return 0;
 }
@@ -421,6 +427,8 @@ static int parse_one(struct probe_set *set, const char *spec)
 		err_line("out of memory\n");
 		return -ENOMEM;
 	}
+	if (p->kind == PK_RAWTP)
+		p->nargs = rawtp_nargs(rest);
 	return 0;
 }
 
@@ -464,49 +472,82 @@ struct trace *trace_obj_open(void)
 	return obj;
 }
 
+/* Every map of @obj but its own globals (.rodata) is @main_obj's. */
+static int share_maps(struct trace *obj, struct trace *main_obj)
+{
+	struct bpf_map *map;
+	int err;
+
+	bpf_object__for_each_map(map, obj->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		err = bpf_map__reuse_fd(map, bpf_map__fd(bpf_object__find_map_by_name(
+					     main_obj->obj, bpf_map__name(map))));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* tp_btf, raw_tp, fentry and fexit: an instance of the object for this
  * probe alone, sharing the main instance's maps. */
+static struct bpf_program *pick_tp_btf(struct trace *o) { return o->progs.trace_tp_btf; }
+static struct bpf_program *pick_raw_tp(struct trace *o) { return o->progs.trace_raw_tp; }
+static struct bpf_program *pick_fentry(struct trace *o) { return o->progs.trace_fentry; }
+static struct bpf_program *pick_fexit(struct trace *o) { return o->progs.trace_fexit; }
+static struct bpf_program *pick_sys_enter_btf(struct trace *o) { return o->progs.trace_sys_enter_btf; }
+static struct bpf_program *pick_sys_exit_btf(struct trace *o) { return o->progs.trace_sys_exit_btf; }
+static struct bpf_program *pick_sys_enter(struct trace *o) { return o->progs.trace_sys_enter; }
+static struct bpf_program *pick_sys_exit(struct trace *o) { return o->progs.trace_sys_exit; }
+
+/* An instance of the object in *@obj with the program @pick gives alone,
+ * loaded: its target @target (NULL: its section's, or at attach time),
+ * its constants @cookie and @nargs. 0 or -errno; *@obj to destroy. */
+static int load_alone(struct trace **obj, struct trace *main_obj,
+		      struct bpf_program *(*pick)(struct trace *),
+		      const char *target, __u64 cookie, int nargs)
+{
+	struct bpf_program *prog, *want;
+	int err;
+
+	*obj = trace_obj_open();
+	if (!*obj)
+		return -errno;
+	want = pick(*obj);
+	bpf_object__for_each_program(prog, (*obj)->obj)
+		bpf_program__set_autoload(prog, prog == want);
+	(*obj)->rodata->probe_cookie = cookie;
+	(*obj)->rodata->nargs = nargs;
+	if (target) {
+		err = bpf_program__set_attach_target(want, 0, target);
+		if (err)
+			return err;
+	}
+	return share_maps(*obj, main_obj) ?: trace__load(*obj);
+}
+
 static int attach_own(struct trace_probe *p, struct trace *main_obj,
 		      struct bpf_program *(*pick)(struct trace *), __u64 cookie,
 		      int nargs)
 {
-	struct bpf_program *prog, *want;
-	struct trace *obj = trace_obj_open();
-	int err;
-
-	if (!obj)
-		return -errno;
-	p->obj = obj;
-	want = pick(obj);
-	bpf_object__for_each_program(prog, obj->obj)
-		bpf_program__set_autoload(prog, prog == want);
-	obj->rodata->probe_cookie = cookie;
-	obj->rodata->nargs = nargs;
+	struct trace *obj;
+	struct bpf_program *want;
 	/* raw_tp takes its target at attach time, the others at load */
-	if (want != obj->progs.trace_raw_tp) {
-		err = bpf_program__set_attach_target(want, 0, p->target);
-		if (err)
-			return err;
-	}
-	if ((err = bpf_map__reuse_fd(obj->maps.events, bpf_map__fd(main_obj->maps.events))) ||
-	    (err = bpf_map__reuse_fd(obj->maps.cfgs, bpf_map__fd(main_obj->maps.cfgs))) ||
-	    (err = bpf_map__reuse_fd(obj->maps.scratch, bpf_map__fd(main_obj->maps.scratch))) ||
-	    (err = bpf_map__reuse_fd(obj->maps.nest, bpf_map__fd(main_obj->maps.nest))))
-		return err;
-	err = trace__load(obj);
+	bool raw = pick == pick_raw_tp;
+	int err = load_alone(&p->obj, main_obj, pick, raw ? NULL : p->target,
+			     cookie, nargs);
+
 	if (err)
 		return err;
-	if (p->kind == PK_RAWTP && want == obj->progs.trace_raw_tp)
+	obj = p->obj;
+	want = pick(obj);
+	if (p->kind == PK_RAWTP && raw)
 		p->link = bpf_program__attach_raw_tracepoint(want, p->target);
 	else
 		p->link = bpf_program__attach(want);
 	return p->link ? 0 : -errno;
 }
 
-static struct bpf_program *pick_tp_btf(struct trace *o) { return o->progs.trace_tp_btf; }
-static struct bpf_program *pick_raw_tp(struct trace *o) { return o->progs.trace_raw_tp; }
-static struct bpf_program *pick_fentry(struct trace *o) { return o->progs.trace_fentry; }
-static struct bpf_program *pick_fexit(struct trace *o) { return o->progs.trace_fexit; }
 
 static void drop_obj(struct trace_probe *p)
 {
@@ -638,7 +679,18 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 	case PK_TRACEPOINT: {
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = i);
 		char *colon = strchr(p->target, ':');
+		__u32 key, val = i + 1;
 
+		if (p->sys_nr >= 0) {
+			key = p->sys_nr * 2 + p->sys_exit;
+			err = bpf_map_update_elem(bpf_map__fd(skel->maps.syscall_probe),
+						  &key, &val, BPF_ANY) ? -errno : 0;
+			p->on_syscall = !err;
+			if (err)
+				err_line("attaching %s failed: %s\n", p->spec,
+					 strerror(-err));
+			return err;
+		}
 		*colon = '\0';
 		p->link = bpf_program__attach_tracepoint_opts(skel->progs.trace_tp,
 							      p->target, colon + 1, &to);
@@ -692,10 +744,57 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
  * and read in between, so hundreds of them neither fill the rings nor
  * hide a closed stdout.
  */
+/* One link each for the raw tracepoints sys_enter and sys_exit, when
+ * probes want them; the probes that cannot have them become perf events. */
+static void attach_syscalls(struct probe_set *set, struct trace *skel)
+{
+	/* tp_btf reads the registers directly; raw_tp through helpers */
+	struct bpf_program *(*const pick[2][2])(struct trace *) = {
+		{ pick_sys_enter_btf, pick_sys_enter },
+		{ pick_sys_exit_btf, pick_sys_exit },
+	};
+	bool want[2] = {};
+
+	for (int i = 0; i < set->n; i++)
+		if (set->v[i].sys_nr >= 0)
+			want[set->v[i].sys_exit] = true;
+	for (int k = 0; k < 2; k++) {
+		for (int j = 0; want[k] && !set->sys_link[k] && j < 2; j++) {
+			trace__destroy(set->sys_obj[k]);
+			set->sys_obj[k] = NULL;
+			if (!load_alone(&set->sys_obj[k], skel, pick[k][j], NULL, 0, 0))
+				set->sys_link[k] = bpf_program__attach(pick[k][j](set->sys_obj[k]));
+		}
+		for (int i = 0; want[k] && !set->sys_link[k] && i < set->n; i++)
+			if (set->v[i].sys_exit == k)
+				set->v[i].sys_nr = -1;
+	}
+}
+
+int probes_attached(const struct probe_set *set)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n; i++)
+		n += set->v[i].link || set->v[i].on_syscall;
+	return n;
+}
+
+int probes_slow(const struct probe_set *set)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n; i++)
+		n += set->v[i].kind == PK_TRACEPOINT && set->v[i].sys_nr < 0;
+	return n;
+}
+
 int probes_attach(struct probe_set *set, struct trace *skel,
 		  bool (*between)(void *ctx), void *ctx)
 {
-	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err, attached = 0;
+	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
+
+	attach_syscalls(set, skel);
 
 	for (int glob = 0; glob < 2; glob++) {
 		for (int i = 0; i < set->n; i++) {
@@ -713,12 +812,11 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 			err = attach_one(p, skel, i);
 			if (err)
 				return err;
-			attached += p->link != NULL;
 			if (glob && between && !between(ctx))
 				return 0;
 		}
 	}
-	if (!attached) {
+	if (!probes_attached(set)) {
 		err_line("none of the probes could be attached\n");
 		return -ENOENT;
 	}
@@ -758,6 +856,8 @@ int probes_parse(struct probe_set *set, const char *spec)
 {
 	int first = set->n, err = parse_one(set, spec);
 
+	for (int i = first; i < set->n; i++)
+		set->v[i].arg = spec;
 	if (!err)
 		probes_dedupe(set, first);
 	return err;
@@ -808,15 +908,38 @@ size_t probes_record_max(const struct probe_set *set)
 	return max;
 }
 
-void probes_detach(struct probe_set *set)
+int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
 {
+	struct bpf_link **links = calloc(set->n + 2, sizeof(*links));
+	int n = 0, left = 0;
+
+	for (int i = 0; links && i < set->n; i++)
+		if (set->v[i].link)
+			links[n++] = set->v[i].link;
+	for (int k = 0; links && k < 2; k++)
+		if (set->sys_link[k])
+			links[n++] = set->sys_link[k];
+	if (links) {
+		left = links_destroy(links, n, probes_slow(set), signals);
+		free(links);
+		for (int i = 0; i < set->n; i++)
+			set->v[i].link = NULL;
+		set->sys_link[0] = set->sys_link[1] = NULL;
+	}
+	for (int k = 0; k < 2; k++) {
+		bpf_link__destroy(set->sys_link[k]);	/* out of memory */
+		set->sys_link[k] = NULL;
+		trace__destroy(set->sys_obj[k]);
+		set->sys_obj[k] = NULL;
+	}
 	for (int i = 0; i < set->n; i++)
-		drop_obj(&set->v[i]);
+		drop_obj(&set->v[i]);	/* out of memory: one at a time */
+	return left;
 }
 
 void probes_free(struct probe_set *set)
 {
-	probes_detach(set);
+	probes_detach(set, NULL);
 	for (int i = 0; i < set->n; i++)
 		probe_release(&set->v[i]);
 	free(set->v);

@@ -12,16 +12,21 @@
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
  *   output.c     the output buffer the text and JSON sinks write into
  *   elf.c        uprobe targets: ELF function symbols
+ *   filter.c     --filter: parse, compile for each probe, load
+ *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
+ *   stop.c       the end: stop the flow, then detach many probes
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <linux/types.h>
 
 #include "trace.h"
+#include "trace_filter.h"
 #include "values.h"	/* struct tv_name, TV_HINT_* */
 
 /* "perfbuf trace" or "perfbuf record": what messages start with */
@@ -78,22 +83,28 @@ struct tp_field {
 struct trace_probe {
 	enum probe_kind kind;
 	char *spec;		/* canonical, e.g. tracepoint:sched:sched_switch */
+	const char *arg;	/* the command line's probe it came from */
 	char *label;		/* short name for the text output */
 	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
 	char *path;		/* uprobe binary */
 	unsigned long offset;	/* uprobe +OFFSET */
-	int nargs;		/* raw tracepoints */
+	int nargs;		/* raw tracepoints (-1: unknown until attached) */
 	struct tp_field *fields;
 	int nfields;
 	struct trace_probe_cfg cfg;
 	struct bpf_link *link;
 	struct trace *obj;	/* per-probe object (tp_btf, raw_tp, fentry) */
 	bool from_glob;		/* failing to attach it is a warning */
+	int sys_nr;		/* syscalls:sys_enter/exit_NAME: its number, else -1 */
+	bool sys_exit;
+	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
 };
 
 struct probe_set {
 	struct trace_probe *v;
 	int n, cap;
+	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
+	struct trace *sys_obj[2];	/* their programs' instances */
 };
 
 /* probe.c */
@@ -117,10 +128,15 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind);
  * already arriving); false stops attaching, what is attached stays so */
 int probes_attach(struct probe_set *set, struct trace *skel,
 		  bool (*between)(void *ctx), void *ctx);
-void probes_detach(struct probe_set *set);
+/* Detach all, many at once; a change of *@signals meanwhile (may be NULL)
+ * leaves the rest to the kernel (returns 1): what is left here is quick. */
+int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals);
 /* The largest record the probes' BPF programs write (with --string-size) */
 size_t probes_record_max(const struct probe_set *set);
 void probes_free(struct probe_set *set);
+int probes_attached(const struct probe_set *set);
+/* Tracepoints attached as perf events: ~40 ms each to detach. */
+int probes_slow(const struct probe_set *set);
 bool kprobes_supported(void);
 
 /* elf.c: the size of function @name in ELF file @path: 0, -ENOEXEC
@@ -130,6 +146,28 @@ int elf_func_size(const char *path, const char *name, __u64 *size);
 /* printfmt.c: address and value-name hints of @p's fields from the
  * format file's "print fmt:" @line */
 void tp_printfmt_parse(struct trace_probe *p, const char *line);
+
+/* stop.c */
+struct trace;
+void probes_warn_cost(const struct probe_set *set);
+/* Stop every program writing (the stop map) and wait for those mid-record:
+ * a drain after it sees every record there will be. 0 or -errno */
+int trace_stop(struct trace *skel);
+/* Destroy @links from several threads (@slow: perf-event tracepoints, for
+ * the estimate); see probes_detach() for @signals. */
+int links_destroy(struct bpf_link **links, int n, int slow,
+		  volatile sig_atomic_t *signals);
+
+/* syscalls.c */
+/* The number of syscall NAME ("openat", "newstat"), or -1. */
+int syscall_nr(const char *name);
+
+/* filter.c */
+/* One --filter [PROBE:]EXPR, checked for syntax: 0 or -errno (printed) */
+int filter_add(const char *arg);
+/* Compile for each probe of @set into the BPF maps filter_of and filters */
+int filters_load(const struct probe_set *set, int filter_of_fd, int filters_fd);
+void filters_free(void);
 
 /* format.c */
 enum trace_buffers { BUFFERS_NONE, BUFFERS_ESCAPED, BUFFERS_HEX };

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The end of `perfbuf trace`: stop the flow of events at once, so the
+ * drain and the summary come first; then detach, which can take long.
+ *
+ * Detaching a tracepoint's perf event makes the kernel wait for RCU grace
+ * periods (tracepoint_synchronize_unregister() under event_mutex): about
+ * 40 ms per tracepoint on 6.18, one tracepoint at a time, whoever closes.
+ * The BPF link in front of it detaches in parallel, so links are destroyed
+ * from several threads; raw tracepoint links cost nothing. A signal while
+ * detaching leaves the rest to the kernel: a child process keeps the open
+ * files, waits until we are gone and exits, and the kernel closes them;
+ * our own closes then only drop references and take no time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "perfbuf.h"
+#include "tool.h"
+#include "trace.skel.h"
+
+#define DETACH_THREADS 16
+#define WARN_PROBES 300		/* warn before attaching more */
+/* measured on 6.18 (README): per tracepoint perf event */
+#define ATTACH_US_PER_TP 700
+#define DETACH_MS_PER_TP 40
+
+void probes_warn_cost(const struct probe_set *set)
+{
+	int n = probes_slow(set);
+
+	if (n <= WARN_PROBES)
+		return;
+	fprintf(stderr, "%s: warning: %d tracepoints: attaching takes about %d s and detaching at the end about %d s (the kernel waits ~%d ms per tracepoint); narrow the globs to trace fewer\n", PROG,
+		n, (n * ATTACH_US_PER_TP + 999999) / 1000000,
+		(n * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
+}
+
+int trace_stop(struct trace *skel)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.nest);
+	__u32 zero = 0, one = 1;
+	__u64 end;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	__u32 depth[ncpu * 2];	/* per-CPU values are 8-byte slots */
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stop), &zero, &one, BPF_ANY))
+		return -errno;
+	atomic_thread_fence(memory_order_seq_cst);
+	/* every program that took a buffer before seeing the flag is done
+	 * when every CPU's count is 0; a preempted one takes microseconds */
+	end = perfbuf_now_ns() + 1000000000ULL;
+	while (perfbuf_now_ns() < end) {
+		bool busy = false;
+
+		memset(depth, 0, sizeof(depth));	/* valgrind knows 4 of its bytes */
+		if (bpf_map_lookup_elem(fd, &zero, depth))
+			return -errno;
+		for (int i = 0; i < ncpu; i++)
+			busy |= depth[i * 2] != 0;
+		if (!busy)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+struct detach {
+	struct bpf_link **links;
+	int n;
+	atomic_int next, done;
+	atomic_bool cancel;
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach *d = arg;
+
+	while (!atomic_load(&d->cancel)) {
+		int i = atomic_fetch_add(&d->next, 1);
+
+		if (i >= d->n)
+			break;
+		bpf_link__destroy(d->links[i]);
+		d->links[i] = NULL;
+		atomic_fetch_add(&d->done, 1);
+	}
+	return NULL;
+}
+
+/*
+ * The child that outlives us holding every open file: once we are gone
+ * (its parent changes), it exits and the kernel closes them. Its stdio
+ * goes to /dev/null, so a reader of our output sees its end now.
+ */
+static pid_t leave_to_kernel(void)
+{
+	pid_t parent = getpid(), pid = fork();
+	int null;
+
+	if (pid)
+		return pid;
+	null = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd < 3; fd++)
+		dup2(null, fd);
+	setsid();
+	while (getppid() == parent)
+		usleep(10000);
+	_exit(0);
+}
+
+int links_destroy(struct bpf_link **links, int n, int slow,
+		  volatile sig_atomic_t *signals)
+{
+	struct detach d = { .links = links, .n = n };
+	pthread_t th[DETACH_THREADS];
+	int nth = n < DETACH_THREADS ? n : DETACH_THREADS, started = 0;
+	sig_atomic_t sig0 = signals ? *signals : 0;
+	bool tell = signals && slow * DETACH_MS_PER_TP >= 2000;
+	bool tty = tell && isatty(2);
+	__u64 t0 = perfbuf_now_ns();
+	pid_t child;
+
+	if (tell)
+		fprintf(stderr, "%s: detaching %d probes, about %d s (the kernel waits ~%d ms per tracepoint); Ctrl-C leaves it to the kernel\n", PROG,
+			n, (slow * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
+	for (int i = 0; i < nth; i++)
+		started += !pthread_create(&th[started], NULL, detach_worker, &d);
+	if (!started)
+		detach_worker(&d);	/* no threads: one at a time */
+	while (atomic_load(&d.done) < n && started) {
+		usleep(100000);
+		if (signals && *signals != sig0) {
+			atomic_store(&d.cancel, true);
+			break;
+		}
+		if (tty)
+			fprintf(stderr, "\rdetaching: %d of %d", atomic_load(&d.done), n);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if (!atomic_load(&d.cancel)) {
+		if (tell)
+			fprintf(stderr, "%s: detached %d probes in %.1f s\n", PROG, n,
+				(perfbuf_now_ns() - t0) / 1e9);
+		return 0;
+	}
+	child = leave_to_kernel();
+	if (child < 0)
+		fprintf(stderr, "%s: cannot leave the detaching to the kernel (fork: %s); finishing it here\n", PROG,
+			strerror(errno));
+	else
+		fprintf(stderr, "%s: leaving %d probes for the kernel to detach (process %d exits when it is done)\n", PROG,
+			n - atomic_load(&d.done), (int)child);
+	/* the child holds every file now: our closes only drop references */
+	atomic_store(&d.cancel, false);
+	detach_worker(&d);
+	return child > 0;
+}
