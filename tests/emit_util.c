@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +38,41 @@ bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq)
 		if (p[i] != (unsigned char)i)
 			return false;
 	return true;
+}
+
+static void *busy_main(void *arg)
+{
+	struct busy *b = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(b->cpu, &set);
+	while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE)) {
+		__u64 t0 = perfbuf_now_ns();
+
+		/* again and again: offline, the kernel moved us away */
+		sched_setaffinity(0, sizeof(set), &set);
+		while (perfbuf_now_ns() - t0 < 10000000ULL)
+			;
+	}
+	return NULL;
+}
+
+bool busy_start(struct busy *b, int cpu)
+{
+	b->cpu = cpu;
+	b->stop = 0;
+	b->started = !pthread_create(&b->thread, NULL, busy_main, b);
+	return b->started;
+}
+
+void busy_stop(struct busy *b)
+{
+	if (!b->started)
+		return;
+	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(b->thread, NULL);
+	b->started = false;
 }
 
 bool emit_cpus01_online(void)

@@ -3,6 +3,9 @@
 #ifndef EMIT_UTIL_H
 #define EMIT_UTIL_H
 
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "emit.skel.h"
 #include "emit.h"
 
@@ -16,6 +19,17 @@ int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out);
 bool emit_payload_ok(const void *buf, size_t len, int cpu, __u64 seq);
 /* Are CPUs 0 and 1 online (the two-CPU tests need them)? */
 bool emit_cpus01_online(void);
+/* A thread spinning on @cpu until busy_stop() (it pins itself again when
+ * the CPU comes back from offline): cpu-clock samplers need a CPU that
+ * runs, an idle one may tick rarely. */
+struct busy {
+	pthread_t thread;
+	int cpu;
+	int stop;
+	bool started;
+};
+bool busy_start(struct busy *b, int cpu);
+void busy_stop(struct busy *b);
 /* Number of open fds and of perf ring mappings of this process. */
 int count_fds(void);
 int count_maps(void);

@@ -259,8 +259,9 @@ fi
 # is no error
 "$PERFBUF" profile >"$tmp/int.folded" 2>"$tmp/int.err" &
 p=$!
-for _ in $(seq 200); do grep -qs 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
-sleep 0.5
+# (ASan: start-up and the first samples take seconds on a loaded VM)
+for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
+sleep 2
 kill -INT "$p"
 wait "$p"
 rc=$?
