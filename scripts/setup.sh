@@ -8,9 +8,13 @@ set -euo pipefail
 # chromium: the tests render perfbuf profile's flame graphs (headless);
 # libnats-dev, nats-server: trace --nats and its tests; linux-perf: the
 # tests read report --perf-data with perf script, the bench runs perf;
-# libdeflate-dev: the capture files' CRC-32
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libdeflate-dev python3 valgrind pkg-config man-db chromium
-	libnats-dev nats-server linux-perf)
+# libdeflate-dev: the capture files' CRC-32; libdw-dev: DWARF types and
+# uprobe arguments; qemu-system-x86, busybox-static, cpio: the VM tests boot
+# Debian's kernels; prometheus: scrapes --metrics in the tests;
+# python3-numpy/-cffi/-pytest/-bpfcc: the Python package, its tests and bench
+pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libdeflate-dev python3 valgrind pkg-config man-db chromium
+	libnats-dev nats-server linux-perf qemu-system-x86 busybox-static cpio prometheus
+	python3-numpy python3-cffi python3-pytest python3-bpfcc)
 mode=${1:-}
 [[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)
 
