@@ -66,14 +66,16 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
-# tools/*.c: the perfbuf tool (bench.c: perfbuf-bench); tools/trace/: `perfbuf trace`
-TOOL_SRCS := $(filter-out tools/bench.c,$(wildcard tools/*.c tools/*/*.c))
+# tools/*.c, tools/*/*.c: the perfbuf tool; tools/bench/: perfbuf-bench
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+BENCH_OBJS := $(BENCH_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
+TOOL_SRCS := $(filter-out $(BENCH_SRCS),$(wildcard tools/*.c tools/*/*.c))
 TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
-TOOL_DIRS := $(patsubst %/,%,$(sort $(dir $(TOOL_OBJS))))
+TOOL_DIRS := $(patsubst %/,%,$(sort $(dir $(TOOL_OBJS) $(BENCH_OBJS))))
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
-BENCH := $(if $(wildcard tools/bench.c),$(OUTPUT)/perfbuf-bench)
+BENCH := $(if $(BENCH_SRCS),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
 FUZZ_TARGETS := ring format json capture sample
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
@@ -152,7 +154,7 @@ $(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
-$(OUTPUT)/perfbuf-bench: $(OUTPUT)/tools/bench.o $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 

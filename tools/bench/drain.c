@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perfbuf-bench part "drain": the time to drain a full ring, perfbuf
+ * against libbpf. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+
+#include "emit.skel.h"
+
+static int drain_pb_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	struct drain_ctx *d = ctx;
+	__u64 seq;
+
+	if (rec->kind == PERFBUF_REC_SAMPLE) {
+		if (rec->data_sz >= sizeof(seq))
+			memcpy(&seq, rec->data, sizeof(seq));
+		else
+			perfbuf_record_copy(rec, &seq, sizeof(seq));
+		d->seq_sum += seq;
+		d->n++;
+	}
+	return PERFBUF_CONTINUE;
+}
+
+/* perf_buffer__new_raw()'s callback: the read loop and per-record dispatch
+ * are libbpf's perf_buffer__consume() path either way, and the raw event
+ * lets the fill use a watermark instead of one wake-up per record. */
+static enum bpf_perf_event_ret drain_lb_cb(void *ctx, int cpu,
+					   struct perf_event_header *eh)
+{
+	struct drain_ctx *d = ctx;
+	__u64 seq;
+
+	(void)cpu;
+	if (eh->type == PERF_RECORD_SAMPLE) {
+		memcpy(&seq, (char *)eh + 12, sizeof(seq));
+		d->seq_sum += seq;
+		d->n++;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Fill the ring of the producer CPU to the brim without a loss. */
+int fill_ring(int prog_fd, size_t data_size)
+{
+	__u64 n = (data_size - 8) / REC_BYTES;
+	int err = 0;
+
+	while (n && !err) {
+		__u64 k = n < EMIT_MAX_BATCH ? n : EMIT_MAX_BATCH;
+
+		err = emit_once(prog_fd, env.prod_cpu, k, REC_SIZE);
+		n -= k;
+	}
+	return err;
+}
+
+__u64 median(__u64 *v)
+{
+	qsort(v, DRAIN_ROUNDS, sizeof(v[0]), cmp_u64);
+	return v[DRAIN_ROUNDS / 2];
+}
+
+/* Rewind a ring's data_tail so the same bytes are read again: nothing is
+ * written meanwhile, so the kernel does not notice. */
+static void rewind_tail(void *base, __u64 tail)
+{
+	struct perf_event_mmap_page *hdr = base;
+
+	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static __u64 ring_tail(void *base)
+{
+	return __atomic_load_n(&((struct perf_event_mmap_page *)base)->data_tail,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* The callback-free drain: the same body as drain_pb_cb(), inlined. */
+static int drain_iter(struct perfbuf_ring *ring, struct drain_ctx *d)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(ring);
+	struct perfbuf_record rec;
+
+	while (perfbuf_iter__next(&it, &rec))
+		drain_pb_cb(d, &rec);
+	return perfbuf_ring__end(ring, it);
+}
+
+/* One timed drain of kind @k into @slot; 0 or a negative errno. */
+static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
+{
+	__u64 t;
+	int ret;
+
+	b->d.n = 0;
+	t = perfbuf_now_ns();
+	switch (k) {
+	case D_FOLD:
+		ret = perfbuf_ring__fold(b->ring, drain_pb_cb, &b->d);
+		break;
+	case D_ITER:
+		ret = drain_iter(b->ring, &b->d);
+		break;
+	case D_COLLECTOR:
+		ret = perfbuf__consume(b->pb);
+		break;
+	default:
+		ret = perf_buffer__consume(b->lpb);
+		break;
+	}
+	*slot = perfbuf_now_ns() - t;
+	b->exact &= b->d.n == b->want;
+	return ret < 0 ? ret : 0;
+}
+
+/* DRAIN_ROUNDS rounds of the @n drains @kinds in turn, each after a fill
+ * (fresh); then one fill, read again and again with data_tail rewound
+ * (replay). */
+static int drain_rounds(struct drain_bench *b, const int *kinds, int n)
+{
+	__u64 tail0;
+	int err = 0;
+
+	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
+		for (int j = 0; j < n && !err; j++) {
+			err = fill_ring(b->prog_fd, b->data_size);
+			if (!err)
+				err = drain_timed(b, kinds[j], &b->fresh[kinds[j]][i]);
+		}
+	if (!err)
+		err = fill_ring(b->prog_fd, b->data_size);
+	tail0 = ring_tail(b->base);
+	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
+		for (int j = 0; j < n && !err; j++) {
+			rewind_tail(b->base, tail0);
+			err = drain_timed(b, kinds[j], &b->replay[kinds[j]][i]);
+		}
+	return err;
+}
+
+/* libbpf's raw perf buffer (a watermark: no wake-ups while filling, the
+ * consumer is idle anyway), and a perfbuf ring over its mmap of the
+ * producer CPU's ring. */
+int drain_open_libbpf(struct drain_bench *b)
+{
+	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024), idx = -1, err;
+	struct perf_event_attr attr;
+	size_t map_sz;
+
+	err = perf_attr_wm(&attr, (__u32)(b->data_size / 2));
+	if (err)
+		return err;
+	b->lpb = perf_buffer__new_raw(bpf_map__fd(b->skel->maps.events), env.pages,
+				      &attr, b->lb_fn ?: drain_lb_cb, &b->d, NULL);
+	if (!b->lpb)
+		return -errno;
+	/* libbpf's buffers are in possible-CPU order, offline ones skipped */
+	for (int i = 0; i < n; i++)
+		if (cpus[i] == env.prod_cpu)
+			idx = i;
+	err = idx < 0 ? -ENODEV : perf_buffer__buffer(b->lpb, idx, &b->base, &map_sz);
+	if (err)
+		return err;
+	b->ring = perfbuf_ring__new_mem(b->base, PAGE_SZ, env.pages);
+	if (!b->ring)
+		return -errno;
+	perfbuf_ring__set_cpu(b->ring, env.prod_cpu);
+	return 0;
+}
+
+/* The collector: its own rings, every CPU drained by perfbuf__consume(). */
+static int drain_open_collector(struct drain_bench *b)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = env.pages);
+
+	b->pb = perfbuf__new(bpf_map__fd(b->skel->maps.events), drain_pb_cb,
+			     &b->d, &o);
+	if (!b->pb)
+		return -errno;
+	for (size_t i = 0; i < perfbuf__ring_cnt(b->pb); i++)
+		if (perfbuf__ring_cpu(b->pb, i) == env.prod_cpu)
+			b->base = perfbuf_ring__base(perfbuf__ring(b->pb, i));
+	return 0;
+}
+
+static void drain_report(struct drain_bench *b)
+{
+	static const char *what[D_N] = {
+		"perfbuf fold (perfbuf_ring__fold)",
+		"perfbuf iterator (perfbuf_iter__next)",
+		"perfbuf__consume (collector)",
+		"libbpf perf_buffer__consume",
+	};
+	__u64 mf[D_N], mr[D_N];
+
+	for (int k = 0; k < D_N; k++) {
+		mf[k] = median(b->fresh[k]);
+		mr[k] = median(b->replay[k]);
+	}
+	emit_md("\n### Drain of a full ring\n\n"
+		"%llu records of %d B in a %zu KiB ring, filled with the consumer idle; "
+		"median of %d drains on CPU%d. fresh: each drain follows a fill from "
+		"CPU%d; replay: data_tail rewound, the same bytes read again (warm).%s\n\n",
+		(unsigned long long)b->want, REC_SIZE, b->data_size / 1024, DRAIN_ROUNDS,
+		env.cons_cpu, env.prod_cpu,
+		b->exact ? "" : " **A drain missed records.**");
+	emit_md("| drain | fresh | ns/record | replay | ns/record |\n"
+		"|---|---:|---:|---:|---:|\n");
+	for (int k = 0; k < D_N; k++)
+		emit_md("| %s | %.3f ms | %.1f | %.3f ms | %.1f |\n", what[k],
+			mf[k] / 1e6, (double)mf[k] / b->want, mr[k] / 1e6,
+			(double)mr[k] / b->want);
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	ratio_aim_line("fold / perf_buffer__consume, fresh", (double)mf[D_FOLD],
+		       (double)mf[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("fold / perf_buffer__consume, replay", (double)mr[D_FOLD],
+		       (double)mr[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("iterator / perf_buffer__consume, fresh", (double)mf[D_ITER],
+		       (double)mf[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("iterator / perf_buffer__consume, replay", (double)mr[D_ITER],
+		       (double)mr[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("perfbuf__consume / perf_buffer__consume, fresh",
+		       (double)mf[D_COLLECTOR], (double)mf[D_LIBBPF], 1.0, 0.8);
+}
+
+/*
+ * The same kernel ring, filled the same way before each timed drain, read
+ * in turn by perfbuf's fold and iterator (a perfbuf_ring over libbpf's own
+ * mmap) and by perf_buffer__consume(); then perfbuf__consume() on its own
+ * collector. "fresh": each drain follows a fill by the producer CPU (cache
+ * lines come from the other core); "replay": data_tail rewound, the same
+ * bytes again.
+ */
+int bench_drain(void)
+{
+	static const int ring_kinds[] = { D_FOLD, D_ITER, D_LIBBPF };
+	static const int coll_kinds[] = { D_COLLECTOR };
+	struct drain_bench *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	pin_self(env.cons_cpu);
+	b->data_size = env.pages * PAGE_SZ;
+	b->want = (b->data_size - 8) / REC_BYTES;
+	b->exact = true;
+	b->skel = emit_open_load(false, 0);
+	err = b->skel ? 0 : -errno;
+	if (!err) {
+		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
+		err = drain_open_libbpf(b) ?: drain_rounds(b, ring_kinds, 3);
+	}
+	perfbuf_ring__free(b->ring);
+	perf_buffer__free(b->lpb);
+	if (!err)
+		err = drain_open_collector(b) ?: drain_rounds(b, coll_kinds, 1);
+	if (!err)
+		drain_report(b);
+	else
+		fprintf(stderr, "perfbuf-bench: drain test: %s\n", strerror(-err));
+	perfbuf__free(b->pb);
+	emit__destroy(b->skel);
+	free(b);
+	return err;
+}

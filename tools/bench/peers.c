@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perfbuf-bench: the peers (perfbuf, libbpf perf_buffer and ring_buffer)
+ * consuming one BPF producer: one measurement is run_point(). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+
+#include "emit.skel.h"
+
+const char *const peer_name[N_PEERS] = {
+	"perfbuf default",
+	"perfbuf wakeup_events=1",
+	"perfbuf timestamps",
+	"perfbuf ordered",
+	"libbpf perf_buffer default",
+	"libbpf perf_buffer_raw, same watermark",
+	"libbpf ring_buffer",
+};
+
+const char *const peer_key[N_PEERS] = {
+	"perfbuf", "perfbuf_wake1", "perfbuf_ts", "perfbuf_ordered",
+	"libbpf_pb", "libbpf_raw", "libbpf_rb",
+};
+
+/* In the offered-rate sweep and its plot. timestamps and ordered are
+ * left out to keep the run short (the sweep takes a minute and a half):
+ * the throughput table has their flat-out and 1 k/s rows. */
+const bool peer_swept[N_PEERS] = {
+	[PB_DEFAULT] = true, [PB_WAKE1] = true, [LB_DEFAULT] = true,
+	[LB_RAW] = true, [LB_RINGBUF] = true,
+};
+
+struct consumer {
+	enum peer peer;
+	int cpu;		/* pinned there; -1: where the scheduler puts it */
+	bool check_order;	/* perfbuf: pb_order_cb() */
+	struct perfbuf *pb;
+	struct perf_buffer *lpb;
+	struct ring_buffer *rb;
+	int stop;
+	__u64 received;
+	__u64 lost_seen;	/* as reported to the consumer */
+	__u64 lat_mask;		/* take the latency of seq & mask == 0 */
+	__u64 seq_sum;		/* keeps the record read from being elided */
+	__u64 last_ns;		/* order check: the newest time seen */
+	__u64 late;		/* records flagged PERFBUF_RECF_LATE */
+	__u64 disorder;		/* older than one before them, not flagged */
+	struct lat_hist lat;
+	__u64 cpu_ns;
+	int err;
+	pthread_t thread;
+};
+
+/* The work every peer does per record: count it, read its header, and
+ * now and then its latency. */
+static inline void seen(struct consumer *c, const void *data)
+{
+	__u64 hdr[2];	/* seq, time_ns: raw payloads are 4-byte aligned */
+
+	memcpy(hdr, data, sizeof(hdr));
+	c->received++;
+	c->seq_sum += hdr[0];
+	if (!(hdr[0] & c->lat_mask))
+		lat_add(&c->lat, perfbuf_now_ns() - hdr[1]);
+}
+
+static int pb_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	struct consumer *c = ctx;
+	struct emit_rec r;
+
+	if (rec->kind == PERFBUF_REC_LOST) {
+		c->lost_seen += rec->lost;
+		return PERFBUF_CONTINUE;
+	}
+	if (rec->data_sz >= 16) {
+		seen(c, rec->data);
+	} else {
+		perfbuf_record_copy(rec, &r, sizeof(r));
+		seen(c, &r);
+	}
+	return PERFBUF_CONTINUE;
+}
+
+/*
+ * pb_cb() and the order check of the ordered table: a record older than
+ * the newest one delivered before it must carry PERFBUF_RECF_LATE. The
+ * time is time_ns, or, for records without one (unordered), the emit time
+ * in the payload.
+ */
+static int pb_order_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	struct consumer *c = ctx;
+	__u64 t = rec->time_ns;
+	struct emit_rec r;
+
+	if (!t && rec->kind == PERFBUF_REC_SAMPLE &&
+	    perfbuf_record_copy(rec, &r, sizeof(r)) == sizeof(r))
+		t = r.time_ns;
+	if (rec->flags & PERFBUF_RECF_LATE)
+		c->late++;
+	else if (t && t < c->last_ns)
+		c->disorder++;
+	if (t > c->last_ns)
+		c->last_ns = t;
+	return pb_cb(ctx, rec);
+}
+
+static void lb_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	(void)cpu; (void)size;
+	seen(ctx, data);
+}
+
+static void lb_lost(void *ctx, int cpu, __u64 cnt)
+{
+	(void)cpu;
+	((struct consumer *)ctx)->lost_seen += cnt;
+}
+
+static enum bpf_perf_event_ret lb_raw_event(void *ctx, int cpu,
+					    struct perf_event_header *eh)
+{
+	struct consumer *c = ctx;
+
+	(void)cpu;
+	if (eh->type == PERF_RECORD_SAMPLE)
+		seen(c, (char *)eh + 12);	/* header, u32 size, data */
+	else if (eh->type == PERF_RECORD_LOST)
+		c->lost_seen += ((__u64 *)(eh + 1))[1];	/* id, lost */
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int rb_sample(void *ctx, void *data, size_t size)
+{
+	(void)size;
+	seen(ctx, data);
+	return 0;
+}
+
+static bool is_perfbuf(enum peer p)
+{
+	return p <= PB_ORDERED;
+}
+
+/* Everything left after the producers stopped; < 0 on failure. perfbuf
+ * and libbpf count records delivered, ring_buffer__consume() too. */
+static int consume_all(struct consumer *c)
+{
+	if (is_perfbuf(c->peer))
+		return perfbuf__drain(c->pb);
+	if (c->lpb)
+		return perf_buffer__consume(c->lpb);
+	return ring_buffer__consume(c->rb);
+}
+
+static int poll_once(struct consumer *c)
+{
+	if (is_perfbuf(c->peer))
+		return perfbuf__poll(c->pb, 100);
+	if (c->lpb)
+		return perf_buffer__poll(c->lpb, 100);
+	return ring_buffer__poll(c->rb, 100);
+}
+
+static void *consumer_main(void *arg)
+{
+	struct consumer *c = arg;
+	__u64 t0;
+	int err;
+
+	if (c->cpu >= 0)
+		pin_self(c->cpu);
+	t0 = thread_cpu_ns();
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		err = poll_once(c);
+		if (err < 0 && err != -EINTR) {
+			c->err = err;
+			break;
+		}
+	}
+	err = consume_all(c);
+	if (err < 0 && !c->err)
+		c->err = err;
+	c->cpu_ns = thread_cpu_ns() - t0;
+	return NULL;
+}
+
+int perf_attr_wm(struct perf_event_attr *attr, __u32 watermark)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, eo, .kind = PERFBUF_EV_SOFTWARE,
+		     .config = PERF_COUNT_SW_BPF_OUTPUT, .sample_period = 1,
+		     .sample_type = PERF_SAMPLE_RAW,
+		     .wakeup_watermark = watermark);
+
+	return perfbuf_event_attr(attr, &eo);
+}
+
+/* Set up @c's consumer on @map_fd; the BPF program is already loaded. */
+static int consumer_open(struct consumer *c, int map_fd, size_t pages)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = pages,
+		     .wakeup_events = c->peer == PB_WAKE1,
+		     .timestamps = c->peer == PB_TS,
+		     .ordered = c->peer == PB_ORDERED);
+	struct perf_event_attr attr;
+	int err;
+
+	if (is_perfbuf(c->peer)) {
+		c->pb = perfbuf__new(map_fd, c->check_order ? pb_order_cb : pb_cb,
+				     c, &o);
+		return c->pb ? 0 : -errno;
+	}
+	switch (c->peer) {
+	case LB_DEFAULT:
+		c->lpb = perf_buffer__new(map_fd, pages, lb_sample, lb_lost, c, NULL);
+		return c->lpb ? 0 : -errno;
+	case LB_RAW:
+		/* perfbuf's default watermark: a quarter of the ring */
+		err = perf_attr_wm(&attr, (__u32)(pages * PAGE_SZ / 4));
+		if (err)
+			return err;
+		c->lpb = perf_buffer__new_raw(map_fd, pages, &attr, lb_raw_event, c, NULL);
+		return c->lpb ? 0 : -errno;
+	default:
+		c->rb = ring_buffer__new(map_fd, rb_sample, c, NULL);
+		return c->rb ? 0 : -errno;
+	}
+}
+
+static void consumer_close(struct consumer *c)
+{
+	perfbuf__free(c->pb);
+	perf_buffer__free(c->lpb);
+	ring_buffer__free(c->rb);
+	c->pb = NULL;
+	c->lpb = NULL;
+	c->rb = NULL;
+}
+
+/* Stop @c's thread (the producers have stopped): it drains and exits. */
+static void consumer_stop(struct consumer *c)
+{
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	if (c->pb)
+		perfbuf__wake(c->pb);
+	pthread_join(c->thread, NULL);
+}
+
+static int online_cpu_cnt(void)
+{
+	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024);
+
+	return n > 0 ? n : 1;
+}
+
+void sleep_ns(__u64 ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The CPU of producer @i: env.prod_cpu, then env.cons_cpu. */
+static int prod_cpu(int i)
+{
+	return i ? env.cons_cpu : env.prod_cpu;
+}
+
+/* The BPF side of a point: the emit program and the map it writes. */
+struct emitter {
+	struct emit *skel;
+	int map_fd, prog_fd, stats_fd;
+};
+
+static int emitter_open(enum peer peer, struct emitter *e)
+{
+	bool rb = peer == LB_RINGBUF;
+
+	/* the ringbuf gets the perf buffers' total: pages per CPU x CPUs */
+	e->skel = emit_open_load(rb, rb ? (__u32)(env.pages * PAGE_SZ *
+						  online_cpu_cnt()) : 0);
+	if (!e->skel)
+		return -errno;
+	e->map_fd = bpf_map__fd(rb ? e->skel->maps.rb : e->skel->maps.events);
+	e->prog_fd = bpf_program__fd(rb ? e->skel->progs.emit_rb :
+				     e->skel->progs.emit);
+	e->stats_fd = bpf_map__fd(e->skel->maps.stats);
+	return 0;
+}
+
+/* Run @pt's producers for pt->secs; how long they ran in *@secs. */
+static int run_producers(const struct point *pt, int prog_fd, double *secs)
+{
+	struct producer p[2] = {};
+	int stop = 0, err = 0;
+	__u64 t0 = perfbuf_now_ns();
+
+	for (int i = 0; i < pt->n_prod && !err; i++) {
+		p[i] = (struct producer){
+			.prog_fd = prog_fd, .cpu = prod_cpu(i), .size = REC_SIZE,
+			.batch = (__u64)pt->batch, .rate = pt->rate, .stop = &stop,
+		};
+		err = producer_start(&p[i]);
+	}
+	if (!err)
+		sleep_ns((__u64)(pt->secs * 1e9));
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < pt->n_prod; i++) {
+		int e = producer_join(&p[i]);
+
+		err = err ?: e;
+	}
+	*secs = (double)(perfbuf_now_ns() - t0) / 1e9;
+	return err;
+}
+
+/* What the producers asked for and what failed, summed over their CPUs. */
+static int offered_read(const struct point *pt, int stats_fd,
+			struct result *out)
+{
+	for (int i = 0; i < pt->n_prod; i++) {
+		struct emit_stats es;
+		int err = emit_stats_read(stats_fd, prod_cpu(i), &es);
+
+		if (err)
+			return err;
+		out->offered += es.attempts;
+		out->enospc += es.enospc;
+		out->failed += es.e2big + es.enoent + es.eopnotsupp + es.other;
+	}
+	return 0;
+}
+
+/*
+ * One measurement: @pt->peer consuming what the producers offer at
+ * pt->rate records/s each (0: flat out) for pt->secs.
+ */
+int run_point(const struct point *pt, struct result *out)
+{
+	struct consumer *c = calloc(1, sizeof(*c));
+	struct emitter e = {};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return out->err = -ENOMEM;
+	c->peer = pt->peer;
+	c->cpu = pt->cons_cpu;
+	c->lat_mask = pt->lat_mask;
+	c->check_order = pt->check_order;
+	err = emitter_open(pt->peer, &e) ?: consumer_open(c, e.map_fd, env.pages);
+	if (!err)
+		err = -pthread_create(&c->thread, NULL, consumer_main, c);
+	if (!err) {
+		/* the producers stop first, then the consumer drains */
+		err = run_producers(pt, e.prog_fd, &out->secs);
+		consumer_stop(c);
+		err = err ?: c->err;
+	}
+	if (!err)
+		err = offered_read(pt, e.stats_fd, out);
+	if (!err) {
+		out->received = c->received;
+		out->cpu_ns_per_rec = c->received ? (double)c->cpu_ns / c->received : 0;
+		out->p50 = lat_quantile(&c->lat, 0.50);
+		out->p99 = lat_quantile(&c->lat, 0.99);
+		out->late = c->late;
+		out->disorder = c->disorder;
+	}
+	out->err = err;
+	consumer_close(c);
+	emit__destroy(e.skel);
+	free(c);
+	return err;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perfbuf-bench part "throughput": every peer flat out and at 1 k/s, then
+ * the offered-rate sweep and its plot. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static struct point flat_point(enum peer p)
+{
+	return (struct point){
+		.peer = p, .secs = env.secs, .batch = env.batch,
+		.lat_mask = 15, .n_prod = 1, .cons_cpu = env.cons_cpu,
+	};
+}
+
+/* 1 k records/s per producer, one record per program run, every latency
+ * taken. */
+static struct point low_point(enum peer p, double secs)
+{
+	return (struct point){
+		.peer = p, .rate = 1000, .secs = secs, .batch = 1,
+		.n_prod = 1, .cons_cpu = env.cons_cpu,
+	};
+}
+
+static bool have(const struct result *r, enum peer p)
+{
+	return env.peer_on[p] && !r[p].err;
+}
+
+static void throughput_rows(const struct result *sat, const struct result *low)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	emit_md("| consumer | delivered M/s | offered M/s | loss %% | consumer ns/record | "
+		"latency p50 / p99 at 1 k/s | latency p50 / p99 flat out |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int p = 0; p < N_PEERS; p++) {
+		const struct result *r = &sat[p], *l = &low[p];
+
+		if (!env.peer_on[p])
+			continue;
+		if (r->err) {
+			emit_md("| %s | failed: %s | | | | | |\n", peer_name[p], strerror(-r->err));
+			continue;
+		}
+		emit_md("| %s | %.2f | %.2f | %.3f | %.1f | %s / %s%s | %s / %s |\n",
+			peer_name[p], rate_of(r), mps(r->offered, r->secs),
+			loss_pct(r), r->cpu_ns_per_rec,
+			fmt_lat(b1, sizeof(b1), l->p50), fmt_lat(b2, sizeof(b2), l->p99),
+			l->err ? " (failed)" : "",
+			fmt_lat(b3, sizeof(b3), r->p50), fmt_lat(b4, sizeof(b4), r->p99));
+	}
+}
+
+static void throughput_targets(const struct result *sat, const struct result *low)
+{
+	const struct result *d = &sat[PB_DEFAULT];
+	char b[32];
+
+	if (!have(sat, PB_DEFAULT))
+		return;
+	emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+	if (have(sat, LB_DEFAULT))
+		ratio_line("perfbuf default / libbpf perf_buffer default", rate_of(d),
+			   rate_of(&sat[LB_DEFAULT]), 60, false);
+	if (have(sat, LB_RAW)) {
+		ratio_line("delivered share of offered: perfbuf default / libbpf raw, same watermark",
+			   delivered_share(d), delivered_share(&sat[LB_RAW]), 1.0, false);
+		ratio_line("consumer ns/record: perfbuf default / libbpf raw, same watermark",
+			   d->cpu_ns_per_rec, sat[LB_RAW].cpu_ns_per_rec, 1.0, true);
+	}
+	if (have(sat, LB_RINGBUF))
+		ratio_line("perfbuf default / libbpf ring_buffer", rate_of(d),
+			   rate_of(&sat[LB_RINGBUF]), 3, false);
+	emit_md("| perfbuf default: records lost at %zu pages | %llu | 0 | %s |\n",
+		env.pages, (unsigned long long)(d->offered - d->received),
+		met(d->offered == d->received));
+	if (!low[PB_DEFAULT].err)
+		emit_md("| perfbuf default: p99 latency at 1 k/s | %s | <= 10 ms (latency_ms) | %s |\n",
+			fmt_lat(b, sizeof(b), low[PB_DEFAULT].p99),
+			met(low[PB_DEFAULT].p99 <= LATENCY_NS));
+	if (have(sat, PB_TS))
+		info_line("consumer ns/record: perfbuf timestamps / perfbuf default",
+			  sat[PB_TS].cpu_ns_per_rec, d->cpu_ns_per_rec);
+	if (have(sat, PB_ORDERED))
+		info_line("consumer ns/record: perfbuf ordered / perfbuf default",
+			  sat[PB_ORDERED].cpu_ns_per_rec, d->cpu_ns_per_rec);
+}
+
+/*
+ * Every selected peer flat out, @reps interleaved rounds (the producer is
+ * the bottleneck of the watermark peers and moves with whatever else runs:
+ * each peer's median round is kept), then at 1 k records/s.
+ */
+static void throughput_table(int reps, struct result *sat, struct result *low)
+{
+	struct result rounds[N_PEERS][MAX_REPS];
+	double low_secs = env.quick ? 1 : 2;
+
+	printf("flat out, %d rounds of %.0f s per peer...\n", reps, env.secs);
+	for (int i = 0; i < reps; i++)
+		for (int p = 0; p < N_PEERS; p++) {
+			struct point pt = flat_point(p);
+
+			if (env.peer_on[p] && run_point(&pt, &rounds[p][i]))
+				fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+					strerror(-rounds[p][i].err));
+		}
+	for (int p = 0; p < N_PEERS; p++)
+		if (env.peer_on[p])
+			sat[p] = median_result(rounds[p], reps);
+	printf("1 k records/s, %.0f s per peer...\n", low_secs);
+	for (int p = 0; p < N_PEERS; p++) {
+		struct point pt = low_point(p, low_secs);
+
+		if (env.peer_on[p] && run_point(&pt, &low[p]))
+			fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+				strerror(-low[p].err));
+	}
+	emit_md("\n### Throughput and latency\n\n"
+		"%d-byte records, producer on CPU%d (%d records per BPF_PROG_TEST_RUN), "
+		"consumer on CPU%d, %zu pages per CPU (ringbuf: the same total), "
+		"flat out: median of %d interleaved %.0f s runs; latency = consumer clock - bpf_ktime_get_ns() at emit "
+		"(1 in 16 records flat out, every record at 1 k/s).\n\n",
+		REC_SIZE, env.prod_cpu, env.batch, env.cons_cpu, env.pages, reps, env.secs);
+	throughput_rows(sat, low);
+	throughput_targets(sat, low);
+}
+
+/* ---- offered-rate sweep ---------------------------------------------- */
+
+static int batch_for(double rate)
+{
+	/* ~50 k program runs/s at most when paced */
+	long b = (long)(rate / 50000);
+
+	return b < 1 ? 1 : b > env.batch ? env.batch : (int)b;
+}
+
+static bool swept(int p)
+{
+	return env.peer_on[p] && peer_swept[p];
+}
+
+static void gnuplot(const char *dir)
+{
+	char cmd[PATH_MAX * 2 + 64];
+	FILE *gp;
+	int idx = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
+	gp = cli_fopen_output(cmd);
+	if (!gp)
+		return;
+	fprintf(gp,
+		"set terminal png size 900,600 noenhanced\n"
+		"set output '%s/bench.png'\n"
+		"set title 'perf buffer consumers: 64-byte records, producer CPU%d, consumer CPU%d, %zu pages'\n"
+		"set xlabel 'offered: records/s asked of the producer (M/s)'\n"
+		"set ylabel 'delivered (M records/s)'\n"
+		"set logscale xy\n"
+		"set xrange [0.03:%g]\n"
+		"set xtics add ('flat out' %g)\n"
+		"set key top left\n"
+		"set grid\n"
+		"plot ", dir, env.prod_cpu, env.cons_cpu, env.pages, FLAT_OUT_X * 1.5,
+		FLAT_OUT_X);
+	for (int p = 0; p < N_PEERS; p++)
+		if (swept(p))
+			fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
+				dir, idx++, peer_name[p]);
+	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
+	fclose(gp);
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s/bench.gp' 2>&1", dir);
+	if (system(cmd) == 0)
+		printf("\nplot: %s/bench.png\n", dir);
+	else
+		printf("\nno plot: gnuplot failed or is missing (scripts/setup.sh --bench installs gnuplot-nox)\n");
+}
+
+/* One data set of bench.dat: peer @p at each offered rate, then flat out
+ * (@sat, already measured), plotted at x = FLAT_OUT_X. */
+static void sweep_peer(FILE *dat, int p, const double *rates, int n_rates,
+		       double secs, const struct result *sat)
+{
+	fprintf(dat, "# %s: offered_mps delivered_mps asked_mps loss_pct\n",
+		peer_key[p]);
+	for (int i = 0; i <= n_rates; i++) {
+		double rate = i < n_rates ? rates[i] * 1e6 : 0;
+		struct point pt = flat_point(p);
+		struct result r;
+
+		pt.rate = rate;
+		pt.secs = secs;
+		pt.batch = batch_for(rate);
+		if (i == n_rates)
+			r = *sat;
+		else if (run_point(&pt, &r))
+			continue;
+		if (r.err)
+			continue;
+		fprintf(dat, "%.4f %.4f %.4f %.3f\n", mps(r.offered, r.secs),
+			rate_of(&r), rate > 0 ? rate / 1e6 : FLAT_OUT_X, loss_pct(&r));
+	}
+	fprintf(dat, "\n\n");
+}
+
+static void bench_sweep(const struct result *sat)
+{
+	static const double rates_full[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 4, 8, 12 };
+	static const double rates_quick[] = { 0.1, 1, 4 };
+	const double *rates = env.quick ? rates_quick : rates_full;
+	int n_rates = env.quick ? 3 : (int)(sizeof(rates_full) / sizeof(rates_full[0]));
+	double secs = env.quick ? 1 : 2;
+	char path[PATH_MAX];
+	int n_peers = 0;
+	FILE *dat;
+
+	for (int p = 0; p < N_PEERS; p++)
+		n_peers += swept(p);
+	snprintf(path, sizeof(path), "%s/bench.dat", env.out);
+	dat = cli_fopen_output(path);
+	if (!dat || !n_peers) {
+		if (dat)
+			fclose(dat);
+		return;
+	}
+	printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
+	       n_rates, n_peers, secs);
+	for (int p = 0; p < N_PEERS; p++)
+		if (swept(p))
+			sweep_peer(dat, p, rates, n_rates, secs, &sat[p]);
+	fclose(dat);
+	gnuplot(env.out);
+}
+
+/* The part: the table, then (a whole run without --no-sweep) the sweep. */
+int bench_throughput(void)
+{
+	struct result sat[N_PEERS] = {}, low[N_PEERS] = {};
+
+	throughput_table(env.quick ? 1 : MAX_REPS, sat, low);
+	if (!env.only && !env.no_sweep)
+		bench_sweep(sat);
+	return 0;
+}

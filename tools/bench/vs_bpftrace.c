@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perfbuf-bench parts "trace" and "filter": `perfbuf trace` against
+ * bpftrace on the syscall storm, printing every event and with a filter
+ * that passes one in 1000. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "bench.h"
+
+static void trace_once(int t, const char *tool, double secs, struct trace_run *r)
+{
+	char log[PATH_MAX], prog[128];
+	char *pb_argv[] = { (char *)tool, "trace", "--json", "-o", "/dev/null",
+			    "--stats", "tracepoint:" STORM_TP, NULL };
+	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
+
+	snprintf(log, sizeof(log), "%s/%s.log", env.out,
+		 t == T_PERFBUF ? "trace" : "bpftrace");
+	if (t == T_BPFTRACE)
+		snprintf(prog, sizeof(prog), "tracepoint:%s { printf(\"%%d %%d %%s\\n\", pid, args->pid, comm); }",
+			 STORM_TP);
+	else
+		snprintf(prog, sizeof(prog), "tracepoint:%s { @n = count(); }", STORM_TP);
+	storm_traced(t == T_NONE ? NULL : t == T_PERFBUF ? pb_argv : bt_argv, log,
+		     t == T_PERFBUF, secs, false, r);
+}
+
+/*
+ * The end-user view: a thread calling getpgid() flat out, untraced, traced
+ * by `perfbuf trace --json -o /dev/null`, and by bpftrace printf() on the
+ * same tracepoint; bpftrace count() (no output) is the floor that the
+ * tracepoint and a BPF program cost by themselves. Rounds are interleaved
+ * and each row is the median round.
+ */
+int bench_trace(void)
+{
+	double secs = env.quick ? 2 : 3;
+	static const char *row[T_N] = {
+		"nothing",
+		"`perfbuf trace --json -o /dev/null`",
+		"`bpftrace -e '... { printf(...) }'`",
+		"`bpftrace -e '... { @n = count(); }'` (no output: the floor)",
+	};
+	struct trace_run med[T_N];
+	int reps = env.quick ? 1 : 3;
+	char tool[PATH_MAX];
+
+	emit_md("\n### perfbuf trace vs bpftrace\n\n");
+	if (!perfbuf_tool(tool, sizeof(tool))) {
+		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+		return 0;
+	}
+	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
+	       reps, secs);
+	storm_rounds(trace_once, T_N, tool, secs, reps, med);
+	if (!med[T_PERFBUF].rate)
+		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start, attach or "
+			"exit cleanly (see %s/trace.log)\n\n", env.out);
+	if (!med[T_BPFTRACE].rate)
+		emit_md("bpftrace rows skipped: bpftrace is missing or did not attach "
+			"(scripts/setup.sh --bench installs it; see %s/bpftrace.log)\n\n", env.out);
+	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
+		"rounds; the tracers run where the scheduler puts them.\n\n",
+		env.prod_cpu, secs, reps);
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
+		"|---|---:|---:|---:|---:|\n");
+	for (int t = 0; t < T_N; t++) {
+		struct trace_run *r = &med[t];
+
+		if (!r->rate)
+			continue;
+		if (t == T_PERFBUF || t == T_BPFTRACE)
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
+				r->rate / 1e6, r->rate / med[T_NONE].rate,
+				(unsigned long long)r->events, (unsigned long long)r->calls,
+				(unsigned long long)r->lost);
+		else
+			emit_md("| %s | %.3f M | %.2fx | | |\n", row[t], r->rate / 1e6,
+				r->rate / med[T_NONE].rate);
+	}
+	if (med[T_PERFBUF].rate && med[T_BPFTRACE].rate) {
+		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+		ratio_line("traced thread: perfbuf trace / bpftrace printf",
+			   med[T_PERFBUF].rate, med[T_BPFTRACE].rate, 15, false);
+		if (med[T_FLOOR].rate)
+			emit_md("| ceiling for any tracer here: count() floor / bpftrace printf | %.2fx | | |\n",
+				med[T_FLOOR].rate / med[T_BPFTRACE].rate);
+	}
+	return 0;
+}
+
+/* ---- `perfbuf profile` against perf record and bpftrace ---------------- */
+
+/* ---- a filter in the kernel against bpftrace's /pred/ ----------------- */
+
+enum ftracer { F_NONE, F_PERFBUF, F_BPFTRACE, F_N };
+
+static void filter_once(int t, const char *tool, double secs,
+			struct trace_run *r)
+{
+	char log[PATH_MAX], prog[192];
+	char *pb_argv[] = { (char *)tool, "trace", "--json", "-o", "/dev/null", "--stats",
+			    "--filter", "args.pid == " STR(FILTER_PID), "tracepoint:" STORM_TP, NULL };
+	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
+
+	snprintf(log, sizeof(log), "%s/%s.log", env.out,
+		 t == F_PERFBUF ? "filter" : "bpftrace-filter");
+	snprintf(prog, sizeof(prog), "tracepoint:%s /args->pid == %d/ { printf(\"%%d %%d %%s\\n\", pid, args->pid, comm); }",
+		 STORM_TP, FILTER_PID);
+	storm_traced(t == F_NONE ? NULL : t == F_PERFBUF ? pb_argv : bt_argv, log,
+		     t == F_PERFBUF, secs, true, r);
+}
+
+/*
+ * The same storm, its argument cycling so that 1 call in 1000 passes the
+ * filter: what a filter costs the traced thread when it rejects nearly
+ * everything, `perfbuf trace --filter` against bpftrace's predicate.
+ */
+int bench_filter(void)
+{
+	double secs = env.quick ? 2 : 3;
+	static const char *row[F_N] = {
+		"nothing",
+		"`perfbuf trace --filter 'args.pid == N'`",
+		"`bpftrace -e '... /args->pid == N/ { printf(...) }'`",
+	};
+	struct trace_run med[F_N];
+	int reps = env.quick ? 1 : MAX_REPS;
+	char tool[PATH_MAX];
+
+	emit_md("\n### --filter in the kernel vs bpftrace /pred/\n\n");
+	if (!perfbuf_tool(tool, sizeof(tool))) {
+		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+		return 0;
+	}
+	printf("\nfilter storm, %d rounds of %.0f s: untraced, perfbuf trace --filter, bpftrace /pred/...\n",
+	       reps, secs);
+	storm_rounds(filter_once, F_N, tool, secs, reps, med);
+	if (!med[F_PERFBUF].rate)
+		emit_md("perfbuf row skipped: `perfbuf trace --filter` did not start, attach or "
+			"exit cleanly (see %s/filter.log)\n\n", env.out);
+	if (!med[F_BPFTRACE].rate)
+		emit_md("bpftrace row skipped: bpftrace is missing or did not attach "
+			"(scripts/setup.sh --bench installs it; see %s/bpftrace-filter.log)\n\n", env.out);
+	emit_md("getpgid(N + i %% 1000) in a loop on CPU%d (N = %d, above pid_max: the "
+		"call fails at once), 1 call in 1000 passes the filter; %.0f s per run, "
+		"median of %d interleaved rounds.\n\n", env.prod_cpu, FILTER_PID, secs, reps);
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
+		"|---|---:|---:|---:|---:|\n");
+	for (int t = 0; t < F_N; t++) {
+		struct trace_run *r = &med[t];
+
+		if (!r->rate)
+			continue;
+		if (t == F_NONE)
+			emit_md("| %s | %.3f M | 1.00x | | |\n", row[t], r->rate / 1e6);
+		else
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
+				r->rate / 1e6, r->rate / med[F_NONE].rate,
+				(unsigned long long)r->events,
+				(unsigned long long)(r->calls / 1000),
+				(unsigned long long)r->lost);
+	}
+	if (med[F_PERFBUF].rate && med[F_BPFTRACE].rate) {
+		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
+		ratio_line("traced thread: perfbuf --filter / bpftrace /pred/",
+			   med[F_PERFBUF].rate, med[F_BPFTRACE].rate, 0.9, false);
+	}
+	return 0;
+}
