@@ -28,7 +28,7 @@ static int handle_record(void *ctx, const struct perfbuf_record *rec)
 	else if (rec->kind == PERFBUF_REC_CPU_ONLINE || rec->kind == PERFBUF_REC_CPU_OFFLINE)
 		printf("CPU %d went %s\n", rec->cpu,
 		       rec->kind == PERFBUF_REC_CPU_ONLINE ? "online" : "offline");
-	else if (perfbuf_record_copy(rec, &e, sizeof(e)) == sizeof(e))
+	else if (perfbuf_record__copy(rec, &e, sizeof(e)) == sizeof(e))
 		printf("%-17.6f %-3d %-7d %-7d %-16s %-8llu %ld\n", rec->time_ns / 1e9,
 		       rec->cpu, e.pid, e.tid, e.comm, e.seq, e.nr);
 	return PERFBUF_CONTINUE;

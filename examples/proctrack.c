@@ -32,7 +32,7 @@ static int handle_record(void *ctx, const struct perfbuf_record *rec)
 		fprintf(stderr, "CPU %d came online: traced\n", rec->cpu);
 	else if (rec->kind == PERFBUF_REC_CPU_OFFLINE)	/* after its last records */
 		fprintf(stderr, "CPU %d went offline\n", rec->cpu);
-	else if (perfbuf_record_copy(rec, &e, sizeof(e)) && e.kind == PROC_EXEC)
+	else if (perfbuf_record__copy(rec, &e, sizeof(e)) && e.kind == PROC_EXEC)
 		printf("%-17.6f%c EXEC %-7d %-7d %-16s %s\n", rec->time_ns / 1e9, late,
 		       e.pid, e.ppid, e.comm, e.filename);
 	else

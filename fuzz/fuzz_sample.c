@@ -104,7 +104,7 @@ static int on_record(void *arg, const struct perfbuf_record *rec)
 	struct ctx *c = arg;
 	struct perfbuf_sample s;
 
-	if (!perfbuf_sample__parse(c->p, rec, &s))
+	if (!perfbuf_sample_parser__parse(c->p, rec, &s))
 		touch_all(&s);
 	return PERFBUF_CONTINUE;
 }
@@ -131,7 +131,7 @@ static void as_bytes(const struct perfbuf_sample_parser *p, const uint8_t *in,
 		if (!copy)
 			return;
 		memcpy(copy, in, n);
-		if (!perfbuf_sample__parse_bytes(p, copy, n, &s))
+		if (!perfbuf_sample_parser__parse_bytes(p, copy, n, &s))
 			touch_all(&s);
 		free(copy);
 		n = (n + 7) & ~(size_t)7;

@@ -5,16 +5,17 @@
  *
  * Three layers, usable on their own, each with its header:
  *  - perfbuf/perf_event.h  perf_event_open(2), its ioctls, counter reads
- *                          (perfbuf_event_*, perfbuf_ioc_*, perfbuf_count_*)
+ *                          (perfbuf_event__*)
  *  - perfbuf/ring.h        one mmapped perf ring: a fold and an iterator
  *                          over its records; a time-ordered merge of rings
- *                          (perfbuf_ring__*, perfbuf_iter__*, perfbuf_merge__*)
+ *                          (perfbuf_ring__*, perfbuf_iter__*, perfbuf_record__*,
+ *                          perfbuf_merge__*)
  *  - perfbuf/collector.h   one BPF_OUTPUT ring per CPU of a PERF_EVENT_ARRAY
  *                          map, waited on with epoll, with batched wake-ups,
  *                          a latency bound, time order and CPU hotplug
  *                          (perfbuf__*)
  *  - perfbuf/sample.h      sampling: every perf record parsed by its attr
- *                          (perfbuf_sample__*), and sampling events per
+ *                          (perfbuf_sample_parser__*), and sampling events per
  *                          CPU or task, with rings or a BPF program
  *                          (perfbuf_sampler__*)
  * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;

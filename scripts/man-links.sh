@@ -17,16 +17,15 @@ man=$(dirname "$0")/../man
 group() {
 	case $1 in
 	perfbuf__*) echo perfbuf__new ;;
-	perfbuf_ring__* | perfbuf_iter__* | perfbuf_record_copy | perfbuf_sample_size)
+	perfbuf_ring__* | perfbuf_iter__* | perfbuf_record__*)
 		echo perfbuf_ring__new ;;
 	perfbuf_merge__*) echo perfbuf_merge__new ;;
-	perfbuf_sample__* | perfbuf_sample_parser__* | perfbuf_sample_read__* | \
+	perfbuf_sample_parser__* | perfbuf_sample_read__* | \
 	perfbuf_callchain__*) echo perfbuf_sample_parser__new ;;
 	perfbuf_sampler__*) echo perfbuf_sampler__new ;;
-	perfbuf_event_* | perfbuf_ioc_* | perfbuf_count_read | perfbuf_group_read)
-		echo perfbuf_event_open ;;
-	perfbuf_set_print | perfbuf_now_ns | perfbuf_*_cpus | perfbuf_parse_cpus | \
-	perfbuf_page_cnt_check | perfbuf_version | perfbuf_*_version)
+	perfbuf_event__*) echo perfbuf_event__open ;;
+	perfbuf_set_print | perfbuf_now_ns | perfbuf_cpus__* | \
+	perfbuf_version | perfbuf_*_version)
 		echo perfbuf_set_print ;;
 	*) return 1 ;;
 	esac

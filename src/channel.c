@@ -35,12 +35,12 @@ static int open_event(struct channel *ch, struct channel_cfg *cfg)
 		.wakeup_watermark = cfg->wakeup_events ? 0 :
 				    (cfg->watermark ?: (__u32)(data_size / 4)),
 	};
-	int fd = perfbuf_event_open(&eo, -1, ch->cpu, -1);
+	int fd = perfbuf_event__open(&eo, -1, ch->cpu, -1);
 
 	if (fd == -EINVAL && cfg->lost_fmt) {
 		/* kernel < 6.0: no PERF_FORMAT_LOST; LOST records only */
 		eo.read_format = 0;
-		fd = perfbuf_event_open(&eo, -1, ch->cpu, -1);
+		fd = perfbuf_event__open(&eo, -1, ch->cpu, -1);
 		if (fd >= 0) {
 			pr_info("kernel has no PERF_FORMAT_LOST: losses after the last record are not counted\n");
 			cfg->lost_fmt = false;
@@ -142,7 +142,7 @@ static bool kernel_lost(const struct channel *ch,
 {
 	struct perfbuf_count cnt;
 
-	if (!cfg->lost_fmt || perfbuf_count_read(ch->fd, PERF_FORMAT_LOST, &cnt))
+	if (!cfg->lost_fmt || perfbuf_event__read(ch->fd, PERF_FORMAT_LOST, &cnt))
 		return false;
 	*total = cnt.lost;
 	return true;
@@ -178,7 +178,7 @@ void channel_unpublish(struct channel *ch, const struct channel_cfg *cfg)
 		epoll_ctl(cfg->epfd, EPOLL_CTL_DEL, ch->fd, NULL);
 	ch->in_epoll = false;
 	if (ch->fd >= 0)
-		perfbuf_ioc_disable(ch->fd, false);
+		perfbuf_event__disable(ch->fd, false);
 }
 
 void channel_close(struct channel *ch, const struct channel_cfg *cfg)
@@ -210,4 +210,5 @@ void channel_stats_add(const struct channel *ch, const struct channel_cfg *cfg,
 	out->corrupt += rs.corrupt;
 	out->late += rs.late;
 	out->data_size = perfbuf_ring__data_size(ch->ring);
+	out->avail += perfbuf_ring__avail(ch->ring);
 }

@@ -243,7 +243,7 @@ static bool in_list(const int *list, int n, int cpu)
 static void reconcile(struct perfbuf *pb)
 {
 	int *online = calloc(MAX_CPUS, sizeof(int));
-	int n = online ? perfbuf_online_cpus(online, MAX_CPUS) : -ENOMEM;
+	int n = online ? perfbuf_cpus__online(online, MAX_CPUS) : -ENOMEM;
 
 	if (n < 0) {
 		pr_warn("CPU hotplug events were missed and the online CPUs cannot be read: %s\n",
@@ -489,7 +489,7 @@ static int slots_from_system(struct perfbuf *pb, __u32 max_entries,
 		err = -ENOMEM;
 		goto out;
 	}
-	n_pos = perfbuf_possible_cpus(possible, MAX_CPUS);
+	n_pos = perfbuf_cpus__possible(possible, MAX_CPUS);
 	if (n_pos < 0) {
 		pr_warn("cannot read the possible CPUs: %s\n", strerror(-n_pos));
 		err = n_pos;
@@ -597,7 +597,7 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 	online = calloc(MAX_CPUS, sizeof(int));
 	if (!online)
 		return -ENOMEM;
-	n_on = perfbuf_online_cpus(online, MAX_CPUS);
+	n_on = perfbuf_cpus__online(online, MAX_CPUS);
 	if (n_on < 0)
 		n_on = 0;	/* assume all online */
 	err = want ? slots_from_list(pb, want, OPTS_GET(opts, cpu_cnt, 0),
@@ -617,12 +617,12 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 static int check_record_size(size_t max_rec, size_t data_size, bool timestamps)
 {
 	__u64 st = PERF_SAMPLE_RAW | (timestamps ? PERF_SAMPLE_TIME : 0);
-	size_t rec = perfbuf_sample_size(max_rec, st);
+	size_t rec = perfbuf_record__sample_size(max_rec, st);
 	size_t lost = timestamps ? 32 : 24;	/* sample_id_all: + time */
 
 	if (!rec) {
 		pr_warn("records of %zu bytes cannot be described by the u16 perf_event_header.size (largest payload: %zu)\n",
-			max_rec, (size_t)MAX_RECORD_SZ - perfbuf_sample_size(0, st));
+			max_rec, (size_t)MAX_RECORD_SZ - perfbuf_record__sample_size(0, st));
 		return -E2BIG;
 	}
 	/* the kernel keeps 8 bytes free, and a LOST record may have to
@@ -630,7 +630,7 @@ static int check_record_size(size_t max_rec, size_t data_size, bool timestamps)
 	if (rec > data_size - 8) {
 		pr_warn("records of %zu bytes cannot fit a ring of %zu bytes (largest: %zu): use more pages\n",
 			max_rec, data_size,
-			data_size - 8 - perfbuf_sample_size(0, st));
+			data_size - 8 - perfbuf_record__sample_size(0, st));
 		return -E2BIG;
 	}
 	if (rec + lost > data_size - 8)
@@ -806,13 +806,6 @@ int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx)
 	if (idx >= pb->cnt)
 		return -EINVAL;
 	return pb->slots[idx].ch ? pb->slots[idx].ch->fd : -ENODEV;
-}
-
-struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb, size_t idx)
-{
-	if (idx >= pb->cnt)
-		return err_ptr(-EINVAL);
-	return pb->slots[idx].ch ? pb->slots[idx].ch->ring : err_ptr(-ENODEV);
 }
 
 size_t perfbuf__offline_cnt(const struct perfbuf *pb)

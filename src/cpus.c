@@ -9,7 +9,7 @@
 
 #define MAX_CPU 65535
 
-int perfbuf_parse_cpus(const char *s, int *cpus, size_t max)
+int perfbuf_cpus__parse(const char *s, int *cpus, size_t max)
 {
 	size_t n = 0;
 
@@ -55,15 +55,15 @@ static int read_cpu_file(const char *path, int *cpus, size_t max)
 	if (len <= 0)
 		return len < 0 ? -errno : -EINVAL;
 	buf[len] = '\0';
-	return perfbuf_parse_cpus(buf, cpus, max);
+	return perfbuf_cpus__parse(buf, cpus, max);
 }
 
-int perfbuf_possible_cpus(int *cpus, size_t max)
+int perfbuf_cpus__possible(int *cpus, size_t max)
 {
 	return read_cpu_file("/sys/devices/system/cpu/possible", cpus, max);
 }
 
-int perfbuf_online_cpus(int *cpus, size_t max)
+int perfbuf_cpus__online(int *cpus, size_t max)
 {
 	return read_cpu_file("/sys/devices/system/cpu/online", cpus, max);
 }

@@ -31,7 +31,7 @@ bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 #define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
 #define MAX_RECORD_SZ 0xfff8		/* largest 8-aligned u16 header.size */
 
-/* perfbuf_page_cnt_check(), with a warning naming what is wrong. */
+/* perfbuf_ring__check_page_cnt(), with a warning naming what is wrong. */
 int perfbuf_check_page_cnt_log(size_t page_cnt);
 
 struct perfbuf_ring {

@@ -37,7 +37,7 @@ static void sample_fields(struct perf_event_attr *attr,
 	attr->text_poke = o->text_poke;
 }
 
-int perfbuf_event_attr(struct perf_event_attr *attr,
+int perfbuf_event__attr(struct perf_event_attr *attr,
 		       const struct perfbuf_event_opts *user)
 {
 	struct perfbuf_event_opts o = {}, *opts = &o;
@@ -98,7 +98,7 @@ int perfbuf_event_attr(struct perf_event_attr *attr,
 	return 0;
 }
 
-int perfbuf_event_open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
+int perfbuf_event__open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
 			    int group_fd, unsigned long flags)
 {
 	__u32 asked = attr->size;
@@ -114,16 +114,16 @@ int perfbuf_event_open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return -errno;
 }
 
-int perfbuf_event_open(const struct perfbuf_event_opts *opts, pid_t pid,
+int perfbuf_event__open(const struct perfbuf_event_opts *opts, pid_t pid,
 		       int cpu, int group_fd)
 {
 	struct perf_event_attr attr;
 	int err;
 
-	err = perfbuf_event_attr(&attr, opts);
+	err = perfbuf_event__attr(&attr, opts);
 	if (err)
 		return err;
-	return perfbuf_event_open_attr(&attr, pid, cpu, group_fd, 0);
+	return perfbuf_event__open_attr(&attr, pid, cpu, group_fd, 0);
 }
 
 static int ioc(int fd, unsigned long req, unsigned long arg)
@@ -133,57 +133,57 @@ static int ioc(int fd, unsigned long req, unsigned long arg)
 	return ret < 0 ? -errno : ret;
 }
 
-int perfbuf_ioc_enable(int fd, bool group)
+int perfbuf_event__enable(int fd, bool group)
 {
 	return ioc(fd, PERF_EVENT_IOC_ENABLE, group ? PERF_IOC_FLAG_GROUP : 0);
 }
 
-int perfbuf_ioc_disable(int fd, bool group)
+int perfbuf_event__disable(int fd, bool group)
 {
 	return ioc(fd, PERF_EVENT_IOC_DISABLE, group ? PERF_IOC_FLAG_GROUP : 0);
 }
 
-int perfbuf_ioc_reset(int fd, bool group)
+int perfbuf_event__reset(int fd, bool group)
 {
 	return ioc(fd, PERF_EVENT_IOC_RESET, group ? PERF_IOC_FLAG_GROUP : 0);
 }
 
-int perfbuf_ioc_refresh(int fd, int count)
+int perfbuf_event__refresh(int fd, int count)
 {
 	return ioc(fd, PERF_EVENT_IOC_REFRESH, (unsigned long)count);
 }
 
-int perfbuf_ioc_period(int fd, __u64 period)
+int perfbuf_event__set_period(int fd, __u64 period)
 {
 	return ioc(fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&period);
 }
 
-int perfbuf_ioc_set_output(int fd, int target_fd)
+int perfbuf_event__set_output(int fd, int target_fd)
 {
 	return ioc(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)target_fd);
 }
 
-int perfbuf_ioc_set_filter(int fd, const char *filter)
+int perfbuf_event__set_filter(int fd, const char *filter)
 {
 	return ioc(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter);
 }
 
-int perfbuf_ioc_id(int fd, __u64 *id)
+int perfbuf_event__id(int fd, __u64 *id)
 {
 	return ioc(fd, PERF_EVENT_IOC_ID, (unsigned long)id);
 }
 
-int perfbuf_ioc_set_bpf(int fd, int prog_fd)
+int perfbuf_event__set_bpf(int fd, int prog_fd)
 {
 	return ioc(fd, PERF_EVENT_IOC_SET_BPF, (unsigned long)prog_fd);
 }
 
-int perfbuf_ioc_pause_output(int fd, bool pause)
+int perfbuf_event__pause_output(int fd, bool pause)
 {
 	return ioc(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0);
 }
 
-int perfbuf_ioc_query_bpf(int fd, __u32 *ids, __u32 *cnt)
+int perfbuf_event__query_bpf(int fd, __u32 *ids, __u32 *cnt)
 {
 	/* struct perf_event_query_bpf { u32 ids_len, prog_cnt, ids[] } */
 	__u32 buf[2 + 64];
@@ -203,7 +203,7 @@ int perfbuf_ioc_query_bpf(int fd, __u32 *ids, __u32 *cnt)
 	return err;
 }
 
-int perfbuf_ioc_modify_attributes(int fd, struct perf_event_attr *attr)
+int perfbuf_event__modify_attributes(int fd, struct perf_event_attr *attr)
 {
 	return ioc(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (unsigned long)attr);
 }
@@ -264,7 +264,7 @@ int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
 	return 0;
 }
 
-int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
+int perfbuf_event__read(int fd, __u64 read_format, struct perfbuf_count *out)
 {
 	__u64 buf[5];
 	ssize_t n;
@@ -277,7 +277,7 @@ int perfbuf_count_read(int fd, __u64 read_format, struct perfbuf_count *out)
 	return perfbuf_read_format_count(buf, (size_t)n / 8, read_format, 0, out);
 }
 
-int perfbuf_group_read(int leader_fd, __u64 read_format,
+int perfbuf_event__read_group(int leader_fd, __u64 read_format,
 		       struct perfbuf_count *out, size_t cnt)
 {
 	__u64 buf[3 + 3 * 64], nr;

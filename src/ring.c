@@ -32,7 +32,7 @@
 		       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 #define LOST_RECORD_SZ 24	/* { header, u64 id, u64 lost } */
 
-size_t perfbuf_record_copy(const struct perfbuf_record *rec, void *dst,
+size_t perfbuf_record__copy(const struct perfbuf_record *rec, void *dst,
 			   size_t dst_sz)
 {
 	size_t n1 = rec->data_sz < dst_sz ? rec->data_sz : dst_sz;
@@ -52,7 +52,7 @@ static size_t raw_offset(__u64 sample_type)
 	       8 * (size_t)__builtin_popcountll(sample_type & SAMPLE_FIXED);
 }
 
-size_t perfbuf_sample_size(size_t payload, __u64 sample_type)
+size_t perfbuf_record__sample_size(size_t payload, __u64 sample_type)
 {
 	size_t fixed = raw_offset(sample_type) + 4;
 
@@ -67,14 +67,14 @@ static bool is_pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-int perfbuf_page_cnt_check(size_t page_cnt)
+int perfbuf_ring__check_page_cnt(size_t page_cnt)
 {
 	return is_pow2(page_cnt) && page_cnt <= MAX_PAGE_CNT ? 0 : -EINVAL;
 }
 
 int perfbuf_check_page_cnt_log(size_t page_cnt)
 {
-	int err = perfbuf_page_cnt_check(page_cnt);
+	int err = perfbuf_ring__check_page_cnt(page_cnt);
 
 	if (err)
 		pr_warn("ring: page count %zu is not a power of two from 1 to %lu\n",
@@ -505,9 +505,4 @@ size_t perfbuf_ring__avail(const struct perfbuf_ring *r)
 size_t perfbuf_ring__data_size(const struct perfbuf_ring *r)
 {
 	return (size_t)r->mask + 1;
-}
-
-void *perfbuf_ring__base(const struct perfbuf_ring *r)
-{
-	return r->hdr;
 }

@@ -511,7 +511,7 @@ static int parse_body(const struct perfbuf_sample_parser *p, __u32 type,
 	return c.bad || c.left ? -EBADMSG : 0;
 }
 
-int perfbuf_sample__parse_bytes(const struct perfbuf_sample_parser *p,
+int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
 				const void *rec, size_t size,
 				struct perfbuf_sample *out)
 {
@@ -539,7 +539,7 @@ static int made_lost(const struct perfbuf_record *rec,
 	return 0;
 }
 
-int perfbuf_sample__parse(struct perfbuf_sample_parser *p,
+int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
 			  const struct perfbuf_record *rec,
 			  struct perfbuf_sample *out)
 {
@@ -560,7 +560,7 @@ int perfbuf_sample__parse(struct perfbuf_sample_parser *p,
 	/* a ring's records are 8-aligned: a wrapped one is copied, as is one
 	 * in memory that is not aligned (the arrays handed out must be) */
 	if (rec->data2_sz || ((uintptr_t)body & 7)) {
-		perfbuf_record_copy(rec, p->copy, len);
+		perfbuf_record__copy(rec, p->copy, len);
 		body = p->copy;
 	}
 	return parse_body(p, rec->type, rec->misc, body, len, out);

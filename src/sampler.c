@@ -62,13 +62,13 @@ static int sampler_cpus(const struct perfbuf_sampler_opts *o, int **cpus)
 		**cpus = -1;
 		return 1;
 	}
-	n = perfbuf_online_cpus(NULL, 0);
+	n = perfbuf_cpus__online(NULL, 0);
 	if (n <= 0)
 		return n < 0 ? n : -ENODEV;
 	*cpus = malloc((size_t)n * sizeof(int));
 	if (!*cpus)
 		return -ENOMEM;
-	return perfbuf_online_cpus(*cpus, (size_t)n);
+	return perfbuf_cpus__online(*cpus, (size_t)n);
 }
 
 static int attach_prog(struct sampler_event *e, int prog_fd)
@@ -79,7 +79,7 @@ static int attach_prog(struct sampler_event *e, int prog_fd)
 	if (e->link_fd >= 0)
 		return 0;
 	/* kernels without perf_event links (< 5.15) */
-	err = perfbuf_ioc_set_bpf(e->fd, prog_fd);
+	err = perfbuf_event__set_bpf(e->fd, prog_fd);
 	if (err)
 		pr_warn("sampler: attaching the BPF program to the event of CPU %d: %s\n",
 			e->cpu, strerror(-err));
@@ -93,7 +93,7 @@ static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
 	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = e };
 	int err;
 
-	e->fd = perfbuf_event_open_attr(&s->attr, s->pid > 0 ? s->pid : -1,
+	e->fd = perfbuf_event__open_attr(&s->attr, s->pid > 0 ? s->pid : -1,
 					e->cpu, -1, 0);
 	if (e->fd < 0) {
 		err = e->fd;
@@ -129,7 +129,7 @@ static __u64 event_lost(const struct perfbuf_sampler *s,
 	struct perfbuf_count cnt;
 
 	if (e->fd >= 0 && (s->attr.read_format & PERF_FORMAT_LOST) &&
-	    !perfbuf_count_read(e->fd, s->attr.read_format, &cnt) &&
+	    !perfbuf_event__read(e->fd, s->attr.read_format, &cnt) &&
 	    cnt.lost > e->lost_live)
 		return cnt.lost;
 	return e->lost_live;
@@ -147,7 +147,7 @@ static void event_close(struct perfbuf_sampler *s, struct sampler_event *e)
 	e->lost_live = 0;
 	if (e->fd >= 0) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
-		perfbuf_ioc_disable(e->fd, false);
+		perfbuf_event__disable(e->fd, false);
 	}
 	if (e->link_fd >= 0)
 		close(e->link_fd);
@@ -200,7 +200,7 @@ static int sampler_open(struct perfbuf_sampler *s,
 	struct epoll_event ee = { .events = EPOLLIN, .data.ptr = &s->hotplug_fd };
 	int *cpus = NULL, n, err;
 
-	err = perfbuf_event_attr(&s->attr, ev);
+	err = perfbuf_event__attr(&s->attr, ev);
 	if (err)
 		return err;
 	s->attr.disabled = 1;	/* enabled once all are set up */
@@ -287,13 +287,13 @@ static int for_each_event(struct perfbuf_sampler *s, int (*op)(int, bool))
 int perfbuf_sampler__enable(struct perfbuf_sampler *s)
 {
 	s->enabled = true;
-	return for_each_event(s, perfbuf_ioc_enable);
+	return for_each_event(s, perfbuf_event__enable);
 }
 
 int perfbuf_sampler__disable(struct perfbuf_sampler *s)
 {
 	s->enabled = false;
-	return for_each_event(s, perfbuf_ioc_disable);
+	return for_each_event(s, perfbuf_event__disable);
 }
 
 const struct perf_event_attr *perfbuf_sampler__attr(const struct perfbuf_sampler *s)
@@ -314,14 +314,6 @@ int perfbuf_sampler__fd(const struct perfbuf_sampler *s, size_t idx)
 int perfbuf_sampler__cpu(const struct perfbuf_sampler *s, size_t idx)
 {
 	return idx < s->cnt ? s->ev[idx]->cpu : -EINVAL;
-}
-
-struct perfbuf_ring *perfbuf_sampler__ring(const struct perfbuf_sampler *s,
-					   size_t idx)
-{
-	if (idx >= s->cnt)
-		return err_ptr(-EINVAL);
-	return s->ev[idx]->ring ?: err_ptr(s->page_cnt ? -ENODEV : -ENODATA);
 }
 
 struct consume_ctx {
@@ -357,7 +349,7 @@ static int on_record(void *arg, const struct perfbuf_record *rec)
 {
 	struct consume_ctx *c = arg;
 	struct perfbuf_sample smp;
-	int err = perfbuf_sample__parse(c->e->parser, rec, &smp);
+	int err = perfbuf_sample_parser__parse(c->e->parser, rec, &smp);
 
 	if (err) {
 		c->e->st.bad++;
@@ -372,6 +364,20 @@ static int on_record(void *arg, const struct perfbuf_record *rec)
 	return c->fn(c->ctx, &smp);
 }
 
+/* Fold event @e's ring into @c; adds the records to *@total. */
+static void consume_event(struct consume_ctx *c, struct sampler_event *e,
+			  long *total)
+{
+	int n;
+
+	c->e = e;
+	n = perfbuf_ring__fold(e->ring, on_record, c);
+	if (n > 0)
+		*total += n;
+	else if (n < 0 && !c->err)
+		c->err = n;
+}
+
 int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 			     void *ctx)
 {
@@ -380,18 +386,25 @@ int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 
 	if (!s->page_cnt)
 		return -ENODATA;
-	for (size_t i = 0; i < s->cnt; i++) {
-		int n;
+	for (size_t i = 0; i < s->cnt; i++)
+		if (s->ev[i]->ring)
+			consume_event(&c, s->ev[i], &total);
+	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
+}
 
-		c.e = s->ev[i];
-		if (!c.e->ring)
-			continue;
-		n = perfbuf_ring__fold(c.e->ring, on_record, &c);
-		if (n > 0)
-			total += n;
-		else if (n < 0 && !c.err)
-			c.err = n;
-	}
+int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s, size_t idx,
+				  perfbuf_sample_fn fn, void *ctx)
+{
+	struct consume_ctx c = { .s = s, .fn = fn, .ctx = ctx };
+	long total = 0;
+
+	if (idx >= s->cnt)
+		return -EINVAL;
+	if (!s->page_cnt)
+		return -ENODATA;
+	if (!s->ev[idx]->ring)
+		return -ENODEV;
+	consume_event(&c, s->ev[idx], &total);
 	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
 }
 
@@ -415,7 +428,7 @@ static void cpu_online(struct perfbuf_sampler *s, int cpu)
 		e = s->ev[s->cnt - 1];
 	}
 	if (!err && s->enabled)
-		err = perfbuf_ioc_enable(e->fd, false);
+		err = perfbuf_event__enable(e->fd, false);
 	if (err) {
 		pr_warn("sampler: CPU %d came online, but its event could not be opened: %s; it is not sampled\n",
 			cpu, strerror(-err));
@@ -434,7 +447,7 @@ static void hotplug_events(struct perfbuf_sampler *s)
 	if (ret != -ENOBUFS)
 		return;
 	/* notices were missed: every online CPU gets a fresh event */
-	n = perfbuf_online_cpus(online_cpus, 4096);
+	n = perfbuf_cpus__online(online_cpus, 4096);
 	for (int i = 0; i < n && i < 4096; i++)
 		cpu_online(s, online_cpus[i]);
 }

@@ -36,7 +36,7 @@ static int pause_output(struct perfbuf_ring *r, bool pause)
 
 	if (r->fd < 0)
 		return 0;	/* caller memory: nothing writes meanwhile */
-	err = perfbuf_ioc_pause_output(r->fd, pause);
+	err = perfbuf_event__pause_output(r->fd, pause);
 	if (err)
 		pr_warn("ring (cpu %d): %s output failed: %s\n", r->cpu,
 			pause ? "pausing" : "resuming", strerror(-err));

@@ -77,7 +77,7 @@ void busy_stop(struct busy *b)
 
 bool emit_cpus01_online(void)
 {
-	int cpus[64], n = perfbuf_online_cpus(cpus, 64);
+	int cpus[64], n = perfbuf_cpus__online(cpus, 64);
 
 	return n >= 2 && cpus[0] == 0 && cpus[1] == 1;
 }

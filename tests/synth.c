@@ -72,7 +72,7 @@ static bool room(struct synth *s, size_t len)
 
 bool synth_sample(struct synth *s, const void *payload, size_t len)
 {
-	size_t total = perfbuf_sample_size(len, PERF_SAMPLE_RAW);
+	size_t total = perfbuf_record__sample_size(len, PERF_SAMPLE_RAW);
 	struct perf_event_header h = {
 		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
 	};
@@ -103,7 +103,7 @@ bool synth_lost(struct synth *s, __u64 id, __u64 lost)
 bool synth_sample_at(struct synth *s, __u64 time_ns, const void *payload,
 		     size_t len)
 {
-	size_t total = perfbuf_sample_size(len, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW);
+	size_t total = perfbuf_record__sample_size(len, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW);
 	struct perf_event_header h = {
 		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
 	};

@@ -219,7 +219,7 @@ static const char *hotplug_skip_reason(void)
 	if (fd < 0)
 		return CPU1_ONLINE " is not writable";
 	close(fd);
-	n = perfbuf_online_cpus(cpus, 64);
+	n = perfbuf_cpus__online(cpus, 64);
 	for (int i = 0; i < n; i++) {
 		have0 |= cpus[i] == 0;
 		have1 |= cpus[i] == HP_CPU;
@@ -312,7 +312,7 @@ static void on_sample(struct seen *s, const struct perfbuf_record *rec)
 {
 	char buf[EMIT_MAX_SIZE + 8];
 	int c = rec->cpu;
-	size_t n = perfbuf_record_copy(rec, buf, sizeof(buf));
+	size_t n = perfbuf_record__copy(rec, buf, sizeof(buf));
 	__u64 seq = 0;
 
 	if (n >= sizeof(seq))
@@ -581,14 +581,11 @@ static void check_slot(struct perfbuf *pb, bool online, __u64 k, bool ordered)
 	ASSERT_EQ(perfbuf__offline_cnt(pb), online ? 0 : 1, "perfbuf__offline_cnt");
 	if (online) {
 		ASSERT_GE(perfbuf__ring_fd(pb, HP_CPU), 0, "ring fd");
-		ASSERT_OK_PTR(perfbuf__ring(pb, HP_CPU), "ring");
 	} else {
 		ASSERT_EQ(perfbuf__ring_fd(pb, HP_CPU), -ENODEV, "no ring fd offline");
 		ASSERT_EQ(perfbuf__consume_ring(pb, HP_CPU), ordered ? -EINVAL : -ENODEV,
 			  "consume_ring of an offline CPU");
-		errno = 0;
-		ASSERT_TRUE(perfbuf__ring(pb, HP_CPU) == NULL, "no ring offline");
-		ASSERT_EQ(errno, ENODEV, "ENODEV");
+		ASSERT_EQ(cs.avail, 0, "nothing waits offline");
 	}
 }
 

@@ -42,7 +42,7 @@ static int collect(void *ctx, const struct perfbuf_record *rec)
 		g->r[g->n].lost = rec->lost;
 		g->r[g->n].flags = rec->flags;
 		g->r[g->n].tag = 0;
-		perfbuf_record_copy(rec, &g->r[g->n].tag, sizeof(g->r[0].tag));
+		perfbuf_record__copy(rec, &g->r[g->n].tag, sizeof(g->r[0].tag));
 	}
 	g->n++;
 	return g->stop_every && g->n % g->stop_every == 0 ? PERFBUF_STOP :
@@ -151,7 +151,7 @@ TEST(merge_horizon)
 	publish(&r);
 	ASSERT_EQ(perfbuf_merge__fold(r.m, 25, 0, collect, &g), 2, "up to the horizon");
 	ASSERT_EQ(g.r[1].tag, 2, "10 then 20");
-	ASSERT_EQ(perfbuf_ring__avail(r.s[0].ring), perfbuf_sample_size(4, TS_RAW),
+	ASSERT_EQ(perfbuf_ring__avail(r.s[0].ring), perfbuf_record__sample_size(4, TS_RAW),
 		  "newer records stay in their ring");
 	ASSERT_EQ(perfbuf_merge__fold(r.m, 25, 0, collect, &g), 0, "nothing new below it");
 	ASSERT_EQ(perfbuf_merge__fold(r.m, 40, 0, collect, &g), 2, "the rest");
@@ -281,7 +281,7 @@ TEST(time_layouts)
 		perfbuf_ring__set_sample_type(s.ring, st, true);
 		memset(&g, 0, sizeof(g));
 		for (__u32 i = 0; i < 200; i++) {
-			size_t total = perfbuf_sample_size(4, st);
+			size_t total = perfbuf_record__sample_size(4, st);
 			struct perf_event_header h = {
 				.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
 			};
@@ -364,7 +364,7 @@ static int on_live(void *ctx, const struct perfbuf_record *rec)
 	l->last_cpu = rec->cpu;
 	if (rec->kind == PERFBUF_REC_SAMPLE && rec->cpu >= 0 && rec->cpu < 2) {
 		l->samples[rec->cpu]++;
-		perfbuf_record_copy(rec, &er, sizeof(er));
+		perfbuf_record__copy(rec, &er, sizeof(er));
 		/* the kernel takes the time after the program's ktime */
 		l->stamp_before_emit += rec->time_ns < er.time_ns;
 	}

@@ -50,7 +50,7 @@ TEST(attr_from_opts)
 		.write_backward = true, .use_clockid = true,
 		.clockid = CLOCK_MONOTONIC);
 
-	ASSERT_OK(perfbuf_event_attr(&a, &o), "attr");
+	ASSERT_OK(perfbuf_event__attr(&a, &o), "attr");
 	ASSERT_EQ(a.size, sizeof(a), "size");
 	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE, "type");
 	ASSERT_EQ(a.freq, 1, "freq mode");
@@ -63,12 +63,12 @@ TEST(attr_from_opts)
 	ASSERT_EQ(a.use_clockid, 1, "use_clockid");
 	ASSERT_EQ(a.clockid, CLOCK_MONOTONIC, "clockid");
 	o.sample_period = 10;
-	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "period and freq");
+	ASSERT_EQ(perfbuf_event__attr(&a, &o), -EINVAL, "period and freq");
 	o.sample_period = 0;
 	o.wakeup_events = 1;
-	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "events and watermark");
+	ASSERT_EQ(perfbuf_event__attr(&a, &o), -EINVAL, "events and watermark");
 	o.sz = 3;
-	ASSERT_EQ(perfbuf_event_attr(&a, &o), -EINVAL, "bad sz");
+	ASSERT_EQ(perfbuf_event__attr(&a, &o), -EINVAL, "bad sz");
 }
 
 /* An options struct from an older, smaller build: fields past its sz are
@@ -86,7 +86,7 @@ TEST(attr_from_short_opts)
 	u.o.sz = sz;
 	u.o.kind = PERFBUF_EV_SOFTWARE;
 	u.o.config = PERF_COUNT_SW_CPU_CLOCK;
-	ASSERT_OK(perfbuf_event_attr(&a, &u.o), "attr from a short struct");
+	ASSERT_OK(perfbuf_event__attr(&a, &u.o), "attr from a short struct");
 	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE, "type");
 	ASSERT_EQ(a.config, PERF_COUNT_SW_CPU_CLOCK, "config");
 	ASSERT_EQ(a.sample_period, 0, "sample_period past sz: 0");
@@ -108,35 +108,35 @@ TEST(counter_enable_disable_reset)
 	__u64 id = 0;
 	int fd;
 
-	fd = perfbuf_event_open(&o, 0, -1, -1);
+	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open page-faults counter"))
 		return;
 	touch_new_pages(50);
-	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_OK(perfbuf_event__read(fd, o.read_format, &c), "read");
 	ASSERT_EQ(c.value, 0, "disabled: nothing counted");
-	ASSERT_OK(perfbuf_ioc_enable(fd, false), "enable");
+	ASSERT_OK(perfbuf_event__enable(fd, false), "enable");
 	touch_new_pages(100);
-	ASSERT_OK(perfbuf_ioc_disable(fd, false), "disable");
-	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_OK(perfbuf_event__disable(fd, false), "disable");
+	ASSERT_OK(perfbuf_event__read(fd, o.read_format, &c), "read");
 	ASSERT_GE(c.value, 100, "faults counted");
 	ASSERT_LT(c.value, 1000, "and not wildly more");
 	ASSERT_GT(c.time_enabled, 0, "time_enabled");
 	ASSERT_EQ(c.time_running, c.time_enabled, "not multiplexed");
 	ASSERT_TRUE(c.scaled == (double)c.value, "scaled == value");
-	ASSERT_OK(perfbuf_ioc_id(fd, &id), "id ioctl");
+	ASSERT_OK(perfbuf_event__id(fd, &id), "id ioctl");
 	ASSERT_EQ(c.id, id, "PERF_FORMAT_ID matches the ioctl");
-	ASSERT_OK(perfbuf_ioc_reset(fd, false), "reset");
-	ASSERT_OK(perfbuf_count_read(fd, o.read_format, &c), "read");
+	ASSERT_OK(perfbuf_event__reset(fd, false), "reset");
+	ASSERT_OK(perfbuf_event__read(fd, o.read_format, &c), "read");
 	ASSERT_EQ(c.value, 0, "reset to 0");
-	ASSERT_EQ(perfbuf_count_read(fd, PERF_FORMAT_GROUP, &c), -EINVAL,
+	ASSERT_EQ(perfbuf_event__read(fd, PERF_FORMAT_GROUP, &c), -EINVAL,
 		  "group format refused by count_read");
 	{
 		PERFBUF_OPTS(perfbuf_event_opts, plain,
 			.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS);
-		int fd2 = perfbuf_event_open(&plain, 0, -1, -1);
+		int fd2 = perfbuf_event__open(&plain, 0, -1, -1);
 
 		if (ASSERT_GE(fd2, 0, "open a plain counter")) {
-			ASSERT_EQ(perfbuf_count_read(fd2, o.read_format | PERF_FORMAT_LOST, &c),
+			ASSERT_EQ(perfbuf_event__read(fd2, o.read_format | PERF_FORMAT_LOST, &c),
 				  -EIO, "a format the event was not opened with: -EIO");
 			close(fd2);
 		}
@@ -158,28 +158,28 @@ TEST(group_read)
 	__u64 id0, id1;
 	int leader, member;
 
-	leader = perfbuf_event_open(&lo, 0, -1, -1);
+	leader = perfbuf_event__open(&lo, 0, -1, -1);
 	if (!ASSERT_GE(leader, 0, "leader"))
 		return;
-	member = perfbuf_event_open(&mo, 0, -1, leader);
+	member = perfbuf_event__open(&mo, 0, -1, leader);
 	if (!ASSERT_GE(member, 0, "member")) {
 		close(leader);
 		return;
 	}
-	ASSERT_OK(perfbuf_ioc_enable(leader, true), "enable group");
+	ASSERT_OK(perfbuf_event__enable(leader, true), "enable group");
 	touch_new_pages(20);
 	spin_ms(5);
-	ASSERT_OK(perfbuf_ioc_disable(leader, true), "disable group");
-	ASSERT_EQ(perfbuf_group_read(leader, rf, c, 2), 2, "two members");
-	perfbuf_ioc_id(leader, &id0);
-	perfbuf_ioc_id(member, &id1);
+	ASSERT_OK(perfbuf_event__disable(leader, true), "disable group");
+	ASSERT_EQ(perfbuf_event__read_group(leader, rf, c, 2), 2, "two members");
+	perfbuf_event__id(leader, &id0);
+	perfbuf_event__id(member, &id1);
 	ASSERT_EQ(c[0].id, id0, "leader first");
 	ASSERT_EQ(c[1].id, id1, "then the member");
 	ASSERT_GE(c[0].value, 4000000, "task clock ran >= 4 ms");
 	ASSERT_GE(c[1].value, 20, "page faults");
 	ASSERT_GT(c[1].time_enabled, 0, "group times");
-	ASSERT_EQ(perfbuf_group_read(leader, rf, small, 1), -ENOSPC, "too small");
-	ASSERT_EQ(perfbuf_group_read(leader, PERF_FORMAT_ID, c, 2), -EINVAL,
+	ASSERT_EQ(perfbuf_event__read_group(leader, rf, small, 1), -ENOSPC, "too small");
+	ASSERT_EQ(perfbuf_event__read_group(leader, PERF_FORMAT_ID, c, 2), -EINVAL,
 		  "needs PERF_FORMAT_GROUP");
 	close(member);
 	close(leader);
@@ -196,15 +196,15 @@ TEST(group_read_wrong_format)
 	struct perfbuf_count c;
 	int fd;
 
-	fd = perfbuf_event_open(&o, 0, -1, -1);
+	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open page-faults counter"))
 		return;
-	ASSERT_OK(perfbuf_ioc_enable(fd, false), "enable");
+	ASSERT_OK(perfbuf_event__enable(fd, false), "enable");
 	touch_new_pages(200);
-	ASSERT_OK(perfbuf_ioc_disable(fd, false), "disable");
-	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_OK(perfbuf_event__disable(fd, false), "disable");
+	ASSERT_OK(perfbuf_event__read(fd, 0, &c), "read");
 	ASSERT_GE(c.value, 100, "a value > 64, taken for nr");
-	ASSERT_EQ(perfbuf_group_read(fd, PERF_FORMAT_GROUP | PERF_FORMAT_ID, out, 4096),
+	ASSERT_EQ(perfbuf_event__read_group(fd, PERF_FORMAT_GROUP | PERF_FORMAT_ID, out, 4096),
 		  -EIO, "short read refused, nothing parsed past it");
 	close(fd);
 }
@@ -223,7 +223,7 @@ TEST(e2big_reports_kernel_size)
 	u.a.size = sizeof(u);
 	u.a.exclude_kernel = 1;
 	u.bytes[sizeof(u) - 1] = 1;	/* a "feature" the kernel cannot know */
-	fd = perfbuf_event_open_attr(&u.a, 0, -1, -1, 0);
+	fd = perfbuf_event__open_attr(&u.a, 0, -1, -1, 0);
 	ASSERT_EQ(fd, -E2BIG, "E2BIG");
 	ASSERT_GE(u.a.size, PERF_ATTR_SIZE_VER0, "kernel wrote its size back");
 	ASSERT_LT(u.a.size, sizeof(u), "smaller than what we passed");
@@ -240,29 +240,29 @@ TEST(sampling_ioctls)
 	__u32 ids[4], cnt = 4;
 	int fd, fd2;
 
-	fd = perfbuf_event_open(&o, 0, -1, -1);
+	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open sampler"))
 		return;
-	ASSERT_OK(perfbuf_ioc_period(fd, 500000), "period");
-	ASSERT_OK(perfbuf_ioc_refresh(fd, 1), "refresh");
-	ASSERT_EQ(perfbuf_ioc_pause_output(fd, true), -EINVAL, "pause needs a ring");
-	ASSERT_ERR(perfbuf_ioc_set_filter(fd, "common_pid == 1"),
+	ASSERT_OK(perfbuf_event__set_period(fd, 500000), "period");
+	ASSERT_OK(perfbuf_event__refresh(fd, 1), "refresh");
+	ASSERT_EQ(perfbuf_event__pause_output(fd, true), -EINVAL, "pause needs a ring");
+	ASSERT_ERR(perfbuf_event__set_filter(fd, "common_pid == 1"),
 		   "filters are for tracepoints");
-	ASSERT_ERR(perfbuf_ioc_query_bpf(fd, ids, &cnt), "query_bpf on a non-tracepoint");
-	ASSERT_EQ(perfbuf_ioc_set_bpf(fd, -1), -EBADF, "set_bpf with a bad fd");
+	ASSERT_ERR(perfbuf_event__query_bpf(fd, ids, &cnt), "query_bpf on a non-tracepoint");
+	ASSERT_EQ(perfbuf_event__set_bpf(fd, -1), -EBADF, "set_bpf with a bad fd");
 	{
 		struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE };
 
-		ASSERT_ERR(perfbuf_ioc_modify_attributes(fd, &a),
+		ASSERT_ERR(perfbuf_event__modify_attributes(fd, &a),
 			   "modify_attributes is for breakpoints");
 	}
-	fd2 = perfbuf_event_open(&o, 0, -1, -1);
+	fd2 = perfbuf_event__open(&o, 0, -1, -1);
 	if (ASSERT_GE(fd2, 0, "second sampler")) {
-		ASSERT_EQ(perfbuf_ioc_set_output(fd2, fd), -EINVAL,
+		ASSERT_EQ(perfbuf_event__set_output(fd2, fd), -EINVAL,
 			  "set_output needs a mapped target");
 		close(fd2);
 	}
-	ASSERT_EQ(perfbuf_ioc_enable(-1, false), -EBADF, "bad fd");
+	ASSERT_EQ(perfbuf_event__enable(-1, false), -EBADF, "bad fd");
 	close(fd);
 }
 
@@ -293,30 +293,30 @@ TEST(ring_over_software_sampler)
 	struct perfbuf_ring *r;
 	int fd, fd2, samples = 0;
 
-	fd = perfbuf_event_open(&o, 0, -1, -1);
+	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open"))
 		return;
 	r = perfbuf_ring__new(fd, 4);
 	if (!ASSERT_OK_PTR(r, "ring"))
 		goto out;
 	perfbuf_ring__set_sample_type(r, PERF_SAMPLE_TID, false);
-	fd2 = perfbuf_event_open(&o, 0, -1, -1);
+	fd2 = perfbuf_event__open(&o, 0, -1, -1);
 	if (ASSERT_GE(fd2, 0, "second event"))
-		ASSERT_OK(perfbuf_ioc_set_output(fd2, fd), "set_output to a mapped ring");
-	perfbuf_ioc_enable(fd, false);
+		ASSERT_OK(perfbuf_event__set_output(fd2, fd), "set_output to a mapped ring");
+	perfbuf_event__enable(fd, false);
 	spin_ms(20);
-	perfbuf_ioc_disable(fd, false);
+	perfbuf_event__disable(fd, false);
 	ASSERT_GT(perfbuf_ring__avail(r), 0, "samples written");
 	{
 		size_t before;
 
-		ASSERT_OK(perfbuf_ioc_pause_output(fd, true), "pause output");
+		ASSERT_OK(perfbuf_event__pause_output(fd, true), "pause output");
 		before = perfbuf_ring__avail(r);
-		perfbuf_ioc_enable(fd, false);
+		perfbuf_event__enable(fd, false);
 		spin_ms(5);
-		perfbuf_ioc_disable(fd, false);
+		perfbuf_event__disable(fd, false);
 		ASSERT_EQ(perfbuf_ring__avail(r), before, "paused: nothing written");
-		ASSERT_OK(perfbuf_ioc_pause_output(fd, false), "resume output");
+		ASSERT_OK(perfbuf_event__pause_output(fd, false), "resume output");
 	}
 	ASSERT_GT(perfbuf_ring__fold(r, count_cb, &samples), 0, "fold: TID samples (and throttling)");
 	perfbuf_ring__stats(r, &st);
@@ -371,19 +371,19 @@ TEST(breakpoint_modify)
 		TEST_SKIP("no hardware breakpoints on this machine");
 	if (fire == 0)
 		TEST_SKIP("breakpoints open but never fire here (the hypervisor does not pass debug exceptions through)");
-	fd = perfbuf_event_open(&o, 0, -1, -1);
+	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open breakpoint"))
 		return;
 	watched = 1;
 	watched = 2;
-	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_OK(perfbuf_event__read(fd, 0, &c), "read");
 	ASSERT_EQ(c.value, 2, "two writes seen");
-	perfbuf_event_attr(&a, &o);
+	perfbuf_event__attr(&a, &o);
 	a.bp_addr = (__u64)(uintptr_t)&other;
-	ASSERT_OK(perfbuf_ioc_modify_attributes(fd, &a), "move the breakpoint");
+	ASSERT_OK(perfbuf_event__modify_attributes(fd, &a), "move the breakpoint");
 	watched = 3;
 	other = 1;
-	ASSERT_OK(perfbuf_count_read(fd, 0, &c), "read");
+	ASSERT_OK(perfbuf_event__read(fd, 0, &c), "read");
 	ASSERT_EQ(c.value, 3, "now the other variable");
 	close(fd);
 }
@@ -415,7 +415,7 @@ TEST(mmap_eperm_names_the_limits)
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
 		test_capture_warnings();
-		fd = perfbuf_event_open(&o, 0, -1, -1);
+		fd = perfbuf_event__open(&o, 0, -1, -1);
 		if (fd < 0)
 			_exit(4);	/* perf_event_paranoid forbids even this */
 		r = perfbuf_ring__new(fd, 1024);

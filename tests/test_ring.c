@@ -35,7 +35,7 @@ static int collect(void *ctx, const struct perfbuf_record *rec)
 		g->r[g->n].lost = rec->lost;
 		g->r[g->n].len = rec->data_sz + rec->data2_sz;
 		g->r[g->n].len1 = rec->data_sz;
-		perfbuf_record_copy(rec, g->r[g->n].buf, sizeof(g->r[g->n].buf));
+		perfbuf_record__copy(rec, g->r[g->n].buf, sizeof(g->r[g->n].buf));
 	}
 	g->n++;
 	return g->stop_at && g->n == g->stop_at ? PERFBUF_STOP : PERFBUF_CONTINUE;
@@ -185,7 +185,7 @@ TEST(wrap_matrix)
 	int bad = 0, cases = 0;
 
 	for (size_t len = 1; len <= 64 && !bad; len++) {
-		size_t rec = perfbuf_sample_size(len, PERF_SAMPLE_RAW);
+		size_t rec = perfbuf_record__sample_size(len, PERF_SAMPLE_RAW);
 
 		for (size_t back = 8; back <= rec + 8 && !bad; back += 8) {
 			/* the record starts @back bytes before the ring end */
@@ -473,7 +473,7 @@ TEST(iterator)
 		unsigned char got[44];
 
 		fill(p, sizeof(p), 3 + n);
-		ASSERT_EQ(perfbuf_record_copy(&rec, got, sizeof(got)), 44, "payload size");
+		ASSERT_EQ(perfbuf_record__copy(&rec, got, sizeof(got)), 44, "payload size");
 		ASSERT_MEMEQ(got, p, sizeof(p), "payload, across the end too");
 		n++;
 	}
@@ -521,29 +521,29 @@ TEST(record_copy)
 		.data = a, .data_sz = 3, .data2 = b, .data2_sz = 2,
 	};
 
-	ASSERT_EQ(perfbuf_record_copy(&rec, out, sizeof(out)), 5, "joined");
+	ASSERT_EQ(perfbuf_record__copy(&rec, out, sizeof(out)), 5, "joined");
 	ASSERT_MEMEQ(out, "\1\2\3\4\5", 5, "bytes");
 	memset(out, 0, sizeof(out));
-	ASSERT_EQ(perfbuf_record_copy(&rec, out, 4), 4, "truncated to dst");
+	ASSERT_EQ(perfbuf_record__copy(&rec, out, 4), 4, "truncated to dst");
 	ASSERT_MEMEQ(out, "\1\2\3\4\0", 5, "no overflow");
-	ASSERT_EQ(perfbuf_record_copy(&rec, out, 2), 2, "inside the first slice");
+	ASSERT_EQ(perfbuf_record__copy(&rec, out, 2), 2, "inside the first slice");
 }
 
 TEST(cpu_lists)
 {
 	int c[16];
 
-	ASSERT_EQ(perfbuf_parse_cpus("0-3,8,10-11\n", c, 16), 7, "count");
+	ASSERT_EQ(perfbuf_cpus__parse("0-3,8,10-11\n", c, 16), 7, "count");
 	ASSERT_EQ(c[4], 8, "single");
 	ASSERT_EQ(c[6], 11, "range end");
-	ASSERT_EQ(perfbuf_parse_cpus("0-63", c, 16), 64, "count beyond max");
-	ASSERT_EQ(perfbuf_parse_cpus("3-1", c, 16), -EINVAL, "reversed");
-	ASSERT_EQ(perfbuf_parse_cpus("a", c, 16), -EINVAL, "junk");
-	ASSERT_EQ(perfbuf_parse_cpus("1,", c, 16), 1, "trailing comma");
-	ASSERT_EQ(perfbuf_parse_cpus("1-", c, 16), -EINVAL, "open range");
-	ASSERT_EQ(perfbuf_parse_cpus("", c, 16), -EINVAL, "empty");
-	ASSERT_GE(perfbuf_possible_cpus(c, 16), 1, "possible");
-	ASSERT_GE(perfbuf_online_cpus(c, 16), 1, "online");
+	ASSERT_EQ(perfbuf_cpus__parse("0-63", c, 16), 64, "count beyond max");
+	ASSERT_EQ(perfbuf_cpus__parse("3-1", c, 16), -EINVAL, "reversed");
+	ASSERT_EQ(perfbuf_cpus__parse("a", c, 16), -EINVAL, "junk");
+	ASSERT_EQ(perfbuf_cpus__parse("1,", c, 16), 1, "trailing comma");
+	ASSERT_EQ(perfbuf_cpus__parse("1-", c, 16), -EINVAL, "open range");
+	ASSERT_EQ(perfbuf_cpus__parse("", c, 16), -EINVAL, "empty");
+	ASSERT_GE(perfbuf_cpus__possible(c, 16), 1, "possible");
+	ASSERT_GE(perfbuf_cpus__online(c, 16), 1, "online");
 }
 
 /* Bytes as they are: one span, or two at the ring end; the headers are

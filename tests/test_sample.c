@@ -114,7 +114,7 @@ static void assert_exact(const struct perfbuf_sample_parser *p,
 			__u64 *copy = malloc(sz);
 
 			memcpy(copy, b->w, sz);
-			ASSERT_EQ(perfbuf_sample__parse_bytes(p, copy, sz, &s),
+			ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, copy, sz, &s),
 				  -EBADMSG, name);
 			free(copy);
 		}
@@ -122,7 +122,7 @@ static void assert_exact(const struct perfbuf_sample_parser *p,
 	h->size = full + 8;
 	memset((char *)b->w + full, 0, 8);
 	snprintf(name, sizeof(name), "%s with 8 bytes more", what);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, b->w, full + 8, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, b->w, full + 8, &s), -EBADMSG,
 		  name);
 	h->size = full;
 }
@@ -273,7 +273,7 @@ TEST(every_sample_field)
 	if (!ASSERT_OK_PTR(p, "parser"))
 		return;
 	build_full_sample(&b);
-	if (ASSERT_OK(perfbuf_sample__parse_bytes(p, b.w, b.n, &s), "parse"))
+	if (ASSERT_OK(perfbuf_sample_parser__parse_bytes(p, b.w, b.n, &s), "parse"))
 		check_full_sample(&s);
 	ASSERT_EQ(s.size, b.n, "size");
 	ASSERT_TRUE((const char *)s.callchain.ips > (const char *)b.w &&
@@ -303,7 +303,7 @@ TEST(sample_variants)
 	put64(&b, 0);					/* stack size 0: nothing else */
 	put64(&b, 31337);				/* weight */
 	end(&b);
-	if (ASSERT_OK(perfbuf_sample__parse_bytes(p, b.w, b.n, &s), "parse")) {
+	if (ASSERT_OK(perfbuf_sample_parser__parse_bytes(p, b.w, b.n, &s), "parse")) {
 		ASSERT_EQ(s.regs_user.nr, 0, "no regs");
 		ASSERT_EQ(s.stack_user.size, 0, "no stack");
 		ASSERT_EQ(s.weight.full, 31337, "weight");
@@ -320,7 +320,7 @@ TEST(sample_variants)
 	put64(&b, 8); put64(&b, 0); put64(&b, 16);
 	put64(&b, 1);
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, b.w, b.n, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, b.w, b.n, &s), -EBADMSG,
 		  "dyn_size > size");
 	perfbuf_sample_parser__free(p);
 }
@@ -343,21 +343,21 @@ TEST(lying_counts)
 		put64(&b, claims[i]);
 		put64(&b, 0x1000);
 		end(&b);
-		ASSERT_EQ(perfbuf_sample__parse_bytes(p, b.w, b.n, &s), -EBADMSG,
+		ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, b.w, b.n, &s), -EBADMSG,
 			  "callchain nr past the record");
-		ASSERT_EQ(perfbuf_sample__parse_bytes(r, b.w, b.n, &s), -EBADMSG,
+		ASSERT_EQ(perfbuf_sample_parser__parse_bytes(r, b.w, b.n, &s), -EBADMSG,
 			  "group nr past the record");
 	}
 	begin(&b, PERF_RECORD_SAMPLE, 0);
 	put32x2(&b, 8, 0);	/* raw size 8: 4 + 8 is not 8-aligned */
 	put64(&b, 0);
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(raw, b.w, b.n, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(raw, b.w, b.n, &s), -EBADMSG,
 		  "raw size not padded");
 	begin(&b, PERF_RECORD_SAMPLE, 0);
 	put32x2(&b, 0xfffffffc, 0);
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(raw, b.w, b.n, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(raw, b.w, b.n, &s), -EBADMSG,
 		  "raw size past the record");
 out:
 	perfbuf_sample_parser__free(p);
@@ -566,7 +566,7 @@ TEST(side_band_records)
 			end(&b);
 			snprintf(name, sizeof(name), "type %u%s", t,
 				 trail ? " with trailer" : "");
-			if (!ASSERT_OK(perfbuf_sample__parse_bytes(trail ? with : without,
+			if (!ASSERT_OK(perfbuf_sample_parser__parse_bytes(trail ? with : without,
 								  b.w, b.n, &s), name))
 				continue;
 			ASSERT_EQ(s.type, t, name);
@@ -582,7 +582,7 @@ TEST(side_band_records)
 	put32x2(&b, 1, 1);
 	put(&b, "12345678", 8);
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(without, b.w, b.n, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(without, b.w, b.n, &s), -EBADMSG,
 		  "string without NUL");
 	/* a build id longer than its 20 bytes */
 	begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
@@ -590,16 +590,16 @@ TEST(side_band_records)
 	put64(&b, 21); put64(&b, 0); put64(&b, 0); put32x2(&b, 0, 0);
 	putstr(&b, "x");
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(without, b.w, b.n, &s), -EBADMSG,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(without, b.w, b.n, &s), -EBADMSG,
 		  "build id of 21 bytes");
 	((__u8 *)b.w)[40] = 20;
-	if (ASSERT_OK(perfbuf_sample__parse_bytes(without, b.w, b.n, &s), "build id"))
+	if (ASSERT_OK(perfbuf_sample_parser__parse_bytes(without, b.w, b.n, &s), "build id"))
 		ASSERT_EQ(s.rec.mmap.build_id_size, 20, "build id size");
 	/* a type from a kernel newer than the library */
 	begin(&b, 99, 0);
 	put64(&b, 0);
 	end(&b);
-	ASSERT_EQ(perfbuf_sample__parse_bytes(without, b.w, b.n, &s), -EOPNOTSUPP,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(without, b.w, b.n, &s), -EOPNOTSUPP,
 		  "unknown type");
 	ASSERT_EQ(s.type, 99, "unknown type: header filled");
 	ASSERT_EQ(s.size, 16, "unknown type: size");
@@ -619,17 +619,17 @@ TEST(bad_headers)
 		return;
 	h->type = PERF_RECORD_SAMPLE;
 	h->size = 16;
-	ASSERT_OK(perfbuf_sample__parse_bytes(p, rec, 16, &s), "well formed");
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, rec, 8, &s), -EBADMSG,
+	ASSERT_OK(perfbuf_sample_parser__parse_bytes(p, rec, 16, &s), "well formed");
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, rec, 8, &s), -EBADMSG,
 		  "size past the bytes given");
 	h->size = 12;
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, rec, 32, &s), -EBADMSG, "unaligned size");
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, rec, 32, &s), -EBADMSG, "unaligned size");
 	h->size = 0;
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, rec, 32, &s), -EBADMSG, "size 0");
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, rec, 32, &s), -EBADMSG, "size 0");
 	h->size = 16;
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, (char *)rec + 4, 16, &s), -EINVAL,
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, (char *)rec + 4, 16, &s), -EINVAL,
 		  "unaligned record");
-	ASSERT_EQ(perfbuf_sample__parse_bytes(p, rec, 4, &s), -EBADMSG, "no header");
+	ASSERT_EQ(perfbuf_sample_parser__parse_bytes(p, rec, 4, &s), -EBADMSG, "no header");
 	perfbuf_sample_parser__free(p);
 }
 
@@ -645,7 +645,7 @@ static int parse_cb(void *ctx, const struct perfbuf_record *rec)
 	struct ring_got *g = ctx;
 	struct perfbuf_sample s;
 
-	if (perfbuf_sample__parse(g->p, rec, &s)) {
+	if (perfbuf_sample_parser__parse(g->p, rec, &s)) {
 		g->bad++;
 		return PERFBUF_CONTINUE;
 	}
@@ -708,14 +708,14 @@ TEST(ring_kinds)
 
 	if (!ASSERT_OK_PTR(p, "parser"))
 		return;
-	ASSERT_EQ(perfbuf_sample__parse(p, &rec, &s), -EINVAL, "raw payload only");
+	ASSERT_EQ(perfbuf_sample_parser__parse(p, &rec, &s), -EINVAL, "raw payload only");
 	rec.kind = PERFBUF_REC_CPU_ONLINE;
-	ASSERT_EQ(perfbuf_sample__parse(p, &rec, &s), -EINVAL, "cpu notice");
+	ASSERT_EQ(perfbuf_sample_parser__parse(p, &rec, &s), -EINVAL, "cpu notice");
 	rec = (struct perfbuf_record){ .kind = PERFBUF_REC_LOST,
 				       .type = PERF_RECORD_LOST, .lost = 9 };
-	ASSERT_OK(perfbuf_sample__parse(p, &rec, &s), "settled losses");
+	ASSERT_OK(perfbuf_sample_parser__parse(p, &rec, &s), "settled losses");
 	ASSERT_EQ(s.rec.lost.lost, 9, "their count");
-	ASSERT_EQ(perfbuf_sample__parse(p, NULL, &s), -EINVAL, "NULL");
+	ASSERT_EQ(perfbuf_sample_parser__parse(p, NULL, &s), -EINVAL, "NULL");
 	perfbuf_sample_parser__free(p);
 }
 
@@ -819,20 +819,16 @@ TEST(sampler_per_task)
 /* cpu-clock on every online CPU, by period: each ring read on its own,
  * every sample carries its ring's CPU. */
 struct cpu_got {
-	struct perfbuf_sample_parser *p;
-	int cpu, samples, other_cpu, bad;
+	int cpu, samples, other_cpu;
 };
 
-static int cpu_cb(void *ctx, const struct perfbuf_record *rec)
+static int cpu_cb(void *ctx, const struct perfbuf_sample *s)
 {
 	struct cpu_got *g = ctx;
-	struct perfbuf_sample s;
 
-	if (perfbuf_sample__parse(g->p, rec, &s)) {
-		g->bad++;
-	} else if (s.type == PERF_RECORD_SAMPLE) {
+	if (s->type == PERF_RECORD_SAMPLE) {
 		g->samples++;
-		g->other_cpu += (int)s.cpu != g->cpu;
+		g->other_cpu += (int)s->cpu != g->cpu;
 	}
 	return PERFBUF_CONTINUE;
 }
@@ -853,7 +849,7 @@ TEST(sampler_per_cpu)
 		.sample_period = 1000000,	/* every 1 ms */
 		.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_TID);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
-	int cpus = perfbuf_online_cpus(NULL, 0), n[64] = { 0 }, done = 0, in_rings = 0;
+	int cpus = perfbuf_cpus__online(NULL, 0), n[64] = { 0 }, done = 0, in_rings = 0;
 	static struct busy busy[64];
 	struct perfbuf_sampler *s;
 	__u64 t0;
@@ -870,16 +866,11 @@ TEST(sampler_per_cpu)
 	/* each ring on its own: its samples carry its CPU */
 	for (size_t i = 0; i < perfbuf_sampler__cnt(s); i++) {
 		struct cpu_got g = { .cpu = perfbuf_sampler__cpu(s, i) };
-		struct perfbuf_ring *r = perfbuf_sampler__ring(s, i);
 
-		g.p = perfbuf_sample_parser__new(perfbuf_sampler__attr(s));
-		if (!ASSERT_OK_PTR(g.p, "parser") || !ASSERT_OK_PTR(r, "ring"))
-			break;
-		perfbuf_ring__fold(r, cpu_cb, &g);
+		ASSERT_GE(perfbuf_sampler__consume_ring(s, i, cpu_cb, &g), 0,
+			  "ring consumed, all parsed");
 		ASSERT_EQ(g.other_cpu, 0, "samples carry their ring's CPU");
-		ASSERT_EQ(g.bad, 0, "all parsed");
 		in_rings += g.samples;
-		perfbuf_sample_parser__free(g.p);
 	}
 	ASSERT_GE(in_rings, 25, "samples in the rings after 30 ms");
 	/* cpu-clock ticks on idle CPUs too: 25 each within 25 ms, unless
@@ -894,8 +885,8 @@ TEST(sampler_per_cpu)
 	for (int i = 0; i < 64; i++)
 		busy_stop(&busy[i]);
 	ASSERT_EQ(done, cpus, "25 samples from every CPU");
-	errno = 0;
-	ASSERT_TRUE(!perfbuf_sampler__ring(s, 99) && errno == EINVAL, "bad index");
+	ASSERT_EQ(perfbuf_sampler__consume_ring(s, 99, per_cpu_cb, n), -EINVAL,
+		  "bad index");
 	perfbuf_sampler__free(s);
 }
 
@@ -991,7 +982,7 @@ TEST(sampler_bpf_program)
 		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 1000000, .sample_type = PERF_SAMPLE_TID);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so);
-	int cpus = perfbuf_online_cpus(NULL, 0), map_fd, prog_fd = -1;
+	int cpus = perfbuf_cpus__online(NULL, 0), map_fd, prog_fd = -1;
 	struct perfbuf_sampler_stats st;
 	struct perfbuf_sampler *s;
 	__u32 key = 0;
@@ -1009,8 +1000,8 @@ TEST(sampler_bpf_program)
 	s = perfbuf_sampler__new(&ev, &so);
 	if (!ASSERT_OK_PTR(s, "sampler with a program, no rings"))
 		goto out;
-	errno = 0;
-	ASSERT_TRUE(!perfbuf_sampler__ring(s, 0) && errno == ENODATA, "no ring");
+	ASSERT_EQ(perfbuf_sampler__consume_ring(s, 0, seen_cb, &w), -ENODATA,
+		  "no ring");
 	ASSERT_EQ(perfbuf_sampler__consume(s, seen_cb, &w), -ENODATA, "nothing to consume");
 	/* one run per 1 ms tick per CPU: 50 ms (polled: a CPU another job
 	 * takes offline and back gets its event again) */

@@ -44,7 +44,7 @@ static int collect(void *ctx, const struct perfbuf_record *rec)
 	if (rec->kind == PERFBUF_REC_LOST)
 		g.lost += rec->lost;
 	if (rec->kind == PERFBUF_REC_SAMPLE && g.n < MAX_GOT) {
-		n = perfbuf_record_copy(rec, buf, sizeof(buf));
+		n = perfbuf_record__copy(rec, buf, sizeof(buf));
 		memcpy(&g.seq[g.n], buf, sizeof(__u32));
 		for (size_t i = sizeof(__u32); i < n && i < payload_len; i++)
 			if (buf[i] != (unsigned char)(g.seq[g.n] + i))
@@ -75,7 +75,7 @@ static void write_seq(struct synth *s, __u32 first, __u32 cnt, size_t len)
 /* The records a full ring of @size bytes keeps: whole ones only. */
 static __u32 fits(size_t size, size_t len, __u32 written)
 {
-	size_t rec = perfbuf_sample_size(len, PERF_SAMPLE_RAW);
+	size_t rec = perfbuf_record__sample_size(len, PERF_SAMPLE_RAW);
 	__u32 n = (__u32)(size / rec);
 
 	return n < written ? n : written;
@@ -285,7 +285,7 @@ static int on_live(void *ctx, const struct perfbuf_record *rec)
 		l->other = true;
 		return PERFBUF_CONTINUE;
 	}
-	perfbuf_record_copy(rec, buf, sizeof(buf));
+	perfbuf_record__copy(rec, buf, sizeof(buf));
 	memcpy(&er, buf, sizeof(er));
 	if (l->n[c] && er.seq != l->last[c] + 1)
 		l->gap = true;

@@ -119,7 +119,7 @@ int cli_need_privileges(const char *prog, unsigned int need)
 
 int cli_need_fds(const char *prog, unsigned int extra)
 {
-	int cpus = perfbuf_possible_cpus(NULL, 0);
+	int cpus = perfbuf_cpus__possible(NULL, 0);
 	rlim_t need = 64 + 2 * (rlim_t)(cpus > 0 ? cpus : 1) + extra;
 	struct rlimit rl;
 

@@ -43,7 +43,7 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 			(unsigned long long)rec->lost, rec->cpu);
 		return 0;
 	}
-	perfbuf_record_copy(rec, &e, sizeof(e));
+	perfbuf_record__copy(rec, &e, sizeof(e));
 	e.comm[sizeof(e.comm) - 1] = e.filename[sizeof(e.filename) - 1] = '\0';
 	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC, the records' clock */
 	trace_clock_text(&run->clock, e.time_ns, tm, sizeof(tm));

@@ -89,7 +89,7 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	if (rec->data_sz >= sizeof(r))
 		memcpy(&r, rec->data, sizeof(r));
 	else
-		perfbuf_record_copy(rec, &r, sizeof(r));
+		perfbuf_record__copy(rec, &r, sizeof(r));
 	c->received++;
 	if (r.seq != c->next_seq) {
 		if (!c->seq_errors) {
@@ -182,7 +182,7 @@ static int parse_cpu_list(const char *s, int *cpus)
 {
 	int online[MAX_CPUS], n_on, n;
 
-	n = perfbuf_parse_cpus(s, cpus, MAX_CPUS);
+	n = perfbuf_cpus__parse(s, cpus, MAX_CPUS);
 	if (n <= 0) {
 		fprintf(stderr, "perfbuf stress: --cpus wants a CPU list like 0 or 0-1,3, not '%s'\n", s);
 		return -1;
@@ -191,7 +191,7 @@ static int parse_cpu_list(const char *s, int *cpus)
 		fprintf(stderr, "perfbuf stress: --cpus lists more than %d CPUs\n", MAX_CPUS);
 		return -1;
 	}
-	n_on = perfbuf_online_cpus(online, MAX_CPUS);
+	n_on = perfbuf_cpus__online(online, MAX_CPUS);
 	for (int i = 0; i < n; i++) {
 		bool ok = n_on < 0;	/* cannot tell: let the kernel decide */
 
@@ -289,7 +289,7 @@ static bool stress_option(int opt, const char *arg, struct stress_opts *o)
 		return o->n_cpus >= 0;
 	case 'p':
 		o->pages = parse_u(arg);
-		if (o->pages >= 1 && !perfbuf_page_cnt_check((size_t)o->pages))
+		if (o->pages >= 1 && !perfbuf_ring__check_page_cnt((size_t)o->pages))
 			return true;
 		fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
 			1 << 20, arg);
@@ -373,7 +373,7 @@ static int stress_setup(struct stress_run *run)
 	    cli_need_fds("perfbuf stress", 0))
 		return -1;
 	if (!o->n_cpus) {
-		o->n_cpus = perfbuf_online_cpus(o->cpus, MAX_CPUS);
+		o->n_cpus = perfbuf_cpus__online(o->cpus, MAX_CPUS);
 		if (o->n_cpus <= 0) {
 			fprintf(stderr, "perfbuf stress: cannot read the online CPUs\n");
 			return -1;

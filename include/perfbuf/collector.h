@@ -165,10 +165,6 @@ PERFBUF_API int perfbuf__ring_cpu(const struct perfbuf *pb, size_t idx);
 /** @brief Perf event fd of ring @idx, -ENODEV while its CPU is offline,
  *  or -EINVAL. */
 PERFBUF_API int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx);
-/** @brief The ring @idx itself, or NULL with errno EINVAL (bad index) or
- *  ENODEV (its CPU is offline). */
-PERFBUF_API struct perfbuf_ring *perfbuf__ring(const struct perfbuf *pb,
-					       size_t idx);
 /** @brief Ring slots whose CPU is offline now. */
 PERFBUF_API size_t perfbuf__offline_cnt(const struct perfbuf *pb);
 
@@ -184,6 +180,7 @@ struct perfbuf_cpu_stats {
 	__u64 high_water;	/* most bytes waiting at a drain */
 	__u64 corrupt;
 	size_t data_size;
+	size_t avail;		/* bytes waiting in the ring now (0 offline) */
 	__u64 late;		/* ordered: records delivered late */
 	bool online;		/* the CPU has a ring now */
 	__u64 onlined;		/* came online after the collector started */

@@ -58,24 +58,18 @@ PERFBUF_API perfbuf_print_fn perfbuf_set_print(perfbuf_print_fn fn);
 PERFBUF_API __u64 perfbuf_now_ns(void);
 
 /**
- * @brief Is @page_cnt a valid ring size: a power of two, 1 .. 2^20 pages?
- * @return 0 or -EINVAL (nothing logged: the caller says it its own way)
- */
-PERFBUF_API int perfbuf_page_cnt_check(size_t page_cnt);
-
-/**
  * @brief Parse a CPU list ("0-3,8,10-11") into @cpus.
  * @return the number of CPUs (may exceed @max, only @max are stored),
  *         or -EINVAL on bad syntax
  */
-PERFBUF_API int perfbuf_parse_cpus(const char *s, int *cpus, size_t max);
+PERFBUF_API int perfbuf_cpus__parse(const char *s, int *cpus, size_t max);
 
 /**
  * @brief Read /sys/devices/system/cpu/{possible,online}.
  * @return number of CPUs, or a negative errno
  */
-PERFBUF_API int perfbuf_possible_cpus(int *cpus, size_t max);
-PERFBUF_API int perfbuf_online_cpus(int *cpus, size_t max);
+PERFBUF_API int perfbuf_cpus__possible(int *cpus, size_t max);
+PERFBUF_API int perfbuf_cpus__online(int *cpus, size_t max);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ enum perfbuf_event_kind {
 };
 
 /* A typed description of one event; turned into a perf_event_attr by
- * perfbuf_event_attr(). Zero means "kernel default" for every field. */
+ * perfbuf_event__attr(). Zero means "kernel default" for every field. */
 struct perfbuf_event_opts {
 	size_t sz;
 	enum perfbuf_event_kind kind;
@@ -90,7 +90,7 @@ struct perfbuf_event_opts {
  * @return 0, or -EINVAL when @opts is inconsistent (both period and freq,
  *         both wakeup_events and wakeup_watermark, bad sz)
  */
-PERFBUF_API int perfbuf_event_attr(struct perf_event_attr *attr,
+PERFBUF_API int perfbuf_event__attr(struct perf_event_attr *attr,
 				   const struct perfbuf_event_opts *opts);
 
 /**
@@ -99,34 +99,34 @@ PERFBUF_API int perfbuf_event_attr(struct perf_event_attr *attr,
  *         kernel wrote the attr size it supports into attr->size and the
  *         library logs it: a requested feature is newer than the kernel.
  */
-PERFBUF_API int perfbuf_event_open_attr(struct perf_event_attr *attr,
+PERFBUF_API int perfbuf_event__open_attr(struct perf_event_attr *attr,
 					pid_t pid, int cpu, int group_fd,
 					unsigned long flags);
 
 /**
- * @brief perfbuf_event_attr() then perfbuf_event_open_attr().
+ * @brief perfbuf_event__attr() then perfbuf_event__open_attr().
  * @param pid  -1 for every task (with @cpu >= 0), 0 for the caller
  * @param cpu  -1 for any CPU the task runs on
  * @param group_fd -1, or the leader of the group to join
  */
-PERFBUF_API int perfbuf_event_open(const struct perfbuf_event_opts *opts,
+PERFBUF_API int perfbuf_event__open(const struct perfbuf_event_opts *opts,
 				   pid_t pid, int cpu, int group_fd);
 
 /* The ioctls, each returning 0 (or a value) or a negative errno. @group
  * applies the operation to the whole group the event leads. */
-PERFBUF_API int perfbuf_ioc_enable(int fd, bool group);
-PERFBUF_API int perfbuf_ioc_disable(int fd, bool group);
-PERFBUF_API int perfbuf_ioc_reset(int fd, bool group);
-PERFBUF_API int perfbuf_ioc_refresh(int fd, int count);
-PERFBUF_API int perfbuf_ioc_period(int fd, __u64 period);
-PERFBUF_API int perfbuf_ioc_set_output(int fd, int target_fd);
-PERFBUF_API int perfbuf_ioc_set_filter(int fd, const char *filter);
-PERFBUF_API int perfbuf_ioc_id(int fd, __u64 *id);
-PERFBUF_API int perfbuf_ioc_set_bpf(int fd, int prog_fd);
-PERFBUF_API int perfbuf_ioc_pause_output(int fd, bool pause);
+PERFBUF_API int perfbuf_event__enable(int fd, bool group);
+PERFBUF_API int perfbuf_event__disable(int fd, bool group);
+PERFBUF_API int perfbuf_event__reset(int fd, bool group);
+PERFBUF_API int perfbuf_event__refresh(int fd, int count);
+PERFBUF_API int perfbuf_event__set_period(int fd, __u64 period);
+PERFBUF_API int perfbuf_event__set_output(int fd, int target_fd);
+PERFBUF_API int perfbuf_event__set_filter(int fd, const char *filter);
+PERFBUF_API int perfbuf_event__id(int fd, __u64 *id);
+PERFBUF_API int perfbuf_event__set_bpf(int fd, int prog_fd);
+PERFBUF_API int perfbuf_event__pause_output(int fd, bool pause);
 /* @ids has room for *@cnt ids; on return *@cnt is the number attached */
-PERFBUF_API int perfbuf_ioc_query_bpf(int fd, __u32 *ids, __u32 *cnt);
-PERFBUF_API int perfbuf_ioc_modify_attributes(int fd,
+PERFBUF_API int perfbuf_event__query_bpf(int fd, __u32 *ids, __u32 *cnt);
+PERFBUF_API int perfbuf_event__modify_attributes(int fd,
 					      struct perf_event_attr *attr);
 
 /* One counter value as read(2) returns it, with the scaled estimate
@@ -143,7 +143,7 @@ struct perfbuf_count {
 /**
  * @brief Read one counter opened with @read_format (no PERF_FORMAT_GROUP).
  */
-PERFBUF_API int perfbuf_count_read(int fd, __u64 read_format,
+PERFBUF_API int perfbuf_event__read(int fd, __u64 read_format,
 				   struct perfbuf_count *out);
 
 /**
@@ -153,7 +153,7 @@ PERFBUF_API int perfbuf_count_read(int fd, __u64 read_format,
  *         group has more than @cnt members, -EIO when read(2) returned less
  *         than @read_format describes: it is not the event's)
  */
-PERFBUF_API int perfbuf_group_read(int leader_fd, __u64 read_format,
+PERFBUF_API int perfbuf_event__read_group(int leader_fd, __u64 read_format,
 				   struct perfbuf_count *out, size_t cnt);
 
 

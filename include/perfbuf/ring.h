@@ -38,7 +38,7 @@ enum perfbuf_record_kind {
  *
  * SAMPLE: the raw payload (its kernel size, padding included) in two
  *   slices: @data then @data2; @data2_sz is 0 unless the payload wraps the
- *   ring end. perfbuf_record_copy() makes it contiguous. The payload is
+ *   ring end. perfbuf_record__copy() makes it contiguous. The payload is
  *   only 4-byte aligned (a u32 size precedes it in the record): read wider
  *   fields with memcpy() or copy the record first.
  * LOST: @lost is the number of records the kernel dropped.
@@ -81,7 +81,7 @@ typedef int (*perfbuf_record_fn)(void *ctx, const struct perfbuf_record *rec);
  * @brief Copy a record's payload into @dst.
  * @return bytes copied: min(@dst_sz, data_sz + data2_sz)
  */
-PERFBUF_API size_t perfbuf_record_copy(const struct perfbuf_record *rec,
+PERFBUF_API size_t perfbuf_record__copy(const struct perfbuf_record *rec,
 				       void *dst, size_t dst_sz);
 
 /**
@@ -90,7 +90,13 @@ PERFBUF_API size_t perfbuf_record_copy(const struct perfbuf_record *rec,
  *        fields before RAW, the u32 size, the payload; 8-aligned).
  * @return the size, or 0 when it exceeds the u16 perf_event_header.size
  */
-PERFBUF_API size_t perfbuf_sample_size(size_t payload, __u64 sample_type);
+PERFBUF_API size_t perfbuf_record__sample_size(size_t payload, __u64 sample_type);
+
+/**
+ * @brief Is @page_cnt a valid ring size: a power of two, 1 .. 2^20 pages?
+ * @return 0 or -EINVAL (nothing logged: the caller says it its own way)
+ */
+PERFBUF_API int perfbuf_ring__check_page_cnt(size_t page_cnt);
 
 /**
  * @brief mmap 1 + @page_cnt pages of perf event @fd.
@@ -358,8 +364,6 @@ PERFBUF_API void perfbuf_ring__stats(const struct perfbuf_ring *ring,
 PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);
 /** @brief Size of the data area in bytes. */
 PERFBUF_API size_t perfbuf_ring__data_size(const struct perfbuf_ring *ring);
-/** @brief The header page (struct perf_event_mmap_page). */
-PERFBUF_API void *perfbuf_ring__base(const struct perfbuf_ring *ring);
 
 /*
  * A merge: several rings read as one stream in non-decreasing time_ns.

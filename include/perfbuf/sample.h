@@ -210,7 +210,7 @@ PERFBUF_API void perfbuf_sample_parser__free(struct perfbuf_sample_parser *p);
  *        type is not raw-only hands them over) into @out.
  *
  * Zero-copy when the record is contiguous in the ring; one that wraps the
- * ring end is copied into the parser first (perfbuf_record_copy()).
+ * ring end is copied into the parser first (perfbuf_record__copy()).
  *
  * @return 0; -EBADMSG when the record does not match the attr (too short
  *         for its fields, an array or string past its end, bytes left
@@ -219,18 +219,18 @@ PERFBUF_API void perfbuf_sample_parser__free(struct perfbuf_sample_parser *p);
  *         for a record that has no body to parse (kind SAMPLE: the ring
  *         was set to raw-only samples; kinds CPU_ONLINE/OFFLINE)
  */
-PERFBUF_API int perfbuf_sample__parse(struct perfbuf_sample_parser *p,
+PERFBUF_API int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
 				      const struct perfbuf_record *rec,
 				      struct perfbuf_sample *out);
 
 /**
  * @brief Parse one whole record in memory (header first, 8-byte aligned,
  *        @size bytes available: a perf.data file, a copy), zero-copy.
- * @return as perfbuf_sample__parse(); -EBADMSG also when the header's size
+ * @return as perfbuf_sample_parser__parse(); -EBADMSG also when the header's size
  *         exceeds @size or is not 8-aligned, -EINVAL when @rec is not
  *         8-byte aligned
  */
-PERFBUF_API int perfbuf_sample__parse_bytes(const struct perfbuf_sample_parser *p,
+PERFBUF_API int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
 					    const void *rec, size_t size,
 					    struct perfbuf_sample *out);
 
@@ -321,16 +321,13 @@ PERFBUF_API int perfbuf_sampler__disable(struct perfbuf_sampler *s);
 PERFBUF_API const struct perf_event_attr *
 perfbuf_sampler__attr(const struct perfbuf_sampler *s);
 
-/** @brief Number of events; event @idx's fd, CPU (-1: any) and ring
- *  (NULL with errno EINVAL for a bad index, ENODATA without rings, ENODEV
- *  when the CPU came back online but its event could not be opened). */
+/** @brief Number of events; event @idx's fd and CPU (-1: any), or
+ *  -EINVAL for a bad index. */
 PERFBUF_API size_t perfbuf_sampler__cnt(const struct perfbuf_sampler *s);
 PERFBUF_API int perfbuf_sampler__fd(const struct perfbuf_sampler *s,
 				    size_t idx);
 PERFBUF_API int perfbuf_sampler__cpu(const struct perfbuf_sampler *s,
 				     size_t idx);
-PERFBUF_API struct perfbuf_ring *
-perfbuf_sampler__ring(const struct perfbuf_sampler *s, size_t idx);
 
 /*
  * Called for every record of the rings, parsed. A stop ends the call (the
@@ -348,6 +345,16 @@ typedef int (*perfbuf_sample_fn)(void *ctx, const struct perfbuf_sample *s);
  */
 PERFBUF_API int perfbuf_sampler__consume(struct perfbuf_sampler *s,
 					 perfbuf_sample_fn fn, void *ctx);
+
+/**
+ * @brief perfbuf_sampler__consume() of event @idx's ring only.
+ * @return as perfbuf_sampler__consume(), or -EINVAL for a bad index,
+ *         -ENODATA without rings, -ENODEV when the CPU came back online
+ *         but its event could not be opened
+ */
+PERFBUF_API int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s,
+					      size_t idx, perfbuf_sample_fn fn,
+					      void *ctx);
 
 /**
  * @brief Wait up to @timeout_ms (-1: forever) for a ring to reach its

@@ -155,6 +155,7 @@ struct drain_bench {
 	struct perfbuf_ring *ring;	/* over lpb's ring of the producer CPU */
 	struct perfbuf *pb;
 	void *base;		/* the header page of the ring drained */
+	void *coll_map;		/* the collector's ring mapped again (base) */
 	struct drain_ctx d;
 	bool exact;		/* every drain saw every record */
 	__u64 fresh[D_N][DRAIN_ROUNDS], replay[D_N][DRAIN_ROUNDS];

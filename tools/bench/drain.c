@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -22,7 +23,7 @@ static int drain_pb_cb(void *ctx, const struct perfbuf_record *rec)
 		if (rec->data_sz >= sizeof(seq))
 			memcpy(&seq, rec->data, sizeof(seq));
 		else
-			perfbuf_record_copy(rec, &seq, sizeof(seq));
+			perfbuf_record__copy(rec, &seq, sizeof(seq));
 		d->seq_sum += seq;
 		d->n++;
 	}
@@ -158,7 +159,7 @@ static int drain_rounds(struct drain_bench *b, const int *kinds, int n)
  * producer CPU's ring. */
 int drain_open_libbpf(struct drain_bench *b)
 {
-	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024), idx = -1, err;
+	int cpus[1024], n = perfbuf_cpus__online(cpus, 1024), idx = -1, err;
 	struct perf_event_attr attr;
 	size_t map_sz;
 
@@ -192,10 +193,22 @@ static int drain_open_collector(struct drain_bench *b)
 			     &b->d, &o);
 	if (!b->pb)
 		return -errno;
-	for (size_t i = 0; i < perfbuf__ring_cnt(b->pb); i++)
-		if (perfbuf__ring_cpu(b->pb, i) == env.prod_cpu)
-			b->base = perfbuf_ring__base(perfbuf__ring(b->pb, i));
-	return 0;
+	/* the collector keeps its mapping to itself: map the producer CPU's
+	 * ring a second time (the same size, as perf requires) to rewind its
+	 * data_tail for the replay rounds */
+	for (size_t i = 0; i < perfbuf__ring_cnt(b->pb); i++) {
+		if (perfbuf__ring_cpu(b->pb, i) != env.prod_cpu)
+			continue;
+		b->coll_map = mmap(NULL, (1 + env.pages) * PAGE_SZ,
+				   PROT_READ | PROT_WRITE, MAP_SHARED,
+				   perfbuf__ring_fd(b->pb, i), 0);
+		if (b->coll_map == MAP_FAILED) {
+			b->coll_map = NULL;
+			return -errno;
+		}
+		b->base = b->coll_map;
+	}
+	return b->base ? 0 : -ENODEV;
 }
 
 static void drain_report(struct drain_bench *b)
@@ -273,6 +286,8 @@ int bench_drain(void)
 		drain_report(b);
 	else
 		fprintf(stderr, "perfbuf-bench: drain test: %s\n", strerror(-err));
+	if (b->coll_map)
+		munmap(b->coll_map, (1 + env.pages) * PAGE_SZ);
 	perfbuf__free(b->pb);
 	emit__destroy(b->skel);
 	free(b);

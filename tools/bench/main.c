@@ -223,7 +223,7 @@ static int check_system(void)
 	if (cli_need_privileges("perfbuf-bench", CLI_BPF) ||
 	    cli_need_fds("perfbuf-bench", 0))
 		return -1;
-	n_on = perfbuf_online_cpus(cpus, 1024);
+	n_on = perfbuf_cpus__online(cpus, 1024);
 	for (int i = 0; i < n_on; i++) {
 		has_prod |= cpus[i] == env.prod_cpu;
 		has_cons |= cpus[i] == env.cons_cpu;

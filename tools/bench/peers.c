@@ -83,7 +83,7 @@ static int pb_cb(void *ctx, const struct perfbuf_record *rec)
 	if (rec->data_sz >= 16) {
 		seen(c, rec->data);
 	} else {
-		perfbuf_record_copy(rec, &r, sizeof(r));
+		perfbuf_record__copy(rec, &r, sizeof(r));
 		seen(c, &r);
 	}
 	return PERFBUF_CONTINUE;
@@ -102,7 +102,7 @@ static int pb_order_cb(void *ctx, const struct perfbuf_record *rec)
 	struct emit_rec r;
 
 	if (!t && rec->kind == PERFBUF_REC_SAMPLE &&
-	    perfbuf_record_copy(rec, &r, sizeof(r)) == sizeof(r))
+	    perfbuf_record__copy(rec, &r, sizeof(r)) == sizeof(r))
 		t = r.time_ns;
 	if (rec->flags & PERFBUF_RECF_LATE)
 		c->late++;
@@ -200,7 +200,7 @@ int perf_attr_wm(struct perf_event_attr *attr, __u32 watermark)
 		     .sample_type = PERF_SAMPLE_RAW,
 		     .wakeup_watermark = watermark);
 
-	return perfbuf_event_attr(attr, &eo);
+	return perfbuf_event__attr(attr, &eo);
 }
 
 /* Set up @c's consumer on @map_fd; the BPF program is already loaded. */
@@ -256,7 +256,7 @@ static void consumer_stop(struct consumer *c)
 
 static int online_cpu_cnt(void)
 {
-	int cpus[1024], n = perfbuf_online_cpus(cpus, 1024);
+	int cpus[1024], n = perfbuf_cpus__online(cpus, 1024);
 
 	return n > 0 ? n : 1;
 }

@@ -192,8 +192,8 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
 		return bad("unexpected argument", argv[optind], "run 'perfbuf profile --help'");
 	/* --svg alone: the flame graph only; with --folded or --json, both */
 	o->output = o->svg_path && !stdout_output[0] ? PROF_SVG : o->output;
-	if (o->cpu >= 0 && perfbuf_online_cpus(NULL, 0) >= 0) {
-		int cpus[4096], n = perfbuf_online_cpus(cpus, 4096);
+	if (o->cpu >= 0 && perfbuf_cpus__online(NULL, 0) >= 0) {
+		int cpus[4096], n = perfbuf_cpus__online(cpus, 4096);
 		bool found = false;
 
 		for (int i = 0; i < n && i < 4096; i++)

@@ -48,7 +48,7 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	}
 	s = &st->pending[st->npending++];
 	memset(s, 0, offsetof(struct profile_sample, ips));
-	perfbuf_record_copy(rec, s, sizeof(*s));
+	perfbuf_record__copy(rec, s, sizeof(*s));
 	return PERFBUF_CONTINUE;
 }
 

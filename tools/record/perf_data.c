@@ -300,7 +300,7 @@ static size_t tp_raw(const struct perf_data *pd, int i, const struct trace_recor
 static int put_sample(struct perf_data *pd, const struct perfbuf_record *rec)
 {
 	const struct trace_record *tr = (const void *)pd->rec;
-	size_t sz = perfbuf_record_copy(rec, pd->rec, sizeof(pd->rec)), raw;
+	size_t sz = perfbuf_record__copy(rec, pd->rec, sizeof(pd->rec)), raw;
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
 	unsigned char *o = pd->out;
 	__u32 cpu[2] = { (__u32)rec->cpu, 0 }, raw32;

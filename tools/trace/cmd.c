@@ -308,7 +308,7 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_PAGES:
 		if (!parse_num("--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
-		if (perfbuf_page_cnt_check((size_t)o->pages)) {
+		if (perfbuf_ring__check_page_cnt((size_t)o->pages)) {
 			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", PROG,
 				o->pages);
 			return false;
@@ -541,7 +541,7 @@ static struct perfbuf *open_rings(struct run *run)
 static size_t pages_needed(size_t max_rec)
 {
 	size_t page = sysconf(_SC_PAGESIZE), n = 1;
-	size_t rec = perfbuf_sample_size(max_rec, PERF_SAMPLE_RAW | PERF_SAMPLE_TIME);
+	size_t rec = perfbuf_record__sample_size(max_rec, PERF_SAMPLE_RAW | PERF_SAMPLE_TIME);
 
 	while (n * page - 8 < rec + 32)
 		n *= 2;
@@ -638,14 +638,13 @@ static void totals(struct perfbuf *pb, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
 		struct perfbuf_cpu_stats st;
-		struct perfbuf_ring *ring = perfbuf__ring(pb, i);
 		double fill;
 
 		if (perfbuf__stats(pb, i, &st))
 			continue;
 		t->samples += st.samples;
 		t->lost += st.lost > st.lost_kernel ? st.lost : st.lost_kernel;
-		fill = ring ? (double)perfbuf_ring__avail(ring) / st.data_size : 0;
+		fill = st.data_size ? (double)st.avail / st.data_size : 0;
 		if (fill > t->fill)
 			t->fill = fill;
 		if ((double)st.high_water / st.data_size > t->peak)

@@ -33,7 +33,7 @@ int trace_pipe__record(struct trace_pipe *p, const struct perfbuf_record *rec)
 	default:
 		return 0;
 	}
-	sz = perfbuf_record_copy(rec, p->buf.bytes, sizeof(p->buf.bytes));
+	sz = perfbuf_record__copy(rec, p->buf.bytes, sizeof(p->buf.bytes));
 	if (sz >= sizeof(p->buf.r) && rec->time_ns)
 		p->buf.r.time_ns = rec->time_ns;
 	e = trace_decoder__decode(p->dec, &p->buf.r, sz, rec->cpu,
