@@ -9,6 +9,9 @@ with libnats.
   nats_util.py port                a free TCP port on 127.0.0.1
   nats_util.py ready URL [SEC]     wait until the server answers and its
                                    JetStream does (exit 1 after SEC, 10)
+  nats_util.py pub URL SUBJ HOST   publish stdin's bytes (one message) with
+                                   header Perfbuf-Host: HOST (as given:
+                                   a forged or hostile message), stored
 """
 import base64
 import json
@@ -61,6 +64,15 @@ class Conn:
             if l and l[0] == b"HMSG":
                 d = self.take(int(l[-1]))
                 return l[1].decode(), d[int(l[-2]):]
+
+    def hpub(self, subj, hdrs, payload):
+        """A message with headers @hdrs (bytes, NATS/1.0 block), acknowledged
+        by the stream that holds @subj."""
+        self.s.sendall(b"HPUB %s _INBOX.t.0 %d %d\r\n%s%s\r\n" %
+                       (subj.encode(), len(hdrs), len(hdrs) + len(payload),
+                        hdrs, payload))
+        if b'"error"' in self.reply()[1]:
+            sys.exit("pub: the stream refused the message")
 
     def request(self, subj, payload, tag):
         self.s.sendall(b"PUB %s _INBOX.t.%d %d\r\n%s\r\n" %
@@ -138,7 +150,11 @@ def main():
         print(s.getsockname()[1])
         return
     c = Conn(sys.argv[2])
-    if sys.argv[1] == "info":
+    if sys.argv[1] == "pub":
+        c.hpub(sys.argv[3], b"NATS/1.0\r\nPerfbuf-Host: %s\r\n\r\n" %
+               sys.argv[4].encode("utf-8", "surrogateescape"),
+               sys.stdin.buffer.read())
+    elif sys.argv[1] == "info":
         print(json.dumps(info(c, sys.argv[3])))
     else:
         dump(c, sys.argv[3])

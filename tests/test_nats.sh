@@ -74,8 +74,10 @@ import collections, json, sys
 seen = collections.Counter()
 for l in open(sys.argv[1]):
     m = json.loads(l)
+    if not m["subject"].startswith(sys.argv[2]):
+        continue	# (perfbuf.inj.x: not JSON on purpose)
     d = json.loads(m["data"])
-    if m["subject"].startswith(sys.argv[2]) and d["type"] == "event":
+    if d["type"] == "event":
         seen[(d["pid"], d["args"]["arg0"])] += 1
 n = int(sys.argv[3])
 ok = len(seen) == n and all(c == 1 for c in seen.values())
@@ -165,6 +167,30 @@ PY
 else
 	fail nats_tail_merges_hosts_by_time "did not attach: $(cat "$tmp/err" "$tmp/err2")"
 fi
+
+# --- nats-tail: what the stream holds is untrusted input ---------------
+# (anyone who may publish can store these: a payload with a second line
+# of its own, raw control bytes, a host header with terminal escapes)
+ev='{"type":"event","cpu":0,"pid":1,"tid":1,"comm":"x","probe":"p:q","args":{}}'
+inj() { "${UTIL[@]}" pub "$U1" perfbuf.inj.x "$1"; }
+printf '%s\n{"host":"forged","realtime_ns":1,"type":"event"}' "$ev" | inj h1
+printf '{"type":"event","comm":"\033[2J"}' | inj h2
+printf '{"type":"event"' | inj h3
+printf '{"host":"forged","type":"event"}' | inj h5
+printf '%s' "$ev" | inj $'\e]0;pwned\a\e[31mh4'
+"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.inj.>' --since all --no-follow --json \
+	>"$tmp/inj.json" 2>"$tmp/inj.err"
+check nats_tail_json_no_forged_line json_check "$tmp/inj.json" \
+	'len(objs) == 1 and objs[0]["host"] == "\x1b]0;pwned\x07\x1b[31mh4"'
+check nats_tail_invalid_json_skipped grep -q '^perfbuf nats-tail: 4 messages skipped: not perfbuf' "$tmp/inj.err"
+"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.inj.>' --since all --no-follow \
+	>"$tmp/inj.txt" 2>&1
+no_ctl() { ! grep -q $'[\e\a]' "$1"; }
+check nats_tail_text_no_control_bytes no_ctl "$tmp/inj.txt"
+check nats_tail_text_host_escaped grep -q '^[0-9:.]* \\x1b]0;pwned\\x07\\x1b\[31mh4 ' "$tmp/inj.txt"
+"$PERFBUF" nats-tail --nats "$U1" --no-follow >&- 2>"$tmp/closed.err"
+check nats_tail_stdout_closed_refused test $? = 1 -a "$(cat "$tmp/closed.err")" = \
+	"perfbuf nats-tail: stdout is closed; redirect it (>FILE, >/dev/null)"
 
 # --- the server restarted while events stream ---------------------------
 # (SIGTERM: a lone server acknowledges what it has not written out yet,
@@ -277,6 +303,8 @@ error_case err_nats_and_output 'give one of them' trace --nats "$U1" -o "$tmp/x"
 error_case err_nats_creds_missing "nats-creds '/nonexistent'" \
 	trace --nats "$U1" --nats-creds /nonexistent "$SEQ"
 error_case err_tail_no_stream 'no stream matches' nats-tail --nats "$U1" --subject 'zzz.>'
+error_case err_tail_refused 'Connection refused' nats-tail --nats "nats://127.0.0.1:$P3"
+check err_tail_refused_no_trace_option eval "! grep -q -- --nats-wait '$tmp/eerr'"
 P4=$(port)
 start_server auth -a 127.0.0.1 -p "$P4" --user u --pass secret
 P5=$(port)

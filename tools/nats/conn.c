@@ -135,9 +135,11 @@ static void say_connect_failed(struct nats_conn *c, natsStatus s)
 
 	switch (s) {
 	case NATS_NO_SERVER:
-		fprintf(stderr, "%s: cannot connect to NATS at %s: %s; is nats-server running there? (--nats-wait starts anyway)\n",
+		/* --nats-wait is trace's; nats-tail has none */
+		fprintf(stderr, "%s: cannot connect to NATS at %s: %s; is nats-server running there?%s\n",
 			o->prog, urls, *tcp_reason(o->urls[0], why, sizeof(why)) ? why :
-			"no server answers");
+			"no server answers", strcmp(o->prog, "perfbuf trace") ? "" :
+			" (--nats-wait starts anyway)");
 		break;
 	case NATS_CONNECTION_AUTH_FAILED:
 	case NATS_NOT_PERMITTED:

@@ -231,11 +231,11 @@ static void take(struct tail *t, natsMsg *msg)
 		when = strtoll(time, NULL, 10);
 	else if (meta)
 		when = meta->Timestamp;	/* when the stream stored it */
-	if (len > 2 && *data == '{') {
+	if (len > 0 && tail_json_ok(data, len)) {
 		if (merge_push(&t->m, when, host, data, len))
 			t->skipped++;
 	} else {
-		t->skipped++;	/* not perfbuf's */
+		t->skipped++;	/* not perfbuf's, or forged */
 	}
 	if (!t->o->follow && meta && !meta->NumPending)
 		t->caught_up = true;
@@ -309,11 +309,15 @@ int cmd_nats_tail(int argc, char **argv)
 	err = parse_options(argc, argv, &o);
 	if (err)
 		return err < 0 ? 1 : 0;
+	if (cli_need_stdout(PROG))
+		return 1;
+	/* before the connection (seconds with a slow server): the first
+	 * signal ends the run, even one sent to a background job */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	err = nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub);
 	if (!err) {
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
 		if (!o.json)
 			tail_print_header(stdout);
 		err = tail_loop(&t, sub);

@@ -8,6 +8,10 @@
 
 #include "merge.h"
 
+/* tail_check.c: is @data (@len bytes) one JSON object on one line, fit
+ * to print (valid, UTF-8, no control bytes, no "host" of its own)? */
+bool tail_json_ok(const char *data, size_t len);
+
 void tail_print_header(FILE *f);
 /* @it's message: JSON with "host" and "realtime_ns" added, or text
  * (events to @f, lost, cpu and summary objects to stderr). */

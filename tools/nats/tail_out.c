@@ -92,6 +92,7 @@ static void put_member(FILE *f, const char *obj, const char *key, int width)
 	fprintf(f, "%-*.*s ", width, (int)n, v);
 }
 
+/* (DEL too: valid JSON, but escaped it cannot upset a terminal) */
 static void put_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -100,12 +101,29 @@ static void put_json_str(FILE *f, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/* The Perfbuf-Host header as trace's text prints a string: control
+ * bytes, DEL and '\\' as \\xNN (a header is anyone's). Its width. */
+static int put_host(FILE *f, const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			n += fprintf(f, "\\x%02x", c);
+		else
+			n += fputc(c, f) != EOF;
+	}
+	return n;
 }
 
 void tail_print_header(FILE *f)
@@ -130,9 +148,11 @@ static void print_event(FILE *f, const struct merge_item *it)
 {
 	const char *d = it->data, *v, *args, *label, *k;
 	size_t n = 0, an = 0, kn = 0;
+	int w;
 
 	put_time(f, it->time);
-	fprintf(f, "%-12s ", it->host);
+	w = put_host(f, it->host);
+	fprintf(f, "%*s", w < 12 ? 13 - w : 1, " ");
 	put_member(f, d, "cpu", 3);
 	put_member(f, d, "pid", 7);
 	put_member(f, d, "tid", 7);
@@ -156,18 +176,20 @@ static void print_other(const struct merge_item *it, const char *type, size_t tn
 	if (tn == 6 && !memcmp(type, "\"lost\"", 6)) {
 		a = member(d, "count", &an);
 		b = member(d, "cpu", &bn);
-		fprintf(stderr, "%s: lost %.*s events on CPU #%.*s\n", it->host,
-			(int)an, a, (int)bn, b);
+		put_host(stderr, it->host);
+		fprintf(stderr, ": lost %.*s events on CPU #%.*s\n", (int)an, a, (int)bn, b);
 	} else if (tn == 5 && !memcmp(type, "\"cpu\"", 5)) {
 		a = member(d, "cpu", &an);
 		member(d, "online", &bn);
-		fprintf(stderr, "%s: CPU %.*s %s\n", it->host, (int)an, a,
+		put_host(stderr, it->host);
+		fprintf(stderr, ": CPU %.*s %s\n", (int)an, a,
 			bn == 4 ? "came online: traced" : "went offline");
 	} else if (tn == 9 && !memcmp(type, "\"summary\"", 9)) {
 		a = member(d, "received", &an);
 		b = member(d, "lost", &bn);
-		fprintf(stderr, "%s: ended: %.*s events received, %.*s lost\n",
-			it->host, (int)an, a, (int)bn, b);
+		put_host(stderr, it->host);
+		fprintf(stderr, ": ended: %.*s events received, %.*s lost\n",
+			(int)an, a, (int)bn, b);
 	}
 }
 
