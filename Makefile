@@ -4,6 +4,8 @@
 #   make run        trace for a few seconds with the perfbuf tool
 #   make bench      the benchmark table
 #   make soak       slow consumer for SOAK_SECONDS (60): exact loss, flat RSS/fds
+#   make vmtest     the probe tests in Debian's kernels (VM_KERNELS: 6.1 6.12)
+#                   booted in qemu (tests/vm/vm.sh); make check runs 6.1
 #   make setup      install dependencies (apt-get) and mount tracefs
 #   make install    library, headers, pkg-config file, tool, man pages
 #                   (PREFIX=/usr/local, DESTDIR=; make uninstall)
@@ -257,6 +259,12 @@ SOAK_SECONDS ?= 60
 .PHONY: soak
 soak: all
 	$(Q)tests/soak.sh $(OUTPUT) $(SOAK_SECONDS)
+
+# Debian's kernels in qemu, downloaded once into $(OUTPUT)/vm
+VM_KERNELS ?= 6.1 6.12
+.PHONY: vmtest
+vmtest: all
+	$(Q)rc=0; for k in $(VM_KERNELS); do tests/vm/vm.sh $(OUTPUT) $$k || rc=1; done; exit $$rc
 
 setup:
 	$(Q)scripts/setup.sh

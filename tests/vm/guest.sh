@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# guest.sh DIR BUILD: runs inside the VM (tests/vm/init chroots into the
+# host's root, read-only under a tmpfs overlay): each tests/vm/t_*.sh in
+# turn (or those PBTESTS names), its PASS/FAIL/SKIP lines to the host on
+# the second serial port; a failing test's whole output follows its
+# lines, indented. "DONE" last: the host knows the run was complete.
+dir=$1 build=$2
+res=/dev/ttyS1
+cd "$dir" || { echo "FAIL vm_guest: no $dir in the guest" >$res; exit 1; }
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf
+ulimit -l unlimited
+echo "KERNEL $(uname -r)" >$res
+tests=()
+for t in tests/vm/t_*.sh; do
+	n=${t#tests/vm/t_}
+	n=${n%.sh}
+	[[ -z ${PBTESTS:-} || " $PBTESTS " == *" $n "* ]] && tests+=("$n")
+done
+for n in "${tests[@]}"; do
+	start=$(date +%s%N)
+	timeout 120 bash "tests/vm/t_$n.sh" "$build" >/tmp/out 2>&1 </dev/null
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	grep -E '^(PASS|FAIL|SKIP) ' /tmp/out >$res
+	if ((rc != 0)) && ! grep -q '^FAIL ' /tmp/out; then
+		echo "FAIL $n (exit status $rc)" >$res
+	fi
+	if ((rc != 0)) || grep -q '^FAIL ' /tmp/out; then
+		grep -vE '^(PASS|FAIL|SKIP) ' /tmp/out | sed 's/^/    /' >$res
+	fi
+	echo "TIME $n $ms" >$res
+done
+echo DONE >$res

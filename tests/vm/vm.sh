@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# vm.sh BUILD SERIES...: perfbuf's tests inside Debian's own kernels
+# (SERIES: 6.1, 6.12), booted in qemu, KVM when /dev/kvm works, TCG
+# otherwise. Prints each guest test's PASS/FAIL/SKIP line, its name
+# prefixed by the kernel (PASS 6.1/kprobe), as tests/run.sh counts them.
+#
+# How it works: tests/vm/kernel.sh downloads and unpacks the kernel .deb
+# into BUILD/vm/SERIES once and packs an initramfs (busybox, tests/vm/init,
+# the 9p and overlay modules); the guest mounts the host's root read-only
+# over 9p under a tmpfs overlay, chroots into it and runs
+# tests/vm/guest.sh, which runs every tests/vm/t_*.sh with BUILD as $1.
+#
+# Adding a guest test: one file, tests/vm/t_NAME.sh. It sources
+# tests/vm/lib.sh (tests/lib.sh's pass/fail/skip/check, trace_lib.sh's
+# helpers, $PERFBUF, $tmp, $KVER the kernel series), runs as root in the
+# guest with tracefs and bpffs mounted, prints PASS/FAIL/SKIP lines and ends
+# with `finish`. Assert on values the test itself produced (a path it
+# opened, a byte count it wrote). Anything it writes outside /tmp is on the
+# overlay, gone at power-off. Run one test: tests/vm/vm.sh build 6.1 NAME
+# (PBTESTS="a b" selects several); a failing test's output is shown here.
+#   VM_TIMEOUT  seconds per kernel before the VM is killed (default 360)
+#   VM_ACCEL    kvm or tcg (default: kvm when it works)
+set -u
+build=$(realpath "${1:?usage: $0 BUILD SERIES [TEST...]}")
+series=${2:?usage: $0 BUILD SERIES [TEST...]}
+shift 2
+tests=${PBTESTS:-$*}
+here=$(cd "$(dirname "$0")" && pwd)
+tree=$(cd "$here/../.." && pwd)
+vmdir=$build/vm
+run=$(mktemp -d)
+qpid=
+trap '[[ -n $qpid ]] && kill $qpid 2>/dev/null; wait 2>/dev/null; rm -rf "$run"' EXIT
+
+# kvm_works KDIR: /dev/kvm opens and a kernel boots on it (a nested host
+# may offer a /dev/kvm whose guests hang at once); the verdict is kept in
+# BUILD/vm/kvm
+kvm_works() {
+	[[ -w /dev/kvm ]] || return 1
+	if [[ ! -s $vmdir/kvm ]]; then
+		(timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -nodefaults \
+			-display none -no-reboot -kernel "$1"/root/boot/vmlinuz-* \
+			-append "console=ttyS0 panic=-1" -serial "file:$run/probe" \
+			>"$run/probe.err" 2>&1) 2>/dev/null
+		if grep -q 'Kernel panic' "$run/probe" 2>/dev/null; then
+			echo yes >"$vmdir/kvm"
+		else
+			echo "no, a kernel does not boot on it: $(tail -1 "$run/probe.err" | cut -c1-120)" >"$vmdir/kvm"
+		fi
+	fi
+	[[ $(cat "$vmdir/kvm") == yes ]]
+}
+
+kdir=$(bash "$here/kernel.sh" "$vmdir" "$series" 2>"$run/fetch.err")
+case $? in
+0) ;;
+2) echo "SKIP $series/vm ($(cat "$run/fetch.err"))"; exit 0 ;;
+*) echo "FAIL $series/vm: $(cat "$run/fetch.err")"; exit 1 ;;
+esac
+pkg=$(cat "$kdir/package")
+accel=${VM_ACCEL:-}
+[[ -n $accel ]] || { kvm_works "$kdir" && accel=kvm || accel=tcg; }
+kvm_note=
+[[ $accel == tcg && -s $vmdir/kvm ]] && kvm_note="kvm: $(cat "$vmdir/kvm")"
+cpu=qemu64
+[[ $accel == kvm ]] && cpu=host
+cpu=${VM_CPU:-$cpu}
+
+start=$(date +%s%N)
+: >"$run/res"
+qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2048 -nodefaults \
+	-display none -no-reboot \
+	-kernel "$kdir"/root/boot/vmlinuz-* -initrd "$kdir/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet panic=-1 PBDIR=$tree PBBUILD=$build PBTESTS=\"$tests\" KVER=$series" \
+	-serial "file:$run/console" -serial "file:$run/res" \
+	-fsdev local,id=host,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=host,mount_tag=host >"$run/qemu.log" 2>&1 &
+qpid=$!
+boot=
+deadline=$((SECONDS + ${VM_TIMEOUT:-360}))
+while kill -0 $qpid 2>/dev/null; do
+	if [[ -z $boot ]] && grep -q '^KERNEL' "$run/res"; then
+		boot=$((($(date +%s%N) - start) / 1000000))
+	fi
+	if ((SECONDS > deadline)); then
+		echo "vm: $series: killed after ${VM_TIMEOUT:-360} s" >>"$run/console"
+		kill $qpid
+		break
+	fi
+	sleep 0.2
+done
+wait $qpid 2>/dev/null
+qpid=
+total=$((($(date +%s%N) - start) / 1000000))
+
+fails=0
+while IFS= read -r line; do
+	line=${line%$'\r'}
+	case $line in
+	PASS\ * | SKIP\ *) echo "${line%% *} $series/${line#* }" ;;
+	FAIL\ *) echo "FAIL $series/${line#FAIL }"; fails=$((fails + 1)) ;;
+	KERNEL\ *) echo "    vm $series: $pkg, ${line#KERNEL }, $accel${kvm_note:+ ($kvm_note)}" ;;
+	TIME\ *) set -- $line; echo "    vm $series: t_$2.sh took $3 ms" ;;
+	DONE) ;;
+	*) echo "$line" ;;
+	esac
+done <"$run/res"
+if ! grep -q '^DONE' "$run/res"; then
+	echo "FAIL $series/vm: the guest did not finish its tests; its console:"
+	tail -n 40 "$run/console" "$run/qemu.log" | sed 's/^/    /'
+	fails=$((fails + 1))
+fi
+echo "    vm $series: booted in ${boot:-?} ms, all in $total ms ($accel)"
+((fails == 0))
