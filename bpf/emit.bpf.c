@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 
 #include "emit.h"
 
@@ -9,14 +8,6 @@
 #define EAGAIN 11
 #define ENOSPC 28
 #define EOPNOTSUPP 95
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 /* For the benchmark's libbpf ring_buffer peer: userspace sets the size. */
 struct {

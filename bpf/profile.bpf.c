@@ -1,24 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* perfbuf profile --engine bpf: on each cpu-clock overflow, the kernel
  * and user stacks of the interrupted task into the perf buffer. */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 
 #include "profile.h"
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define STACK_BYTES (PROFILE_MAX_DEPTH * 8)
 
 const volatile int targ_tgid;		/* 0: every process */
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 /* the record is built here: too large for the 512-byte BPF stack */
 struct {

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The generic programs of `perfbuf trace` (see trace.h). */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #include "trace.h"
 #include "trace_filter.bpf.h"
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Filters, set before load. 0 / -1 / empty: no filter. */
 const volatile __u32 targ_tgid = 0;
@@ -20,12 +17,6 @@ const volatile bool want_kstack = false;
 const volatile bool want_ustack = false;
 
 #define STACK_BYTES (TRACE_STACK_MAX * 8)
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 /* Records bpf_perf_event_output() could not write for a reason the kernel
  * does not count as lost: no ring in the CPU's slot yet (a CPU just back
