@@ -161,20 +161,20 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
-$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/producer.o $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
 # the tool's error words (cli_strerror(), cli_bad_option())
-$(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/cli.o
+$(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o
 
 # capture files: the record/report code and cli_open_output()
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/cli.o
+	$(OUTPUT)/tools/common/cli.o
 
 # tests of the trace pipeline link its libbpf-free part
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
-		     output.o sink_buf.o sink_text.o sink_json.o clock.o)
+		     output.o sink_buf.o sink_text.o sink_json.o) $(OUTPUT)/tools/common/clock.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
@@ -292,7 +292,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
 FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
-		     sink_text.c sink_json.c clock.c) $(wildcard tools/trace/*.h) \
+		     sink_text.c sink_json.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
 $(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
@@ -308,7 +308,7 @@ $(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 

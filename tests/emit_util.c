@@ -9,7 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "emit_util.h"
-#include "producer.h"
+#include "common/producer.h"
 
 struct emit *emit_load(__u32 max_entries)
 {

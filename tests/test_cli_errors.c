@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "test.h"
-#include "commands.h"
+#include "common/cli.h"
 
 TEST(libbpf_errors_named)
 {

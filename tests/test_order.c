@@ -10,7 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "emit_util.h"
-#include "producer.h"
+#include "common/producer.h"
 #include "synth.h"
 #include "test.h"
 

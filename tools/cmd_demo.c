@@ -14,10 +14,12 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "demo.h"
 #include "demo.skel.h"
-#include "trace/clock.h"
+#include "common/clock.h"
+#include "trace/tool.h"
 
 static volatile sig_atomic_t exiting;
 

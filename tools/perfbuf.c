@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 
 static const struct {
 	const char *name;

@@ -41,8 +41,8 @@
 
 #include "perfbuf.h"
 #include "emit.h"
-#include "producer.h"
-#include "commands.h"
+#include "common/producer.h"
+#include "common/cli.h"
 
 #define PAGE_SZ 4096
 #define REC_SIZE 64

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "common/cli.h"
 #include "options.h"
 #include "subject.h"
 

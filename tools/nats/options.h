@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace/clock.h"	/* struct trace_clock */
+#include "common/clock.h"	/* struct trace_clock */
 
 #define NATS_DEFAULT_SUBJECT "perfbuf.{host}.{probe}"
 #define NATS_MAX_URLS 32

@@ -14,7 +14,8 @@
 #include <time.h>
 
 #include "perfbuf.h"
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "conn.h"
 #include "subject.h"
 #include "tail.h"

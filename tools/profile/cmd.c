@@ -14,7 +14,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "tool.h"
 
 static volatile sig_atomic_t exiting;

@@ -14,7 +14,7 @@
 #include "profile.h"	/* bpf/: the record */
 #include "profile.skel.h"
 #include "tool.h"
-#include "commands.h"
+#include "common/cli.h"
 
 struct bpf_state {
 	struct profile *skel;

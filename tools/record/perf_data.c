@@ -24,7 +24,7 @@
 #include <time.h>
 #include <linux/perf_event.h>
 
-#include "commands.h"
+#include "common/cli.h"
 #include "perf_data.h"
 #include "probes_io.h"
 #include "trace/decode.h"

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "meta.h"
 #include "perf_data.h"
 #include "probes_io.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "commands.h"
+#include "common/cli.h"
 
 #define MAX_PIECES 8
 

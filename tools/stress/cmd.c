@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "emit.skel.h"
 #include "stress.h"
 

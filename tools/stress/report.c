@@ -6,7 +6,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "common/cli.h"
 #include "emit.h"
 #include "emit.skel.h"
 #include "stress.h"

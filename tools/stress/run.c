@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "common/cli.h"
 #include "emit.h"
 #include "emit.skel.h"
 #include "stress.h"

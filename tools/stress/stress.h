@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #include "perfbuf.h"
-#include "producer.h"
+#include "common/producer.h"
 
 #define MAX_CPUS 1024
 #define PAGE_SZ 4096

@@ -16,7 +16,8 @@
 #include <linux/perf_event.h>
 
 #include "perfbuf.h"
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "decode.h"
 #include "nats/sink_nats.h"
 #include "record/record.h"

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "common/cli.h"
+#include "common/commands.h"
 #include "tool.h"
 
 /* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */

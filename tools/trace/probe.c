@@ -19,7 +19,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "common/cli.h"
 #include "tool.h"
 #include "trace.skel.h"
 

@@ -15,7 +15,7 @@
 #ifndef PERFBUF_TRACE_SINK_H
 #define PERFBUF_TRACE_SINK_H
 
-#include "clock.h"
+#include "common/clock.h"
 #include "values.h"
 
 struct trace_sink;

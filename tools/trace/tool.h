@@ -6,7 +6,6 @@
  *   probe.c      probe syntax, tracefs, feature probes, attach/detach
  *   format.c     tracefs format files: the fields of a tracepoint
  *   printfmt.c   their print fmt line: addresses, names of values
- *   clock.c      what an event's time is (--time)
  *   decode.c     a record to typed values (values.h), with the probes
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
@@ -108,6 +107,10 @@ struct probe_set {
 };
 
 /* probe.c */
+/* tracefs where libbpf wants it (mounted if it is
+ * nowhere; trace and demo attach through it); 0 or -errno, said. */
+int tracefs_ensure(const char *prog);
+
 struct trace_filter {
 	__u32 pid;		/* 0: any */
 	int cpu;		/* -1: any */

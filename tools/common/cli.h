@@ -1,21 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The perfbuf tool's subcommands: each returns the process exit status. */
-#ifndef PERFBUF_COMMANDS_H
-#define PERFBUF_COMMANDS_H
+/* What every command of the tool shares (cli.c): numbers and options,
+ * privileges and fds checked up front, output files, error words. */
+#ifndef PERFBUF_COMMON_CLI_H
+#define PERFBUF_COMMON_CLI_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "perfbuf.h"
-
-int cmd_trace(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_stress(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_nats_tail(int argc, char **argv);
 
 /* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
@@ -59,10 +51,6 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 /* strerror(), and libbpf's own codes (4000..) by name, not "Unknown
  * error 4001"; @err of either sign. */
 const char *cli_strerror(int err);
-
-/* trace/probe.c: tracefs where libbpf wants it (mounted if it is
- * nowhere; trace and demo attach through it); 0 or -errno, said. */
-int tracefs_ensure(const char *prog);
 
 /* Before anything opens a file: fds 0-2 that are closed get /dev/null,
  * so no BPF object or output file takes their number. */

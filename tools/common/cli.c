@@ -16,7 +16,7 @@
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "cli.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
