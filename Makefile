@@ -24,7 +24,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 CFLAGS ?= -O2 -g
 PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
-LDLIBS += -lbpf -lelf -lz -lpthread -lm
+LDLIBS += -lbpf -ldw -lelf -lz -lpthread -lm
 # the NATS client (tools/nats/: trace --nats, nats-tail): perfbuf only
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
 # the tools' own: libdeflate computes the capture files' CRC-32
@@ -183,6 +183,15 @@ $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
 
+# The tests of `perfbuf run`: BPF objects of their own (tests/bpf/), as a
+# person builds theirs: clang -g, <perfbuf/bpf.h> from include/
+TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
+all: $(TEST_BPF_OBJS)
+$(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Itests/bpf -c $< -o $@
+
 # Known call paths for the tests of `perfbuf profile`: frame pointers in
 # every function, leaves too (gcc 12 ignores -mno-omit-leaf-frame-pointer)
 all: $(OUTPUT)/tests/profile_target
@@ -297,12 +306,12 @@ FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.
 
 $(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 
 $(OUTPUT)/fuzz_capture: fuzz/fuzz_capture.c tools/record/reader.c tools/record/stream.c \
 		       tools/record/crc.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -lelf -lz -ldeflate
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz -ldeflate
 
 $(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

@@ -18,6 +18,11 @@
  *                          (perfbuf_sample_parser__*), and sampling events per
  *                          CPU or task, with rings or a BPF program
  *                          (perfbuf_sampler__*)
+ *  - perfbuf/type.h        the C type of a BPF program's records, from BTF,
+ *                          DWARF or a header, and records decoded by it
+ *                          (perfbuf_type__*)
+ *  - perfbuf/object.h      a person's own BPF object: open, set its
+ *                          globals, load, auto-attach (perfbuf_object__*)
  * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;
  * perfbuf/version.h: the version. This header includes them all.
  */
@@ -30,5 +35,7 @@
 #include "perfbuf/ring.h"
 #include "perfbuf/collector.h"
 #include "perfbuf/sample.h"
+#include "perfbuf/type.h"
+#include "perfbuf/object.h"
 
 #endif /* PERFBUF_H */

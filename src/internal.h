@@ -73,6 +73,11 @@ struct perfbuf_iter ring_iter(struct perfbuf_ring *r, __u64 tail, __u64 head);
 int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
 	       perfbuf_record_fn fn, void *ctx, bool *more);
 
+/* object_set.c: --set NAME=VALUE's VALUE by BTF type @type into @dst */
+struct btf;
+int object_set_value(const struct btf *btf, __u32 type, const char *name,
+		     const char *val, void *dst);
+
 static inline void *err_ptr(int err)
 {
 	errno = err < 0 ? -err : err;

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libperfbuf: a person's own BPF object, run as `perfbuf run` runs it:
+ * opened, its `const volatile` globals set by name (checked against the
+ * BTF of .rodata), loaded, every program libbpf can auto-attach from its
+ * SEC name attached, and its maps and the type of their records at hand.
+ * Handles and plain C types only (Python's ctypes calls it as C does).
+ * Problems are said at PERFBUF_WARN (perfbuf_set_print()), a line each.
+ */
+#ifndef PERFBUF_OBJECT_H
+#define PERFBUF_OBJECT_H
+
+#include "common.h"
+#include "type.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfbuf_object;
+struct bpf_object;
+
+/**
+ * @brief Open BPF object file @path (not loaded yet).
+ * @return the object, or NULL with errno (ENOEXEC: not an ELF object;
+ *         libbpf's error otherwise)
+ */
+PERFBUF_API struct perfbuf_object *perfbuf_object__open(const char *path);
+
+/**
+ * @brief Set `const volatile` global NAME from "NAME=VALUE", before the
+ *        load: integers (decimal, 0x hex, negative for signed types),
+ *        bools (true/false/1/0), enums (a value's name or number), char
+ *        arrays (the string, NUL-padded).
+ * @return 0, -ENOENT (no such variable in .rodata), -EINVAL (no '=', a
+ *         bad value), -ERANGE (does not fit), -EBUSY (already loaded)
+ */
+PERFBUF_API int perfbuf_object__set(struct perfbuf_object *obj,
+				    const char *assignment);
+
+/** @brief Load the programs and create the maps. 0 or a negative errno
+ *  (the verifier's log at PERFBUF_DEBUG). */
+PERFBUF_API int perfbuf_object__load(struct perfbuf_object *obj);
+
+/**
+ * @brief Attach every program that libbpf can auto-attach from its SEC
+ *        name; each failure said (program, section, reason).
+ * @return programs attached (>= 0), or -ENOENT when there were programs
+ *         and none could be attached
+ */
+PERFBUF_API int perfbuf_object__attach(struct perfbuf_object *obj);
+
+/** @brief Programs in the object. */
+PERFBUF_API int perfbuf_object__prog_cnt(const struct perfbuf_object *obj);
+/** @brief Program @i's name, or NULL. */
+PERFBUF_API const char *perfbuf_object__prog_name(const struct perfbuf_object *obj,
+						  int i);
+/** @brief Program @i's attach result: 1 attached, 0 not tried (no
+ *  auto-attach for its section), a negative errno when it failed. */
+PERFBUF_API int perfbuf_object__prog_status(const struct perfbuf_object *obj,
+					    int i);
+
+/** @brief Maps in the object (.rodata and the like included). */
+PERFBUF_API int perfbuf_object__map_cnt(const struct perfbuf_object *obj);
+/** @brief Map @i's name, or NULL. */
+PERFBUF_API const char *perfbuf_object__map_name(const struct perfbuf_object *obj,
+						 int i);
+/** @brief Map @i's type (BPF_MAP_TYPE_*), or -EINVAL. */
+PERFBUF_API int perfbuf_object__map_type(const struct perfbuf_object *obj,
+					 int i);
+/** @brief The fd of map @name (loaded objects), or -ENOENT. */
+PERFBUF_API int perfbuf_object__map_fd(const struct perfbuf_object *obj,
+				       const char *name);
+
+/**
+ * @brief The type of map @map's records (perfbuf_type__from_file() on the
+ *        object's file). The caller frees it.
+ */
+PERFBUF_API struct perfbuf_type *
+perfbuf_object__type(const struct perfbuf_object *obj, const char *map,
+		     const char *name);
+
+/** @brief libbpf's object, for what this API does not cover. */
+PERFBUF_API struct bpf_object *perfbuf_object__bpf(const struct perfbuf_object *obj);
+
+/** @brief Detach, unload and free. NULL is a no-op. */
+PERFBUF_API void perfbuf_object__free(struct perfbuf_object *obj);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFBUF_OBJECT_H */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A person's own BPF object (perfbuf/object.h): open, --set its .rodata
+ * globals by their BTF, load, auto-attach every program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "perfbuf/object.h"
+
+struct perfbuf_object {
+	struct bpf_object *obj;
+	char *path;
+	struct bpf_link **links;	/* per program, NULL when not attached */
+	int *status;			/* per program: perfbuf_object__prog_status() */
+	int nprogs;
+	bool loaded;
+};
+
+struct perfbuf_object *perfbuf_object__open(const char *path)
+{
+	struct perfbuf_object *o;
+	struct bpf_program *p;
+	char magic[4] = {};
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot read '%s': %s\n", path, strerror(errno));
+		return err_ptr(err);
+	}
+	err = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4) ? 0 : -ENOEXEC;
+	close(fd);
+	if (err) {
+		pr_warn("'%s' is not an ELF object: give a BPF object built by clang -target bpf\n",
+			path);
+		return err_ptr(err);
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->path = strdup(path)))
+		goto nomem;
+	o->obj = bpf_object__open_file(path, NULL);
+	if (!o->obj) {
+		err = -errno;
+		pr_warn("'%s' is not a BPF object libbpf can open: %s\n", path,
+			strerror(errno));
+		perfbuf_object__free(o);
+		return err_ptr(err);
+	}
+	bpf_object__for_each_program(p, o->obj)
+		o->nprogs++;
+	o->links = calloc(o->nprogs + 1, sizeof(*o->links));
+	o->status = calloc(o->nprogs + 1, sizeof(*o->status));
+	if (o->links && o->status)
+		return o;
+nomem:
+	perfbuf_object__free(o);
+	return err_ptr(-ENOMEM);
+}
+
+void perfbuf_object__free(struct perfbuf_object *o)
+{
+	if (!o)
+		return;
+	for (int i = 0; o->links && i < o->nprogs; i++)
+		bpf_link__destroy(o->links[i]);
+	bpf_object__close(o->obj);
+	free(o->links);
+	free(o->status);
+	free(o->path);
+	free(o);
+}
+
+static struct bpf_map *rodata_map(const struct perfbuf_object *o)
+{
+	struct bpf_map *m;
+	size_t n;
+
+	bpf_object__for_each_map(m, o->obj) {
+		const char *name = bpf_map__name(m);
+
+		n = strlen(name);
+		if (bpf_map__is_internal(m) && n >= 7 && !strcmp(name + n - 7, ".rodata"))
+			return m;
+	}
+	return NULL;
+}
+
+/* Variable @name of .rodata in the object's BTF: its type id, offset */
+static int rodata_var(const struct btf *btf, const char *name, __u32 *type,
+		      __u32 *off)
+{
+	int id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	const struct btf_type *ds = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_var_secinfo *v = ds ? btf_var_secinfos(ds) : NULL;
+
+	for (int i = 0; ds && i < btf_vlen(ds); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+
+		if (!strcmp(btf__name_by_offset(btf, var->name_off), name)) {
+			*type = var->type;
+			*off = v->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+
+int perfbuf_object__set(struct perfbuf_object *o, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	struct btf *btf = bpf_object__btf(o->obj);
+	struct bpf_map *m = rodata_map(o);
+	char name[128];
+	__u32 type, off;
+	size_t sz;
+	char *data;
+	int err;
+
+	if (o->loaded)
+		return -EBUSY;
+	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof(name)) {
+		pr_warn("--set '%s': give NAME=VALUE\n", assignment);
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - assignment), assignment);
+	if (!btf || !m || rodata_var(btf, name, &type, &off)) {
+		pr_warn("--set %s: '%s' has no const volatile variable '%s' in .rodata\n",
+			name, o->path, name);
+		return -ENOENT;
+	}
+	data = (char *)bpf_map__initial_value(m, &sz);
+	if (!data || off + (size_t)btf__resolve_size(btf, type) > sz)
+		return -ENOENT;
+	err = object_set_value(btf, type, name, eq + 1, data + off);
+	return err;
+}
+
+int perfbuf_object__load(struct perfbuf_object *o)
+{
+	int err = bpf_object__load(o->obj);
+
+	if (err) {
+		pr_warn("loading '%s' failed: %s%s\n", o->path, strerror(-err),
+			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" :
+			"; the verifier's log is shown with -v");
+		return err;
+	}
+	o->loaded = true;
+	return 0;
+}
+
+int perfbuf_object__attach(struct perfbuf_object *o)
+{
+	struct bpf_program *p;
+	int i = 0, ok = 0, tried = 0;
+
+	bpf_object__for_each_program(p, o->obj) {
+		struct bpf_link *l;
+
+		if (i >= o->nprogs)
+			break;
+		if (!bpf_program__autoload(p) || o->links[i]) {
+			ok += !!o->links[i++];
+			continue;
+		}
+		l = bpf_program__attach(p);
+		if (l) {
+			o->links[i] = l;
+			o->status[i++] = 1;
+			ok++;
+			tried++;
+			continue;
+		}
+		o->status[i] = -errno;
+		if (errno == EOPNOTSUPP || errno == ESRCH) {
+			o->status[i++] = 0;
+			pr_warn("program %s (SEC(\"%s\")): not attached: libbpf cannot attach this section by its name\n",
+				bpf_program__name(p), bpf_program__section_name(p));
+			continue;
+		}
+		tried++;
+		pr_warn("program %s (SEC(\"%s\")): not attached: %s\n", bpf_program__name(p),
+			bpf_program__section_name(p), strerror(-o->status[i++]));
+	}
+	return !ok && tried ? -ENOENT : ok;
+}
+
+int perfbuf_object__prog_cnt(const struct perfbuf_object *o)
+{
+	return o->nprogs;
+}
+
+static struct bpf_program *prog_at(const struct perfbuf_object *o, int i)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, o->obj)
+		if (!i--)
+			return p;
+	return NULL;
+}
+
+const char *perfbuf_object__prog_name(const struct perfbuf_object *o, int i)
+{
+	struct bpf_program *p = i >= 0 ? prog_at(o, i) : NULL;
+
+	return p ? bpf_program__name(p) : NULL;
+}
+
+int perfbuf_object__prog_status(const struct perfbuf_object *o, int i)
+{
+	return i >= 0 && i < o->nprogs ? o->status[i] : -EINVAL;
+}
+
+static struct bpf_map *map_at(const struct perfbuf_object *o, int i)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, o->obj)
+		if (!i--)
+			return m;
+	return NULL;
+}
+
+int perfbuf_object__map_cnt(const struct perfbuf_object *o)
+{
+	struct bpf_map *m;
+	int n = 0;
+
+	bpf_object__for_each_map(m, o->obj)
+		n++;
+	return n;
+}
+
+const char *perfbuf_object__map_name(const struct perfbuf_object *o, int i)
+{
+	struct bpf_map *m = i >= 0 ? map_at(o, i) : NULL;
+
+	return m ? bpf_map__name(m) : NULL;
+}
+
+int perfbuf_object__map_type(const struct perfbuf_object *o, int i)
+{
+	struct bpf_map *m = i >= 0 ? map_at(o, i) : NULL;
+
+	return m ? (int)bpf_map__type(m) : -EINVAL;
+}
+
+int perfbuf_object__map_fd(const struct perfbuf_object *o, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(o->obj, name);
+	int fd = m ? bpf_map__fd(m) : -ENOENT;
+
+	return fd < 0 ? -ENOENT : fd;
+}
+
+struct perfbuf_type *perfbuf_object__type(const struct perfbuf_object *o,
+					  const char *map, const char *name)
+{
+	return perfbuf_type__from_file(o->path, map, name);
+}
+
+struct bpf_object *perfbuf_object__bpf(const struct perfbuf_object *o)
+{
+	return o->obj;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A record's bytes as JSON, by its type table (perfbuf_type__json()).
+ * snprintf's contract: the length is the whole text's, what fits is
+ * written, always NUL-terminated when @bufsz > 0.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "type_priv.h"
+
+struct jout {
+	char *buf;
+	size_t sz, len;
+};
+
+static void put(struct jout *o, const char *s, size_t n)
+{
+	if (o->len < o->sz) {
+		size_t room = o->sz - o->len - 1;
+
+		memcpy(o->buf + o->len, s, n < room ? n : room);
+		o->buf[o->len + (n < room ? n : room)] = 0;
+	}
+	o->len += n;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void putf(struct jout *o, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	put(o, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Length of the valid UTF-8 sequence at @s (< @n bytes left), 0: none */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = *s >= 0xf0 && *s <= 0xf4 ? 4 : *s >= 0xe0 ? 3 :
+		     *s >= 0xc2 && *s < 0xe0 ? 2 : 0;
+
+	if (*s >= 0xf5 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((len == 3 && *s == 0xe0 && s[1] < 0xa0) ||
+	    (len == 3 && *s == 0xed && s[1] >= 0xa0) ||
+	    (len == 4 && *s == 0xf0 && s[1] < 0x90) ||
+	    (len == 4 && *s == 0xf4 && s[1] >= 0x90))
+		return 0;	/* overlong, surrogate, past U+10FFFF */
+	return len;
+}
+
+/* A JSON string of @n bytes; a byte that is not UTF-8 as \u00XX */
+static void put_str(struct jout *o, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	put(o, "\"", 1);
+	for (size_t i = 0; i < n;) {
+		size_t u = p[i] >= 0x80 ? utf8_len(p + i, n - i) : 0;
+
+		if (u) {
+			put(o, s + i, u);
+			i += u;
+			continue;
+		}
+		if (p[i] == '"' || p[i] == '\\') {
+			char esc[2] = { '\\', (char)p[i] };
+
+			put(o, esc, 2);
+		} else if (p[i] < 0x20 || p[i] >= 0x7f) {
+			putf(o, "\\u%04x", p[i]);
+		} else {
+			put(o, s + i, 1);
+		}
+		i++;
+	}
+	put(o, "\"", 1);
+}
+
+static void json_field(const struct perfbuf_type *t, int idx, const char *p,
+		       size_t sz, struct jout *o);
+
+/* A struct's or union's members present in @sz bytes; an anonymous
+ * struct or union's members as the parent's (C's view of them) */
+static void json_members(const struct perfbuf_type *t, int idx, const char *p,
+			 size_t sz, struct jout *o, bool *first)
+{
+	const struct perfbuf_field *f = &t->f[idx];
+
+	for (int i = 0; i < f->nchildren; i++) {
+		int c = f->first_child + i;
+		const struct perfbuf_field *m = &t->f[c];
+		bool tail = m->kind == PERFBUF_FIELD_ARRAY ||
+			    m->kind == PERFBUF_FIELD_STRING;
+
+		if (m->offset > sz || (!tail && m->offset + (size_t)m->size > sz))
+			continue;	/* past a short record's end */
+		if (!*m->name && (m->kind == PERFBUF_FIELD_STRUCT ||
+				  m->kind == PERFBUF_FIELD_UNION)) {
+			json_members(t, c, p + m->offset, sz - m->offset, o, first);
+			continue;
+		}
+		if (!*first)
+			put(o, ",", 1);
+		*first = false;
+		put_str(o, m->name, strlen(m->name));
+		put(o, ":", 1);
+		json_field(t, c, p + m->offset, sz - m->offset, o);
+	}
+}
+
+static void json_array(const struct perfbuf_type *t, int idx, const char *p,
+		       size_t sz, struct jout *o)
+{
+	const struct perfbuf_field *f = &t->f[idx];
+	const struct perfbuf_field *e = &t->f[f->first_child];
+	size_t esz = e->size, n = f->nelem;
+
+	if (!esz || !n || n * esz > sz)	/* flexible or cut: what is there */
+		n = esz ? sz / esz : 0;
+	put(o, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			put(o, ",", 1);
+		json_field(t, f->first_child, p + i * esz, esz, o);
+	}
+	put(o, "]", 1);
+}
+
+static void json_scalar(const struct perfbuf_type *t, int idx, const char *p,
+			size_t sz, struct jout *o)
+{
+	const struct perfbuf_field *f = &t->f[idx];
+	const char *name;
+	__u64 v;
+
+	/* @p is the field's start: read it as a member at offset 0 */
+	struct perfbuf_field one = *f;
+	struct perfbuf_type view = { .f = &one, .efirst = t->efirst, .n = 1 };
+
+	one.offset = 0;
+	if (perfbuf_type__read_int(&view, 0, p, sz, &v)) {
+		put(o, "null", 4);
+		return;
+	}
+	switch (f->kind) {
+	case PERFBUF_FIELD_BOOL:
+		put(o, v ? "true" : "false", v ? 4 : 5);
+		break;
+	case PERFBUF_FIELD_PTR:
+		putf(o, "\"0x%llx\"", (unsigned long long)v);
+		break;
+	case PERFBUF_FIELD_ENUM:
+		name = perfbuf_type__enum_name(t, idx, (__s64)v);
+		if (name) {
+			put_str(o, name, strlen(name));
+			break;
+		}
+		/* a value with no name: as a number */
+		/* fall through */
+	default:
+		if (f->is_signed)
+			putf(o, "%lld", (long long)v);
+		else
+			putf(o, "%llu", (unsigned long long)v);
+	}
+}
+
+static void json_field(const struct perfbuf_type *t, int idx, const char *p,
+		       size_t sz, struct jout *o)
+{
+	const struct perfbuf_field *f = &t->f[idx];
+	size_t n = f->size && f->size < sz ? f->size : sz;
+	bool first = true;
+
+	switch (f->kind) {
+	case PERFBUF_FIELD_STRING:
+		put_str(o, p, strnlen(p, f->nelem ? n : sz));
+		return;
+	case PERFBUF_FIELD_ARRAY:
+		json_array(t, idx, p, f->nelem ? n : sz, o);
+		return;
+	case PERFBUF_FIELD_STRUCT:
+	case PERFBUF_FIELD_UNION:
+		put(o, "{", 1);
+		json_members(t, idx, p, n, o, &first);
+		put(o, "}", 1);
+		return;
+	case PERFBUF_FIELD_FLOAT:
+		if (f->size == 4 && sz >= 4) {
+			float v;
+
+			memcpy(&v, p, 4);
+			putf(o, v == v && v - v == 0 ? "%.9g" : "\"%g\"", v);
+		} else if (f->size == 8 && sz >= 8) {
+			double v;
+
+			memcpy(&v, p, 8);
+			putf(o, v == v && v - v == 0 ? "%.17g" : "\"%g\"", v);
+		} else {
+			put(o, "null", 4);
+		}
+		return;
+	case PERFBUF_FIELD_INT:
+		if (f->size > 8)
+			break;	/* __int128: hex bytes */
+		/* fall through */
+	case PERFBUF_FIELD_BOOL:
+	case PERFBUF_FIELD_ENUM:
+	case PERFBUF_FIELD_PTR:
+		json_scalar(t, idx, p, sz, o);
+		return;
+	}
+	put(o, "\"", 1);
+	for (size_t i = 0; i < n; i++)
+		putf(o, "%02x", (unsigned char)p[i]);
+	put(o, "\"", 1);
+}
+
+size_t perfbuf_type__json(const struct perfbuf_type *t, int idx,
+			  const void *data, size_t sz, char *buf, size_t bufsz)
+{
+	struct jout o = { .buf = buf, .sz = bufsz };
+
+	if (bufsz)
+		buf[0] = 0;
+	if (!t || idx < 0 || idx >= t->n)
+		return 0;
+	json_field(t, idx, data, sz, &o);
+	return o.len;
+}

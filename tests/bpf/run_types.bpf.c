@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A perf event array of struct run_event, named by the marker; --set
+ * target_pid (the test's), tag (copied into each record). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <perfbuf/bpf.h>
+#include "run_test.h"
+
+const volatile __u32 target_pid = 0;
+const volatile char tag[8] = "none";
+const volatile bool mark = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+PERFBUF_EVENT(events, struct run_event);
+
+SEC("tracepoint/syscalls/sys_enter_write")
+int run_write(struct trace_event_raw_sys_enter *ctx)
+{
+	struct run_event e;
+
+	if ((int)ctx->args[0] != -1 || ctx->args[2] != sizeof(e) ||
+	    bpf_get_current_pid_tgid() >> 32 != target_pid)
+		return 0;
+	if (bpf_probe_read_user(&e, sizeof(e), (void *)ctx->args[1]))
+		return 0;
+	for (int i = 0; i < 8; i++)
+		e.tag[i] = tag[i];
+	if (mark)
+		e.ok = true;
+	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
