@@ -24,6 +24,8 @@ group() {
 	perfbuf_callchain__*) echo perfbuf_sample_parser__new ;;
 	perfbuf_sampler__*) echo perfbuf_sampler__new ;;
 	perfbuf_event__*) echo perfbuf_event__open ;;
+	perfbuf_type__*) echo perfbuf_type__from_file ;;
+	perfbuf_object__*) echo perfbuf_object__open ;;
 	perfbuf_set_print | perfbuf_now_ns | perfbuf_cpus__* | \
 	perfbuf_version | perfbuf_*_version)
 		echo perfbuf_set_print ;;

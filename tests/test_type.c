@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The record type finder and decoder (perfbuf/type.h) and the object
+ * loader's --set (perfbuf/object.h), on the BPF objects of tests/bpf/
+ * (built next to this binary, in bpf/): each record kind decoded to the
+ * JSON expected of the values written, every place a type is found in,
+ * hostile text and input.
+ */
+#include <limits.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "bpf/run_test.h"
+
+static char objdir[PATH_MAX];
+
+static const char *obj(const char *name)
+{
+	static char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/bpf/%s.bpf.o", objdir, name);
+	return path;
+}
+
+static char json[4096];
+
+static const char *to_json(const struct perfbuf_type *t, const void *rec, size_t sz)
+{
+	int n = perfbuf_type__fit(t, sz);
+
+	if (n < 0)
+		return "(does not fit)";
+	perfbuf_type__json(t, 0, rec, n, json, sizeof(json));
+	return json;
+}
+
+TEST(marker_every_kind)
+{
+	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), "events", NULL);
+	struct run_event e = {
+		.s8 = -8, .u8 = 200, .s16 = -16000, .u16 = 65000, .s32 = -2000000000,
+		.u32 = 4000000000u, .s64 = -9000000000000000000LL,
+		.u64 = 18000000000000000000ULL, .state = RUN_GONE, .ok = true,
+		.comm = "perfbuf", .inner = { .port = 443, .level = -3, .flags = { 1, 2, 3 } },
+		.addr = { .v4 = 0x0100007f }, .counts = { -1, 0, 1, 2147483647 },
+		.ptr = (void *)0xffff888012345678ULL, .bits_lo = 5, .bits_hi = 17,
+		.tag = "abcdefg",
+	};
+	const char *want = "{\"s8\":-8,\"u8\":200,\"s16\":-16000,\"u16\":65000,"
+		"\"s32\":-2000000000,\"u32\":4000000000,\"s64\":-9000000000000000000,"
+		"\"u64\":18000000000000000000,\"state\":\"RUN_GONE\",\"ok\":true,"
+		"\"comm\":\"perfbuf\",\"inner\":{\"port\":443,\"level\":-3,\"flags\":[1,2,3]},"
+		"\"addr\":{\"v4\":16777343,\"v6\":[127,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0]},"
+		"\"counts\":[-1,0,1,2147483647],\"ptr\":\"0xffff888012345678\","
+		"\"bits_lo\":5,\"bits_hi\":17,\"tag\":\"abcdefg\"}";
+
+	if (!ASSERT_OK_PTR(t, "from_file"))
+		return;
+	ASSERT_TRUE(!strcmp(perfbuf_type__source(t), "marker"), "source");
+	ASSERT_EQ(perfbuf_type__size(t), sizeof(e), "size");
+	ASSERT_TRUE(!strcmp(to_json(t, &e, sizeof(e)), want), "json");
+	if (strcmp(json, want))
+		fprintf(stderr, "  got  %s\n  want %s\n", json, want);
+	/* perf pads a record by up to 7 bytes; more is the wrong size */
+	ASSERT_EQ(perfbuf_type__fit(t, sizeof(e) + 4), sizeof(e), "padded");
+	ASSERT_EQ(perfbuf_type__fit(t, sizeof(e) + 8), -EMSGSIZE, "too long");
+	ASSERT_EQ(perfbuf_type__fit(t, sizeof(e) - 1), sizeof(e) - 1, "tag cut");
+	ASSERT_EQ(perfbuf_type__fit(t, offsetof(struct run_event, tag) - 1), -EMSGSIZE, "too short");
+	perfbuf_type__free(t);
+}
+
+TEST(field_table)
+{
+	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), NULL, "run_event");
+	const struct perfbuf_field *root, *f;
+	__s64 v;
+	int inner = -1;
+
+	if (!ASSERT_OK_PTR(t, "by name"))
+		return;
+	root = perfbuf_type__field(t, 0);
+	ASSERT_EQ(root->kind, PERFBUF_FIELD_STRUCT, "root kind");
+	ASSERT_EQ(root->nchildren, 18, "members");
+	for (int i = 0; i < root->nchildren; i++) {
+		f = perfbuf_type__field(t, root->first_child + i);
+		ASSERT_EQ(f->parent, 0, "parent");
+		if (!strcmp(f->name, "inner"))
+			inner = root->first_child + i;
+		if (!strcmp(f->name, "state")) {
+			ASSERT_EQ(f->kind, PERFBUF_FIELD_ENUM, "enum");
+			ASSERT_EQ(f->nenum, 3, "enum values");
+			ASSERT_TRUE(!strcmp(perfbuf_type__enum_at(t, root->first_child + i, 1, &v),
+					    "RUN_BUSY") && v == 5, "enum_at");
+		}
+		if (!strcmp(f->name, "bits_hi"))
+			ASSERT_TRUE(f->bit_size == 5 && f->bit_offset == 3, "bitfield");
+		if (!strcmp(f->name, "comm"))
+			ASSERT_TRUE(f->kind == PERFBUF_FIELD_STRING && f->nelem == 16, "string");
+	}
+	if (ASSERT_GT(inner, 0, "inner")) {
+		f = perfbuf_type__field(t, inner);
+		ASSERT_TRUE(f->kind == PERFBUF_FIELD_STRUCT && f->offset ==
+			    offsetof(struct run_event, inner) && f->nchildren == 3, "nested");
+		f = perfbuf_type__field(t, f->first_child + 2);
+		ASSERT_TRUE(f->kind == PERFBUF_FIELD_ARRAY && f->nelem == 3 &&
+			    f->offset == offsetof(struct run_inner, flags), "array");
+	}
+	ASSERT_TRUE(!perfbuf_type__field(t, perfbuf_type__field_cnt(t)), "past the end");
+	perfbuf_type__free(t);
+}
+
+TEST(dwarf_only)
+{
+	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_dwarf"), "events", NULL);
+	struct { __u32 seq; __s16 delta; char name[12]; __u64 value; } e = {
+		7, -2, "dwarf", 1ULL << 40 };
+
+	if (!ASSERT_OK_PTR(t, "from_file"))
+		return;
+	ASSERT_TRUE(!strcmp(perfbuf_type__source(t), "dwarf"), "source");
+	ASSERT_TRUE(!strcmp(to_json(t, &e, sizeof(e)),
+			    "{\"seq\":7,\"delta\":-2,\"name\":\"dwarf\",\"value\":1099511627776}"),
+		    "json");
+	perfbuf_type__free(t);
+}
+
+TEST(short_tail)
+{
+	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_ringbuf"), "rb", NULL);
+	struct run_tail e = { .seq = 1, .len = 5, .args = "abcde" };
+
+	if (!ASSERT_OK_PTR(t, "from_file"))
+		return;
+	ASSERT_EQ(perfbuf_type__fit(t, 8 + 5), 13, "what is there");
+	ASSERT_TRUE(!strcmp(to_json(t, &e, 8 + 3), "{\"seq\":1,\"len\":5,\"args\":\"abc\"}"),
+		    "cut tail");
+	ASSERT_EQ(perfbuf_type__fit(t, 7), -EMSGSIZE, "shorter than the head");
+	perfbuf_type__free(t);
+}
+
+TEST(header_and_text)
+{
+	struct perfbuf_type *a = perfbuf_type__from_file(obj("run_types"), "events", NULL);
+	struct perfbuf_type *b = perfbuf_type__from_header("tests/bpf/run_test.h", "run_event");
+	struct perfbuf_type *c;
+	static char ta[8192], tb[8192], tc[8192];
+
+	if (!ASSERT_OK_PTR(a, "object") || !ASSERT_OK_PTR(b, "header"))
+		goto out;
+	ASSERT_TRUE(!strcmp(perfbuf_type__source(b), "header"), "source");
+	perfbuf_type__to_text(a, ta, sizeof(ta));
+	perfbuf_type__to_text(b, tb, sizeof(tb));
+	ASSERT_TRUE(!strcmp(ta, tb), "same table");
+	c = perfbuf_type__from_text(ta);
+	if (ASSERT_OK_PTR(c, "from_text")) {
+		perfbuf_type__to_text(c, tc, sizeof(tc));
+		ASSERT_TRUE(!strcmp(ta, tc), "round trip");
+		perfbuf_type__free(c);
+	}
+out:
+	perfbuf_type__free(a);
+	perfbuf_type__free(b);
+}
+
+TEST(hostile)
+{
+	perfbuf_print_fn old = test_capture_warnings();
+	static const char *bad[] = {
+		"",
+		"perfbuf-type 1 x\n",
+		/* a child before its parent: a cycle */
+		"perfbuf-type 1 x\nf 8 0 8 0 0 0 -1 0 1 0 x\n",
+		"perfbuf-type 1 x\nf 8 0 8 0 0 0 -1 1 1 0 x\nf 8 0 8 0 0 0 0 0 1 0 y\n",
+		"perfbuf-type 1 x\nf 99 0 8 0 0 0 -1 -1 0 0 x\n",
+		"perfbuf-type 1 x\nf 8 0 8 0 0 0 -1 1 2 0 x\nf 1 0 4 0 0 0 0 -1 0 0 a\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		ASSERT_TRUE(!perfbuf_type__from_text(bad[i]) && errno == EINVAL, bad[i]);
+	}
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_type__from_file("tests/bpf/run_test.h", NULL, NULL) &&
+		    errno == ENOEXEC, "not ELF");
+	ASSERT_TRUE(strstr(test_warning, "not an ELF object") != NULL, "said");
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_type__from_file(obj("run_nomaps"), NULL, NULL) &&
+		    errno == ENOENT, "no type");
+	ASSERT_TRUE(!perfbuf_type__from_file(obj("run_types"), NULL, "no_such") &&
+		    errno == ENOENT, "no such name");
+	perfbuf_set_print(old);
+}
+
+TEST(object_set)
+{
+	perfbuf_print_fn old = test_capture_warnings();
+	struct perfbuf_object *o = perfbuf_object__open(obj("run_types"));
+
+	if (!ASSERT_OK_PTR(o, "open"))
+		goto out;
+	ASSERT_OK(perfbuf_object__set(o, "target_pid=1234"), "int");
+	ASSERT_OK(perfbuf_object__set(o, "tag=hello"), "chars");
+	ASSERT_OK(perfbuf_object__set(o, "mark=true"), "bool");
+	ASSERT_EQ(perfbuf_object__set(o, "nope=1"), -ENOENT, "unknown name");
+	ASSERT_TRUE(strstr(test_warning, "no const volatile variable 'nope'") != NULL, "said");
+	ASSERT_EQ(perfbuf_object__set(o, "tag=12345678"), -ERANGE, "chars too long");
+	ASSERT_EQ(perfbuf_object__set(o, "target_pid=-1"), -ERANGE, "negative unsigned");
+	ASSERT_EQ(perfbuf_object__set(o, "target_pid=0x100000000"), -ERANGE, "too big");
+	ASSERT_EQ(perfbuf_object__set(o, "target_pid=12x"), -EINVAL, "not a number");
+	ASSERT_EQ(perfbuf_object__set(o, "mark=maybe"), -EINVAL, "not a bool");
+	ASSERT_EQ(perfbuf_object__set(o, "target_pid"), -EINVAL, "no =");
+	ASSERT_EQ(perfbuf_object__map_fd(o, "nope"), -ENOENT, "no map");
+	ASSERT_GE(perfbuf_object__map_cnt(o), 2, "maps");
+	ASSERT_EQ(perfbuf_object__prog_cnt(o), 1, "programs");
+	ASSERT_TRUE(!strcmp(perfbuf_object__prog_name(o, 0), "run_write"), "program name");
+out:
+	perfbuf_object__free(o);
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_object__open("tests/bpf/run_test.h") && errno == ENOEXEC,
+		    "open: not ELF");
+	perfbuf_set_print(old);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct test_case cases[] = {
+		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
+		TEST_ENTRY(dwarf_only), TEST_ENTRY(short_tail),
+		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
+		TEST_ENTRY(object_set),
+	};
+	ssize_t n = readlink("/proc/self/exe", objdir, sizeof(objdir) - 1);
+
+	if (n > 0)
+		objdir[n] = 0;
+	*strrchr(objdir, '/') = 0;
+	return test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
