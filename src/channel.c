@@ -99,7 +99,7 @@ int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg)
 /* The records in the bytes handed over: counted by the ring. */
 static __u64 records_seen(const struct channel *ch)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 
 	perfbuf_ring__stats(ch->ring, &st);
 	return st.samples + st.lost_records + st.other;
@@ -142,10 +142,19 @@ static bool kernel_lost(const struct channel *ch,
 {
 	struct perfbuf_count cnt;
 
-	if (!cfg->lost_fmt || perfbuf_event__read(ch->fd, PERF_FORMAT_LOST, &cnt))
+	if (!cfg->lost_fmt || ch->fd < 0 ||
+	    perfbuf_event__read(ch->fd, PERF_FORMAT_LOST, &cnt))
 		return false;
 	*total = cnt.lost;
 	return true;
+}
+
+__u64 channel_kernel_lost(const struct channel *ch,
+			  const struct channel_cfg *cfg)
+{
+	__u64 total;
+
+	return kernel_lost(ch, cfg, &total) ? total : 0;
 }
 
 int channel_settle(struct channel *ch, const struct channel_cfg *cfg,
@@ -191,24 +200,18 @@ void channel_close(struct channel *ch, const struct channel_cfg *cfg)
 	ch->fd = -1;
 }
 
-void channel_stats_add(const struct channel *ch, const struct channel_cfg *cfg,
-		       struct perfbuf_cpu_stats *out)
+void channel_stats_add(const struct channel *ch, struct perfbuf_cpu_stats *out)
 {
-	struct perfbuf_ring_stats rs;
-	__u64 total;
+	struct perfbuf_ring_stats rs = { .sz = sizeof(rs) };
 
 	perfbuf_ring__stats(ch->ring, &rs);
 	out->samples += rs.samples;
 	out->bytes += rs.sample_bytes;
 	out->lost += rs.lost;
-	if (kernel_lost(ch, cfg, &total))
-		out->lost_kernel += total;
 	out->wakeups += ch->wakeups;
 	out->polls += ch->polls;
 	if (rs.high_water > out->high_water)
 		out->high_water = rs.high_water;
 	out->corrupt += rs.corrupt;
 	out->late += rs.late;
-	out->data_size = perfbuf_ring__data_size(ch->ring);
-	out->avail += perfbuf_ring__avail(ch->ring);
 }

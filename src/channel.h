@@ -57,8 +57,12 @@ void channel_unpublish(struct channel *ch, const struct channel_cfg *cfg);
 /* channel_unpublish(), then unmap and close. */
 void channel_close(struct channel *ch, const struct channel_cfg *cfg);
 
-/* Add @ch's statistics to @out (sums; high_water and data_size: max). */
-void channel_stats_add(const struct channel *ch, const struct channel_cfg *cfg,
-		       struct perfbuf_cpu_stats *out);
+/* Add @ch's counters to @out (sums; high_water: max), without a system
+ * call: not lost_kernel, not avail. */
+void channel_stats_add(const struct channel *ch, struct perfbuf_cpu_stats *out);
+
+/* The kernel's count of @ch's losses (PERF_FORMAT_LOST), 0 without it. */
+__u64 channel_kernel_lost(const struct channel *ch,
+			  const struct channel_cfg *cfg);
 
 #endif

@@ -88,7 +88,7 @@ static void retire(struct perfbuf *pb, struct slot *s, struct channel *ch,
 		drain_channel(pb, ch, SIZE_MAX);
 	settle(pb, ch, time_ns);
 	collector_deliver(pb, &rec);
-	channel_stats_add(ch, &pb->cfg, &s->gone);
+	collector_retire_stats(pb, s, ch);
 	channel_close(ch, &pb->cfg);
 	free(ch);
 	pb->halt |= halt;
@@ -190,16 +190,62 @@ static void drain_round(struct perfbuf *pb)
 		drain_all(pb, pb->budget ?: SIZE_MAX);
 }
 
+/* The counters perfbuf__stats() reports for @s, but for the kernel's
+ * count of the open ring's losses and its fill (read at that call). */
+static void slot_count(const struct perfbuf *pb, const struct slot *s,
+		       struct perfbuf_cpu_stats *st)
+{
+	*st = s->gone;
+	if (s->ch)
+		channel_stats_add(s->ch, st);
+	/* a channel whose CPU went offline, still to be retired */
+	for (size_t i = 0; i < pb->notice_cnt; i++) {
+		const struct channel *ch = pb->notices[i].ch;
+
+		if (pb->notices[i].slot == s && ch) {
+			channel_stats_add(ch, st);
+			st->lost_kernel += channel_kernel_lost(ch, &pb->cfg);
+		}
+	}
+	st->cpu = s->cpu;
+	st->online = s->ch != NULL;
+	st->onlined = s->onlined;
+	st->offlined = s->offlined;
+	st->data_size = (__u64)pb->cfg.page_cnt * (__u64)sysconf(_SC_PAGESIZE);
+}
+
+/* Publish the statistics of every slot (@s NULL) or of @s. */
+static void publish(struct perfbuf *pb, struct slot *s)
+{
+	pthread_mutex_lock(&pb->lock);
+	for (size_t i = 0; i < pb->cnt; i++)
+		if (!s || s == &pb->slots[i])
+			slot_count(pb, &pb->slots[i], &pb->slots[i].pub);
+	pthread_mutex_unlock(&pb->lock);
+}
+
+void collector_retire_stats(struct perfbuf *pb, struct slot *s,
+			    const struct channel *ch)
+{
+	channel_stats_add(ch, &s->gone);
+	s->gone.lost_kernel += channel_kernel_lost(ch, &pb->cfg);
+}
+
+/* Under the lock from start to end: perfbuf__stats() reads cfg's lost_fmt
+ * that opening the event may clear, and s->ch. */
 static void cpu_up(struct perfbuf *pb, struct slot *s)
 {
 	/* before the ring exists: older than every record it will hold */
 	__u64 now = perfbuf_now_ns();
 	struct channel *ch = calloc(1, sizeof(*ch));
-	int err = ch ? channel_open(ch, s->cpu, &pb->cfg) : -ENOMEM;
+	int err;
 
+	pthread_mutex_lock(&pb->lock);
+	err = ch ? channel_open(ch, s->cpu, &pb->cfg) : -ENOMEM;
 	if (!err && pb->merge)
 		err = perfbuf_merge__add(pb->merge, ch->ring);
 	if (err) {
+		pthread_mutex_unlock(&pb->lock);
 		pr_warn("CPU %d came online but its ring could not be set up (%s): its records are not collected\n",
 			s->cpu, strerror(-err));
 		if (ch)
@@ -210,17 +256,24 @@ static void cpu_up(struct perfbuf *pb, struct slot *s)
 	s->ch = ch;
 	s->onlined++;
 	push_notice(pb, (struct notice){ now, PERFBUF_REC_CPU_ONLINE, s, NULL });
+	slot_count(pb, s, &s->pub);
+	pthread_mutex_unlock(&pb->lock);
 }
 
+/* Under the lock: the channel's counters move from s->ch to the notice
+ * in one step for perfbuf__stats(). */
 static void cpu_down(struct perfbuf *pb, struct slot *s)
 {
 	struct channel *ch = s->ch;
 
+	pthread_mutex_lock(&pb->lock);
 	s->ch = NULL;
 	s->offlined++;
 	channel_unpublish(ch, &pb->cfg);
 	push_notice(pb, (struct notice){ perfbuf_now_ns(),
 					 PERFBUF_REC_CPU_OFFLINE, s, ch });
+	slot_count(pb, s, &s->pub);
+	pthread_mutex_unlock(&pb->lock);
 }
 
 static struct slot *find_slot(struct perfbuf *pb, int cpu)
@@ -306,6 +359,7 @@ void collector_begin_call(struct perfbuf *pb)
 
 int collector_result(struct perfbuf *pb, int err)
 {
+	publish(pb, NULL);
 	if (err)
 		return err;
 	return pb->delivered > (__u64)INT32_MAX ? INT32_MAX : (int)pb->delivered;
@@ -696,6 +750,19 @@ static int check_map(int map_fd, __u32 *max_entries)
 	return 0;
 }
 
+static int init_lock(struct perfbuf *pb)
+{
+	pthread_mutexattr_t a;
+	int err = pthread_mutexattr_init(&a);
+
+	if (!err)
+		err = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE) ?:
+		      pthread_mutex_init(&pb->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	pb->lock_init = !err;
+	return err;
+}
+
 struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 			     const struct perfbuf_opts *opts)
 {
@@ -716,6 +783,10 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	overwrite = OPTS_GET(opts, overwrite, false);
 	/* snapshots are merged by time anyway */
 	ordered = OPTS_GET(opts, ordered, false) && !overwrite;
+	if (init_lock(pb)) {
+		free(pb);
+		return err_ptr(-ENOMEM);
+	}
 	pb->fn = fn;
 	pb->ctx = ctx;
 	pb->evfd = pb->hotplug_fd = -1;
@@ -742,6 +813,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	if (err)
 		goto fail;
 	pb->next_drain_ns = perfbuf_now_ns() + pb->period_ns;
+	publish(pb, NULL);
 	return pb;
 fail:
 	pb->drain_on_free = false;
@@ -783,6 +855,8 @@ void perfbuf__free(struct perfbuf *pb)
 	free(pb->notices);
 	free(pb->events);
 	free(pb->slots);
+	if (pb->lock_init)
+		pthread_mutex_destroy(&pb->lock);
 	free(pb);
 }
 
@@ -820,21 +894,20 @@ size_t perfbuf__offline_cnt(const struct perfbuf *pb)
 int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 		   struct perfbuf_cpu_stats *out)
 {
+	/* the lock only: the collector is not changed */
+	struct perfbuf *w = (struct perfbuf *)pb;
+	struct perfbuf_cpu_stats st;
 	const struct slot *s;
 
-	if (idx >= pb->cnt || !out)
+	if (!pb || idx >= pb->cnt || !out)
 		return -EINVAL;
 	s = &pb->slots[idx];
-	*out = s->gone;
-	if (s->ch)
-		channel_stats_add(s->ch, &pb->cfg, out);
-	/* a channel whose CPU went offline, still to be retired */
-	for (size_t i = 0; i < pb->notice_cnt; i++)
-		if (pb->notices[i].slot == s && pb->notices[i].ch)
-			channel_stats_add(pb->notices[i].ch, &pb->cfg, out);
-	out->cpu = s->cpu;
-	out->online = s->ch != NULL;
-	out->onlined = s->onlined;
-	out->offlined = s->offlined;
-	return 0;
+	pthread_mutex_lock(&w->lock);
+	st = s->pub;
+	if (s->ch) {
+		st.lost_kernel += channel_kernel_lost(s->ch, &pb->cfg);
+		st.avail = perfbuf_ring__avail(s->ch->ring);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return OUT_COPY(out, &st);
 }

@@ -4,15 +4,21 @@
 #ifndef PERFBUF_COLLECTOR_PRIV_H
 #define PERFBUF_COLLECTOR_PRIV_H
 
+#include <pthread.h>
 #include <sys/epoll.h>
 
 #include "channel.h"
 
 struct slot {
 	int cpu;
-	struct channel *ch;		/* NULL while the CPU is offline */
+	struct channel *ch;		/* NULL while the CPU is offline;
+					 * changed under pb->lock */
 	struct perfbuf_cpu_stats gone;	/* of the channels it had before */
 	__u64 onlined, offlined;
+	/* what perfbuf__stats() reports, from any thread: the counters as
+	 * of the end of the last call (or the last hotplug change), but
+	 * the live kernel reads; under pb->lock */
+	struct perfbuf_cpu_stats pub;
 };
 
 struct notice {
@@ -23,6 +29,11 @@ struct notice {
 };
 
 struct perfbuf {
+	/* perfbuf__stats() against the polling thread: the slots' pub and
+	 * ch (a channel is closed only after it left its slot). Recursive:
+	 * a callback may ask for the statistics. */
+	pthread_mutex_t lock;
+	bool lock_init;
 	perfbuf_record_fn fn;
 	void *ctx;
 	struct channel_cfg cfg;
@@ -52,7 +63,11 @@ void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec);
 void collector_pop_notice(struct perfbuf *pb);
 /* Reset the per-call counters. */
 void collector_begin_call(struct perfbuf *pb);
-/* A call's return value: @err, or the records delivered. */
+/* A call's return value: @err, or the records delivered; the statistics
+ * published for perfbuf__stats(). */
 int collector_result(struct perfbuf *pb, int err);
+/* A channel that left slot @s is closed: its counters kept in s->gone. */
+void collector_retire_stats(struct perfbuf *pb, struct slot *s,
+			    const struct channel *ch);
 
 #endif

@@ -47,7 +47,7 @@ static void merge_to(struct perfbuf *pb, struct ring_snap *snaps, size_t n,
 static void close_retired(struct perfbuf *pb, struct notice *gone, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		channel_stats_add(gone[i].ch, &pb->cfg, &gone[i].slot->gone);
+		collector_retire_stats(pb, gone[i].slot, gone[i].ch);
 		channel_close(gone[i].ch, &pb->cfg);
 		free(gone[i].ch);
 	}

@@ -28,6 +28,13 @@ bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 #define OPTS_GET(opts, field, fallback) \
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+/* A result struct (size_t sz first, set by the caller) filled from the
+ * library's complete @src of @known_sz bytes: min(sz, known_sz) bytes
+ * written, sz set to that. 0, or -EINVAL when sz < sizeof(size_t). */
+int perfbuf_out_copy(void *dst, const void *src, size_t known_sz);
+#define OUT_COPY(dst, src) \
+	((dst) ? perfbuf_out_copy((dst), (src), sizeof(*(src))) : -EINVAL)
+
 #define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
 #define MAX_RECORD_SZ 0xfff8		/* largest 8-aligned u16 header.size */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Library diagnostics and options-struct validation. */
+/* Library diagnostics. */
 #include <errno.h>
 #include <stdio.h>
 
@@ -35,25 +35,4 @@ void perfbuf_pr(enum perfbuf_print_level level, const char *fmt, ...)
 	fn(level, fmt, ap);
 	va_end(ap);
 	errno = saved;
-}
-
-bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
-			const char *type_name)
-{
-	const char *p = opts;
-	size_t i;
-
-	if (user_sz < sizeof(size_t)) {
-		pr_warn("%s: sz is %zu; set it with PERFBUF_OPTS()\n",
-			type_name, user_sz);
-		return false;
-	}
-	for (i = known_sz; i < user_sz; i++) {
-		if (p[i]) {
-			pr_warn("%s: unknown non-zero field at byte %zu (library too old?)\n",
-				type_name, i);
-			return false;
-		}
-	}
-	return true;
 }

@@ -486,20 +486,24 @@ __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *r, __u64 total)
 	return pending;
 }
 
-void perfbuf_ring__stats(const struct perfbuf_ring *r,
-			 struct perfbuf_ring_stats *out)
+int perfbuf_ring__stats(const struct perfbuf_ring *r,
+			struct perfbuf_ring_stats *out)
 {
-	*out = r->st;
+	return OUT_COPY(out, &r->st);
 }
 
 size_t perfbuf_ring__avail(const struct perfbuf_ring *r)
 {
 	__u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+	__u64 snap;
 
-	if (r->overwrite)	/* head moves down */
-		return (size_t)(r->snap_head - head < r->mask + 1 ?
-				r->snap_head - head : r->mask + 1);
-	return (size_t)(head - r->hdr->data_tail);
+	if (!r->overwrite)
+		return (size_t)(head - __atomic_load_n(&r->hdr->data_tail,
+						       __ATOMIC_RELAXED));
+	/* head moves down; snapshot() moves snap_head, perhaps in another
+	 * thread than this perfbuf__stats() */
+	snap = __atomic_load_n(&r->snap_head, __ATOMIC_RELAXED);
+	return (size_t)(snap - head < r->mask + 1 ? snap - head : r->mask + 1);
 }
 
 size_t perfbuf_ring__data_size(const struct perfbuf_ring *r)

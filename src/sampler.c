@@ -137,7 +137,7 @@ static __u64 event_lost(const struct perfbuf_sampler *s,
 
 static void event_close(struct perfbuf_sampler *s, struct sampler_event *e)
 {
-	struct perfbuf_ring_stats rs;
+	struct perfbuf_ring_stats rs = { .sz = sizeof(rs) };
 
 	if (e->ring) {
 		perfbuf_ring__stats(e->ring, &rs);
@@ -471,22 +471,24 @@ int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,
 	return ret;
 }
 
-void perfbuf_sampler__stats(const struct perfbuf_sampler *s,
-			    struct perfbuf_sampler_stats *out)
+int perfbuf_sampler__stats(const struct perfbuf_sampler *s,
+			   struct perfbuf_sampler_stats *out)
 {
-	memset(out, 0, sizeof(*out));
+	struct perfbuf_sampler_stats sum = { .sz = sizeof(sum) };
+
 	for (size_t i = 0; i < s->cnt; i++) {
 		const struct sampler_event *e = s->ev[i];
-		struct perfbuf_ring_stats rs = {};
+		struct perfbuf_ring_stats rs = { .sz = sizeof(rs) };
 
 		if (e->ring)
 			perfbuf_ring__stats(e->ring, &rs);
-		out->samples += e->st.samples;
-		out->lost += e->st.lost + event_lost(s, e);
-		out->throttled += e->st.throttled;
-		out->unthrottled += e->st.unthrottled;
-		out->other += e->st.other;
-		out->bad += e->st.bad;
-		out->corrupt += e->st.corrupt + rs.corrupt;
+		sum.samples += e->st.samples;
+		sum.lost += e->st.lost + event_lost(s, e);
+		sum.throttled += e->st.throttled;
+		sum.unthrottled += e->st.unthrottled;
+		sum.other += e->st.other;
+		sum.bad += e->st.bad;
+		sum.corrupt += e->st.corrupt + rs.corrupt;
 	}
+	return OUT_COPY(out, &sum);
 }

@@ -115,7 +115,7 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s)
 		full = true;
 		len = size - (head - again) < len ? size - (head - again) : len;
 	}
-	r->snap_head = head;
+	__atomic_store_n(&r->snap_head, head, __ATOMIC_RELAXED);
 	s->ring = r;
 	s->view = *r;		/* the layout; its data is the copy */
 	s->view.hdr = NULL;

@@ -131,7 +131,7 @@ TEST(overflow_accounting)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
 	struct seen s = {};
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct emit_stats st;
 	struct fixture f;
 	int cpu;
@@ -261,7 +261,7 @@ cleanup:
 /* Getters with an index past the rings: -EINVAL, or NULL with errno. */
 TEST(bad_ring_index)
 {
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
 	size_t n;
 
@@ -505,7 +505,7 @@ TEST(latency_bound_drains)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 5);
 	struct seen s = {};
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
 	int got = 0, cpu;
 
@@ -531,7 +531,7 @@ TEST(wakeup_events_mode)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 1, .latency_ms = -1);
 	struct seen s = {};
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
 	int cpu, r;
 
@@ -579,7 +579,7 @@ static int stop_ebadmsg(void *ctx, const struct perfbuf_record *rec)
  * error and not corruption, and it is never returned. */
 TEST(stop_value_ebadmsg)
 {
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f = {};
 	int n = 0, cpu;
 
@@ -619,7 +619,7 @@ TEST(drain_ignores_budget)
 		  "more than one budget per ring");
 	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++) {
 		int cpu = perfbuf__ring_cpu(f.pb, i);
-		struct perfbuf_cpu_stats cs;
+		struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 		struct emit_stats es;
 
 		ASSERT_OK(emit_stats_cpu(f.skel, cpu, &es), "emit stats");

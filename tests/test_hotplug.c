@@ -514,7 +514,7 @@ static __u64 check_accounting(struct perfbuf *pb, struct emit *skel,
 	__u64 eopnotsupp = 0;
 
 	for (int c = 0; c < NCPU; c++) {
-		struct perfbuf_cpu_stats cs;
+		struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 		struct emit_stats st;
 		__u64 refused;
 
@@ -570,7 +570,7 @@ static void check_order(struct seen *s)
 /* CPU1's slot after its k-th offline (@online false) or online. */
 static void check_slot(struct perfbuf *pb, bool online, __u64 k, bool ordered)
 {
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 
 	if (!ASSERT_OK(perfbuf__stats(pb, HP_CPU, &cs), "perfbuf__stats"))
 		return;
@@ -684,7 +684,7 @@ static bool cycle(struct fixture *f, enum how how, __u64 k)
 /* Stop the producer, drain, check everything. */
 static void finish(struct fixture *f, __u64 cycles)
 {
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	__u64 eopnotsupp;
 
 	prod_stop(&f->prod);
@@ -803,7 +803,7 @@ cleanup:
 TEST(ordered_across_hotplug)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 16, .ordered = true);
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
 	__u64 late = 0;
 
@@ -840,7 +840,7 @@ cleanup:
 TEST(no_hotplug_opt)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .no_hotplug = true, .timestamps = true);
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct emit_stats st, st2;
 	struct fixture f;
 	struct seen *s = &f.s;
@@ -1039,6 +1039,83 @@ out:
 	cpu1_restore();
 }
 
+/* 9. perfbuf__stats() from another thread while the poller runs and
+ *    CPU1 comes and goes: never a torn or shrinking series (a CPU's
+ *    counters only grow, across its rings), never a freed ring read
+ *    (ASan), and the last read agrees with the poller's own. */
+struct stats_reader {
+	struct perfbuf *pb;
+	int stop;
+	__u64 reads, shrank, bad;
+	__u64 last[NCPU][4];	/* samples, lost_kernel, polls, offlined */
+};
+
+static void *stats_reader_main(void *arg)
+{
+	struct stats_reader *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		for (int c = 0; c < NCPU; c++) {
+			struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+			__u64 now[4];
+
+			if (perfbuf__stats(r->pb, (size_t)c, &cs) ||
+			    cs.cpu != c || cs.sz != sizeof(cs)) {
+				r->bad++;
+				continue;
+			}
+			now[0] = cs.samples;
+			now[1] = cs.lost_kernel;
+			now[2] = cs.polls;
+			now[3] = cs.offlined;
+			for (int k = 0; k < 4; k++) {
+				r->shrank += now[k] < r->last[c][k];
+				r->last[c][k] = now[k];
+			}
+			r->reads++;
+		}
+	}
+	return NULL;
+}
+
+TEST(stats_from_another_thread)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 4);
+	struct stats_reader r = {};
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	struct fixture f;
+	pthread_t t;
+	bool started = false;
+	__u64 k;
+
+	HOTPLUG_NEEDED();
+	if (!fixture_open(&f, &o) || !prod_start(&f.prod, f.skel, true, true))
+		goto cleanup;
+	r.pb = f.pb;
+	started = !pthread_create(&t, NULL, stats_reader_main, &r);
+	if (!ASSERT_TRUE(started, "reader thread"))
+		goto cleanup;
+	for (k = 1; k <= 5; k++)
+		if (!cycle(&f, FROM_MAIN, k))
+			break;
+	finish(&f, k - 1);
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	started = false;
+	ASSERT_GT(r.reads, 1000, "the reader read all along");
+	ASSERT_EQ(r.bad, 0, "every read succeeded");
+	ASSERT_EQ(r.shrank, 0, "no counter ever went back");
+	if (ASSERT_OK(perfbuf__stats(f.pb, HP_CPU, &cs), "stats"))
+		ASSERT_EQ(r.last[HP_CPU][0], cs.samples,
+			  "the reader's last read is the poller's");
+cleanup:
+	if (started) {
+		__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t, NULL);
+	}
+	fixture_close(&f);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(offline_online_while_producing),
 	TEST_ENTRY(twenty_cycles_no_leak),
@@ -1048,4 +1125,5 @@ TEST_MAIN(
 	TEST_ENTRY(stop_during_offline_drain),
 	TEST_ENTRY(flight_recorder_across_hotplug),
 	TEST_ENTRY(sampler_follows_cpu),
+	TEST_ENTRY(stats_from_another_thread),
 )

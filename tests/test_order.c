@@ -164,7 +164,7 @@ out:
 /* A record that shows up after a newer one went out is delivered, late. */
 TEST(merge_forced_late)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct rings r;
 
 	if (!rings_init(&r, 2, 1))
@@ -312,7 +312,7 @@ TEST(time_layouts)
 /* settle_lost(): what the kernel counted beyond the LOST records, once. */
 TEST(settle_lost)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct synth s;
 
 	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
@@ -439,7 +439,7 @@ TEST(ordered_two_cpus)
 	ASSERT_GT(l.switches, 1000, "the CPUs' records interleaved");
 	for (int c = 0; c < 2; c++) {
 		struct emit_stats es;
-		struct perfbuf_cpu_stats cs;
+		struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 
 		ASSERT_OK(emit_stats_cpu(skel, c, &es), "emit stats");
 		ASSERT_OK(perfbuf__stats(pb, (size_t)c, &cs), "stats");

@@ -289,7 +289,7 @@ TEST(ring_over_software_sampler)
 		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
 		.sample_period = 100000, .sample_type = PERF_SAMPLE_TID,
 		.exclude_kernel = true, .disabled = true);
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct perfbuf_ring *r;
 	int fd, fd2, samples = 0;
 

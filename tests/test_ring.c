@@ -90,7 +90,7 @@ TEST(one)
 
 TEST(many_in_order)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	unsigned char p[64];
 	struct synth s;
 	unsigned seq = 0, want = 0;
@@ -137,7 +137,7 @@ out:
 TEST(lost)
 {
 	unsigned char p[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct synth s;
 
 	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
@@ -327,7 +327,7 @@ TEST(budget)
 TEST(full_ring)
 {
 	unsigned char p[56] = {};
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct synth s;
 	size_t n = 0;
 
@@ -351,7 +351,7 @@ TEST(other_records)
 {
 	__u64 body[3] = { 1, 2, 3 };
 	unsigned char p[8] = { 9 };
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct synth s;
 
 	if (!ASSERT_OK(synth_init(&s, 1, SYNTH_PAGE - 16), "synth_init"))
@@ -389,7 +389,7 @@ static void corrupt_case(const char *name, const void *bad, size_t bad_len,
 			 __u64 extra_head)
 {
 	unsigned char p[8] = { 1 };
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct synth s;
 
 	if (!ASSERT_OK(synth_init(&s, 1, 0), name))
@@ -442,7 +442,7 @@ TEST(corrupt_headers)
 TEST(iterator)
 {
 	unsigned char p[40];
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct perfbuf_record rec;
 	struct perfbuf_iter it;
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 4 };
@@ -571,7 +571,7 @@ static void on_spans(void *ctx, int cpu, const struct iovec *iov, int cnt)
 
 TEST(read_spans)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	unsigned char p[100] = { 1, 2, 3 };
 	struct spans sp = {};
 	struct synth s;

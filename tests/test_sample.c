@@ -782,7 +782,7 @@ TEST(sampler_per_task)
 		.mmap = true, .mmap2 = true, .comm = true, .task = true,
 		.sample_id_all = true);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so, .pid = gettid_(), .page_cnt = 8);
-	struct perfbuf_sampler_stats st;
+	struct perfbuf_sampler_stats st = { .sz = sizeof(st) };
 	struct seen w = { .pid = getpid(), .tid = gettid_(), .mapped = "test_sample" };
 	struct perfbuf_sampler *s;
 	void *m;
@@ -983,7 +983,7 @@ TEST(sampler_bpf_program)
 		.sample_period = 1000000, .sample_type = PERF_SAMPLE_TID);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so);
 	int cpus = perfbuf_cpus__online(NULL, 0), map_fd, prog_fd = -1;
-	struct perfbuf_sampler_stats st;
+	struct perfbuf_sampler_stats st = { .sz = sizeof(st) };
 	struct perfbuf_sampler *s;
 	__u32 key = 0;
 	__u64 runs = 0, after = 0, t0;

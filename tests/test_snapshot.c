@@ -195,7 +195,7 @@ TEST(corrupt_headers)
 
 	for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++) {
 		struct perf_event_header *eh;
-		struct perfbuf_ring_stats st;
+		struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 		struct synth s;
 		perfbuf_print_fn old;
 

@@ -178,7 +178,7 @@ int cmd_demo(int argc, char **argv)
 	       (unsigned long long)run.events, "CPU", "SAMPLES", "BYTES", "LOST",
 	       "WAKEUPS", "DRAINS", "HIGHWATER");
 	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
-		struct perfbuf_cpu_stats st;
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 		perfbuf__stats(pb, i, &st);
 		printf("%-4d %10llu %12llu %8llu %8llu %8llu %10llu\n", st.cpu,

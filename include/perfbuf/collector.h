@@ -168,28 +168,40 @@ PERFBUF_API int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx);
 /** @brief Ring slots whose CPU is offline now. */
 PERFBUF_API size_t perfbuf__offline_cnt(const struct perfbuf *pb);
 
-/* Counted over the collector's life, across the rings a CPU had. */
+/*
+ * One CPU's statistics, counted over the collector's life across every
+ * ring the CPU had: a CPU that goes offline keeps its series, and its slot
+ * index, and continues them when it comes back.
+ */
 struct perfbuf_cpu_stats {
+	size_t sz;		/* the caller's sizeof (see common.h) */
 	int cpu;
-	__u64 samples;
-	__u64 bytes;
+	bool online;		/* the CPU has a ring now */
+	__u64 samples;		/* records received */
+	__u64 bytes;		/* their payload bytes */
 	__u64 lost;		/* reported to the callback (records + drain) */
 	__u64 lost_kernel;	/* PERF_FORMAT_LOST total, 0 if unsupported */
 	__u64 wakeups;		/* epoll readiness seen for this ring */
 	__u64 polls;		/* drains of this ring */
 	__u64 high_water;	/* most bytes waiting at a drain */
 	__u64 corrupt;
-	size_t data_size;
-	size_t avail;		/* bytes waiting in the ring now (0 offline) */
 	__u64 late;		/* ordered: records delivered late */
-	bool online;		/* the CPU has a ring now */
 	__u64 onlined;		/* came online after the collector started */
 	__u64 offlined;		/* went offline */
+	__u64 data_size;	/* ring size in bytes */
+	__u64 avail;		/* bytes waiting in the ring now (0 offline) */
 };
 
 /**
- * @brief Statistics of ring @idx; reads the kernel's lost total.
- * @return 0 or -EINVAL
+ * @brief Statistics of ring slot @idx into @out, whose sz the caller set
+ *        (see common.h).
+ *
+ * Safe from any thread, while another polls: the counters are those the
+ * polling thread published at the end of its last call (or at a CPU's
+ * hotplug), read as one consistent set; lost_kernel and avail are read
+ * from the kernel at the call. Every counter only grows, across hotplug
+ * too. Not during or after perfbuf__free().
+ * @return 0, or -EINVAL (bad index, out->sz too small)
  */
 PERFBUF_API int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 			       struct perfbuf_cpu_stats *out);

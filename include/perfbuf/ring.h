@@ -344,6 +344,7 @@ static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 }
 
 struct perfbuf_ring_stats {
+	size_t sz;		/* the caller's sizeof (see common.h) */
 	__u64 samples;		/* SAMPLE records */
 	__u64 sample_bytes;	/* their payload bytes */
 	__u64 lost;		/* losses reported: LOST records (less what
@@ -355,10 +356,13 @@ struct perfbuf_ring_stats {
 	__u64 late;		/* records a merge delivered late */
 };
 
-/** @brief Copy the ring's statistics (counted since perfbuf_ring__new*())
- *         into @out. */
-PERFBUF_API void perfbuf_ring__stats(const struct perfbuf_ring *ring,
-				     struct perfbuf_ring_stats *out);
+/**
+ * @brief Copy the ring's statistics (counted since perfbuf_ring__new*())
+ *        into @out, whose sz the caller set (see common.h).
+ * @return 0, or -EINVAL when out->sz is too small
+ */
+PERFBUF_API int perfbuf_ring__stats(const struct perfbuf_ring *ring,
+				    struct perfbuf_ring_stats *out);
 /** @brief Bytes waiting to be read now (overwrite rings: written since
  *  the last snapshot, at most the ring's size). */
 PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);

@@ -370,6 +370,7 @@ PERFBUF_API int perfbuf_sampler__poll(struct perfbuf_sampler *s,
 				      void *ctx);
 
 struct perfbuf_sampler_stats {
+	size_t sz;		/* the caller's sizeof (see common.h) */
 	__u64 samples;		/* PERF_RECORD_SAMPLE */
 	__u64 lost;		/* records lost: LOST records, and losses
 				 * counted by the kernel (PERF_FORMAT_LOST) */
@@ -381,9 +382,13 @@ struct perfbuf_sampler_stats {
 	__u64 corrupt;		/* ring resynchronisations */
 };
 
-/** @brief The sampler's statistics, summed over its events. */
-PERFBUF_API void perfbuf_sampler__stats(const struct perfbuf_sampler *s,
-					struct perfbuf_sampler_stats *out);
+/**
+ * @brief The sampler's statistics, summed over its events, into @out,
+ *        whose sz the caller set (see common.h).
+ * @return 0, or -EINVAL when out->sz is too small
+ */
+PERFBUF_API int perfbuf_sampler__stats(const struct perfbuf_sampler *s,
+				       struct perfbuf_sampler_stats *out);
 
 #ifdef __cplusplus
 }

@@ -179,7 +179,7 @@ static int bpf_stop(struct prof_run *run, void *state)
 	int err = 0;
 
 	if (st->clock) {
-		struct perfbuf_sampler_stats ss;
+		struct perfbuf_sampler_stats ss = { .sz = sizeof(ss) };
 
 		perfbuf_sampler__disable(st->clock);
 		perfbuf__quiesce(st->pb);
@@ -188,7 +188,7 @@ static int bpf_stop(struct prof_run *run, void *state)
 		perfbuf_sampler__stats(st->clock, &ss);
 		run->counts.throttled += ss.throttled;
 		for (size_t i = 0; i < perfbuf__ring_cnt(st->pb); i++) {
-			struct perfbuf_cpu_stats cs;
+			struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 
 			if (!perfbuf__stats(st->pb, i, &cs))
 				run->counts.lost += cs.lost;

@@ -87,7 +87,7 @@ static int perf_poll(struct prof_run *run, void *state, int timeout_ms)
 static int perf_stop(struct prof_run *run, void *state)
 {
 	struct perf_state *st = state;
-	struct perfbuf_sampler_stats ss;
+	struct perfbuf_sampler_stats ss = { .sz = sizeof(ss) };
 
 	perfbuf_sampler__disable(st->s);
 	perfbuf_sampler__consume(st->s, on_sample, run);

@@ -134,7 +134,7 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	int werr = capture_out_error(c), err;
 
 	for (size_t i = 0; i < n; i++) {
-		struct perfbuf_cpu_stats st = {};
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 		perfbuf__stats(pb, i, &st);
 		cl[i] = (struct cpu_line){ .cpu = perfbuf__ring_cpu(pb, i),

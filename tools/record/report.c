@@ -209,7 +209,7 @@ static int summary(struct report *rp)
 {
 	struct tv_summary sum = {};
 	struct tv_cpu_summary *cpus = NULL, *more;
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	size_t n = 0;
 	int cpu, err;
 

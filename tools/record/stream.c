@@ -158,7 +158,7 @@ static void load_data(struct cpu_stream *c, const struct cap_view *f)
 static bool frame_record(struct cpu_stream *c, const struct cap_view *f,
 			 struct perfbuf_record *rec)
 {
-	struct perfbuf_ring_stats st;
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
 	struct cap_lost l;
 	struct cap_cpu n;
 

@@ -36,7 +36,7 @@ static int cpu_result(struct stress_run *run, int i)
 	int cpu = run->o.cpus[i], err;
 	struct cpu_result *r = &run->res[i];
 	struct cpu_seen *c = &run->st.seen[cpu];
-	struct perfbuf_cpu_stats cs;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct emit_stats es;
 
 	err = emit_stats_read(bpf_map__fd(run->skel->maps.stats), cpu, &es);

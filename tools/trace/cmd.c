@@ -638,7 +638,7 @@ static void totals(struct perfbuf *pb, struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
-		struct perfbuf_cpu_stats st;
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 		double fill;
 
 		if (perfbuf__stats(pb, i, &st))
@@ -739,7 +739,7 @@ static int summary(struct run *run, bool output_failed)
 				  .output_failed = output_failed };
 
 	for (size_t i = 0; i < n; i++) {
-		struct perfbuf_cpu_stats st = {};
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 		perfbuf__stats(run->pb, i, &st);
 		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
