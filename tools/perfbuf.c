@@ -14,6 +14,8 @@ static const struct {
 	{ "trace", cmd_trace, "trace tracepoints, kprobes, fentry and uprobes" },
 	{ "record", cmd_record, "trace into a capture file, or keep the newest events (flight recorder)" },
 	{ "report", cmd_report, "print a capture file as perfbuf trace would have" },
+	{ "run", cmd_run, "load your own BPF object, print its records decoded by their C type" },
+	{ "attach", cmd_attach, "read the perf event array or ring buffer of a loaded program" },
 	{ "list", cmd_list, "list tracepoints (and kprobe-able functions)" },
 	{ "stress", cmd_stress, "load the perf buffer and check loss accounting" },
 	{ "profile", cmd_profile, "sample stacks on every CPU: folded, JSON, flame graph" },

@@ -14,5 +14,7 @@ int cmd_stress(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_nats_tail(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 #endif

@@ -130,6 +130,9 @@ static void json_value(struct outbuf *o, const struct tv_field *f)
 	case TV_STRS:
 		json_strs(o, f);
 		break;
+	case TV_JSON:
+		out_mem(o, f->data, f->len);
+		break;
 	}
 }
 
@@ -226,12 +229,14 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 	out_s64(o, e->cpu);
 	if (e->late)
 		out_lit(o, ",\"late\":true");
-	out_lit(o, ",\"pid\":");
-	out_u64(o, e->pid);
-	out_lit(o, ",\"tid\":");
-	out_u64(o, e->tid);
-	out_lit(o, ",\"comm\":");
-	out_json_str(o, e->comm, e->comm_len);
+	if (!e->probe->typed) {
+		out_lit(o, ",\"pid\":");
+		out_u64(o, e->pid);
+		out_lit(o, ",\"tid\":");
+		out_u64(o, e->tid);
+		out_lit(o, ",\"comm\":");
+		out_json_str(o, e->comm, e->comm_len);
+	}
 	out_mem(o, jp->head, strlen(jp->head));
 	for (int i = 0; i < e->nfields; i++) {
 		const char *key = jp->keys[e->fields[i].idx];

@@ -19,6 +19,9 @@ struct text_sink {
 	struct buf_sink b;	/* first: the shared part */
 	struct trace_sink_opts o;
 	bool tty;		/* the output is a terminal */
+	/* perfbuf run, one map: its fields in columns, these wide */
+	const struct tv_probe *columns;
+	size_t *widths;
 };
 
 static struct text_sink *text_of(struct trace_sink *s)
@@ -32,16 +35,50 @@ static bool text_is_event(const char *p, size_t n)
 	return n && *p >= '0' && *p <= '9';
 }
 
+static void pad_to(struct outbuf *o, size_t start, size_t width);
+
+/* perfbuf run with one map: TIME CPU and the record's field names,
+ * each column as wide as its name (at least 8) */
+static int text_columns(struct text_sink *t, const struct tv_probe *p)
+{
+	struct outbuf *o = &t->b.ob;
+	size_t start = o->len;
+
+	t->columns = p;
+	t->widths = calloc(p->nfields ? p->nfields : 1, sizeof(*t->widths));
+	if (!t->widths)
+		return -ENOMEM;
+	out_mem(o, trace_clock_header(&t->o.clock), strlen(trace_clock_header(&t->o.clock)));
+	pad_to(o, start, 10);
+	out_lit(o, "CPU");
+	for (int i = 0; i < p->nfields; i++) {
+		size_t n = strlen(p->names[i]);
+
+		t->widths[i] = n > 8 ? n : 8;
+		out_c(o, ' ');
+		start = o->len;
+		out_mem(o, p->names[i], n);
+		if (i + 1 < p->nfields)
+			while (o->len - start < t->widths[i])
+				out_c(o, ' ');
+	}
+	out_c(o, '\n');
+	return 0;
+}
+
 static int text_begin(struct trace_sink *s, const struct tv_schema *schema)
 {
-	struct outbuf *o = &text_of(s)->b.ob;
+	struct text_sink *t = text_of(s);
+	struct outbuf *o = &t->b.ob;
 	char line[128];
 	int n;
 
-	(void)schema;
+	if (schema->nprobes == 1 && schema->probes[0].typed)
+		return text_columns(t, &schema->probes[0]);
 	n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
-		     trace_clock_header(&text_of(s)->o.clock), "CPU", "PID", "TID",
-		     "COMM", "PROBE ARGS");
+		     trace_clock_header(&t->o.clock), "CPU", "PID", "TID",
+		     "COMM", schema->nprobes && schema->probes[0].typed ?
+		     "MAP FIELDS" : "PROBE ARGS");
 	out_mem(o, line, n);
 	return 0;
 }
@@ -129,6 +166,9 @@ static void text_value(struct outbuf *o, const struct tv_field *f)
 	case TV_STRS:
 		text_strs(o, f);
 		break;
+	case TV_JSON:	/* printable already: JSON escapes control bytes */
+		out_mem(o, f->data, f->len);
+		break;
 	}
 	if (cut)
 		out_lit(o, "...");
@@ -145,6 +185,38 @@ static void text_stack(struct outbuf *o, const char *const *frames, int n)
 	}
 }
 
+/* PID TID COMM, padded */
+static void text_task(struct outbuf *o, const struct tv_event *e)
+{
+	size_t start = o->len;
+
+	out_u64(o, e->pid);
+	pad_to(o, start, 7);
+	start = o->len;
+	out_u64(o, e->tid);
+	pad_to(o, start, 7);
+	start = o->len;
+	out_text_str(o, e->comm, e->comm_len);
+	pad_to(o, start, 16);
+}
+
+/* perfbuf run: the values under their names (a field the record does
+ * not hold: an empty column) */
+static void text_row(struct text_sink *t, const struct tv_event *e)
+{
+	struct outbuf *o = &t->b.ob;
+	int k = 0;
+
+	for (int i = 0; i < t->columns->nfields; i++) {
+		size_t start = o->len;
+
+		if (k < e->nfields && e->fields[k].idx == i)
+			text_value(o, &e->fields[k++]);
+		if (i + 1 < t->columns->nfields)
+			pad_to(o, start, t->widths[i]);
+	}
+}
+
 static void text_event(struct trace_sink *s, const struct tv_event *e)
 {
 	struct text_sink *t = text_of(s);
@@ -157,25 +229,22 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 	start = o->len;
 	out_s64(o, e->cpu);
 	pad_to(o, start, 3);
-	start = o->len;
-	out_u64(o, e->pid);
-	pad_to(o, start, 7);
-	start = o->len;
-	out_u64(o, e->tid);
-	pad_to(o, start, 7);
-	start = o->len;
-	out_text_str(o, e->comm, e->comm_len);
-	pad_to(o, start, 16);
-	out_mem(o, e->probe->label, strlen(e->probe->label));
-	for (int i = 0; i < e->nfields; i++) {
-		const struct tv_field *f = &e->fields[i];
+	if (t->columns) {
+		text_row(t, e);
+	} else {
+		if (!e->probe->typed)
+			text_task(o, e);
+		out_mem(o, e->probe->label, strlen(e->probe->label));
+		for (int i = 0; i < e->nfields; i++) {
+			const struct tv_field *f = &e->fields[i];
 
-		if (f->flags & TV_F_HIDDEN)
-			continue;
-		out_c(o, ' ');
-		out_mem(o, f->name, strlen(f->name));
-		out_c(o, '=');
-		text_value(o, f);
+			if (f->flags & TV_F_HIDDEN)
+				continue;
+			out_c(o, ' ');
+			out_mem(o, f->name, strlen(f->name));
+			out_c(o, '=');
+			text_value(o, f);
+		}
 	}
 	/* --width: cut to max_cols (0: never) */
 	if (t->o.max_cols && o->line >= 0 &&
@@ -261,6 +330,12 @@ static int text_summary(struct trace_sink *s, const struct tv_summary *sum)
 	return buf_sink_summary(s, 2, sum, text_summary_lines);
 }
 
+static void text_end(struct trace_sink *s)
+{
+	free(text_of(s)->widths);
+	buf_sink_end(s);
+}
+
 static const struct trace_sink_ops text_ops = {
 	.name = "text",
 	.begin = text_begin,
@@ -269,7 +344,7 @@ static const struct trace_sink_ops text_ops = {
 	.notice = text_notice,
 	.flush = buf_sink_flush,
 	.summary = text_summary,
-	.end = buf_sink_end,
+	.end = text_end,
 };
 
 struct trace_sink *trace_sink_text_new(const struct trace_sink_opts *o)

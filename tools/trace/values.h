@@ -26,6 +26,10 @@ struct tv_probe {
 	const char *label;		/* sched_switch: short, for text */
 	int nfields;
 	const char *const *names;	/* nfields field names */
+	/* the records of one's own BPF program (perfbuf run): events carry
+	 * no task (pid, tid, comm), text puts the fields in columns headed
+	 * by their names */
+	bool typed;
 };
 
 struct tv_schema {
@@ -40,6 +44,8 @@ enum tv_type {
 	TV_BYTES,	/* .data/.len: bytes with no structure (hex) */
 	TV_ARRAY,	/* .data/.len: integers of .width bytes, .is_signed */
 	TV_STRS,	/* .strs/.len: a list of .len strings (execve's argv) */
+	TV_JSON,	/* .data/.len: a JSON value (a struct as an object, a
+			 * bool, an enum's name), written as it is */
 };
 
 /* How a value is meant to be read, beyond its type: sinks that know a

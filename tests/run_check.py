@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The tests of `perfbuf run` and `perfbuf attach` (tests/test_run.sh).
+
+The test is the producer: it writes each record's bytes with
+write(-1, rec, size) (EBADF, nothing written anywhere); the objects of
+tests/bpf/ copy them from the syscall's tracepoint into their maps, for
+this process only (--set target_pid). Every field perfbuf printed is
+compared with the value the test put there (ctypes lays the structs out
+as C does).
+"""
+import ctypes as C
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+BUILD = sys.argv[1]
+PERFBUF = os.path.join(BUILD, "perfbuf")
+OBJ = os.path.join(BUILD, "tests", "bpf")
+ONLY = sys.argv[2:]
+failed = 0
+
+
+def result(name, ok, why=""):
+    global failed
+    if ok:
+        print("PASS", name)
+    else:
+        failed += 1
+        print("FAIL", name, why)
+    sys.stdout.flush()
+
+
+class Inner(C.Structure):
+    _fields_ = [("port", C.c_ushort), ("level", C.c_byte), ("flags", C.c_ubyte * 3)]
+
+
+class Addr(C.Union):
+    _fields_ = [("v4", C.c_uint), ("v6", C.c_ubyte * 16)]
+
+
+class RunEvent(C.Structure):
+    _fields_ = [("s8", C.c_byte), ("u8", C.c_ubyte), ("s16", C.c_short),
+                ("u16", C.c_ushort), ("s32", C.c_int), ("u32", C.c_uint),
+                ("s64", C.c_longlong), ("u64", C.c_ulonglong), ("state", C.c_int),
+                ("ok", C.c_bool), ("comm", C.c_char * 16), ("inner", Inner),
+                ("addr", Addr), ("counts", C.c_int * 4), ("ptr", C.c_void_p),
+                ("bits_lo", C.c_uint, 3), ("bits_hi", C.c_uint, 5),
+                ("tag", C.c_char * 8)]
+
+
+class DwarfEvent(C.Structure):
+    _fields_ = [("seq", C.c_uint), ("delta", C.c_short), ("name", C.c_char * 12),
+                ("value", C.c_ulonglong)]
+
+
+class RunTail(C.Structure):
+    _fields_ = [("seq", C.c_uint), ("len", C.c_uint), ("args", C.c_char * 64)]
+
+
+STATES = {0: "RUN_IDLE", 5: "RUN_BUSY", -1: "RUN_GONE"}
+
+
+def emit(raw):
+    try:
+        os.write(-1, raw)
+    except OSError:
+        pass
+
+
+class Perfbuf:
+    """perfbuf ARGS, started and waited for (stderr's Attached/Reading)"""
+
+    def __init__(self, args, ready=("Attached", "Reading")):
+        self.p = subprocess.Popen([PERFBUF] + args, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.err = []
+        self.ready = threading.Event()
+        self.t = threading.Thread(target=self._read_err, args=(ready,), daemon=True)
+        self.t.start()
+        self.ready.wait(30)
+
+    def _read_err(self, ready):
+        for line in self.p.stderr:
+            line = line.decode(errors="replace")
+            self.err.append(line)
+            if line.startswith(ready):
+                self.ready.set()
+        self.ready.set()
+
+    def end(self, timeout=30):
+        if self.p.poll() is None:
+            time.sleep(0.3)
+            self.p.send_signal(2)
+        try:
+            out = self.p.communicate(timeout=timeout)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out = self.p.communicate()[0].decode(errors="replace")
+        self.t.join(5)
+        return out, "".join(self.err), self.p.returncode
+
+
+def events(out):
+    return [o for o in map(json.loads, out.splitlines()) if o["type"] == "event"]
+
+
+def num(v):
+    return int(v) if isinstance(v, str) else v
+
+
+def cstr(b):
+    return b.split(b"\0")[0].decode("latin-1")
+
+
+def want_run_event(e, tag):
+    state = STATES.get(e.state, e.state)
+    return {
+        "s8": e.s8, "u8": e.u8, "s16": e.s16, "u16": e.u16, "s32": e.s32,
+        "u32": e.u32, "s64": e.s64, "u64": e.u64, "state": state, "ok": e.ok,
+        "comm": bytes(e.comm).decode("latin-1") if len(bytes(e.comm)) else "",
+        "inner": {"port": e.inner.port, "level": e.inner.level,
+                  "flags": list(e.inner.flags)},
+        "addr": {"v4": e.addr.v4, "v6": list(e.addr.v6)},
+        "counts": list(e.counts), "ptr": "0x%x" % (e.ptr or 0),
+        "bits_lo": e.bits_lo, "bits_hi": e.bits_hi, "tag": tag,
+    }
+
+
+def compare(name, got, want):
+    for k, v in want.items():
+        g = got.get(k)
+        g = num(g) if isinstance(v, int) and not isinstance(v, bool) else g
+        if g != v:
+            return "%s: %s is %r, want %r" % (name, k, got.get(k), v)
+    if set(got) != set(want):
+        return "%s: fields %s, want %s" % (name, sorted(got), sorted(want))
+    return None
+
+
+def rand_event(rng, i):
+    e = RunEvent()
+    e.s8, e.u8 = rng.randint(-128, 127), rng.randint(0, 255)
+    e.s16, e.u16 = rng.randint(-32768, 32767), rng.randint(0, 65535)
+    e.s32, e.u32 = rng.randint(-2**31, 2**31 - 1), rng.randint(0, 2**32 - 1)
+    e.s64, e.u64 = rng.randint(-2**63, 2**63 - 1), rng.randint(0, 2**64 - 1)
+    e.state = [0, 5, -1, 7][i % 4]
+    e.ok = bool(i % 2)
+    e.comm = b"task-%d" % i if i % 3 else b"exactly16bytes!!"[:16]
+    e.inner.port, e.inner.level = rng.randint(0, 65535), rng.randint(-128, 127)
+    for k in range(3):
+        e.inner.flags[k] = rng.randint(0, 255)
+    for k in range(16):
+        e.addr.v6[k] = rng.randint(0, 255)
+    for k in range(4):
+        e.counts[k] = rng.randint(-2**31, 2**31 - 1)
+    e.ptr = rng.randint(1, 2**64 - 1)
+    e.bits_lo, e.bits_hi = rng.randint(0, 7), rng.randint(0, 31)
+    return e
+
+
+def every_kind():
+    """run --json: every field of 20 records as written (--set tag)"""
+    rng = random.Random(19)
+    recs = [rand_event(rng, i) for i in range(20)]
+    pb = Perfbuf(["run", "--json", "-n", "20", "--set", "target_pid=%d" % os.getpid(),
+                  "--set", "tag=xyz", os.path.join(OBJ, "run_types.bpf.o")])
+    for e in recs:
+        emit(bytes(e))
+    out, err, rc = pb.end()
+    evs = events(out)
+    why = None if len(evs) == 20 and rc == 0 else \
+        "%d events, exit %d: %s" % (len(evs), rc, err)
+    for i, (o, e) in enumerate(zip(evs, recs)):
+        why = why or compare("record %d" % i, o["args"], want_run_event(e, "xyz"))
+        cut = "comm" in o.get("cut", [])
+        if not why and cut != (len(cstr(bytes(e.comm) + b"\0")) == 16):
+            why = "record %d: comm cut %s" % (i, cut)
+    result("run_every_kind", why is None, why or "")
+    text = Perfbuf(["run", "-n", "1", "--set", "target_pid=%d" % os.getpid(),
+                    os.path.join(OBJ, "run_types.bpf.o")])
+    emit(bytes(recs[1]))
+    out, err, rc = text.end()
+    lines = out.splitlines()
+    head = lines[0].split() if lines else []
+    ok = head[:3] == ["TIME(s)", "CPU", "s8"] and head[-1] == "tag" and len(lines) == 2 \
+        and '"none"' in lines[1] and "task-1" in lines[1]
+    result("run_text_columns", ok, repr(lines[:2]) + err)
+
+
+def set_bool():
+    """--set mark=true: every record's ok is true"""
+    e = RunEvent()
+    e.ok = False
+    pb = Perfbuf(["run", "--json", "-n", "2", "--set", "target_pid=%d" % os.getpid(),
+                  "--set", "mark=true", os.path.join(OBJ, "run_types.bpf.o")])
+    emit(bytes(e))
+    emit(bytes(e))
+    out, err, rc = pb.end()
+    evs = events(out)
+    result("run_set_bool", len(evs) == 2 and all(o["args"]["ok"] is True for o in evs),
+           err)
+
+
+def dwarf_only():
+    """struct event only in DWARF: found there, decoded"""
+    recs = []
+    for i in range(5):
+        e = DwarfEvent(seq=i, delta=-i * 1000, value=2**40 + i)
+        e.name = b"dw%d" % i
+        recs.append(e)
+    pb = Perfbuf(["run", "--json", "-n", "5", "--set", "target_pid=%d" % os.getpid(),
+                  os.path.join(OBJ, "run_dwarf.bpf.o")])
+    for e in recs:
+        emit(bytes(e))
+    out, err, rc = pb.end()
+    evs = events(out)
+    why = None if len(evs) == 5 else "%d events: %s" % (len(evs), err)
+    for o, e in zip(evs, recs):
+        why = why or compare("dwarf", o["args"], {"seq": e.seq, "delta": e.delta,
+                                                  "name": cstr(e.name), "value": e.value})
+    result("run_dwarf_only", why is None, why or "")
+
+
+def ringbuf_tail():
+    """a RINGBUF map, records as long as written: the args that are there"""
+    sizes = [8, 9, 20, 71, 72]
+    pb = Perfbuf(["run", "--json", "-n", str(len(sizes)),
+                  "--set", "target_pid=%d" % os.getpid(),
+                  os.path.join(OBJ, "run_ringbuf.bpf.o")])
+    payload = (b"abcdefghij" * 7)[:64]
+    for i, n in enumerate(sizes):
+        e = RunTail(seq=i, len=n - 8)
+        raw = bytes(e)[:8] + payload[:n - 8]
+        emit(raw)
+    out, err, rc = pb.end()
+    evs = events(out)
+    why = None if len(evs) == len(sizes) else "%d events: %s" % (len(evs), err)
+    for o, n in zip(evs, sizes):
+        a = o["args"]
+        want = payload[:n - 8].decode()
+        if a.get("args") != want or a.get("len") != n - 8 or o["cpu"] != -1:
+            why = why or "record of %d bytes: %r" % (n, o)
+        # no NUL in the bytes there: the text goes on past them, cut
+        if ("args" in o.get("cut", [])) != (n > 8):
+            why = why or "record of %d bytes: cut %r" % (n, o.get("cut"))
+    ok = why is None and "ring buffer" in err
+    result("run_ringbuf_tail", ok, why or err)
+
+
+LOADER = r'''
+import ctypes as C, os, sys, time
+L = C.CDLL(sys.argv[1])
+L.perfbuf_object__open.restype = C.c_void_p
+o = L.perfbuf_object__open(sys.argv[2].encode())
+assert L.perfbuf_object__set(C.c_void_p(o), ("target_pid=" + sys.argv[3]).encode()) == 0
+assert L.perfbuf_object__load(C.c_void_p(o)) == 0
+assert L.perfbuf_object__attach(C.c_void_p(o)) == 1
+fd = L.perfbuf_object__map_fd(C.c_void_p(o), b"events")
+mid = [l.split()[1] for l in open("/proc/self/fdinfo/%d" % fd) if l.startswith("map_id:")][0]
+print(mid, flush=True)
+sys.stdin.read()
+'''
+
+
+def attach_by_id():
+    """attach --map-id: a map of a program another process loaded (with
+    libperfbuf through ctypes); the type from the kernel's BTF"""
+    lib = os.path.join(BUILD, "libperfbuf.so")
+    # an ASan build's library cannot be loaded by python: the normal one's
+    if os.path.basename(os.path.normpath(BUILD)) == "san":
+        lib = os.path.join(os.path.dirname(os.path.normpath(BUILD)), "libperfbuf.so")
+    loader = subprocess.Popen(["/usr/bin/python3", "-c", LOADER, lib,
+                               os.path.join(OBJ, "run_types.bpf.o"), str(os.getpid())],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        mid = loader.stdout.readline().decode().strip()
+        if not mid:
+            result("attach_by_id", False, "the loader failed")
+            return
+        rng = random.Random(7)
+        recs = [rand_event(rng, i) for i in range(5)]
+        pb = Perfbuf(["attach", "--json", "-n", "5", "--map-id", mid])
+        for e in recs:
+            emit(bytes(e))
+        out, err, rc = pb.end()
+        evs = events(out)
+        why = None if len(evs) == 5 else "%d events, exit %d: %s" % (len(evs), rc, err)
+        for o, e in zip(evs, recs):
+            why = why or compare("attach", o["args"], want_run_event(e, "none"))
+        ok = why is None and "replaced" in err
+        result("attach_by_id", ok, why or err)
+    finally:
+        loader.stdin.close()
+        loader.wait(10)
+
+
+def one_line(name, args, want):
+    p = subprocess.run([PERFBUF] + args, capture_output=True, timeout=60)
+    err = p.stderr.decode()
+    ok = p.returncode == 1 and len(err.splitlines()) == 1 and want in err
+    result(name, ok, "exit %d: %r" % (p.returncode, err))
+
+
+def hostile():
+    """bad objects and options: one line each, exit 1"""
+    one_line("hostile_not_elf", ["run", "tests/bpf/run_test.h"], "not an ELF object")
+    one_line("hostile_no_maps", ["run", os.path.join(OBJ, "run_nomaps.bpf.o")],
+             "no BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF map")
+    one_line("hostile_set_unknown", ["run", "--set", "nope=1",
+                                     os.path.join(OBJ, "run_types.bpf.o")],
+             "no const volatile variable 'nope'")
+    one_line("hostile_set_bad", ["run", "--set", "target_pid=-5",
+                                 os.path.join(OBJ, "run_types.bpf.o")], "does not fit")
+    one_line("hostile_no_type", ["run", "--type", "nosuch",
+                                 os.path.join(OBJ, "run_types.bpf.o")], "no type 'nosuch'")
+    # records of another size than the type: hex, counted (120 bytes and
+    # perf's padding: its u32 size and the payload end on 8 bytes)
+    pb = Perfbuf(["run", "--json", "--type", "run_inner", "--set",
+                  "target_pid=%d" % os.getpid(), os.path.join(OBJ, "run_types.bpf.o")])
+    emit(bytes(RunEvent()))
+    emit(bytes(RunEvent()))
+    out, err, rc = pb.end()
+    ok = rc == 0 and not events(out) and "a record of 124 bytes, struct run_inner has 6" in err \
+        and "2 records of the wrong size for struct run_inner" in err
+    result("hostile_wrong_size", ok, err)
+
+
+for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
+                 ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
+                 ("attach_by_id", attach_by_id), ("hostile", hostile)]:
+    if not ONLY or name in ONLY:
+        fn()
+sys.exit(1 if failed else 0)

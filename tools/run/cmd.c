@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfbuf run OBJECT.bpf.o: load one's own BPF object (libperfbuf's
+ * perfbuf/object.h), find each map's record type (perfbuf/type.h), read
+ * its PERF_EVENT_ARRAY maps through the collector and its RINGBUF maps
+ * through libbpf's ring_buffer, and hand the typed records to trace's
+ * sinks. perfbuf attach: the same for a map someone else loaded.
+ * The end is trace's: stop reading, drain, summary, detach.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common/cli.h"
+#include "common/commands.h"
+#include "trace/sink.h"
+#include "trace/tool.h"		/* tracefs_ensure() */
+#include "run.h"
+
+static volatile sig_atomic_t exiting;
+static const char *prog_name = "perfbuf run";
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+struct run;
+struct map_ctx {
+	struct run *run;
+	int idx;
+};
+
+struct run {
+	struct run_opts o;
+	struct perfbuf_object *obj;	/* run */
+	int map_fd;			/* attach: the map opened */
+	struct run_map maps[RUN_MAX_MAPS];
+	struct map_ctx ctx[RUN_MAX_MAPS];
+	struct perfbuf *pb[RUN_MAX_MAPS];	/* perf event arrays */
+	struct ring_buffer *rb;		/* every RINGBUF map */
+	int nmaps;
+	int epfd;
+	struct run_decoder *dec;
+	struct trace_sink *sink;
+	int fd;				/* the output */
+	__u64 to_write;			/* events handed to the sink */
+	bool stop;
+	unsigned char buf[65536 + 8];	/* a wrapped record made whole */
+};
+
+/* libperfbuf's lines with our name ("perfbuf: x" -> "perfbuf run: x") */
+static int print_lib(enum perfbuf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == PERFBUF_DEBUG)
+		return 0;
+	if (!strncmp(fmt, "perfbuf: ", 9)) {
+		fprintf(stderr, "%s: ", prog_name);
+		fmt += 9;
+	}
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* An event to the sink, within -n; true to go on */
+static bool deliver(struct run *run, const struct tv_event *e)
+{
+	if (run->stop || !e)
+		return !run->stop;
+	if (run->sink->err) {
+		run->stop = true;
+		return false;
+	}
+	trace_sink__event(run->sink, e);
+	run->to_write++;
+	if (run->o.count && run->to_write >= (__u64)run->o.count)
+		run->stop = true;
+	return !run->stop;
+}
+
+static int on_perf(void *ctx, const struct perfbuf_record *rec)
+{
+	struct map_ctx *c = ctx;
+	struct run *run = c->run;
+	size_t sz;
+
+	switch (rec->kind) {
+	case PERFBUF_REC_SAMPLE:
+		if (run->stop) {	/* past -n: counted, not decoded */
+			run->maps[c->idx].received++;
+			return PERFBUF_STOP;
+		}
+		sz = perfbuf_record__copy(rec, run->buf, sizeof(run->buf));
+		return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf, sz,
+							rec->cpu, rec->time_ns,
+							rec->flags & PERFBUF_RECF_LATE))
+		       ? PERFBUF_CONTINUE : PERFBUF_STOP;
+	case PERFBUF_REC_LOST: {
+		struct tv_lost l = { .time_ns = rec->time_ns, .cpu = rec->cpu,
+				     .count = rec->lost };
+
+		trace_sink__lost(run->sink, &l);
+		return 0;
+	}
+	case PERFBUF_REC_CPU_ONLINE:
+	case PERFBUF_REC_CPU_OFFLINE: {
+		struct tv_notice n = { .time_ns = rec->time_ns, .cpu = rec->cpu,
+			.kind = rec->kind == PERFBUF_REC_CPU_ONLINE ? TV_CPU_ONLINE
+								    : TV_CPU_OFFLINE };
+
+		trace_sink__notice(run->sink, &n);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* A ringbuf record: no CPU, no kernel time (now instead); a non-zero
+ * return ends ring_buffer__consume() */
+static int on_ringbuf(void *ctx, void *data, size_t size)
+{
+	struct map_ctx *c = ctx;
+	struct run *run = c->run;
+
+	if (run->stop) {
+		run->maps[c->idx].received++;
+		return 1;
+	}
+	memcpy(run->buf, data, size < sizeof(run->buf) ? size : sizeof(run->buf));
+	return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf,
+						size < sizeof(run->buf) ? size : sizeof(run->buf),
+						-1, perfbuf_now_ns(), false)) ? 0 : 1;
+}
+
+/* A map to read: the collector or the ring buffer, in our epoll */
+static int open_reader(struct run *run, int i)
+{
+	struct run_map *m = &run->maps[i];
+	struct epoll_event ev = { .events = EPOLLIN };
+	PERFBUF_OPTS(perfbuf_opts, po, .page_cnt = run->o.pages,
+		     .latency_ms = run->o.latency, .ordered = !run->o.unordered,
+		     .timestamps = true);
+	int err;
+
+	run->ctx[i] = (struct map_ctx){ .run = run, .idx = i };
+	if (m->ringbuf) {
+		if (run->rb)
+			err = ring_buffer__add(run->rb, m->fd, on_ringbuf, &run->ctx[i]);
+		else
+			err = (run->rb = ring_buffer__new(m->fd, on_ringbuf, &run->ctx[i], NULL))
+			      ? 0 : -errno;
+		if (err) {
+			fprintf(stderr, "%s: reading ring buffer map '%s' failed: %s\n",
+				run->o.prog, m->name, cli_strerror(err));
+			return err;
+		}
+		ev.data.u32 = RUN_MAX_MAPS;	/* once for all: EEXIST after */
+		epoll_ctl(run->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(run->rb), &ev);
+		return 0;
+	}
+	run->pb[i] = cli_perfbuf_new(run->o.prog, m->fd, on_perf, &run->ctx[i], &po);
+	if (!run->pb[i])
+		return -errno;
+	ev.data.u32 = i;
+	return epoll_ctl(run->epfd, EPOLL_CTL_ADD, perfbuf__epoll_fd(run->pb[i]), &ev)
+	       ? -errno : 0;
+}
+
+/* Map @name (@fd) of @type to read, its record type found: the object's
+ * file (run), the kernel's BTF (attach), a header; else hex (said) */
+static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
+{
+	struct run_map *m = &run->maps[run->nmaps];
+	const char *type = run_type_for(&run->o, name);
+
+	if (run->nmaps == RUN_MAX_MAPS) {
+		fprintf(stderr, "%s: more than %d maps to read; only the first are read\n",
+			run->o.prog, RUN_MAX_MAPS);
+		return 0;
+	}
+	*m = (struct run_map){ .name = strdup(name), .fd = fd, .ringbuf = ringbuf };
+	if (!m->name)
+		return -ENOMEM;
+	run->nmaps++;
+	/* nothing given: a type not found is no error, hex is said below */
+	if (!run->o.header && !type)
+		perfbuf_set_print(NULL);
+	if (run->o.header)
+		m->type = perfbuf_type__from_header(run->o.header, type);
+	else if (run->obj)
+		m->type = perfbuf_object__type(run->obj, name, type);
+	else
+		m->type = perfbuf_type__from_map_fd(fd, type);
+	perfbuf_set_print(print_lib);
+	if (!m->type && (run->o.header || type || errno != ENOENT))
+		return -errno ?: -ENOENT;	/* said by the library */
+	if (!m->type)
+		fprintf(stderr, "%s: map %s: no record type found; its records print as hex (give --type)\n",
+			run->o.prog, name);
+	if (ringbuf)
+		fprintf(stderr, "%s: map %s is a ring buffer: its losses are counted only where the program counts them\n",
+			run->o.prog, name);
+	return run_map_columns(m);
+}
+
+/* run: the object opened, --set, loaded, its maps found */
+static int open_object(struct run *run)
+{
+	int err, n;
+
+	run->obj = perfbuf_object__open(run->o.object);
+	if (!run->obj)
+		return -errno;
+	for (int i = 0; i < run->o.nsets; i++) {
+		err = perfbuf_object__set(run->obj, run->o.sets[i]);
+		if (err)
+			return err;
+	}
+	n = perfbuf_object__map_cnt(run->obj);
+	for (int i = 0; i < n; i++) {
+		int type = perfbuf_object__map_type(run->obj, i);
+
+		if (type == BPF_MAP_TYPE_PERF_EVENT_ARRAY || type == BPF_MAP_TYPE_RINGBUF)
+			break;
+		if (i == n - 1)
+			n = -1;
+	}
+	if (n <= 0) {
+		fprintf(stderr, "%s: '%s' has no BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF map to read\n",
+			run->o.prog, run->o.object);
+		return -ENOENT;
+	}
+	err = perfbuf_object__load(run->obj);
+	for (int i = 0; !err && i < n; i++) {
+		int type = perfbuf_object__map_type(run->obj, i);
+		const char *name = perfbuf_object__map_name(run->obj, i);
+
+		if (type == BPF_MAP_TYPE_PERF_EVENT_ARRAY || type == BPF_MAP_TYPE_RINGBUF)
+			err = add_map(run, name, perfbuf_object__map_fd(run->obj, name),
+				      type == BPF_MAP_TYPE_RINGBUF);
+	}
+	return err;
+}
+
+/* attach --map-name: the loaded map of that name (the kernel keeps 15
+ * bytes of it) */
+static int map_by_name(const char *name)
+{
+	__u32 id = 0;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    !strncmp(info.name, name, sizeof(info.name) - 1) &&
+		    (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
+		     info.type == BPF_MAP_TYPE_RINGBUF))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/* attach: the map, by id, pinned path or name */
+static int open_map(struct run *run)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	const char *what = run->o.map_pinned ?: run->o.map_name;
+	char idtext[32];
+	int fd;
+
+	snprintf(idtext, sizeof(idtext), "id %ld", run->o.map_id);
+	fd = run->o.map_id ? bpf_map_get_fd_by_id(run->o.map_id) :
+	     run->o.map_pinned ? bpf_obj_get(run->o.map_pinned) : map_by_name(run->o.map_name);
+	if (fd < 0) {
+		fd = -errno ?: fd;
+		fprintf(stderr, "%s: no map %s%s: %s\n", run->o.prog, run->o.map_id ? idtext : what,
+			run->o.map_name ? " of type PERF_EVENT_ARRAY or RINGBUF loaded" : "",
+			cli_strerror(fd));
+		return fd;
+	}
+	run->map_fd = fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY && info.type != BPF_MAP_TYPE_RINGBUF) {
+		fprintf(stderr, "%s: map %s (%s) is neither a PERF_EVENT_ARRAY nor a RINGBUF\n",
+			run->o.prog, info.name, run->o.map_id ? idtext : what);
+		return -EINVAL;
+	}
+	if (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
+			run->o.prog, info.name, info.id);
+	return add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
+}
+
+/* The decoder and the sink (text columns or JSON Lines) */
+static int open_sink(struct run *run)
+{
+	struct trace_sink_opts so = { .fd = run->fd,
+				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
+
+	trace_clock_init(&so.clock, run->o.time);
+	run->dec = run_decoder__new(run->o.prog, run->maps, run->nmaps);
+	run->sink = run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+	if (!run->dec || !run->sink ||
+	    trace_sink__begin(run->sink, run_decoder__schema(run->dec))) {
+		fprintf(stderr, "%s: out of memory\n", run->o.prog);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int setup(struct run *run)
+{
+	int err;
+
+	if ((!run->o.output && cli_need_stdout(run->o.prog)) ||
+	    cli_need_privileges(run->o.prog, CLI_BPF))
+		return -EPERM;
+	perfbuf_set_print(print_lib);
+	libbpf_set_print(run->o.verbose ? print_libbpf : NULL);
+	if (!run->o.attach && tracefs_ensure(run->o.prog))
+		return -ENOENT;
+	if (run->o.output) {
+		run->fd = cli_open_output(run->o.output);
+		if (run->fd < 0) {
+			err = run->fd;
+			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
+				cli_output_error(err));
+			return err;
+		}
+	}
+	err = run->o.attach ? open_map(run) : open_object(run);
+	if (err)
+		return err;
+	run->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (run->epfd < 0)
+		return -errno;
+	for (int i = 0; i < run->nmaps; i++) {
+		err = open_reader(run, i);
+		if (err)
+			return err;
+	}
+	return open_sink(run);
+}
+
+/* Every reader once, without waiting */
+static int consume(struct run *run)
+{
+	for (int i = 0; i < run->nmaps && !run->stop; i++) {
+		int err = run->pb[i] ? perfbuf__poll(run->pb[i], 0) : 0;
+
+		if (err < 0 && err != -EINTR)
+			return err;
+	}
+	if (run->rb && !run->stop)
+		ring_buffer__consume(run->rb);
+	return 0;
+}
+
+/* Until Ctrl-C, -d, -n or a failed output */
+static int run_loop(struct run *run)
+{
+	__u64 deadline = run->o.duration ?
+			 perfbuf_now_ns() + run->o.duration * 1000000000ULL : 0;
+	int wait_ms = run->o.latency ? run->o.latency : 10;
+
+	while (!exiting && !run->stop) {
+		struct epoll_event evs[RUN_MAX_MAPS + 1];
+		int err;
+
+		if (epoll_wait(run->epfd, evs, RUN_MAX_MAPS + 1, wait_ms) < 0 && errno != EINTR)
+			return -errno;
+		err = consume(run);
+		if (err) {
+			fprintf(stderr, "%s: reading the records failed: %s\n", run->o.prog,
+				strerror(-err));
+			return err;
+		}
+		if (trace_sink__flush(run->sink))
+			break;
+		if (deadline && perfbuf_now_ns() >= deadline)
+			break;
+	}
+	return 0;
+}
+
+/* The summary: per CPU from the collectors (every perf map's counts on
+ * a CPU added up); ring buffers in the totals only (no CPU) */
+static int summary(struct run *run, bool output_failed)
+{
+	struct tv_cpu_summary cpus[256];
+	struct tv_summary sum = { .cpus = cpus, .printed = run->to_write,
+				  .output_failed = output_failed };
+
+	for (int i = 0; i < run->nmaps; i++) {
+		sum.received += run->maps[i].received;
+		for (size_t r = 0; run->pb[i] && r < perfbuf__ring_cnt(run->pb[i]); r++) {
+			struct perfbuf_cpu_stats st = {};
+			size_t k = 0;
+
+			perfbuf__stats(run->pb[i], r, &st);
+			while (k < sum.ncpus && cpus[k].cpu != st.cpu)
+				k++;
+			if (k == sum.ncpus && k < 256)
+				cpus[sum.ncpus++] = (struct tv_cpu_summary){ .cpu = st.cpu };
+			if (k < 256) {
+				cpus[k].received += st.samples;
+				cpus[k].lost += st.lost;
+			}
+			sum.lost += st.lost;
+		}
+	}
+	sum.discarded = sum.received - sum.printed;
+	return trace_sink__summary(run->sink, &sum);
+}
+
+/* Stop reading, drain what is left, the summary and the counts of
+ * wrong-size records; then (cleanup) detach. 0 or -EIO. */
+static int finish(struct run *run)
+{
+	const char *name = run->o.output ? run->o.output : "stdout";
+	int wr, err = 0;
+
+	for (int i = 0; i < run->nmaps && !run->stop; i++)
+		if (run->pb[i])
+			perfbuf__drain(run->pb[i]);
+	if (run->rb && !run->stop)
+		ring_buffer__consume(run->rb);
+	wr = trace_sink__flush(run->sink);
+	if (wr && wr != -EPIPE) {
+		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n",
+			run->o.prog, name, strerror(-wr),
+			(unsigned long long)(run->to_write - run->sink->written),
+			run->to_write - run->sink->written == 1 ? "" : "s");
+		err = -EIO;
+	}
+	summary(run, wr != 0);
+	for (int i = 0; i < run->nmaps; i++)
+		if (run->maps[i].wrong_size)
+			fprintf(stderr, "%s: map %s: %llu record%s of the wrong size for struct %s (%zu bytes), not decoded\n",
+				run->o.prog, run->maps[i].name,
+				(unsigned long long)run->maps[i].wrong_size,
+				run->maps[i].wrong_size == 1 ? "" : "s",
+				perfbuf_type__name(run->maps[i].type),
+				perfbuf_type__size(run->maps[i].type));
+	return err;
+}
+
+static void cleanup(struct run *run)
+{
+	trace_sink__end(run->sink);
+	run_decoder__free(run->dec);
+	for (int i = 0; i < run->nmaps; i++) {
+		perfbuf__free(run->pb[i]);
+		run_map_free(&run->maps[i]);
+	}
+	ring_buffer__free(run->rb);
+	perfbuf_object__free(run->obj);	/* detaches */
+	if (run->map_fd > 0)
+		close(run->map_fd);
+	if (run->epfd > 0)
+		close(run->epfd);
+	if (run->fd > 2)
+		close(run->fd);
+}
+
+/* run: "Attached N programs." (what the tests wait for) */
+static int attach_all(struct run *run)
+{
+	int n = perfbuf_object__attach(run->obj);
+
+	if (n < 0) {
+		fprintf(stderr, "%s: no program of '%s' could be attached (see above)\n",
+			run->o.prog, run->o.object);
+		return n;
+	}
+	fprintf(stderr, "Attached %d program%s, reading %d map%s. Hit Ctrl-C to end.\n", n,
+		n == 1 ? "" : "s", run->nmaps, run->nmaps == 1 ? "" : "s");
+	return 0;
+}
+
+static int run_main(int argc, char **argv, bool attach)
+{
+	static struct run run;	/* big: the record copy */
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err;
+
+	memset(&run, 0, sizeof(run));
+	run.fd = 1;
+	run.o.prog = prog_name = attach ? "perfbuf attach" : "perfbuf run";
+	run.o.attach = attach;
+	err = run_parse_options(argc, argv, &run.o);
+	if (err)
+		return err < 0 ? 1 : 0;
+	err = setup(&run);
+	if (err)
+		goto out;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (attach)
+		fprintf(stderr, "Reading map %s. Hit Ctrl-C to end.\n", run.maps[0].name);
+	else
+		err = attach_all(&run);
+	if (!err)
+		err = run_loop(&run) ?: finish(&run);
+out:
+	cleanup(&run);
+	return err ? 1 : 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, false);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	return run_main(argc, argv, true);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The options of `perfbuf run` and `perfbuf attach`. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "run.h"
+
+static const char run_usage[] =
+"Usage: perfbuf run [OPTIONS] OBJECT.bpf.o\n"
+"\n"
+"Load your own BPF object, attach every program libbpf can attach by its\n"
+"SEC name, and print the records of its maps decoded by their C type:\n"
+"BPF_MAP_TYPE_PERF_EVENT_ARRAY maps through the collector (time order,\n"
+"per-CPU losses), BPF_MAP_TYPE_RINGBUF maps through libbpf's ring_buffer.\n"
+"\n"
+"Options:\n"
+"      --set NAME=VALUE a const volatile global of .rodata: an integer, bool,\n"
+"                       enum (name or number) or char array; repeatable\n"
+"      --type [MAP:]TYPE  the records' struct (of map MAP only); repeatable\n"
+"      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
+"  -d, --duration SEC   stop after SEC seconds\n"
+"  -n, --count N        stop after N events\n"
+"  -o, --output FILE    write events to FILE instead of stdout\n"
+"      --json           JSON Lines: event, lost and summary objects\n"
+"      --width N        cut text lines to N columns (not in a file)\n"
+"      --time CLOCK     rel (since the start, the default), mono or wall\n"
+"      --pages N        ring pages per CPU, a power of two (default 256)\n"
+"      --latency MS     longest a record waits in a perf ring (default 10)\n"
+"      --unordered      each CPU's records as they come, not in time order\n"
+"  -v, --verbose        libbpf's debug output (the verifier's log)\n"
+"  -h, --help           this help\n"
+"\n"
+"The type of a map's records: --type; else the marker PERFBUF_EVENT(MAP, TYPE)\n"
+"of <perfbuf/bpf.h> in the program; else a struct named event, in BTF, then\n"
+"in DWARF (build with -g); else --header FILE.h --type TYPE; else hex.\n"
+"Records print as trace's events: text columns headed by the field names\n"
+"(TIME CPU ...), or JSON with the fields in \"args\": integers by size and\n"
+"sign, enums by name, bools, char arrays as strings (a cut one marked),\n"
+"arrays, nested structs and unions as objects, pointers in hex. A record\n"
+"shorter than its type whose last member is an array prints what is there;\n"
+"one of another size is shown in hex on stderr and counted.\n"
+"\n"
+"Examples:\n"
+"  perfbuf run --set min_duration_ns=1000000 bootstrap.bpf.o\n"
+"  perfbuf run --json -d 5 --type events:event exitsnoop.bpf.o\n";
+
+static const char attach_usage[] =
+"Usage: perfbuf attach (--map-id N | --map-pinned PATH | --map-name NAME) [OPTIONS]\n"
+"\n"
+"Read the perf event array (or ring buffer) of a program someone else\n"
+"loaded, as bpftool map event_pipe does, decoded by type. A perf event\n"
+"array's rings are replaced by perfbuf's: its previous reader gets nothing\n"
+"more while this runs.\n"
+"\n"
+"Options:\n"
+"      --map-id N       the map with this id (bpftool map list)\n"
+"      --map-pinned PATH  the map pinned at PATH in bpffs\n"
+"      --map-name NAME  the loaded map with this name\n"
+"      --type TYPE      the records' struct: with --header, from the header;\n"
+"                       else from the BTF of a program that uses the map\n"
+"      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
+"  -d, -n, -o, --json, --width, --time, --pages, --latency, --unordered, -v, -h\n"
+"                       as perfbuf run\n"
+"\n"
+"Without --type: the marker or struct event in the BTF of a program using\n"
+"the map, else hex (each record's size and bytes).\n";
+
+enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
+       OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
+       OPT_MAP_NAME };
+
+static bool num(const struct run_opts *o, const char *opt, const char *arg,
+		long lo, long hi, long *out)
+{
+	if (!cli_parse_long(arg, lo, hi, out))
+		return true;
+	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", o->prog,
+		opt, lo, hi, arg);
+	return false;
+}
+
+static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
+		     const char *opt, const char *arg)
+{
+	if (*n < max) {
+		v[(*n)++] = arg;
+		return true;
+	}
+	fprintf(stderr, "%s: at most %d %s options\n", o->prog, max, opt);
+	return false;
+}
+
+static bool set_option(int opt, const char *arg, struct run_opts *o)
+{
+	switch (opt) {
+	case 'd': return num(o, "--duration", arg, 1, 1000000000, &o->duration);
+	case 'n': return num(o, "--count", arg, 1, 1L << 62, &o->count);
+	case 'o': o->output = arg; return true;
+	case 'v': o->verbose = true; return true;
+	case OPT_JSON: o->json = true; return true;
+	case OPT_UNORDERED: o->unordered = true; return true;
+	case OPT_WIDTH: return num(o, "--width", arg, 40, 100000, &o->width);
+	case OPT_PAGES: return num(o, "--pages", arg, 1, 1L << 20, &o->pages);
+	case OPT_LATENCY: return num(o, "--latency", arg, 1, 60000, &o->latency);
+	case OPT_SET: return list_add(o, o->sets, &o->nsets, RUN_MAX_SETS, "--set", arg);
+	case OPT_TYPE: return list_add(o, o->types, &o->ntypes, RUN_MAX_MAPS, "--type", arg);
+	case OPT_HEADER: o->header = arg; return true;
+	case OPT_MAP_ID: return num(o, "--map-id", arg, 1, 0xffffffffL, &o->map_id);
+	case OPT_MAP_PINNED: o->map_pinned = arg; return true;
+	case OPT_MAP_NAME: o->map_name = arg; return true;
+	case OPT_TIME:
+		if (!trace_time_parse(arg, &o->time))
+			return true;
+		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", o->prog, arg);
+		return false;
+	}
+	return false;
+}
+
+/* What the options say together: one line when they disagree */
+static int check(struct run_opts *o, int argc, char **argv)
+{
+	int maps = !!o->map_id + !!o->map_pinned + !!o->map_name;
+
+	if (o->pages & (o->pages - 1)) {
+		fprintf(stderr, "%s: --pages %ld is not a power of two\n", o->prog, o->pages);
+		return -1;
+	}
+	if (o->header && o->ntypes != 1) {
+		fprintf(stderr, "%s: --header %s needs one --type naming the struct in it\n",
+			o->prog, o->header);
+		return -1;
+	}
+	if (o->attach) {
+		if (maps != 1 || optind < argc) {
+			fprintf(stderr, "%s: give one of --map-id N, --map-pinned PATH, --map-name NAME%s (see --help)\n",
+				o->prog, optind < argc ? ", no object" : "");
+			return -1;
+		}
+		if (o->nsets) {
+			fprintf(stderr, "%s: --set needs an object not loaded yet: use perfbuf run\n",
+				o->prog);
+			return -1;
+		}
+		return 0;
+	}
+	if (maps || optind + 1 != argc) {
+		fprintf(stderr, "%s: %s; e.g. %s prog.bpf.o (see --help)\n", o->prog,
+			maps ? "--map-id, --map-pinned and --map-name are perfbuf attach's" :
+			optind < argc ? "one object only" : "no BPF object given", o->prog);
+		return -1;
+	}
+	o->object = argv[optind];
+	return 0;
+}
+
+int run_parse_options(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "header", required_argument, NULL, OPT_HEADER },
+		{ "map-id", required_argument, NULL, OPT_MAP_ID },
+		{ "map-pinned", required_argument, NULL, OPT_MAP_PINNED },
+		{ "map-name", required_argument, NULL, OPT_MAP_NAME },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	bool attach = o->attach;
+	const char *prog = o->prog;
+	int opt;
+
+	*o = (struct run_opts){ .prog = prog, .attach = attach, .pages = 256 };
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":d:n:o:vh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(attach ? attach_usage : run_usage, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option(attach ? "attach" : "run", opt, argv) ? -1 : 1;
+		if (!set_option(opt, optarg, o))
+			return -1;
+	}
+	return check(o, argc, argv);
+}
+
+const char *run_type_for(const struct run_opts *o, const char *map)
+{
+	const char *any = NULL;
+
+	for (int i = 0; i < o->ntypes; i++) {
+		const char *colon = strchr(o->types[i], ':');
+
+		if (!colon)
+			any = o->types[i];
+		else if (!strncmp(o->types[i], map, colon - o->types[i]) &&
+			 !map[colon - o->types[i]])
+			return colon + 1;
+	}
+	return any;
+}

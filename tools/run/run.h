@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfbuf run OBJECT.bpf.o` and `perfbuf attach --map-id N`: one's own
+ * BPF program's records, decoded by their C type (libperfbuf's
+ * perfbuf/type.h), through trace's sinks.
+ *   typed.c  the maps read and their records as values (trace/values.h)
+ *   opts.c   the options of both commands
+ *   cmd.c    the commands: the object or the map, the rings, the loop
+ */
+#ifndef PERFBUF_RUN_H
+#define PERFBUF_RUN_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "perfbuf.h"
+#include "common/clock.h"
+#include "trace/values.h"
+
+#define RUN_MAX_MAPS 16
+#define RUN_MAX_SETS 64
+
+/* A map read: a PERF_EVENT_ARRAY (through the collector) or a RINGBUF
+ * (libbpf's ring_buffer); its records typed, or hex without a type */
+struct run_map {
+	char *name;
+	int fd;
+	bool ringbuf;
+	struct perfbuf_type *type;	/* NULL: hex */
+	int ncols;
+	int *cols;			/* the columns' fields in type */
+	const char **names;		/* the columns' names */
+	__u64 received;
+	__u64 wrong_size;		/* records the type does not fit */
+};
+
+struct run_decoder;
+
+/* The maps' schema (one probe per map, in @maps' order, which must
+ * outlive the decoder): NULL with errno */
+struct run_decoder *run_decoder__new(const char *prog, struct run_map *maps, int n);
+void run_decoder__free(struct run_decoder *d);
+const struct tv_schema *run_decoder__schema(const struct run_decoder *d);
+/* Record @data of @sz bytes of map @idx: its values, valid until the
+ * next call; NULL when it does not fit the type (said on stderr, the
+ * first few times, in hex; counted in wrong_size) */
+const struct tv_event *run_decoder__decode(struct run_decoder *d, int idx,
+					   const void *data, size_t sz,
+					   int cpu, __u64 time_ns, bool late);
+
+/* The columns of @m: the type's top-level members (an anonymous struct
+ * or union's members in its place); hex: "size" and "data". 0 or -ENOMEM */
+int run_map_columns(struct run_map *m);
+void run_map_free(struct run_map *m);
+
+struct run_opts {
+	const char *prog;	/* "perfbuf run" */
+	const char *object;	/* run: OBJECT.bpf.o */
+	const char *sets[RUN_MAX_SETS];	/* --set NAME=VALUE */
+	int nsets;
+	const char *types[RUN_MAX_MAPS];	/* --type [MAP:]NAME */
+	int ntypes;
+	const char *header;	/* --header FILE.h */
+	/* attach: one of */
+	long map_id;
+	const char *map_pinned, *map_name;
+	const char *output;
+	long duration, count, pages, latency, width;
+	enum trace_time time;
+	bool json, unordered, verbose, attach;
+};
+
+/* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */
+int run_parse_options(int argc, char **argv, struct run_opts *o);
+/* --type for map @map: MAP:NAME's NAME, else a NAME alone, else NULL */
+const char *run_type_for(const struct run_opts *o, const char *map);
+
+#endif
