@@ -180,6 +180,10 @@ def every_kind():
         cut = "comm" in o.get("cut", [])
         if not why and cut != (len(cstr(bytes(e.comm) + b"\0")) == 16):
             why = "record %d: comm cut %s" % (i, cut)
+    summ = [o for o in map(json.loads, out.splitlines()) if o["type"] == "summary"]
+    if not why and (len(summ) != 1 or summ[0]["received"] != 20 or
+                    sum(c["received"] for c in summ[0]["per_cpu"]) != 20):
+        why = "summary: %r" % summ
     result("run_every_kind", why is None, why or "")
     text = Perfbuf(["run", "-n", "1", "--set", "target_pid=%d" % os.getpid(),
                     os.path.join(OBJ, "run_types.bpf.o")])

@@ -414,7 +414,7 @@ static int summary(struct run *run, bool output_failed)
 	for (int i = 0; i < run->nmaps; i++) {
 		sum.received += run->maps[i].received;
 		for (size_t r = 0; run->pb[i] && r < perfbuf__ring_cnt(run->pb[i]); r++) {
-			struct perfbuf_cpu_stats st = {};
+			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 			size_t k = 0;
 
 			perfbuf__stats(run->pb[i], r, &st);
