@@ -54,8 +54,11 @@ else
 	fail text_no_width_cut "did not attach: $(cat "$tmp/err")"
 fi
 # a pipe is cut, a file is not
-(sleep 1; "$longprog") &
-timeout 20 "$PERFBUF" trace -d 3 --width 60 tracepoint:sched:sched_process_exec 2>/dev/null | cat >"$tmp/out"
+: >"$tmp/werr"
+timeout 60 "$PERFBUF" trace -d 2 --width 60 tracepoint:sched:sched_process_exec 2>"$tmp/werr" |
+	cat >"$tmp/out" &
+for _ in $(seq 300); do grep -q '^Attached' "$tmp/werr" && break; sleep 0.1; done
+"$longprog"
 wait
 check text_width_cut awk 'NR > 1 && /pbexec_/ { n++; if (length($0) != 60 || !/\.\.\.$/) bad = 1 } END { exit bad || !n }' "$tmp/out"
 start_trace --width 60 -o "$tmp/wfile" tracepoint:sched:sched_process_exec
@@ -401,7 +404,7 @@ fi
 # summary's count (a storm into a one-page ring)
 timeout 30 "$PERFBUF" trace --pages 1 -o "$tmp/lost.txt" tracepoint:syscalls:sys_enter_getpgid 2>"$tmp/err" &
 tpid=$!
-for _ in $(seq 100); do grep -q '^Attached' "$tmp/err" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q '^Attached' "$tmp/err" && break; sleep 0.1; done
 python3 -c 'import os
 for i in range(200000): os.getpgid(0)'
 stop_trace
@@ -518,9 +521,12 @@ if start_trace --json tracepoint:sched:sched_switch; then
 else
 	fail sigterm_exit_0 "did not attach"
 fi
-(sleep 2; exec "$TARGET" 2) &
+# (the process waits for the attach: a loaded machine takes seconds)
+rm -f "$tmp/go"
+(while [[ ! -e $tmp/go ]]; do sleep 0.05; done; exec "$TARGET" 2) &
 target_pid=$!
 if start_trace --json -p "$target_pid" "uprobe:$TARGET:pb_target_add"; then
+	touch "$tmp/go"
 	"$TARGET" 5
 	wait "$target_pid"
 	stop_trace
@@ -528,6 +534,7 @@ if start_trace --json -p "$target_pid" "uprobe:$TARGET:pb_target_add"; then
 		"[o['pid'] for o in objs if o['type']=='event']==[$target_pid]*2"
 else
 	fail pid_filter "did not attach"
+	touch "$tmp/go"
 fi
 
 # CPU hotplug in JSON: a "cpu" object each way (CPU1 back online whatever

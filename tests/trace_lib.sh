@@ -13,7 +13,8 @@ start_attached() {
 	"$PERFBUF" "$@" >"$out" 2>"$err" &
 	pid=$!
 	printf -v "$var" %s "$pid"
-	for _ in $(seq 100); do
+	# (30 s: a loaded machine's ASan build loads for seconds)
+	for _ in $(seq 300); do
 		grep -q '^Attached' "$err" && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
@@ -44,7 +45,7 @@ PY
 error_case() {
 	local name=$1 pat=$2
 	shift 2
-	"$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"
+	timeout 60 "$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"	# (an error case accepted runs on)
 	local rc=$? lines
 	lines=$(wc -l <"$tmp/eerr")
 	if ((rc == 1)) && ((lines == 1)) && grep -q -- "$pat" "$tmp/eerr"; then

@@ -76,6 +76,10 @@ int stress_setup(struct stress_run *run)
 {
 	struct stress_opts *o = &run->o;
 
+	/* before the load: a signal meanwhile, even to a background job
+	 * (SIGINT ignored from its start), ends the run after it */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	if (cli_need_privileges("perfbuf stress", CLI_BPF) ||
 	    cli_need_fds("perfbuf stress", 0))
 		return -1;
@@ -154,8 +158,6 @@ int stress_run(struct stress_run *run)
 	__u64 t0 = perfbuf_now_ns(), t_end = t0 + (__u64)(o->duration * 1e9);
 	int err = 0;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	for (int i = 0; i < o->n_cpus && !err; i++) {
 		run->prod[i] = (struct producer){
 			.prog_fd = bpf_program__fd(run->skel->progs.emit),

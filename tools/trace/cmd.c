@@ -838,24 +838,27 @@ static int run_main(int argc, char **argv, bool record)
 	memset(&run, 0, sizeof(run));
 	run.fd = 1;
 	run.o.record = record;
+	/* before the load (a second or more): a signal meanwhile, even to a
+	 * background job (started with SIGINT ignored), ends the run after
+	 * it, with the summary; one while attaching still detaches */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = parse_options(argc, argv, &run.o);
 	if (err)
 		return err < 0 ? 1 : 0;
+	if (run.o.flight_pages)
+		sigaction(SIGUSR1, &sa, NULL);
 	err = setup(&run, argc - optind, argv + optind);
 	if (err)
 		goto out;
-	/* before the first attach: Ctrl-C or a closed stdout while attaching
-	 * must still detach, drain and print the summary */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (run.o.flight_pages)
-		sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	/* attaching hundreds of tracepoints takes a while: read meanwhile */
-	err = probes_attach(&run.set, run.skel, consume_some, &run);
+	if (!exiting)
+		err = probes_attach(&run.set, run.skel, consume_some, &run);
 	if (err)
 		goto out;	/* the message is printed; nothing stays attached */
-	say_attached(&run.set);
+	if (!exiting)
+		say_attached(&run.set);
 	err = trace_loop(&run) ?: finish(&run);
 out:
 	cleanup(&run);
