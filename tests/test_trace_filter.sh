@@ -167,5 +167,20 @@ error_case refuse_args_common "has no field 'comm'" trace --filter 'args.comm ==
 error_case refuse_ret_on_entry "has no field 'ret'" trace --filter 'ret == 0' "uprobe:$TARGET:pb_target_neg"
 error_case refuse_too_long "more than 64 operations" \
 	trace --filter "$(for i in $(seq 70); do printf 'dfd == %d || ' $i; done) dfd == 0" $tp
+# hostile: nesting past the parser's stack, an escaped closing quote,
+# an operator twice, a name of 100,000 characters (the line stays short)
+error_case refuse_deep_not "nested more than 64 deep" \
+	trace --filter "$(printf '!%.0s' $(seq 60000))dfd == 1" $tp
+error_case refuse_deep_parens "nested more than 64 deep" \
+	trace --filter "$(printf '(%.0s' $(seq 60000))dfd == 1" $tp
+error_case refuse_long_chain "more than 64 operations" \
+	trace --filter "$(printf 'dfd == 1 || %.0s' $(seq 10000))dfd == 1" $tp
+error_case refuse_escaped_close "the string at column 13 has no closing '\"'" \
+	trace --filter 'filename == "/etc/ho\"' $tp
+error_case refuse_op_twice "'||' at column 13: a value expected" \
+	trace --filter 'pid == 1 || || pid == 2' $tp
+error_case refuse_huge_name "a name of 100000 characters at column 1" \
+	trace --filter "$(printf 'a%.0s' $(seq 100000)) == 1" $tp
+check refuse_huge_name_short_line test "$(wc -c <"$tmp/eerr")" -lt 400
 
 finish

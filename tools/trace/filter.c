@@ -56,13 +56,20 @@ struct tok {
 	enum tok_kind kind;
 	int at, len;
 	enum trace_filter_cmp cmp;
+	bool open;		/* T_STR: no closing '"' */
 };
+
+/* Bounds met while parsing, before the recursion or the tree can grow
+ * with the input: nesting, and nodes (each compiles to one op or more) */
+#define FILTER_MAX_DEPTH 64
+#define FILTER_MAX_NAME 64
 
 struct parser {
 	const char *s;
 	struct tok t;		/* the current token */
 	const struct filter *f;
 	int err;
+	int depth, nodes;
 };
 
 static struct filter *filters;
@@ -80,15 +87,20 @@ static void fx_free(struct fx_node *n)
 }
 
 /* One line about filter @f, unless *@err says one was printed: the
- * first error is the one to fix. */
+ * first error is the one to fix. A short line whatever the input: the
+ * filter and the message cut, marked "...". */
 static void say(const struct filter *f, int *err, const char *fmt, va_list ap)
 {
+	char msg[300];
+	int alen = strlen(f->arg), n;
+
 	if (*err)
 		return;
 	*err = -EINVAL;
-	fprintf(stderr, "%s: --filter '%s': ", PROG, f->arg);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: --filter '%.*s%s': %s%s\n", PROG, alen > 100 ? 100 : alen,
+		f->arg, alen > 100 ? "..." : "", msg,
+		n >= (int)sizeof(msg) ? "..." : "");
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -140,7 +152,9 @@ static void lex(struct parser *ps, int at)
 	} else if (s[i] == '"') {
 		while (s[i + t->len] && s[i + t->len] != '"')
 			t->len += s[i + t->len] == '\\' && s[i + t->len + 1] ? 2 : 1;
-		if (s[i + t->len] == '"')
+		/* "ab\" ends with an escaped '"': still open */
+		t->open = s[i + t->len] != '"';
+		if (!t->open)
 			t->len++;
 		t->kind = T_STR;
 	} else {
@@ -170,7 +184,8 @@ static void unexpected(struct parser *ps, const char *want)
 
 	if (t->kind == T_END)
 		perr(ps, "the expression ends where %s was expected", want);
-	else if (strchr("+-*/%&|^~", *s) || !strncmp(s, "<<", 2) || !strncmp(s, ">>", 2))
+	else if ((t->kind == T_OTHER && strchr("+-*/%&|^~", *s)) ||
+		 !strncmp(s, "<<", 2) || !strncmp(s, ">>", 2))
 		perr(ps, "arithmetic and bit operators are not supported in the kernel filter ('%.*s' at column %d); compare a field with a constant",
 		     s[1] == *s ? 2 : 1, s, t->at + 1);
 	else if (*s == '=')
@@ -192,7 +207,7 @@ static int parse_str(struct parser *ps, struct fx_node *n)
 
 	if (!out)
 		return -ENOMEM;
-	if (ps->t.len < 2 || *end != '"') {
+	if (ps->t.len < 2 || ps->t.open) {
 		free(out);
 		perr(ps, "the string at column %d has no closing '\"'", ps->t.at + 1);
 		return -EINVAL;
@@ -267,8 +282,14 @@ static int parse_num(struct parser *ps, struct fx_node *n)
 
 static struct fx_node *node(struct parser *ps, enum fx_kind kind, int at)
 {
-	struct fx_node *n = calloc(1, sizeof(*n));
+	struct fx_node *n;
 
+	if (++ps->nodes > TRACE_FILTER_OPS) {
+		perr(ps, "too long for the kernel filter: more than %d operations (comparisons, !, && and ||)",
+		     TRACE_FILTER_OPS);
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
 	if (!n && !ps->err) {
 		err_line("out of memory\n");
 		ps->err = -ENOMEM;
@@ -284,6 +305,11 @@ static struct fx_node *node(struct parser *ps, enum fx_kind kind, int at)
 static bool operand(struct parser *ps, struct fx_node *n, bool *is_name)
 {
 	*is_name = ps->t.kind == T_NAME;
+	if (ps->t.kind == T_NAME && ps->t.len > FILTER_MAX_NAME) {
+		perr(ps, "a name of %d characters at column %d: no field's name is that long",
+		     ps->t.len, ps->t.at + 1);
+		return false;
+	}
 	if (ps->t.kind == T_NAME) {
 		n->name = strndup(ps->s + ps->t.at, ps->t.len);
 		if (!n->name) {
@@ -364,26 +390,31 @@ static struct fx_node *expr(struct parser *ps);
 
 static struct fx_node *unary(struct parser *ps)
 {
-	struct fx_node *n;
+	struct fx_node *n = NULL;
 	int at = ps->t.at;
 
+	if (ps->t.kind != T_NOT && ps->t.kind != T_LPAREN)
+		return comparison(ps);
+	if (ps->depth >= FILTER_MAX_DEPTH) {	/* the C stack is the bound */
+		perr(ps, "nested more than %d deep at column %d", FILTER_MAX_DEPTH, at + 1);
+		return NULL;
+	}
+	ps->depth++;
 	if (ps->t.kind == T_NOT) {
 		next(ps);
 		n = node(ps, FX_NOT, at);
 		if (n)
 			n->l = unary(ps);
-		return n;
-	}
-	if (ps->t.kind == T_LPAREN) {
+	} else {
 		next(ps);
 		n = expr(ps);
 		if (ps->t.kind != T_RPAREN)
 			unexpected(ps, "')'");
 		else
 			next(ps);
-		return n;
 	}
-	return comparison(ps);
+	ps->depth--;
+	return n;
 }
 
 static struct fx_node *binary(struct parser *ps, enum tok_kind op)
