@@ -45,7 +45,7 @@ PY
 error_case() {
 	local name=$1 pat=$2
 	shift 2
-	timeout 60 "$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"	# (an error case accepted runs on)
+	timeout 120 "$PERFBUF" "$@" >"$tmp/eout" 2>"$tmp/eerr"	# (an error case accepted runs on)
 	local rc=$? lines
 	lines=$(wc -l <"$tmp/eerr")
 	if ((rc == 1)) && ((lines == 1)) && grep -q -- "$pat" "$tmp/eerr"; then
