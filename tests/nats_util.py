@@ -6,6 +6,8 @@ with libnats.
   nats_util.py info URL STREAM     the stream's info (JSON), exit 1 if none
   nats_util.py dump URL STREAM     every message: one JSON object a line,
                                    {"seq", "subject", "headers", "data"}
+  nats_util.py lines URL STREAM    the same for every line of every message
+                                   (a batch of JSON Lines): "data" a line
   nats_util.py port                a free TCP port on 127.0.0.1
   nats_util.py ready URL [SEC]     wait until the server answers and its
                                    JetStream does (exit 1 after SEC, 10)
@@ -97,7 +99,7 @@ def info(c, stream):
     return r
 
 
-def dump(c, stream):
+def dump(c, stream, split=False):
     st = info(c, stream)["state"]
     first, last = st["first_seq"], st["last_seq"]
     if st["messages"] == 0:
@@ -114,10 +116,12 @@ def dump(c, stream):
         m = got[seq].get("message")
         if not m:
             continue  # deleted
-        print(json.dumps({
-            "seq": seq, "subject": m["subject"],
-            "headers": headers(base64.b64decode(m.get("hdrs", ""))),
-            "data": base64.b64decode(m.get("data", "")).decode()}))
+        data = base64.b64decode(m.get("data", "")).decode()
+        for d in data.splitlines() if split else [data]:
+            print(json.dumps({
+                "seq": seq, "subject": m["subject"],
+                "headers": headers(base64.b64decode(m.get("hdrs", ""))),
+                "data": d}))
 
 
 def ready(url, sec):
@@ -157,7 +161,7 @@ def main():
     elif sys.argv[1] == "info":
         print(json.dumps(info(c, sys.argv[3])))
     else:
-        dump(c, sys.argv[3])
+        dump(c, sys.argv[3], sys.argv[1] == "lines")
 
 
 main()

@@ -2,14 +2,16 @@
 # perfbuf trace --nats and perfbuf nats-tail against real nats-server
 # processes this test starts on 127.0.0.1 (free ports, JetStream stores in
 # a temporary directory; every server killed on every way out): events as
-# JSON messages with their headers, a server down at the start, killed
-# and restarted mid-run, a three-node cluster losing a node under an R3
-# stream, the buffer bound, two hosts merged by time, the error cases.
+# batches of JSON Lines with their headers (sizes, sequence numbers, the
+# latency bound), a server down at the start, killed and restarted
+# mid-run, a three-node cluster losing a node under an R3 stream, the
+# buffer bound, two hosts merged by time, nats-tail's text as trace's,
+# the error cases.
 # What the stream holds is read back by tests/nats_util.py, a client of
 # its own (the wire protocol), not by libnats.
 source "$(dirname "$0")/lib.sh"
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
-UTIL=(python3 "$(dirname "$0")/nats_util.py")
+UTIL=(/usr/bin/python3 "$(dirname "$0")/nats_util.py")
 tmp=$(mktemp -d)
 tpid= tpid2= gpid=
 declare -A SPID
@@ -62,12 +64,14 @@ stop_server() {	# NAME [SIGNAL]; bash's "Killed" notice silenced
 	} 2>/dev/null
 	unset "SPID[$1]"
 }
-# the NATS summary line's counts: published acknowledged retried dropped
+# nats_counts FILE [batches]: the NATS summary line's counts, in events
+# (or batches): published acknowledged retried dropped
 nats_counts() {
-	sed -n 's/^NATS: \([0-9]*\) published, \([0-9]*\) acknowledged ([0-9]* duplicates), \([0-9]*\) retried, \([0-9]*\) dropped.*/\1 \2 \3 \4/p' "$1"
+	sed -n 's/^NATS '"${2:-events}"': \([0-9]*\) published, \([0-9]*\) acknowledged ([0-9]* duplicates), \([0-9]*\) retried, \([0-9]*\) dropped.*/\1 \2 \3 \4/p' "$1"
 }
-# events_once DUMP SUBJECT_PREFIX N: the stream has N pb_target_seq
-# events under the prefix, each (pid, arg0) once
+# events_once LINES SUBJECT_PREFIX N: the stream has N pb_target_seq
+# events under the prefix, each (pid, arg0) once (LINES: nats_util.py
+# lines)
 events_once() {
 	python3 - "$@" <<'PY'
 import collections, json, sys
@@ -102,7 +106,8 @@ P1=$(port)
 U1=nats://127.0.0.1:$P1
 server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1" || fail nats_server_start "$(tail -3 "$tmp/s1.log")"
 
-# --- N execs of a unique binary: N messages, valid JSON, headers -------
+# --- N execs of a unique binary: N events in batches, valid JSON Lines,
+# headers ------------------------------------------------------------
 prog="$tmp/pbnats_$$"
 cp /bin/true "$prog"
 if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-stream T1 \
@@ -110,30 +115,99 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-stream T1
 	for _ in 1 2 3 4 5; do "$prog"; done
 	stop_trace
 	"${UTIL[@]}" dump "$U1" T1 >"$tmp/t1.dump"
-	check nats_exec_n_messages python3 - "$tmp/t1.dump" "$prog" "$trc" <<'PY'
+	"${UTIL[@]}" lines "$U1" T1 >"$tmp/t1.lines"
+	check nats_exec_n_events python3 - "$tmp/t1.dump" "$prog" "$trc" <<'PY'
 import json, sys
 msgs = [json.loads(l) for l in open(sys.argv[1])]
 ev = []
 for m in msgs:
-    d = json.loads(m["data"])          # every payload is one JSON object
     h = m["headers"]
-    assert h["Perfbuf-Host"] == "h1" and int(h["Perfbuf-Cpu"]) == d.get("cpu", -1)
-    assert int(h["Perfbuf-Time"]) > 1.6e18
-    if d["type"] == "event" and d["args"]["filename"] == sys.argv[2]:
-        assert h["Perfbuf-Probe"] == d["probe"] == "tracepoint:sched:sched_process_exec"
-        assert m["subject"] == "perfbuf.h1.tracepoint.sched.sched_process_exec"
-        ev.append(d)
+    lines = m["data"].split("\n")
+    assert lines[-1] == "" and len(lines) - 1 == int(h["Perfbuf-Count"])
+    objs = [json.loads(l) for l in lines[:-1]]   # each line one object
+    assert h["Perfbuf-Host"] == "h1" and "Perfbuf-Cpu" not in h
+    assert 1.6e18 < int(h["Perfbuf-Time"]) <= int(h["Perfbuf-Time-Last"])
+    assert int(h["Perfbuf-Last-Seq"]) - int(h["Perfbuf-First-Seq"]) + 1 == len(objs)
+    for d in objs:
+        if d["type"] == "event" and d["args"]["filename"] == sys.argv[2]:
+            assert h["Perfbuf-Probe"] == d["probe"] == "tracepoint:sched:sched_process_exec"
+            assert m["subject"] == "perfbuf.h1.tracepoint.sched.sched_process_exec"
+            assert len(h["Perfbuf-Args"]) == len(d["args"])
+            ev.append(d)
 ids = [m["headers"]["Nats-Msg-Id"] for m in msgs]
 assert len(set(ids)) == len(ids)
-assert sum(json.loads(m["data"])["type"] == "summary" for m in msgs) == 1
+assert sum(m["data"].count('{"type":"summary"') for m in msgs) == 1
 sys.exit(0 if len(ev) == 5 and sys.argv[3] == "0" else 1)
 PY
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
+	read -r bpub back _ bdrop <<<"$(nats_counts "$tmp/err" batches)"
 	check nats_published_all_acknowledged test "${pub:-x}" = "$ack" -a "$drop" = 0 -a \
-		"$pub" = "$(wc -l <"$tmp/t1.dump")"
+		"$pub" = "$(wc -l <"$tmp/t1.lines")" -a "${bpub:-x}" = "$back" -a "$bdrop" = 0 -a \
+		"$bpub" = "$(wc -l <"$tmp/t1.dump")"
 	check nats_stream_created grep -q '^perfbuf trace: created stream T1 (subjects perfbuf.>, 1 replica)$' "$tmp/err"
 else
-	fail nats_exec_n_messages "did not attach: $(cat "$tmp/err")"
+	fail nats_exec_n_events "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- batches: at most --nats-batch events (or bytes), each subject's
+# lines numbered without a gap; a lone event sent within the latency ---
+# batch_check DUMP MAX_EVENTS MAX_BYTES EVENTS: every batch within the
+# bounds, sequence numbers first..last chained per subject, EVENTS
+# pb_target_seq events in all, most batches full
+batch_check() {
+	python3 - "$@" <<'PY'
+import collections, json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1])]
+maxev, maxb, want = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+nxt = collections.defaultdict(int)
+events = 0
+for m in msgs:
+    h = m["headers"]
+    n, first, last = int(h["Perfbuf-Count"]), int(h["Perfbuf-First-Seq"]), int(h["Perfbuf-Last-Seq"])
+    ok = (n <= maxev and len(m["data"].encode()) <= maxb and first == nxt[m["subject"]]
+          and last == first + n - 1 and m["data"].count("\n") == n)
+    if not ok:
+        print("batch %s: %d events, %d bytes, seq %d..%d (want from %d)" % (
+              m["subject"], n, len(m["data"]), first, last, nxt[m["subject"]]), file=sys.stderr)
+        sys.exit(1)
+    nxt[m["subject"]] = last + 1
+    events += m["data"].count("pb_target_seq")
+full = sum(int(m["headers"]["Perfbuf-Count"]) == maxev or
+           len(m["data"].encode()) > maxb * 3 / 4 for m in msgs)
+sys.exit(0 if events == want and full >= len(msgs) / 2 else 1)
+PY
+}
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-batch 50 \
+	--subject 'perfbuf.b50.{probe}' "$SEQ"; then
+	target 1000
+	stop_trace
+	"${UTIL[@]}" dump "$U1" T1 | grep '"subject": "perfbuf.b50.uprobe' >"$tmp/b50.dump"
+	check nats_batch_events_bound batch_check "$tmp/b50.dump" 50 1000000 1000
+else
+	fail nats_batch_events_bound "did not attach: $(cat "$tmp/err")"
+fi
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-batch 2K \
+	--subject 'perfbuf.b2k.{probe}' "$SEQ"; then
+	target 1000
+	stop_trace
+	"${UTIL[@]}" dump "$U1" T1 | grep '"subject": "perfbuf.b2k.uprobe' >"$tmp/b2k.dump"
+	check nats_batch_bytes_bound batch_check "$tmp/b2k.dump" 1000000 2048 1000
+else
+	fail nats_batch_bytes_bound "did not attach: $(cat "$tmp/err")"
+fi
+# one event, the tracer still running: in the stream within a second
+if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" \
+	--subject 'perfbuf.lat.{probe}' "$SEQ"; then
+	target 1
+	found=0
+	for _ in $(seq 20); do
+		sleep 0.05
+		"${UTIL[@]}" lines "$U1" T1 | grep -q '"subject": "perfbuf.lat.uprobe' && { found=1; break; }
+	done
+	check nats_batch_sent_within_latency test "$found" = 1
+	stop_trace
+else
+	fail nats_batch_sent_within_latency "did not attach: $(cat "$tmp/err")"
 fi
 
 # --- nats-tail: two tracers as two hosts, merged by time ---------------
@@ -169,8 +243,9 @@ else
 fi
 
 # --- nats-tail: what the stream holds is untrusted input ---------------
-# (anyone who may publish can store these: a payload with a second line
-# of its own, raw control bytes, a host header with terminal escapes)
+# (anyone who may publish can store these: a line with a "host" of its
+# own after a valid one, raw control bytes, a host header with terminal
+# escapes; each line of a batch is checked on its own)
 ev='{"type":"event","cpu":0,"pid":1,"tid":1,"comm":"x","probe":"p:q","args":{}}'
 inj() { "${UTIL[@]}" pub "$U1" perfbuf.inj.x "$1"; }
 printf '%s\n{"host":"forged","realtime_ns":1,"type":"event"}' "$ev" | inj h1
@@ -181,8 +256,8 @@ printf '%s' "$ev" | inj $'\e]0;pwned\a\e[31mh4'
 "$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.inj.>' --since all --no-follow --json \
 	>"$tmp/inj.json" 2>"$tmp/inj.err"
 check nats_tail_json_no_forged_line json_check "$tmp/inj.json" \
-	'len(objs) == 1 and objs[0]["host"] == "\x1b]0;pwned\x07\x1b[31mh4"'
-check nats_tail_invalid_json_skipped grep -q '^perfbuf nats-tail: 4 messages skipped: not perfbuf' "$tmp/inj.err"
+	'len(objs) == 2 and [o["host"] for o in objs] == ["h1", "\x1b]0;pwned\x07\x1b[31mh4"]'
+check nats_tail_invalid_json_skipped grep -q '^perfbuf nats-tail: 4 lines skipped: not perfbuf' "$tmp/inj.err"
 "$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.inj.>' --since all --no-follow \
 	>"$tmp/inj.txt" 2>&1
 no_ctl() { ! grep -q $'[\e\a]' "$1"; }
@@ -191,6 +266,52 @@ check nats_tail_text_host_escaped grep -q '^[0-9:.]* \\x1b]0;pwned\\x07\\x1b\[31
 "$PERFBUF" nats-tail --nats "$U1" --no-follow >&- 2>"$tmp/closed.err"
 check nats_tail_stdout_closed_refused test $? = 1 -a "$(cat "$tmp/closed.err")" = \
 	"perfbuf nats-tail: stdout is closed; redirect it (>FILE, >/dev/null)"
+
+# --- nats-tail's text as trace's: strings escaped and cut, argv, value
+# names, addresses, pointers, a hidden field ----------------------------
+comm="pbnt$$"
+TT=(--comm "$comm" --string-size 8 tracepoint:sock:inet_sock_set_state
+    tracepoint:syscalls:sys_enter_openat tracepoint:syscalls:sys_enter_execve)
+if start_attached tpid "$tmp/out" "$tmp/err" trace -o "$tmp/tt.txt" "${TT[@]}" &&
+   start_attached tpid2 "$tmp/out2" "$tmp/err2" trace --nats "$U1" --nats-host ht \
+	--subject 'perfbuf.ht.{probe}' "${TT[@]}"; then
+	/usr/bin/python3 - "$comm" "$prog" <<'PY'
+import ctypes, os, socket, sys
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)   # PR_SET_NAME
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+socket.create_connection(s.getsockname()).close()
+for p in [b'/nonexistent/a"b\\c', b"/x\n\t\xff\xc3\xa9z", b"/s"]:
+    try:
+        os.open(p, os.O_RDONLY)
+    except OSError:
+        pass
+os.execv(sys.argv[2], [sys.argv[2], b'a"b', b"c\nd", b"\xff-long-argument", b""])
+PY
+	stop_trace
+	kill -INT "$tpid2"; wait "$tpid2"; tpid2=
+	"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.ht.>' --since 1h --no-follow \
+		>"$tmp/tt.tail" 2>/dev/null
+	check nats_tail_text_as_trace python3 - "$tmp/tt.txt" "$tmp/tt.tail" "$comm" <<'PY'
+import re, sys
+def rest(path, pat):
+    r = re.compile(pat + re.escape(sys.argv[3]) + r" +(.*)$")
+    return sorted(m.group(1) for m in map(r.match, open(path, errors="replace")) if m)
+trace = rest(sys.argv[1], r"^\S+ +\d+ +\d+ +\d+ +")
+tail = rest(sys.argv[2], r"^\S+ +ht +\d+ +\d+ +\d+ +")
+kinds = {l.split()[0] for l in trace}
+# every kind of value seen: a name, an address, a cut string, argv
+need = ["(TCP_", "saddr=127.0.0.1", 'filename="/nonexis"...', '"\\xff-long-a"...', "__syscall_nr"]
+seen = [any(n in l for l in trace) for n in need]
+if trace != tail or seen != [True] * 4 + [False] or len(kinds) != 3:
+    print("trace:\n  %s\nnats-tail:\n  %s\nseen %s" % ("\n  ".join(trace), "\n  ".join(tail), seen),
+          file=sys.stderr)
+    sys.exit(1)
+PY
+else
+	fail nats_tail_text_as_trace "did not attach: $(cat "$tmp/err" "$tmp/err2")"
+fi
 
 # --- the server restarted while events stream ---------------------------
 # (SIGTERM: a lone server acknowledges what it has not written out yet,
@@ -204,8 +325,8 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --subject 'perfb
 	server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1"
 	wait "$gpid"; gpid=
 	stop_trace
-	"${UTIL[@]}" dump "$U1" T1 >"$tmp/r.dump"
-	check nats_restart_mid_run_every_event_once events_once "$tmp/r.dump" perfbuf.r. 3000
+	"${UTIL[@]}" lines "$U1" T1 >"$tmp/r.lines"
+	check nats_restart_mid_run_every_event_once events_once "$tmp/r.lines" perfbuf.r. 3000
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
 	check nats_restart_published_acknowledged test "${pub:-x}" = "$ack" -a "$drop" = 0
 	check nats_restart_said grep -q 'NATS: disconnected' "$tmp/err"
@@ -230,9 +351,9 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
 	target 200
 	sleep 1		# a --stats line
 	stop_trace
-	"${UTIL[@]}" dump "$U2" W >"$tmp/w.dump"
-	check nats_server_down_at_start events_once "$tmp/w.dump" perfbuf. 500
-	check nats_stats_line grep -q '^nats: [0-9]* published/s, [0-9]* acknowledged/s, ' "$tmp/err"
+	"${UTIL[@]}" lines "$U2" W >"$tmp/w.lines"
+	check nats_server_down_at_start events_once "$tmp/w.lines" perfbuf. 500
+	check nats_stats_line grep -q '^nats: [0-9]* published/s, [0-9]* acknowledged/s ([0-9]* batches/s), ' "$tmp/err"
 else
 	fail nats_server_down_at_start "did not attach: $(cat "$tmp/err")"
 fi
@@ -245,8 +366,8 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
 	for _ in $(seq 50); do grep -q 'created stream B' "$tmp/err" && break; sleep 0.1; done
 	stop_trace
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
-	full=$(sed -n 's/.* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/err")
-	stored=$("${UTIL[@]}" dump "$U2" B | wc -l)
+	full=$(sed -n 's/^NATS events: .* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/err")
+	stored=$("${UTIL[@]}" lines "$U2" B | wc -l)
 	check nats_buffer_bound_drops_counted test "${pub:-0}" -ge 101 -a "$((ack + drop))" = "$pub" \
 		-a "${full:-0}" -gt 50 -a "$stored" = "$ack" -a "$ack" -gt 0
 else
@@ -278,13 +399,16 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$URLS" --nats-stream 
 	"${UTIL[@]}" ready "nats://127.0.0.1:${NP[1]}" 15
 	wait "$gpid"; gpid=
 	stop_trace
-	"${UTIL[@]}" dump "nats://127.0.0.1:${NP[2]}" C >"$tmp/c.dump"
-	check nats_cluster_r3_every_event_once events_once "$tmp/c.dump" perfbuf.c. 3000
+	"${UTIL[@]}" lines "nats://127.0.0.1:${NP[2]}" C >"$tmp/c.lines"
+	check nats_cluster_r3_every_event_once events_once "$tmp/c.lines" perfbuf.c. 3000
 	read -r pub ack retried drop <<<"$(nats_counts "$tmp/err")"
 	echo "cluster: published $pub, acknowledged $ack, retried $retried, dropped $drop"
 	((drop)) && grep -v '^Attached' "$tmp/err"
 	check nats_cluster_published_is_acknowledged_plus_dropped \
-		test "${pub:-x}" = "$((ack + drop))" -a "$ack" = "$(wc -l <"$tmp/c.dump")"
+		test "${pub:-x}" = "$((ack + drop))" -a "$ack" = "$(wc -l <"$tmp/c.lines")"
+	read -r pub ack retried drop <<<"$(nats_counts "$tmp/err" batches)"
+	check nats_cluster_batches_published_is_acknowledged_plus_dropped \
+		test "${pub:-x}" = "$((ack + drop))" -a "$ack" -gt 0
 else
 	fail nats_cluster_r3_every_event_once "did not attach: $(cat "$tmp/err")"
 fi
@@ -300,6 +424,10 @@ error_case err_nats_subject_not_in_stream 'stream T1 does not hold subject' \
 error_case err_nats_bad_subject 'empty token' trace --nats "$U1" --subject 'a..b' "$SEQ"
 error_case err_nats_options_need_url 'need --nats URL' trace --subject a.b "$SEQ"
 error_case err_nats_and_output 'give one of them' trace --nats "$U1" -o "$tmp/x" "$SEQ"
+error_case err_nats_batch_zero 'nats-batch wants events per message' \
+	trace --nats "$U1" --nats-batch 0 "$SEQ"
+error_case err_nats_batch_unit 'nats-batch wants events per message' \
+	trace --nats "$U1" --nats-batch 64Q "$SEQ"
 error_case err_nats_creds_missing "nats-creds '/nonexistent'" \
 	trace --nats "$U1" --nats-creds /nonexistent "$SEQ"
 error_case err_tail_no_stream 'no stream matches' nats-tail --nats "$U1" --subject 'zzz.>'

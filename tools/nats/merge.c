@@ -22,9 +22,9 @@ static void swap(struct merge_item *a, struct merge_item *b)
 }
 
 int merge_push(struct merge *m, __s64 time, const char *host,
-	       const char *data, size_t len)
+	       const char *args, const char *data, size_t len)
 {
-	size_t hl = strlen(host) + 1, i;
+	size_t hl = strlen(host) + 1, al = strlen(args) + 1, i;
 	struct merge_item it = { .time = time, .seq = m->seq++, .len = len };
 
 	if (m->n == m->cap) {
@@ -36,12 +36,14 @@ int merge_push(struct merge *m, __s64 time, const char *host,
 		m->v = v;
 		m->cap = cap;
 	}
-	/* one allocation: host, NUL, data, NUL */
-	it.host = malloc(hl + len + 1);
+	/* one allocation: host, NUL, args, NUL, data, NUL */
+	it.host = malloc(hl + al + len + 1);
 	if (!it.host)
 		return -ENOMEM;
 	memcpy(it.host, host, hl);
-	it.data = it.host + hl;
+	it.args = it.host + hl;
+	memcpy(it.args, args, al);
+	it.data = it.args + al;
 	memcpy(it.data, data, len);
 	it.data[len] = 0;
 	if (!m->n || time > m->newest)

@@ -17,7 +17,8 @@
 struct merge_item {
 	__s64 time;		/* Unix ns (Perfbuf-Time) */
 	__u64 seq;		/* arrival: ties keep it */
-	char *host;		/* malloc'd, with the data */
+	char *host;		/* malloc'd, with args and data */
+	char *args;		/* the batch's Perfbuf-Args, "" if none */
 	char *data;
 	size_t len;
 };
@@ -29,9 +30,9 @@ struct merge {
 	__s64 newest;		/* the newest time pushed */
 };
 
-/* A copy of @host and @data held. 0 or -ENOMEM. */
+/* A copy of @host, @args and @data held. 0 or -ENOMEM. */
 int merge_push(struct merge *m, __s64 time, const char *host,
-	       const char *data, size_t len);
+	       const char *args, const char *data, size_t len);
 /* The oldest held item into @out (free out->host after use) when it is
  * @window_ns older than the newest, or @all; false when none is due. */
 bool merge_pop(struct merge *m, __s64 window_ns, bool all,

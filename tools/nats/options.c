@@ -17,7 +17,9 @@ void nats_opts_init(struct nats_opts *o, const char *prog)
 {
 	*o = (struct nats_opts){ .prog = prog, .subject = NATS_DEFAULT_SUBJECT,
 				 .replicas = 1, .buffer = 64 << 20,
-				 .window = 1024, .ack_wait_ms = 2000 };
+				 .window = 1024, .ack_wait_ms = 2000,
+				 .batch_bytes = NATS_DEFAULT_BATCH_BYTES,
+				 .latency_ms = NATS_DEFAULT_LATENCY_MS };
 }
 
 void nats_opts_free(struct nats_opts *o)
@@ -234,6 +236,34 @@ static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 	}
 }
 
+/* --nats-batch N (events; the bytes bound by the server's payload only)
+ * or SIZE (bytes: a K, M or B suffix; events without a bound) */
+static bool set_batch(struct nats_opts *o, const char *arg)
+{
+	size_t n = strlen(arg);
+	char num[32];
+	long v;
+
+	if (n && strspn(arg, "0123456789") == n) {
+		if (!nats_parse_num(o->prog, "--nats-batch", arg, 1, 1000000, &v))
+			return false;
+		o->batch_events = v;
+		o->batch_bytes = 0;
+		return true;
+	}
+	snprintf(num, sizeof(num), "%s", arg);
+	if (n && n < sizeof(num) && (num[n - 1] == 'B' || num[n - 1] == 'b'))
+		num[n - 1] = 0;
+	if (nats_parse_size(num, &o->batch_bytes) && o->batch_bytes >= 256 &&
+	    o->batch_bytes <= (64 << 20)) {
+		o->batch_events = 0;
+		return true;
+	}
+	fprintf(stderr, "%s: --nats-batch wants events per message (1 to 1000000) or bytes (256B to 64M, e.g. 64K), not '%s'\n",
+		o->prog, arg);
+	return false;
+}
+
 bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 {
 	if (opt != NATS_OPT_URLS && !o->other)
@@ -263,6 +293,8 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 		return set_number(o, "--nats-replicas", arg, 1, 5, &o->replicas);
 	case NATS_OPT_WINDOW:
 		return set_number(o, "--nats-window", arg, 1, 65536, &o->window);
+	case NATS_OPT_BATCH:
+		return set_batch(o, arg);
 	case NATS_OPT_ACK_WAIT:
 		return set_number(o, "--nats-ack-wait", arg, 10, 600000, &o->ack_wait_ms);
 	case NATS_OPT_CREDS:

@@ -20,6 +20,12 @@
 
 #define NATS_DEFAULT_SUBJECT "perfbuf.{host}.{probe}"
 #define NATS_MAX_URLS 32
+/* --nats-batch's default, chosen by measurement (scripts/bench-nats.sh):
+ * bytes, and events without a limit of their own */
+#define NATS_DEFAULT_BATCH_BYTES (64 << 10)
+#define NATS_DEFAULT_BATCH_TEXT "64K"
+/* trace's --latency default (the library's) */
+#define NATS_DEFAULT_LATENCY_MS 10
 
 struct nats_opts {
 	const char *prog;		/* for messages: "perfbuf trace" */
@@ -35,6 +41,9 @@ struct nats_opts {
 	int replicas;			/* --nats-replicas: a new stream's */
 	int64_t buffer;			/* --nats-buffer: bytes not yet acknowledged */
 	int window;			/* --nats-window: messages in flight */
+	long batch_events;		/* --nats-batch N: events per message */
+	int64_t batch_bytes;		/* --nats-batch SIZE: bytes per message */
+	int latency_ms;			/* trace --latency: a batch waits at most */
 	int ack_wait_ms;		/* --nats-ack-wait: then retried */
 	const char *creds;		/* --nats-creds FILE */
 	const char *tls_ca;		/* --nats-tls-ca FILE */
@@ -48,7 +57,7 @@ enum {
 	NATS_OPT_URLS = 1000, NATS_OPT_SUBJECT, NATS_OPT_HOST, NATS_OPT_STREAM,
 	NATS_OPT_STREAM_SUBJECTS, NATS_OPT_MAX_AGE, NATS_OPT_MAX_BYTES,
 	NATS_OPT_REPLICAS, NATS_OPT_BUFFER, NATS_OPT_WINDOW, NATS_OPT_ACK_WAIT,
-	NATS_OPT_CREDS, NATS_OPT_TLS_CA, NATS_OPT_WAIT,
+	NATS_OPT_CREDS, NATS_OPT_TLS_CA, NATS_OPT_WAIT, NATS_OPT_BATCH,
 	NATS_OPT_END
 };
 
@@ -64,6 +73,7 @@ enum {
 	{ "nats-replicas", required_argument, NULL, NATS_OPT_REPLICAS }, \
 	{ "nats-buffer", required_argument, NULL, NATS_OPT_BUFFER }, \
 	{ "nats-window", required_argument, NULL, NATS_OPT_WINDOW }, \
+	{ "nats-batch", required_argument, NULL, NATS_OPT_BATCH }, \
 	{ "nats-ack-wait", required_argument, NULL, NATS_OPT_ACK_WAIT }, \
 	{ "nats-creds", required_argument, NULL, NATS_OPT_CREDS }, \
 	{ "nats-tls-ca", required_argument, NULL, NATS_OPT_TLS_CA }, \
@@ -71,7 +81,8 @@ enum {
 
 #define NATS_TRACE_USAGE \
 "\n" \
-"Fleet (NATS JetStream): each event published as its --json object\n" \
+"Fleet (NATS JetStream): events published as their --json objects, in\n" \
+"batches: a message holds JSON Lines, --nats-batch of them\n" \
 "      --nats URL[,URL...]   publish to these servers (nats://HOST:PORT)\n" \
 "      --subject TEMPLATE    subject, {host} and {probe} filled in\n" \
 "                            (default " NATS_DEFAULT_SUBJECT ")\n" \
@@ -84,6 +95,9 @@ enum {
 "      --nats-replicas N             a new stream's replicas (default 1)\n" \
 "      --nats-buffer SIZE    events not yet acknowledged kept up to SIZE\n" \
 "                            (default 64M), then counted as dropped\n" \
+"      --nats-batch N|SIZE   events per message (N), or bytes (SIZE: 64K, 1M,\n" \
+"                            4096B); default " NATS_DEFAULT_BATCH_TEXT "; a batch waits at\n" \
+"                            most --latency before it is sent\n" \
 "      --nats-window N       messages awaiting acknowledgement (default 1024)\n" \
 "      --nats-ack-wait MS    resend a message unacknowledged this long (2000)\n" \
 "      --nats-creds FILE     NATS credentials (JWT and NKey seed)\n" \

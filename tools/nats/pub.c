@@ -11,13 +11,31 @@
 #include <unistd.h>
 
 #include "perfbuf.h"
+#include "batch.h"
 #include "pub.h"
 
 /* What a message holds of the buffer: its bytes and a guess at the rest
  * (subject, headers, libnats's own). The same at add and at release. */
 static __u64 cost(natsMsg *m)
 {
-	return natsMsg_GetDataLength(m) + strlen(natsMsg_GetSubject(m)) + 256;
+	return natsMsg_GetDataLength(m) + strlen(natsMsg_GetSubject(m)) + 512;
+}
+
+/* The counts change under the mutex, read without it: atomics. */
+static void add(__u64 *v, __s64 d)
+{
+	__atomic_fetch_add(v, (__u64)d, __ATOMIC_RELAXED);
+}
+
+static void count(struct nats_n *c, __u64 events)
+{
+	add(&c->events, events);
+	add(&c->batches, 1);
+}
+
+static __u64 get(const __u64 *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
 void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
@@ -64,6 +82,7 @@ static bool push(struct nats_pub *p, natsMsg *m, bool front)
 		p->q[(p->head + p->len) % p->cap] = m;
 	}
 	p->len++;
+	add(&p->n.queued, 1);
 	return true;
 }
 
@@ -73,21 +92,22 @@ static natsMsg *pop(struct nats_pub *p)
 
 	p->head = (p->head + 1) % p->cap;
 	p->len--;
+	add(&p->n.queued, -1);
 	return m;
 }
 
-void nats_pub_add(struct nats_pub *p, natsMsg *m)
+void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events)
 {
 	__u64 c = m ? cost(m) : 0;
 	bool ok;
 
 	pthread_mutex_lock(&p->mu);
-	p->n.published++;
-	ok = m && p->n.bytes + c <= p->max_bytes && push(p, m, false);
+	count(&p->n.published, events);
+	ok = m && get(&p->n.bytes) + c <= p->max_bytes && push(p, m, false);
 	if (ok)
-		p->n.bytes += c;
+		add(&p->n.bytes, c);
 	else
-		p->n.buffer_full++;
+		count(&p->n.buffer_full, events);
 	pthread_mutex_unlock(&p->mu);
 	if (!ok)
 		natsMsg_Destroy(m);
@@ -97,27 +117,60 @@ void nats_pub_add(struct nats_pub *p, natsMsg *m)
  * no leader) would be resent at once, and again: sending waits this long. */
 #define RETRY_HOLD_NS 100000000ULL
 
+/* Locked: may one more go now? */
+static bool may_send(struct nats_pub *p)
+{
+	return p->len && get(&p->n.in_flight) < (p->probing ? 1 : p->window) &&
+	       !(p->hold_until && perfbuf_now_ns() < p->hold_until);
+}
+
+/* Locked: @m, dropped for good (the stream refused it, or it can never
+ * be sent); true for the first such, to be said. */
+static bool drop_rejected(struct nats_pub *p, natsMsg *m)
+{
+	bool first = !p->said_rejected;
+
+	add(&p->n.bytes, -(__s64)cost(m));
+	count(&p->n.rejected, nats_msg_events(m));
+	p->said_rejected = true;
+	return first;
+}
+
+static void say_rejected(struct nats_pub *p, const char *why)
+{
+	fprintf(stderr, "%s: NATS: the stream refused a batch of events: %s; such events are counted as dropped\n",
+		p->c->o->prog, why ? why : "no reason given");
+}
+
 void nats_pub_send(struct nats_pub *p)
 {
 	while (nats_conn_up(p->c)) {
 		natsMsg *m;
 		natsStatus s;
+		bool say;
 
 		pthread_mutex_lock(&p->mu);
-		if (!p->len || p->n.in_flight >= (p->probing ? 1 : p->window) ||
-		    (p->hold_until && perfbuf_now_ns() < p->hold_until)) {
+		if (!may_send(p)) {
 			pthread_mutex_unlock(&p->mu);
 			return;
 		}
 		m = pop(p);
-		p->n.in_flight++;
+		add(&p->n.in_flight, 1);
 		pthread_mutex_unlock(&p->mu);
 		s = js_PublishMsgAsync(p->c->js, &m, &p->po);
 		if (s == NATS_OK)
 			continue;
-		/* not taken (disconnected meanwhile): first again */
 		pthread_mutex_lock(&p->mu);
-		p->n.in_flight--;
+		add(&p->n.in_flight, -1);
+		if (s == NATS_MAX_PAYLOAD) {	/* larger than the server takes */
+			say = drop_rejected(p, m);
+			pthread_mutex_unlock(&p->mu);
+			if (say)
+				say_rejected(p, "larger than the server's max_payload");
+			natsMsg_Destroy(m);
+			continue;
+		}
+		/* not taken (disconnected meanwhile): first again */
 		push(p, m, true);	/* room: it was just taken out */
 		pthread_mutex_unlock(&p->mu);
 		return;
@@ -137,49 +190,69 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 {
 	struct nats_pub *p = closure;
 	bool retry = !pa && pae && passing(pae), say = false;
+	__u64 events = nats_msg_events(m);
 
 	(void)js;
 	pthread_mutex_lock(&p->mu);
-	p->n.in_flight--;
+	add(&p->n.in_flight, -1);
 	if (retry && push(p, m, true)) {
-		p->n.retried++;
+		count(&p->n.retried, events);
 		if (pae->Err != NATS_TIMEOUT) {
 			p->hold_until = perfbuf_now_ns() + RETRY_HOLD_NS;
 			p->probing = true;
 		}
 		m = NULL;
 	} else if (retry) {	/* out of memory */
-		p->n.bytes -= cost(m);
-		p->n.buffer_full++;
+		add(&p->n.bytes, -(__s64)cost(m));
+		count(&p->n.buffer_full, events);
+	} else if (pa) {
+		add(&p->n.bytes, -(__s64)cost(m));
+		p->probing = false;
+		count(&p->n.acknowledged, events);
+		if (pa->Duplicate)
+			count(&p->n.duplicates, events);
 	} else {
-		p->n.bytes -= cost(m);
-		if (pa) {
-			p->probing = false;
-			p->n.acknowledged++;
-			p->n.duplicates += pa->Duplicate;
-		} else {
-			p->n.rejected++;
-			say = !p->said_rejected;
-			p->said_rejected = true;
-		}
+		say = drop_rejected(p, m);
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (say)
-		fprintf(stderr, "%s: NATS: the stream refused an event: %s; such events are counted as dropped\n",
-			p->c->o->prog, pae && pae->ErrText ? pae->ErrText : "no reason given");
+		say_rejected(p, pae ? pae->ErrText : NULL);
 	natsMsg_Destroy(m);
 }
 
-void nats_pub_counts(struct nats_pub *p, struct nats_pub_counts *out)
+static void load_n(struct nats_n *out, const struct nats_n *in)
 {
-	pthread_mutex_lock(&p->mu);
-	*out = p->n;
-	out->queued = p->len;
-	pthread_mutex_unlock(&p->mu);
+	out->events = get(&in->events);
+	out->batches = get(&in->batches);
 }
 
-/* Messages back from libnats' pending list: those still in flight now
- * either come back here or are being handed to nats_pub_on_ack(). */
+void nats_pub_counts(const struct nats_pub *p, struct nats_pub_counts *out)
+{
+	const struct nats_pub_counts *n = &p->n;
+
+	load_n(&out->published, &n->published);
+	load_n(&out->acknowledged, &n->acknowledged);
+	load_n(&out->duplicates, &n->duplicates);
+	load_n(&out->retried, &n->retried);
+	load_n(&out->buffer_full, &n->buffer_full);
+	load_n(&out->rejected, &n->rejected);
+	load_n(&out->unacked, &n->unacked);
+	out->bytes = get(&n->bytes);
+	out->queued = get(&n->queued);
+	out->in_flight = get(&n->in_flight);
+}
+
+struct nats_n nats_pub_dropped(const struct nats_pub_counts *c)
+{
+	return (struct nats_n){
+		.events = c->buffer_full.events + c->rejected.events + c->unacked.events,
+		.batches = c->buffer_full.batches + c->rejected.batches + c->unacked.batches,
+	};
+}
+
+/* Messages back from libnats' pending list, counted unacked: those
+ * still in flight now either come back here or are being handed to
+ * nats_pub_on_ack(). How many came back. */
 static __u64 take_back_pending(struct nats_pub *p)
 {
 	natsMsgList pending = {};
@@ -187,14 +260,18 @@ static __u64 take_back_pending(struct nats_pub *p)
 
 	if (p->c->js && js_PublishAsyncGetPendingList(&pending, p->c->js) == NATS_OK) {
 		k = pending.Count;
+		for (int i = 0; i < pending.Count; i++)
+			count(&p->n.unacked, nats_msg_events(pending.Msgs[i]));
 		natsMsgList_Destroy(&pending);
 	}
 	return k;
 }
 
-void nats_pub_finish(struct nats_pub *p, int idle_ms)
+/* Send, and wait while acknowledgements come: until none is out, or
+ * none came for @idle_ms. */
+static void wait_acks(struct nats_pub *p, int idle_ms)
 {
-	__u64 last = perfbuf_now_ns(), prev = ~0ULL, k, done;
+	__u64 last = perfbuf_now_ns(), prev = ~0ULL, done;
 
 	for (;;) {
 		struct nats_pub_counts n;
@@ -202,32 +279,43 @@ void nats_pub_finish(struct nats_pub *p, int idle_ms)
 		nats_pub_send(p);
 		nats_pub_counts(p, &n);
 		if (!n.queued && !n.in_flight)
-			break;
-		done = n.acknowledged + n.rejected;
+			return;
+		done = n.acknowledged.batches + n.rejected.batches;
 		if (done != prev) {
 			prev = done;
 			last = perfbuf_now_ns();
 		} else if (perfbuf_now_ns() - last > (__u64)idle_ms * 1000000) {
-			break;
+			return;
 		}
 		usleep(5000);
 	}
+}
+
+void nats_pub_finish(struct nats_pub *p, int idle_ms)
+{
+	__u64 k;
+	bool done;
+
+	wait_acks(p, idle_ms);
 	k = take_back_pending(p);
 	/* acknowledgements being handled now: let them finish */
 	for (int i = 0; i < 200; i++) {
 		pthread_mutex_lock(&p->mu);
-		done = p->n.in_flight <= k;
+		done = get(&p->n.in_flight) <= k;
 		pthread_mutex_unlock(&p->mu);
 		if (done)
 			break;
 		usleep(5000);
 	}
 	pthread_mutex_lock(&p->mu);
-	p->n.unacked = p->len + k;
-	p->n.in_flight = 0;
-	while (p->len)
-		natsMsg_Destroy(pop(p));
-	p->n.bytes = 0;
+	while (p->len) {
+		natsMsg *m = pop(p);
+
+		count(&p->n.unacked, nats_msg_events(m));
+		natsMsg_Destroy(m);
+	}
+	__atomic_store_n(&p->n.in_flight, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->n.bytes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&p->mu);
 }
 

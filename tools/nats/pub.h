@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * At-least-once publishing to JetStream (pub.c). Messages wait in a
- * queue of our own, bounded in bytes (--nats-buffer): a message that
- * does not fit is dropped and counted, never silently. While connected,
- * up to --nats-window of them are in flight (published asynchronously,
- * acknowledgement not yet back). A message not acknowledged within
- * --nats-ack-wait, or refused for a passing reason (no stream leader
- * during an election), goes back to the front of the queue and is sent
- * again: its Nats-Msg-Id lets the stream drop the copy if the first one
- * was stored after all; after a passing refusal sending pauses, then
- * goes on one message at a time until one is acknowledged (no storm of
- * resends while a cluster elects a leader). A lasting refusal (the stream is full, the
- * message too big) drops it, counted, the first reason said.
+ * At-least-once publishing to JetStream (pub.c). Messages (batches of
+ * events, batch.h) wait in a queue of our own, bounded in bytes
+ * (--nats-buffer): a message that does not fit is dropped and counted,
+ * never silently. While connected, up to --nats-window of them are in
+ * flight (published asynchronously, acknowledgement not yet back). A
+ * message not acknowledged within --nats-ack-wait, or refused for a
+ * passing reason (no stream leader during an election), goes back to the
+ * front of the queue and is sent again: its Nats-Msg-Id lets the stream
+ * drop the copy if the first one was stored after all; after a passing
+ * refusal sending pauses, then goes on one message at a time until one
+ * is acknowledged (no storm of resends while a cluster elects a leader).
+ * A lasting refusal (the stream is full, the message too big) drops it,
+ * counted, the first reason said.
  *
  * Threads: acknowledgements arrive on a libnats thread; everything else
- * runs on the caller's. A mutex guards the queue and the counts.
- * At the end published == acknowledged + dropped, dropped being
- * buffer_full + rejected + unacked.
+ * runs on the caller's. A mutex guards the queue; the counts change under
+ * it, as atomics, so that another thread reads them without it
+ * (nats_pub_counts()). Every count is kept in events (a message's
+ * Perfbuf-Count) and in messages. At the end published == acknowledged
+ * + dropped, in both, dropped being buffer_full + rejected + unacked.
  */
 #ifndef PERFBUF_NATS_PUB_H
 #define PERFBUF_NATS_PUB_H
@@ -26,16 +29,21 @@
 
 #include "conn.h"
 
+/* A count in events and in the messages (batches) holding them. */
+struct nats_n {
+	__u64 events, batches;
+};
+
 struct nats_pub_counts {
-	__u64 published;	/* messages given to nats_pub_add() */
-	__u64 acknowledged;	/* stored, as the stream said */
-	__u64 duplicates;	/* of them: a resent copy the stream had */
-	__u64 retried;		/* sends again after no acknowledgement */
-	__u64 buffer_full;	/* dropped: no room in --nats-buffer */
-	__u64 rejected;		/* dropped: the stream refused them */
-	__u64 unacked;		/* dropped: not acknowledged at the end */
-	__u64 bytes;		/* held now (queued and in flight) */
-	__u64 queued, in_flight;
+	struct nats_n published;	/* given to nats_pub_add() */
+	struct nats_n acknowledged;	/* stored, as the stream said */
+	struct nats_n duplicates;	/* of them: a resent copy the stream had */
+	struct nats_n retried;		/* sends again after no acknowledgement */
+	struct nats_n buffer_full;	/* dropped: no room in --nats-buffer */
+	struct nats_n rejected;		/* dropped: the stream refused them */
+	struct nats_n unacked;		/* dropped: not acknowledged at the end */
+	__u64 bytes;			/* held now (queued and in flight) */
+	__u64 queued, in_flight;	/* messages */
 };
 
 struct nats_pub {
@@ -46,7 +54,7 @@ struct nats_pub {
 	__u64 max_bytes;
 	__u64 window;
 	jsPubOptions po;
-	struct nats_pub_counts n;
+	struct nats_pub_counts n;	/* atomics: nats_pub_counts() */
 	__u64 hold_until;	/* no sending before (perfbuf_now_ns()) */
 	bool probing;		/* after a refusal: one in flight until an ack */
 	bool said_rejected;
@@ -54,9 +62,10 @@ struct nats_pub {
 
 void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
 		   const struct nats_opts *o);
-/* Takes @m: queued, or dropped (counted) when the buffer is full; NULL
- * (a message that could not be made) is counted dropped. */
-void nats_pub_add(struct nats_pub *p, natsMsg *m);
+/* Takes @m, a batch of @events: queued, or dropped (counted) when the
+ * buffer is full; NULL (a message that could not be made) is counted
+ * dropped. */
+void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events);
 /* Send what the window allows (nothing while disconnected). */
 void nats_pub_send(struct nats_pub *p);
 /* The acknowledgement handler (jsOptions.PublishAsync.AckHandler). */
@@ -65,7 +74,10 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 /* Send the rest and wait for the acknowledgements, until none is left
  * or none came for @idle_ms; what is left is counted unacked. */
 void nats_pub_finish(struct nats_pub *p, int idle_ms);
-void nats_pub_counts(struct nats_pub *p, struct nats_pub_counts *out);
+/* The counts now, from any thread. */
+void nats_pub_counts(const struct nats_pub *p, struct nats_pub_counts *out);
+/* dropped: buffer_full + rejected + unacked */
+struct nats_n nats_pub_dropped(const struct nats_pub_counts *c);
 /* Frees what is queued; call after nats_pub_finish() or on a failed
  * start, before the connection is closed. */
 void nats_pub_free(struct nats_pub *p);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The NATS sink (sink_nats.h): the JSON sink renders each line, this
- * one wraps it in a message with headers and a subject and hands it to
- * the publisher (pub.c).
+ * one adds it to its subject's batch (batch.c) and hands full or aged
+ * batches to the publisher (pub.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "perfbuf.h"
+#include "batch.h"
 #include "pub.h"
 #include "sink_nats.h"
 #include "subject.h"
@@ -29,15 +30,18 @@ struct nats_sink {
 	struct nats_pub pub;
 	const struct tv_schema *schema;
 	char **subjects;		/* per probe, then SUBJ_EXTRA */
+	struct nats_batch *batches;	/* per subject */
 	int nsubjects;
 	bool checked;			/* the stream is known to hold them */
 	char host[256];
 	char id_prefix[384];		/* host/boot id/pid.start/ */
-	__u64 *seq;			/* per CPU (+1: CPU -1) */
-	int nseq;
+	__u64 max_events;		/* a batch's bounds */
+	size_t max_bytes;
+	__u64 wait_ns;			/* a batch waits this long, at most */
 	__s64 real_minus_mono;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	__u64 next_stats;
 	struct nats_pub_counts prev;
+	char args[NATS_ARGS_MAX + 1];	/* the event's Perfbuf-Args */
 };
 
 static struct nats_sink *nats_of(struct trace_sink *s)
@@ -74,7 +78,8 @@ static int make_subjects(struct nats_sink *n, const struct tv_schema *schema)
 {
 	n->nsubjects = schema->nprobes + SUBJ_EXTRA;
 	n->subjects = calloc(n->nsubjects, sizeof(char *));
-	if (!n->subjects)
+	n->batches = calloc(n->nsubjects, sizeof(*n->batches));
+	if (!n->subjects || !n->batches)
 		return -ENOMEM;
 	for (int i = 0; i < n->nsubjects; i++) {
 		const char *probe = i < schema->nprobes ? schema->probes[i].spec :
@@ -94,6 +99,23 @@ static int make_subjects(struct nats_sink *n, const struct tv_schema *schema)
 	return 0;
 }
 
+/* A batch's bytes: --nats-batch's, or what the server takes (its
+ * max_payload less room for the headers), and at most half the buffer
+ * (else one batch would not fit it). */
+static void set_max_bytes(struct nats_sink *n)
+{
+	__s64 payload = n->conn.nc ? natsConnection_GetMaxPayload(n->conn.nc) : 0;
+	size_t max = n->o->batch_bytes ? (size_t)n->o->batch_bytes : SIZE_MAX;
+
+	if (payload <= 0)
+		payload = 1 << 20;	/* nats-server's default */
+	if (payload > 8192 && max > (size_t)payload - 4096)
+		max = payload - 4096;
+	if (max > (size_t)n->o->buffer / 2)
+		max = n->o->buffer / 2;
+	n->max_bytes = max;
+}
+
 static int nats_begin(struct trace_sink *s, const struct tv_schema *schema)
 {
 	struct nats_sink *n = nats_of(s);
@@ -106,6 +128,7 @@ static int nats_begin(struct trace_sink *s, const struct tv_schema *schema)
 	if (err)
 		return err;
 	err = nats_conn_open(&n->conn, n->o, nats_pub_on_ack, &n->pub);
+	set_max_bytes(n);
 	if (err == -EAGAIN)
 		return 0;	/* --nats-wait: checked once connected */
 	if (!err)
@@ -114,52 +137,41 @@ static int nats_begin(struct trace_sink *s, const struct tv_schema *schema)
 	return err;
 }
 
-/* The next sequence number of @cpu's messages. */
-static __u64 next_seq(struct nats_sink *n, int cpu)
+/* Subject @i's batch, as a message, to the publisher. */
+static void send_batch(struct nats_sink *n, int i)
 {
-	int i = cpu + 1;
+	struct nats_batch *b = &n->batches[i];
+	char id[sizeof(n->id_prefix) + 16];
+	struct nats_batch_hdr h = {
+		.subject = n->subjects[i], .host = n->host, .id = id,
+		.probe = i < n->schema->nprobes ? n->schema->probes[i].spec : NULL,
+	};
+	__u64 events = b->count;
 
-	if (i < 0)
-		i = 0;
-	if (i >= n->nseq) {
-		int cnt = i + 16;
-		__u64 *v = realloc(n->seq, cnt * sizeof(*v));
-
-		if (!v)
-			return ~0ULL;	/* a message id never used otherwise */
-		memset(v + n->nseq, 0, (cnt - n->nseq) * sizeof(*v));
-		n->seq = v;
-		n->nseq = cnt;
-	}
-	return n->seq[i]++;
-}
-
-/* One line (newline dropped) as a message to @subj, to the publisher. */
-static void publish(struct nats_sink *n, const char *subj, const char *line,
-		    size_t len, int cpu, const char *probe, __u64 time_ns)
-{
-	natsMsg *m = NULL;
-	char v[512];
-	bool ok;
-
-	ok = natsMsg_Create(&m, subj, NULL, line, len - 1) == NATS_OK;
-	ok = ok && natsMsgHeader_Set(m, "Perfbuf-Host", n->host) == NATS_OK;
-	snprintf(v, sizeof(v), "%d", cpu);
-	ok = ok && natsMsgHeader_Set(m, "Perfbuf-Cpu", v) == NATS_OK;
-	if (probe)
-		ok = ok && natsMsgHeader_Set(m, "Perfbuf-Probe", probe) == NATS_OK;
-	snprintf(v, sizeof(v), "%" PRId64, (int64_t)(time_ns + n->real_minus_mono));
-	ok = ok && natsMsgHeader_Set(m, "Perfbuf-Time", v) == NATS_OK;
-	snprintf(v, sizeof(v), "%s%d/%llu", n->id_prefix, cpu,
-		 (unsigned long long)next_seq(n, cpu));
-	ok = ok && natsMsgHeader_Set(m, "Nats-Msg-Id", v) == NATS_OK;
-	if (!ok) {
-		natsMsg_Destroy(m);
-		m = NULL;	/* counted as dropped */
-	}
-	nats_pub_add(&n->pub, m);
+	snprintf(id, sizeof(id), "%s%d/", n->id_prefix, i);
+	nats_pub_add(&n->pub, nats_batch_msg(b, &h), events);
 	if (n->checked)
 		nats_pub_send(&n->pub);
+}
+
+/* One line (its '\n' included) of Unix time @real into subject @i's
+ * batch; @args: an event's Perfbuf-Args (a batch holds one kind). */
+static void add_line(struct nats_sink *n, int i, const char *line, size_t len,
+		     __s64 real, const char *args)
+{
+	struct nats_batch *b = &n->batches[i];
+
+	if (b->count && (b->len + len > n->max_bytes ||
+			 (args && strcmp(args, b->args))))
+		send_batch(n, i);
+	if (!b->count && args)
+		strcpy(b->args, args);
+	if (nats_batch_add(b, line, len, real)) {
+		nats_pub_add(&n->pub, NULL, 1);	/* out of memory: dropped */
+		return;
+	}
+	if (b->count >= n->max_events || b->len >= n->max_bytes)
+		send_batch(n, i);
 }
 
 static void nats_event(struct trace_sink *s, const struct tv_event *e)
@@ -168,8 +180,9 @@ static void nats_event(struct trace_sink *s, const struct tv_event *e)
 	size_t len;
 	const char *line = trace_sink_json_line(n->json, TRACE_LINE_EVENT, e, &len);
 
-	publish(n, n->subjects[e->probe->id], line, len, e->cpu, e->probe->spec,
-		e->time_ns);
+	nats_args_kinds(e, n->args);
+	add_line(n, e->probe->id, line, len, e->time_ns + n->real_minus_mono,
+		 n->args);
 }
 
 static void nats_lost(struct trace_sink *s, const struct tv_lost *l)
@@ -177,9 +190,10 @@ static void nats_lost(struct trace_sink *s, const struct tv_lost *l)
 	struct nats_sink *n = nats_of(s);
 	size_t len;
 	const char *line = trace_sink_json_line(n->json, TRACE_LINE_LOST, l, &len);
+	__u64 t = l->time_ns ? l->time_ns : perfbuf_now_ns();
 
-	publish(n, n->subjects[n->schema->nprobes + SUBJ_LOST], line, len, l->cpu,
-		NULL, l->time_ns ? l->time_ns : perfbuf_now_ns());
+	add_line(n, n->schema->nprobes + SUBJ_LOST, line, len,
+		 t + n->real_minus_mono, NULL);
 }
 
 static void nats_notice(struct trace_sink *s, const struct tv_notice *c)
@@ -188,11 +202,22 @@ static void nats_notice(struct trace_sink *s, const struct tv_notice *c)
 	size_t len;
 	const char *line = trace_sink_json_line(n->json, TRACE_LINE_NOTICE, c, &len);
 
-	publish(n, n->subjects[n->schema->nprobes + SUBJ_CPU], line, len, c->cpu,
-		NULL, c->time_ns);
+	add_line(n, n->schema->nprobes + SUBJ_CPU, line, len,
+		 c->time_ns + n->real_minus_mono, NULL);
 }
 
-/* --stats: a line a second on stderr */
+/* Batches that have waited long enough (all: every one) sent. */
+static void send_due(struct nats_sink *n, bool all)
+{
+	__u64 now = perfbuf_now_ns();
+
+	for (int i = 0; i < n->nsubjects && n->batches; i++)
+		if (n->batches[i].count &&
+		    (all || now - n->batches[i].opened_ns >= n->wait_ns))
+			send_batch(n, i);
+}
+
+/* --stats: a line a second on stderr, in events (and batches) */
 static void print_stats(struct nats_sink *n)
 {
 	struct nats_pub_counts c;
@@ -202,11 +227,12 @@ static void print_stats(struct nats_sink *n)
 		return;
 	nats_pub_counts(&n->pub, &c);
 	if (n->next_stats)
-		fprintf(stderr, "nats: %llu published/s, %llu acknowledged/s, %llu retried, %llu dropped, %llu waiting (%llu KiB), %llu in flight%s\n",
-			(unsigned long long)(c.published - n->prev.published),
-			(unsigned long long)(c.acknowledged - n->prev.acknowledged),
-			(unsigned long long)c.retried,
-			(unsigned long long)(c.buffer_full + c.rejected),
+		fprintf(stderr, "nats: %llu published/s, %llu acknowledged/s (%llu batches/s), %llu retried, %llu dropped, %llu batches waiting (%llu KiB), %llu in flight%s\n",
+			(unsigned long long)(c.published.events - n->prev.published.events),
+			(unsigned long long)(c.acknowledged.events - n->prev.acknowledged.events),
+			(unsigned long long)(c.acknowledged.batches - n->prev.acknowledged.batches),
+			(unsigned long long)c.retried.events,
+			(unsigned long long)(c.buffer_full.events + c.rejected.events),
 			(unsigned long long)c.queued,
 			(unsigned long long)(c.bytes >> 10),
 			(unsigned long long)c.in_flight,
@@ -224,29 +250,30 @@ static int nats_flush(struct trace_sink *s)
 	if (!n->checked && !s->err && nats_conn_up(&n->conn)) {
 		s->err = nats_stream_ensure(&n->conn, n->subjects, n->nsubjects);
 		n->checked = !s->err;
+		set_max_bytes(n);	/* this server's max_payload */
 	}
+	send_due(n, false);
 	if (n->checked)
 		nats_pub_send(&n->pub);
 	if (n->o->stats)
 		print_stats(n);
 	nats_pub_counts(&n->pub, &c);
-	s->written = c.acknowledged;
+	s->written = c.acknowledged.events;
 	return s->err;
 }
 
-static void say_summary(struct nats_sink *n, const struct tv_summary *sum)
+/* "NATS events: ..." or "NATS batches: ...": the counts in one unit */
+static void say_counts(const struct nats_pub_counts *c, bool batches)
 {
-	struct nats_pub_counts c;
+#define N(f) (unsigned long long)(batches ? c->f.batches : c->f.events)
+	struct nats_n d = nats_pub_dropped(c);
 
-	nats_pub_counts(&n->pub, &c);
-	fprintf(stderr, "%s: %llu events received, %llu lost\n", n->o->prog,
-		(unsigned long long)sum->received, (unsigned long long)sum->lost);
-	fprintf(stderr, "NATS: %llu published, %llu acknowledged (%llu duplicates), %llu retried, %llu dropped (%llu buffer full, %llu refused, %llu unacknowledged at the end)\n",
-		(unsigned long long)c.published, (unsigned long long)c.acknowledged,
-		(unsigned long long)c.duplicates, (unsigned long long)c.retried,
-		(unsigned long long)(c.buffer_full + c.rejected + c.unacked),
-		(unsigned long long)c.buffer_full, (unsigned long long)c.rejected,
-		(unsigned long long)c.unacked);
+	fprintf(stderr, "NATS %s: %llu published, %llu acknowledged (%llu duplicates), %llu retried, %llu dropped (%llu buffer full, %llu refused, %llu unacknowledged at the end)\n",
+		batches ? "batches" : "events", N(published), N(acknowledged),
+		N(duplicates), N(retried),
+		(unsigned long long)(batches ? d.batches : d.events),
+		N(buffer_full), N(rejected), N(unacked));
+#undef N
 }
 
 /* The summary published too, then everything acknowledged (or given
@@ -256,18 +283,27 @@ static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 	struct nats_sink *n = nats_of(s);
 	/* a cluster electing a stream leader under load takes seconds */
 	int idle = n->o->ack_wait_ms * 5 > 10000 ? n->o->ack_wait_ms * 5 : 10000;
+	int i = n->schema->nprobes + SUBJ_SUMMARY;
+	struct nats_pub_counts c;
 	size_t len;
 	const char *line = trace_sink_json_line(n->json, TRACE_LINE_SUMMARY, sum, &len);
 
-	publish(n, n->subjects[n->schema->nprobes + SUBJ_SUMMARY], line, len, -1,
-		NULL, perfbuf_now_ns());
-	if (n->checked)
-		nats_pub_finish(&n->pub, idle);
-	else
-		nats_pub_finish(&n->pub, 0);	/* never connected: all dropped */
-	s->written = n->pub.n.acknowledged;
-	say_summary(n, sum);
+	add_line(n, i, line, len, perfbuf_now_ns() + n->real_minus_mono, NULL);
+	send_due(n, true);
+	/* never connected: all dropped */
+	nats_pub_finish(&n->pub, n->checked ? idle : 0);
+	nats_pub_counts(&n->pub, &c);
+	s->written = c.acknowledged.events;
+	fprintf(stderr, "%s: %llu events received, %llu lost\n", n->o->prog,
+		(unsigned long long)sum->received, (unsigned long long)sum->lost);
+	say_counts(&c, false);
+	say_counts(&c, true);
 	return 0;
+}
+
+void trace_sink_nats_counts(struct trace_sink *s, struct nats_pub_counts *out)
+{
+	nats_pub_counts(&nats_of(s)->pub, out);
 }
 
 static void nats_end(struct trace_sink *s)
@@ -280,8 +316,10 @@ static void nats_end(struct trace_sink *s)
 	nats_pub_free(&n->pub);
 	for (int i = 0; i < n->nsubjects && n->subjects; i++)
 		free(n->subjects[i]);
+	for (int i = 0; i < n->nsubjects && n->batches; i++)
+		nats_batch_free(&n->batches[i]);
 	free(n->subjects);
-	free(n->seq);
+	free(n->batches);
 	trace_sink__end(n->json);
 	free(n);
 }
@@ -316,6 +354,8 @@ struct trace_sink *trace_sink_nats_new(const struct nats_opts *o)
 	n->host[sizeof(n->host) - 1] = 0;
 	make_id_prefix(n);
 	update_clock(n);
+	n->max_events = o->batch_events ? (__u64)o->batch_events : ~0ULL;
+	n->wait_ns = (__u64)o->latency_ms * 800000;	/* 4/5: the drain grid's */
 	nats_pub_init(&n->pub, &n->conn, o);
 	n->conn.o = o;
 	return &n->base;

@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The NATS sink of `perfbuf trace --nats` (sink_nats.c): each event,
- * lost record, CPU notice and the summary published to JetStream as one
- * message, its payload the --json object line (without the newline),
- * with headers:
- *   Perfbuf-Host   --nats-host or the host name
- *   Perfbuf-Cpu    the CPU the record was written on
- *   Perfbuf-Probe  the probe's spec (events only)
- *   Perfbuf-Time   the event's time as Unix time in ns (CLOCK_REALTIME;
- *                  time_ns is the host's CLOCK_MONOTONIC): hosts merge by it
- *   Nats-Msg-Id    host/boot id/pid.start/CPU/sequence: a resent copy is
- *                  dropped by the stream
+ * lost record, CPU notice and the summary rendered as its --json object
+ * line and gathered with the others of its subject into a batch, a
+ * message of JSON Lines with headers (batch.h). A batch is sent when it
+ * holds --nats-batch events or bytes (or as much as the server takes),
+ * or at the first poll round after it has waited --latency.
  * Subjects: --subject with {probe} the probe (lost, cpu, summary for the
  * others). begin() connects and checks the stream: a failure is one line
  * and an error, before anything is attached.
@@ -23,5 +18,9 @@
 
 /* NULL with errno set (ENOMEM). @o must outlive the sink. */
 struct trace_sink *trace_sink_nats_new(const struct nats_opts *o);
+/* The publisher's counts of sink @s (events and batches), readable from
+ * any thread while it runs. */
+struct nats_pub_counts;
+void trace_sink_nats_counts(struct trace_sink *s, struct nats_pub_counts *out);
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * perfbuf nats-tail: what `perfbuf trace --nats` published, read back
  * from the stream with an ordered JetStream consumer (no acks, no state
- * on the server beyond the consumer's life), merged across hosts by the
- * events' Unix time (merge.h) and printed as trace prints, with the host.
+ * on the server beyond the consumer's life), each batch split into its
+ * lines, merged across hosts by the lines' Unix time (merge.h) and
+ * printed as trace prints, with the host.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -213,31 +214,84 @@ static bool nothing_pending(natsSubscription *sub)
 struct tail {
 	struct tail_opts *o;
 	struct merge m;
+	char *line;		/* the line being taken, NUL-terminated */
+	size_t line_cap;
 	__u64 events, skipped;
 	bool caught_up;		/* --no-follow: the stream's end reached */
 };
 
-/* @msg into the merge; with --no-follow, is it the stream's last? */
+/* The Unix time of each line of a batch: the batch's Perfbuf-Time is
+ * its first line's, and the lines' time_ns (on one clock, whatever
+ * --time was) give the rest; a line without one takes its elder's. */
+struct line_clock {
+	__s64 first_real, offset, prev;
+	bool have_offset;
+};
+
+static __s64 line_time(struct line_clock *lc, const char *line)
+{
+	__s64 t;
+
+	if (!tail_line_time(line, &t))
+		return lc->prev;
+	if (!lc->have_offset) {
+		lc->offset = lc->first_real - t;
+		lc->have_offset = true;
+	}
+	return lc->prev = t + lc->offset;
+}
+
+/* The lines of a batch into the merge (a line not perfbuf's JSON is
+ * skipped, counted). */
+static void take_lines(struct tail *t, const char *host, const char *args,
+		       struct line_clock *lc, const char *data, int len)
+{
+	const char *end = data + len;
+
+	while (data < end) {
+		const char *nl = memchr(data, '\n', end - data);
+		size_t n = (nl ? nl : end) - data;
+
+		if (n && n < t->line_cap && tail_json_ok(data, n)) {
+			memcpy(t->line, data, n);
+			t->line[n] = 0;
+			if (merge_push(&t->m, line_time(lc, t->line), host, args,
+				       t->line, n))
+				t->skipped++;
+		} else if (n) {
+			t->skipped++;	/* not perfbuf's, or forged */
+		}
+		data += n + 1;
+	}
+}
+
+/* @msg's lines into the merge; with --no-follow, is it the stream's last? */
 static void take(struct tail *t, natsMsg *msg)
 {
-	const char *host = NULL, *time = NULL, *data = natsMsg_GetData(msg);
-	jsMsgMetaData *meta = NULL;
+	const char *host = NULL, *time = NULL, *args = NULL;
 	int len = natsMsg_GetDataLength(msg);
-	__s64 when = 0;
+	jsMsgMetaData *meta = NULL;
+	struct line_clock lc = {};
 
 	natsMsg_GetMetaData(&meta, msg);
 	if (natsMsgHeader_Get(msg, "Perfbuf-Host", &host) != NATS_OK)
 		host = "?";
+	if (natsMsgHeader_Get(msg, "Perfbuf-Args", &args) != NATS_OK)
+		args = "";
 	if (natsMsgHeader_Get(msg, "Perfbuf-Time", &time) == NATS_OK)
-		when = strtoll(time, NULL, 10);
+		lc.first_real = strtoll(time, NULL, 10);
 	else if (meta)
-		when = meta->Timestamp;	/* when the stream stored it */
-	if (len > 0 && tail_json_ok(data, len)) {
-		if (merge_push(&t->m, when, host, data, len))
-			t->skipped++;
-	} else {
-		t->skipped++;	/* not perfbuf's, or forged */
+		lc.first_real = meta->Timestamp;	/* when the stream stored it */
+	lc.prev = lc.first_real;
+	if ((size_t)len >= t->line_cap) {
+		char *p = realloc(t->line, len + 1);
+
+		if (p) {
+			t->line = p;
+			t->line_cap = len + 1;
+		}
 	}
+	take_lines(t, host, args, &lc, natsMsg_GetData(msg), len);
 	if (!t->o->follow && meta && !meta->NumPending)
 		t->caught_up = true;
 	jsMsgMetaData_Destroy(meta);
@@ -324,10 +378,11 @@ int cmd_nats_tail(int argc, char **argv)
 		err = tail_loop(&t, sub);
 	}
 	if (t.skipped)
-		fprintf(stderr, PROG ": %llu messages skipped: not perfbuf's JSON objects\n",
+		fprintf(stderr, PROG ": %llu lines skipped: not perfbuf's JSON objects\n",
 			(unsigned long long)t.skipped);
 	natsSubscription_Destroy(sub);
 	merge_free(&t.m);
+	free(t.line);
 	nats_conn_close(&c);
 	nats_CloseAndWait(2000);
 	nats_opts_free(&o.n);

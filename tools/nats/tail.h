@@ -13,6 +13,9 @@
 bool tail_json_ok(const char *data, size_t len);
 
 void tail_print_header(FILE *f);
+/* The "time_ns" of JSON object @line (a number, or a string of one):
+ * false when it has none. */
+bool tail_line_time(const char *line, __s64 *ns);
 /* @it's message: JSON with "host" and "realtime_ns" added, or text
  * (events to @f, lost, cpu and summary objects to stderr). */
 void tail_print(FILE *f, const struct merge_item *it, bool json);

@@ -3,13 +3,19 @@
  * nats-tail's output: a message's --json object printed with its host
  * added, as JSON (host and realtime_ns first) or as a line in the
  * columns of `perfbuf trace`, with HOST after the time. The JSON is
- * perfbuf's own, so a small scanner finds the members; argument values
- * are printed as the JSON has them (strings quoted).
+ * perfbuf's own, so a small scanner finds the members. Argument values
+ * print as trace's text prints them, as the batch's Perfbuf-Args says
+ * (batch.h): strings quoted and escaped as text, addresses, pointers and
+ * bytes bare, a number's name after it, "..." after what was cut;
+ * without the header, as the JSON has them.
  */
+#define _GNU_SOURCE	/* memmem() */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "batch.h"
 #include "tail.h"
 
 /* Past the JSON value at @p: a string, an object or list (nesting and
@@ -78,20 +84,6 @@ static const char *member(const char *obj, const char *key, size_t *vn)
 	return "";
 }
 
-/* Member @key of @obj in a column of @width; a string without its
- * quotes (escapes left as they are). */
-static void put_member(FILE *f, const char *obj, const char *key, int width)
-{
-	size_t n;
-	const char *v = member(obj, key, &n);
-
-	if (n >= 2 && *v == '"') {
-		v++;
-		n -= 2;
-	}
-	fprintf(f, "%-*.*s ", width, (int)n, v);
-}
-
 /* (DEL too: valid JSON, but escaped it cannot upset a terminal) */
 static void put_json_str(FILE *f, const char *s)
 {
@@ -132,25 +124,261 @@ void tail_print_header(FILE *f)
 		"PID", "TID", "COMM", "PROBE ARGS");
 }
 
-/* HH:MM:SS.uuuuuu local time */
-static void put_time(FILE *f, __s64 ns)
+/* HH:MM:SS.uuuuuu local time, '*' after it when late (as trace's) */
+static void put_time(FILE *f, __s64 ns, bool late)
 {
 	time_t sec = ns / 1000000000;
 	struct tm tm;
 
 	localtime_r(&sec, &tm);
-	fprintf(f, "%02d:%02d:%02d.%06lld ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		(long long)(ns % 1000000000 / 1000));
+	fprintf(f, "%02d:%02d:%02d.%06lld%s ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		(long long)(ns % 1000000000 / 1000), late ? "*" : "");
+}
+
+/* The bytes JSON string @v (quoted, @n bytes) holds, into @out (room for
+ * @n): \udcXX is byte XX (output.c's surrogateescape), another \uXXXX
+ * its UTF-8. The count. */
+static size_t json_bytes(const char *v, size_t n, char *out)
+{
+	const char *p = v + 1, *end = v + n - 1;
+	size_t k = 0;
+	unsigned int cp;
+	char h[5] = "";
+
+	for (; p < end; p++) {
+		if (*p != '\\' || p + 1 >= end) {
+			out[k++] = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 'n': out[k++] = '\n'; break;
+		case 't': out[k++] = '\t'; break;
+		case 'r': out[k++] = '\r'; break;
+		case 'b': out[k++] = '\b'; break;
+		case 'f': out[k++] = '\f'; break;
+		case 'u':
+			if (end - p < 5)
+				break;
+			memcpy(h, p + 1, 4);
+			cp = (unsigned int)strtoul(h, NULL, 16);
+			p += 4;
+			if (cp >= 0xdc80 && cp <= 0xdcff) {
+				out[k++] = cp & 0xff;
+			} else if (cp < 0x80) {
+				out[k++] = cp;
+			} else if (cp < 0x800) {
+				out[k++] = 0xc0 | cp >> 6;
+				out[k++] = 0x80 | (cp & 0x3f);
+			} else {
+				out[k++] = 0xe0 | cp >> 12;
+				out[k++] = 0x80 | ((cp >> 6) & 0x3f);
+				out[k++] = 0x80 | (cp & 0x3f);
+			}
+			break;
+		default: out[k++] = *p; break;	/* \" \\ \/ */
+		}
+	}
+	return k;
+}
+
+/* @n bytes as trace's text has them, into @out (room for 4 @n):
+ * printable ASCII as is (\ and " escaped), \n, \t, else \xXX (output.c's
+ * out_text_str). The count. */
+static size_t text_bytes(const char *s, size_t n, char *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+			out[k++] = c;
+		} else if (c == '\\' || c == '"' || c == '\n' || c == '\t') {
+			out[k++] = '\\';
+			out[k++] = c == '\n' ? 'n' : c == '\t' ? 't' : c;
+		} else {
+			out[k++] = '\\';
+			out[k++] = 'x';
+			out[k++] = "0123456789abcdef"[c >> 4];
+			out[k++] = "0123456789abcdef"[c & 15];
+		}
+	}
+	return k;
+}
+
+/* JSON string @v (@n bytes) as text (escaped as trace's, @text) or its
+ * bytes as they are: a scratch buffer of the caller's (free it), NULL
+ * (nothing) when @v is not a string. */
+static char *json_text(const char *v, size_t n, bool text, size_t *len)
+{
+	char *raw, *out;
+
+	if (n < 2 || *v != '"' || !(raw = malloc(n * 5)))
+		return NULL;
+	*len = json_bytes(v, n, raw);
+	if (!text)
+		return raw;
+	out = raw + n;	/* room for 4 n */
+	*len = text_bytes(raw, *len, out);
+	memmove(raw, out, *len);
+	return raw;
+}
+
+/* A JSON string as text: quoted (@quote) or bare, padded to @width;
+ * anything else as the JSON has it. */
+static void put_str(FILE *f, const char *v, size_t n, bool quote, bool text,
+		    int width)
+{
+	size_t len;
+	char *s = json_text(v, n, text, &len);
+
+	if (!s)
+		fprintf(f, "%-*.*s", width, (int)n, v);
+	else if (quote)
+		fprintf(f, "\"%.*s\"", (int)len, s);
+	else
+		fprintf(f, "%-*.*s", width, (int)len, s);
+	free(s);
+}
+
+/* Member @key of @obj in a column of @width, a string as text. */
+static void put_member(FILE *f, const char *obj, const char *key, int width)
+{
+	size_t n;
+	const char *v = member(obj, key, &n);
+
+	put_str(f, v, n, false, true, width);
+	fputc(' ', f);
+}
+
+/* Is "@key" (the quoted key, @kn bytes), or "@key[@idx]" when @idx >= 0,
+ * in the event's "cut" list @cut (@cn bytes)? */
+static bool is_cut(const char *cut, size_t cn, const char *key, size_t kn,
+		   long idx)
+{
+	char want[300];
+	int wn;
+
+	if (!cn || kn > 256)
+		return false;
+	wn = idx < 0 ? snprintf(want, sizeof(want), "%.*s", (int)kn, key) :
+		       snprintf(want, sizeof(want), "%.*s[%ld]\"", (int)kn - 1, key, idx);
+	for (const char *p = cut; (p = memmem(p, cut + cn - p, want, wn)); p += wn)
+		if (p > cut && (p[-1] == '[' || p[-1] == ','))
+			return true;
+	return false;
+}
+
+/* argv: ["a", "b"...], ? for null (trace's text_strs) */
+static void put_strs(FILE *f, const char *v, size_t n, const char *cut,
+		     size_t cn, const char *key, size_t kn)
+{
+	const char *p = v + 1, *e;
+	long i = 0;
+
+	fputc('[', f);
+	while (p < v + n && *p != ']') {
+		if (*p == ',')
+			p++;
+		e = skip_value(p);
+		if (i)
+			fputs(", ", f);
+		if (*p == '"')
+			put_str(f, p, e - p, true, true, 0);
+		else
+			fputc('?', f);
+		if (is_cut(cut, cn, key, kn, i++))
+			fputs("...", f);
+		p = e;
+	}
+	fputc(']', f);
+}
+
+/* A number, or a list of them, without the quotes of those past 2^53 */
+static void put_unquoted(FILE *f, const char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != '"')
+			fputc(v[i], f);
+}
+
+/* The "names" entry of key @k (quoted, @kn bytes) in (), as trace's
+ * text puts a value's name after it. */
+static void put_name(FILE *f, const char *d, const char *k, size_t kn)
+{
+	size_t nn, n;
+	const char *names = member(d, "names", &nn), *nk, *v;
+
+	while (nn && next_member(&names, &nk, &n, &v, &nn))
+		if (n == kn && !memcmp(nk, k, kn)) {
+			fputc('(', f);
+			put_str(f, v, nn, false, true, 0);
+			fputc(')', f);
+			return;
+		}
+}
+
+/* One argument, value @v of key @k, of kind @kind (NATS_ARG_*). */
+static void put_arg(FILE *f, const char *d, char kind, const char *k,
+		    size_t kn, const char *v, size_t n)
+{
+	size_t cn = 0;
+	const char *cut = member(d, "cut", &cn);
+
+	if (kind == NATS_ARG_HIDDEN)
+		return;
+	fprintf(f, " %.*s=", (int)kn - 2, k + 1);
+	switch (kind) {
+	case NATS_ARG_INT:
+		put_unquoted(f, v, n);
+		put_name(f, d, k, kn);
+		return;
+	case NATS_ARG_INTS:
+		put_unquoted(f, v, n);
+		return;
+	case NATS_ARG_STR:
+		put_str(f, v, n, true, true, 0);
+		break;
+	case NATS_ARG_STRS:
+		put_strs(f, v, n, cut, cn, k, kn);
+		break;
+	case NATS_ARG_RAW:
+		put_str(f, v, n, false, false, 0);
+		break;
+	default:	/* no Perfbuf-Args: as the JSON has it */
+		fprintf(f, "%.*s", (int)n, v);
+		return;
+	}
+	if (is_cut(cut, cn, k, kn, -1))
+		fputs("...", f);
+}
+
+/* --kstack/--ustack: a line per frame after the event's, a tab first */
+static void put_frames(FILE *f, const char *d, const char *key)
+{
+	size_t n;
+	const char *v = member(d, key, &n), *p = v + 1, *e;
+
+	while (n && p < v + n && *p != ']') {
+		if (*p == ',')
+			p++;
+		e = skip_value(p);
+		fputc('\t', f);
+		put_str(f, p, e - p, false, true, 0);
+		fputc('\n', f);
+		p = e;
+	}
 }
 
 /* An event in trace's columns; its probe by the last part of its spec. */
 static void print_event(FILE *f, const struct merge_item *it)
 {
 	const char *d = it->data, *v, *args, *label, *k;
-	size_t n = 0, an = 0, kn = 0;
-	int w;
+	size_t n = 0, an = 0, kn = 0, nargs = strlen(it->args);
+	int i = 0, w;
 
-	put_time(f, it->time);
+	member(d, "late", &n);
+	put_time(f, it->time, n == 4);	/* "late":true */
 	w = put_host(f, it->host);
 	fprintf(f, "%*s", w < 12 ? 13 - w : 1, " ");
 	put_member(f, d, "cpu", 3);
@@ -163,8 +391,21 @@ static void print_event(FILE *f, const struct merge_item *it)
 	fprintf(f, "%.*s", (int)(v + n - label - (n && v[n - 1] == '"')), label);
 	args = member(d, "args", &an);
 	while (next_member(&args, &k, &kn, &v, &n))
-		fprintf(f, " %.*s=%.*s", (int)kn - 2, k + 1, (int)n, v);
+		put_arg(f, d, i < (int)nargs ? it->args[i++] : '?', k, kn, v, n);
 	fputc('\n', f);
+	put_frames(f, d, "kstack");
+	put_frames(f, d, "ustack");
+}
+
+bool tail_line_time(const char *line, __s64 *ns)
+{
+	size_t n;
+	const char *v = member(line, "time_ns", &n);
+
+	if (!n)
+		return false;
+	*ns = strtoll(v + (*v == '"'), NULL, 10);
+	return true;
 }
 
 /* lost, cpu and summary objects: a line on stderr, as trace says them */

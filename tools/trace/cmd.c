@@ -494,6 +494,7 @@ static int open_sink(struct run *run)
 
 	trace_clock_init(&so.clock, run->o.time);
 	run->o.nats.clock = so.clock;
+	run->o.nats.latency_ms = run->o.latency ?: NATS_DEFAULT_LATENCY_MS;
 	run->dec = trace_decoder__new(&run->set);
 	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
