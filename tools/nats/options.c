@@ -245,19 +245,20 @@ static bool set_batch(struct nats_opts *o, const char *arg)
 	long v;
 
 	if (n && strspn(arg, "0123456789") == n) {
-		if (!nats_parse_num(o->prog, "--nats-batch", arg, 1, 1000000, &v))
-			return false;
-		o->batch_events = v;
-		o->batch_bytes = 0;
-		return true;
-	}
-	snprintf(num, sizeof(num), "%s", arg);
-	if (n && n < sizeof(num) && (num[n - 1] == 'B' || num[n - 1] == 'b'))
-		num[n - 1] = 0;
-	if (nats_parse_size(num, &o->batch_bytes) && o->batch_bytes >= 256 &&
-	    o->batch_bytes <= (64 << 20)) {
-		o->batch_events = 0;
-		return true;
+		if (!cli_parse_long(arg, 1, 1000000, &v)) {
+			o->batch_events = v;
+			o->batch_bytes = 0;
+			return true;
+		}
+	} else if (n && n < sizeof(num)) {
+		memcpy(num, arg, n + 1);
+		if (num[n - 1] == 'B' || num[n - 1] == 'b')
+			num[n - 1] = 0;
+		if (nats_parse_size(num, &o->batch_bytes) && o->batch_bytes >= 256 &&
+		    o->batch_bytes <= (64 << 20)) {
+			o->batch_events = 0;
+			return true;
+		}
 	}
 	fprintf(stderr, "%s: --nats-batch wants events per message (1 to 1000000) or bytes (256B to 64M, e.g. 64K), not '%s'\n",
 		o->prog, arg);
