@@ -116,24 +116,17 @@ static size_t drain_spans(struct channel *ch, perfbuf_span_fn fn, void *ctx)
 size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
 		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *more)
 {
-	struct perfbuf_iter it;
-	struct perfbuf_record rec;
-	size_t n = 0;
+	size_t n;
+	bool stop;
+	int err;
 
 	ch->polls++;
 	*more = false;
 	if (cfg->span_fn)
 		return drain_spans(ch, cfg->span_fn, ctx);
-	it = perfbuf_ring__begin(ch->ring);
-	while (perfbuf_iter__next(&it, &rec)) {
-		n++;
-		if (fn(ctx, &rec) != PERFBUF_CONTINUE || n == budget) {
-			*more = true;
-			break;
-		}
-	}
+	n = ring_fold(ch->ring, fn, ctx, budget, &stop, &err);
 	/* corruption is logged and counted by the ring; keep going */
-	perfbuf_ring__end(ch->ring, it);
+	*more = stop || n == budget;
 	return n;
 }
 

@@ -68,12 +68,28 @@ void perfbuf_count_scale(struct perfbuf_count *c, __u64 read_format);
 int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
 			      size_t i, struct perfbuf_count *out);
 
+/* The position of the iterator's next record. */
+static inline __u64 iter_tail(const struct perfbuf_iter *it)
+{
+	return it->tail + (it->pos - it->stretch);
+}
+
+static inline bool iter_done(const struct perfbuf_iter *it)
+{
+	return iter_tail(it) == it->head;
+}
+
 /* The time of the record at the iterator's position without reading it
  * (0: none, or no record); for a merge's choice. */
 __u64 ring_peek_time(const struct perfbuf_iter *it);
 
 /* An iterator over [@tail, @head) of @r, which must hold records. */
 struct perfbuf_iter ring_iter(struct perfbuf_ring *r, __u64 tail, __u64 head);
+
+/* perfbuf_ring__fold_n()'s loop: the records delivered; *@stopped when
+ * the callback stopped, *@err perfbuf_ring__end()'s result. */
+size_t ring_fold(struct perfbuf_ring *r, perfbuf_record_fn fn, void *ctx,
+		 size_t budget, bool *stopped, int *err);
 
 /* perfbuf_merge__fold(); *@more says whether records up to @horizon may
  * be left (a budget or a callback ended the fold). */

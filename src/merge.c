@@ -113,7 +113,7 @@ static void heap_build(struct perfbuf_merge *m)
 		struct merge_src *s = &m->src[i];
 
 		s->it = perfbuf_ring__begin(s->ring);
-		if (s->it.tail == s->it.head)
+		if (iter_done(&s->it))
 			continue;
 		s->key = key_of(m, ring_peek_time(&s->it));
 		m->heap[m->heap_cnt++] = s;
@@ -136,18 +136,17 @@ static int deliver(struct perfbuf_merge *m,
 	return fn(ctx, rec);
 }
 
-/* ring_peek_time() with its common case inline: a timed sample. @it is
- * not at its end. */
+/* ring_peek_time() with its common case inline: a timed sample inside
+ * the iterator's stretch (its time field is then inside too). @it is not
+ * at its end. */
 static inline __u64 peek_time(const struct perfbuf_iter *it)
 {
-	const struct perf_event_header *eh =
-		(const void *)(it->data + (it->tail & it->mask));
+	const struct perf_event_header *eh = (const void *)it->pos;
 
-	if (__builtin_expect(it->time_off && eh->type == PERF_RECORD_SAMPLE &&
-			     eh->size <= it->head - it->tail && !(eh->size & 7) &&
+	if (__builtin_expect(it->time_off && it->pos < it->lim &&
+			     eh->type == PERF_RECORD_SAMPLE &&
 			     eh->size >= it->raw_off + 4, 1))
-		return *(const __u64 *)(it->data + ((it->tail + it->time_off) &
-						    it->mask));
+		return *(const __u64 *)(it->pos + it->time_off);
 	return ring_peek_time(it);
 }
 
@@ -187,7 +186,7 @@ static bool run(struct perfbuf_merge *m, struct merge_src *s, __u64 bound,
 				break;
 			}
 		}
-		if (it->tail == it->head)
+		if (iter_done(it))
 			break;
 		s->key = key_of(m, peek_time(it));
 	} while (s->key <= bound);
@@ -212,7 +211,7 @@ int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
 			*more = true;
 			break;
 		}
-		if (s->it.tail == s->it.head)
+		if (iter_done(&s->it))
 			m->heap[0] = m->heap[--m->heap_cnt];
 		if (m->heap_cnt)
 			sift_down(m->heap, m->heap_cnt, 0);

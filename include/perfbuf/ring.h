@@ -244,19 +244,25 @@ PERFBUF_API __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *ring,
  * nothing else may read the ring. The fields are the library's.
  */
 struct perfbuf_iter {
-	struct perfbuf_ring *ring;
-	const char *data;
-	__u64 mask;
-	__u64 head;
-	__u64 tail;
+	/* the inline part's: a pointer over one contiguous stretch of the
+	 * ring, [stretch, stretch + (head or the ring's end)) */
+	const char *pos;	/* the next record */
+	const char *lim;	/* raw samples inline that end before lim */
+	__u32 raw_off;		/* offset of a raw sample's u32 size; 0:
+				 * samples are not raw, none inline */
+	__u32 time_off;		/* offset of a sample's time, 0 if none */
+	int cpu;
 	__u64 samples;
 	__u64 sample_bytes;
-	/* everything the inline part does not handle: LOST and other
-	 * records, other layouts, damage */
+	/* everything the inline part does not take: the stretch's end, LOST
+	 * and other records, payloads that wrap, damage */
 	bool (*slow)(struct perfbuf_iter *it, struct perfbuf_record *rec);
-	int cpu;
-	__u32 raw_off;		/* offset of a raw sample's u32 size */
-	__u32 time_off;		/* offset of a sample's time, 0 if none */
+	const char *data;	/* the ring's data area */
+	const char *stretch;	/* where the stretch begins: position tail */
+	__u64 tail;
+	__u64 head;
+	__u64 mask;
+	struct perfbuf_ring *ring;
 };
 
 /** @brief Start an iteration over the records present now. A corrupt
@@ -275,16 +281,19 @@ PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
 #define PERFBUF_ITER_PREFETCH 4096	/* bytes; 0: none */
 #endif
 
-/* The out-of-line part works on a copy: the caller's iterator never has
- * its address taken, so it can stay in registers across the loop body's
- * calls (a callback the compiler cannot see into). */
+/* The out-of-line part works on copies: neither the caller's iterator nor
+ * its record has its address taken, so both can stay in registers across
+ * the loop body's calls (a callback the compiler cannot see into), and the
+ * fields of the record that the body does not read are never stored. */
 static inline bool perfbuf_iter__slow(struct perfbuf_iter *it,
 				      struct perfbuf_record *rec)
 {
 	struct perfbuf_iter tmp = *it;
-	bool ok = tmp.slow(&tmp, rec);
+	struct perfbuf_record r;
+	bool ok = tmp.slow(&tmp, &r);
 
 	*it = tmp;
+	*rec = r;
 	return ok;
 }
 
@@ -294,28 +303,26 @@ static inline bool perfbuf_iter__slow(struct perfbuf_iter *it,
 static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 				      struct perfbuf_record *rec)
 {
-	const struct perf_event_header *eh;
-	__u64 raw_sz, off, room;
+	const char *p = it->pos;
+	const struct perf_event_header *eh = (const struct perf_event_header *)p;
+	__u32 raw_sz = *(const __u32 *)(p + it->raw_off);
+	size_t size = eh->size;
 
-	if (it->tail == it->head)
-		return false;
-	eh = (const struct perf_event_header *)(it->data + (it->tail & it->mask));
-	/* the records were written by another CPU, and the hardware
-	 * prefetchers stop at page boundaries: ask for the line
-	 * PERFBUF_ITER_PREFETCH bytes on, when the ring holds it already */
-	if (PERFBUF_ITER_PREFETCH && it->head - it->tail > PERFBUF_ITER_PREFETCH)
-		__builtin_prefetch(it->data + ((it->tail + PERFBUF_ITER_PREFETCH) &
-					       it->mask));
 	/* { header, fixed fields, u32 size, char data[size] }: the kernel's
 	 * size includes the padding, so a raw sample is exactly raw_off + 4 +
-	 * size long (8-aligned: the u32 is inside the ring). raw_off is 0 when
-	 * samples are not raw: the u32 read is then the type, and 9 + 4 is
-	 * never a record size, so every record takes the slow path. */
-	raw_sz = *(const __u32 *)(it->data + ((it->tail + it->raw_off) & it->mask));
+	 * size long. pos is always readable this far (a record of the
+	 * stretch, or a sentinel the slow path takes), and a sample is taken
+	 * inline when it ends before lim: the next one is readable too. */
 	if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE ||
-			     raw_sz + it->raw_off + 4 != eh->size ||
-			     (eh->size & 7) || eh->size > it->head - it->tail, 0))
+			     raw_sz + it->raw_off + 4 != size || (size & 7) ||
+			     size >= (size_t)(it->lim - p), 0))
 		return perfbuf_iter__slow(it, rec);
+	/* the records were written by another CPU, and the hardware
+	 * prefetchers stop at page boundaries: ask for the line
+	 * PERFBUF_ITER_PREFETCH bytes on, when the stretch holds it */
+	if (PERFBUF_ITER_PREFETCH &&
+	    (size_t)(it->lim - p) > PERFBUF_ITER_PREFETCH)
+		__builtin_prefetch(p + PERFBUF_ITER_PREFETCH);
 	rec->kind = PERFBUF_REC_SAMPLE;
 	rec->cpu = it->cpu;
 	rec->type = PERF_RECORD_SAMPLE;
@@ -323,21 +330,13 @@ static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 	rec->size = eh->size;
 	rec->flags = 0;
 	rec->lost = 0;
-	/* 8-aligned, before the size field: never straddles the end */
-	rec->time_ns = it->time_off ?
-		*(const __u64 *)(it->data + ((it->tail + it->time_off) & it->mask)) : 0;
-	off = (it->tail + it->raw_off + 4) & it->mask;
-	room = it->mask + 1 - off;
-	rec->data = it->data + off;
+	/* 8-aligned, before the size field */
+	rec->time_ns = it->time_off ? *(const __u64 *)(p + it->time_off) : 0;
+	rec->data = p + it->raw_off + 4;
+	rec->data_sz = raw_sz;
 	rec->data2 = it->data;
-	if (__builtin_expect(raw_sz <= room, 1)) {
-		rec->data_sz = raw_sz;
-		rec->data2_sz = 0;
-	} else {
-		rec->data_sz = room;
-		rec->data2_sz = raw_sz - room;
-	}
-	it->tail += eh->size;
+	rec->data2_sz = 0;
+	it->pos = p + size;
 	it->samples++;
 	it->sample_bytes += raw_sz;
 	return true;
