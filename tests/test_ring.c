@@ -614,6 +614,162 @@ TEST(read_spans)
 	synth_free(&s);
 }
 
+/* ---- the fold's and the iterator's fast paths agree with the slow one -- */
+
+struct walk {
+	size_t n;
+	__u64 sum;		/* of kind, size, lost, time and every byte */
+	size_t stop_every;	/* stop the fold on every Nth record */
+};
+
+static void walk_add(struct walk *w, const struct perfbuf_record *rec)
+{
+	unsigned char buf[256];
+	size_t len = perfbuf_record__copy(rec, buf, sizeof(buf));
+
+	w->sum = w->sum * 31 + rec->kind * 7 + rec->size + rec->lost +
+		 rec->time_ns + rec->data_sz + rec->data2_sz;
+	for (size_t i = 0; i < len; i++)
+		w->sum = w->sum * 131 + buf[i];
+	w->n++;
+}
+
+static int walk_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	struct walk *w = ctx;
+
+	walk_add(w, rec);
+	return w->stop_every && w->n % w->stop_every == 0 ?
+	       PERFBUF_STOP : PERFBUF_CONTINUE;
+}
+
+/* A ring from @s's memory, read again from @tail with fresh statistics. */
+static struct perfbuf_ring *reread(struct synth *s, __u64 tail, bool timed)
+{
+	struct perfbuf_ring *r = perfbuf_ring__new_mem(s->mem, SYNTH_PAGE,
+						       s->data_size / SYNTH_PAGE);
+
+	s->hdr->data_tail = tail;
+	if (r && timed)
+		perfbuf_ring__set_sample_type(r, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
+					      true);
+	return r;
+}
+
+/* Read @s (records in [@tail, head)) by a fold, a fold stopped every few
+ * records, fold_n with small budgets, and the iterator: the same records,
+ * the same statistics, everything consumed. */
+static int walks_agree(struct synth *s, __u64 tail, bool timed)
+{
+	struct perfbuf_ring_stats st[4];
+	struct walk w[4];
+	int bad = 0, n;
+
+	for (int k = 0; k < 4; k++) {
+		struct perfbuf_ring *r = reread(s, tail, timed);
+		struct perfbuf_record rec;
+		struct perfbuf_iter it;
+
+		memset(&w[k], 0, sizeof(w[k]));
+		st[k] = (struct perfbuf_ring_stats){ .sz = sizeof(st[k]) };
+		if (!r)
+			return 1;
+		switch (k) {
+		case 0:
+			perfbuf_ring__fold(r, walk_cb, &w[k]);
+			break;
+		case 1:
+			w[k].stop_every = 3;
+			while (perfbuf_ring__fold(r, walk_cb, &w[k]) > 0)
+				;
+			break;
+		case 2:
+			for (n = 1; perfbuf_ring__fold_n(r, walk_cb, &w[k], n % 5 + 1) > 0; n++)
+				;
+			break;
+		default:
+			it = perfbuf_ring__begin(r);
+			while (perfbuf_iter__next(&it, &rec))
+				walk_add(&w[k], &rec);
+			perfbuf_ring__end(r, it);
+		}
+		perfbuf_ring__stats(r, &st[k]);
+		perfbuf_ring__free(r);
+		bad += !ASSERT_EQ(synth_tail(s), s->head, "all consumed");
+		if (k == 0)
+			continue;
+		bad += !ASSERT_EQ(w[k].n, w[0].n, "as many records as the fold");
+		bad += !ASSERT_EQ(w[k].sum, w[0].sum, "the same records");
+		bad += !ASSERT_EQ(st[k].samples, st[0].samples, "stats.samples");
+		bad += !ASSERT_EQ(st[k].sample_bytes, st[0].sample_bytes,
+				  "stats.sample_bytes");
+		bad += !ASSERT_EQ(st[k].lost, st[0].lost, "stats.lost");
+		bad += !ASSERT_EQ(st[k].other, st[0].other, "stats.other");
+		bad += !ASSERT_EQ(st[k].corrupt, 0, "stats.corrupt");
+	}
+	return bad;
+}
+
+/* Runs of one size, sizes that change, LOST and other records, payloads
+ * that wrap, timed and untimed layouts, positions near 2^32: the fold
+ * (stretches, runs), fold_n, stops and the iterator see the same. */
+TEST(fast_paths_agree)
+{
+	unsigned char p[200];
+	unsigned seed = 12345;
+	int bad = 0, cases = 0;
+
+	for (int c = 0; c < 24 && !bad; c++) {
+		bool timed = c & 1;
+		__u64 start = c < 12 ? (__u64)c * 1000 : (1ULL << 32) - 4000 + c * 8;
+		size_t want = 0, expect_samples = 0, expect_bytes = 0;
+		struct synth s;
+
+		if (!ASSERT_OK(synth_init(&s, 2, start), "synth_init"))
+			return;
+		for (int i = 0; i < 400; i++) {
+			size_t len = (seed >> 8) % 5 ? 4 + (size_t)(c % 3) * 28 :
+				     1 + (seed >> 12) % sizeof(p);
+			bool ok;
+
+			seed = seed * 1103515245 + 12345;
+			fill(p, len, seed);
+			if ((seed >> 16) % 23 == 0)
+				ok = timed ? synth_lost_at(&s, 1, 1 + i, 77 + i) :
+					     synth_lost(&s, 1, 1 + i);
+			else if ((seed >> 16) % 29 == 0)
+				ok = synth_other(&s, 99, 0, p, len & ~3UL);
+			else if ((ok = timed ? synth_sample_at(&s, 1000 + i, p, len) :
+					       synth_sample(&s, p, len))) {
+				expect_samples++;
+				expect_bytes += perfbuf_record__sample_size(len,
+					timed ? PERF_SAMPLE_TIME | PERF_SAMPLE_RAW :
+						PERF_SAMPLE_RAW) - (timed ? 20 : 12);
+			}
+			if (!ok)
+				break;
+			want++;
+		}
+		synth_publish(&s);
+		bad += walks_agree(&s, start, timed);
+		{
+			struct perfbuf_ring *r = reread(&s, start, timed);
+			struct perfbuf_ring_stats st = { .sz = sizeof(st) };
+			struct walk w = {};
+
+			perfbuf_ring__fold(r, walk_cb, &w);
+			perfbuf_ring__stats(r, &st);
+			bad += !ASSERT_EQ(st.samples, expect_samples, "samples written");
+			bad += !ASSERT_EQ(st.sample_bytes, expect_bytes, "their bytes");
+			bad += !ASSERT_EQ(w.n, want, "every record delivered");
+			perfbuf_ring__free(r);
+		}
+		synth_free(&s);
+		cases++;
+	}
+	ASSERT_EQ(cases, 24, "cases run");
+}
+
 TEST_MAIN(
 	TEST_ENTRY(empty),
 	TEST_ENTRY(one),
@@ -634,4 +790,5 @@ TEST_MAIN(
 	TEST_ENTRY(record_copy),
 	TEST_ENTRY(cpu_lists),
 	TEST_ENTRY(read_spans),
+	TEST_ENTRY(fast_paths_agree),
 )
