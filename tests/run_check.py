@@ -256,6 +256,50 @@ def ringbuf_tail():
     result("run_ringbuf_tail", ok, why or err)
 
 
+def report_capture():
+    """run --record -o X.cap of a copy of the object, the copy deleted:
+    report decodes every field from the types in the capture"""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        obj = os.path.join(tmp, "mine.bpf.o")
+        cap = os.path.join(tmp, "x.cap")
+        shutil.copy(os.path.join(OBJ, "run_types.bpf.o"), obj)
+        rng = random.Random(5)
+        recs = [rand_event(rng, i) for i in range(10)]
+        pb = Perfbuf(["run", "--record", "-o", cap, "-n", "10",
+                      "--set", "target_pid=%d" % os.getpid(), obj])
+        for e in recs:
+            emit(bytes(e))
+        out, err, rc = pb.end()
+        os.unlink(obj)
+        p = subprocess.run([PERFBUF, "report", "--json", cap], capture_output=True,
+                           timeout=60)
+        evs = events(p.stdout.decode())
+        why = None if rc == 0 and p.returncode == 0 and len(evs) == 10 else \
+            "run exit %d: %s; report exit %d, %d events: %s" % (
+                rc, err, p.returncode, len(evs), p.stderr.decode())
+        for o, e in zip(evs, recs):
+            why = why or compare("report", o["args"], want_run_event(e, "none"))
+        text = subprocess.run([PERFBUF, "report", cap], capture_output=True, timeout=60)
+        lines = text.stdout.decode().splitlines()
+        if not why and (len(lines) != 11 or lines[0].split()[2] != "s8"):
+            why = "text: %r" % lines[:2]
+        # a damaged type: one line, exit 1, nothing decoded by a wrong type
+        raw = bytearray(open(cap, "rb").read())
+        i = raw.find(b"f 8 0 120")
+        raw[i:i + 9] = b"f 8 0 999"
+        bad = os.path.join(tmp, "bad.cap")
+        open(bad, "wb").write(raw)
+        p = subprocess.run([PERFBUF, "report", bad], capture_output=True, timeout=60)
+        if not why and p.returncode != 1:
+            why = "damaged capture: exit %d %r" % (p.returncode, p.stderr)
+        result("report_run_capture", why is None, why or "")
+    finally:
+        shutil.rmtree(tmp)
+
+
 LOADER = r'''
 import ctypes as C, os, sys, time
 L = C.CDLL(sys.argv[1])
@@ -336,7 +380,8 @@ def hostile():
 
 for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                  ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
-                 ("attach_by_id", attach_by_id), ("hostile", hostile)]:
+                 ("attach_by_id", attach_by_id), ("report", report_capture),
+                 ("hostile", hostile)]:
     if not ONLY or name in ONLY:
         fn()
 sys.exit(1 if failed else 0)

@@ -42,7 +42,13 @@ enum cap_type {
 	CAP_SNAPSHOT = 7,	/* struct cap_snapshot: a flight-recorder
 				 * snapshot's frames follow */
 	CAP_END = 8,		/* text: the closing summary; the last frame */
-	CAP_TYPE_MAX = CAP_END,
+	CAP_RUN_TYPE = 9,	/* perfbuf run: a map read, cpu = its index:
+				 * "NAME\n", then its record type as
+				 * perfbuf_type__to_text() writes it, or
+				 * nothing (hex) */
+	CAP_RUN_RECORDS = 10,	/* perfbuf run: records, each a struct
+				 * cap_run_record and its bytes, 8-aligned */
+	CAP_TYPE_MAX = CAP_RUN_RECORDS,
 };
 
 struct cap_frame {
@@ -65,6 +71,14 @@ struct cap_cpu {
 	__u32 kind;
 	__u32 reserved;
 	__u64 time_ns;
+};
+
+struct cap_run_record {
+	__u32 map;		/* CAP_RUN_TYPE's index */
+	__s32 cpu;		/* -1: a ring buffer's (no CPU) */
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 len;		/* bytes that follow (then padding to 8) */
+	__u32 flags;		/* PERFBUF_RECF_LATE */
 };
 
 struct cap_snapshot {

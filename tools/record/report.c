@@ -19,6 +19,7 @@
 #include "probes_io.h"
 #include "stream.h"
 #include "trace/decode.h"
+#include "run/run_capture.h"
 
 #define RPROG "perfbuf report"
 
@@ -145,6 +146,9 @@ static int open_capture(struct report *rp)
 
 	rp->r = cap_reader__open(rp->path, why, sizeof(why));
 	err = !rp->r || capture_meta_read(rp->r, &rp->meta, why, sizeof(why));
+	/* perfbuf run's: its maps' types in the file (tools/run/report.c) */
+	if (!err && !strcmp(rp->meta.mode, "run"))
+		return 2;
 	/* what BPF read (--buffers): the records' slots depend on it */
 	if (!err && trace_read_parse(rp->meta.options)) {
 		snprintf(why, sizeof(why), "bad decoding options '%.200s'",
@@ -307,8 +311,15 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		return err < 0 ? 1 : 0;
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
-	err = open_capture(&rp) ? 1 : 0;
-	if (!err && rp.info)
+	err = open_capture(&rp);
+	if (err == 2 && !rp.info && !rp.perf_out)
+		err = run_report(rp.r, rp.path, &rp.meta, rp.json, rp.time, rp.width);
+	else if (err == 2)
+		err = fprintf(stderr, RPROG ": %s is a perfbuf run capture: %s is for trace's\n",
+			      rp.path, rp.info ? "--info" : "--perf-data") > 0;
+	else if (err)
+		err = 1;
+	else if (rp.info)
 		print_info(&rp);
 	else if (!err && rp.perf_out)
 		err = write_perf_data(&rp);

@@ -22,6 +22,7 @@
 #include "trace/sink.h"
 #include "trace/tool.h"		/* tracefs_ensure() */
 #include "run.h"
+#include "run_capture.h"
 
 static volatile sig_atomic_t exiting;
 static const char *prog_name = "perfbuf run";
@@ -50,6 +51,7 @@ struct run {
 	int epfd;
 	struct run_decoder *dec;
 	struct trace_sink *sink;
+	struct run_capture *cap;	/* --record: no sink */
 	int fd;				/* the output */
 	__u64 to_write;			/* events handed to the sink */
 	bool stop;
@@ -90,6 +92,21 @@ static bool deliver(struct run *run, const struct tv_event *e)
 	return !run->stop;
 }
 
+/* --record: the record's bytes into the capture, within -n */
+static bool capture(struct run *run, int idx, int cpu, __u64 time_ns, __u32 flags,
+		    size_t sz)
+{
+	run->maps[idx].received++;
+	if (run_capture__record(run->cap, idx, cpu, time_ns, flags, run->buf, sz)) {
+		run->stop = true;
+		return false;
+	}
+	run->to_write++;
+	if (run->o.count && run->to_write >= (__u64)run->o.count)
+		run->stop = true;
+	return !run->stop;
+}
+
 static int on_perf(void *ctx, const struct perfbuf_record *rec)
 {
 	struct map_ctx *c = ctx;
@@ -103,6 +120,9 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 			return PERFBUF_STOP;
 		}
 		sz = perfbuf_record__copy(rec, run->buf, sizeof(run->buf));
+		if (run->cap)
+			return capture(run, c->idx, rec->cpu, rec->time_ns, rec->flags, sz)
+			       ? PERFBUF_CONTINUE : PERFBUF_STOP;
 		return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf, sz,
 							rec->cpu, rec->time_ns,
 							rec->flags & PERFBUF_RECF_LATE))
@@ -111,7 +131,10 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 		struct tv_lost l = { .time_ns = rec->time_ns, .cpu = rec->cpu,
 				     .count = rec->lost };
 
-		trace_sink__lost(run->sink, &l);
+		if (run->cap)
+			run_capture__lost(run->cap, rec->cpu, rec->time_ns, rec->lost);
+		else
+			trace_sink__lost(run->sink, &l);
 		return 0;
 	}
 	case PERFBUF_REC_CPU_ONLINE:
@@ -120,7 +143,8 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 			.kind = rec->kind == PERFBUF_REC_CPU_ONLINE ? TV_CPU_ONLINE
 								    : TV_CPU_OFFLINE };
 
-		trace_sink__notice(run->sink, &n);
+		if (!run->cap)
+			trace_sink__notice(run->sink, &n);
 		return 0;
 	}
 	default:
@@ -140,6 +164,9 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 		return 1;
 	}
 	memcpy(run->buf, data, size < sizeof(run->buf) ? size : sizeof(run->buf));
+	if (run->cap)
+		return capture(run, c->idx, -1, perfbuf_now_ns(), 0,
+			       size < sizeof(run->buf) ? size : sizeof(run->buf)) ? 0 : 1;
 	return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf,
 						size < sizeof(run->buf) ? size : sizeof(run->buf),
 						-1, perfbuf_now_ns(), false)) ? 0 : 1;
@@ -311,9 +338,18 @@ static int open_map(struct run *run)
 	return add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
 }
 
-/* The decoder and the sink (text columns or JSON Lines) */
+/* The decoder and the sink (text columns or JSON Lines), or the capture */
 static int open_sink(struct run *run)
 {
+	int err;
+
+	if (run->o.record) {
+		run->cap = run_capture__open(run->o.output, run->maps, run->nmaps, &err);
+		if (!run->cap)
+			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog,
+				run->o.output, cli_output_error(err));
+		return run->cap ? 0 : err;
+	}
 	struct trace_sink_opts so = { .fd = run->fd,
 				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
 
@@ -339,7 +375,7 @@ static int setup(struct run *run)
 	libbpf_set_print(run->o.verbose ? print_libbpf : NULL);
 	if (!run->o.attach && tracefs_ensure(run->o.prog))
 		return -ENOENT;
-	if (run->o.output) {
+	if (run->o.output && !run->o.record) {
 		run->fd = cli_open_output(run->o.output);
 		if (run->fd < 0) {
 			err = run->fd;
@@ -395,7 +431,7 @@ static int run_loop(struct run *run)
 				strerror(-err));
 			return err;
 		}
-		if (trace_sink__flush(run->sink))
+		if (run->cap ? run_capture__flush(run->cap) != 0 : trace_sink__flush(run->sink) != 0)
 			break;
 		if (deadline && perfbuf_now_ns() >= deadline)
 			break;
@@ -433,6 +469,34 @@ static int summary(struct run *run, bool output_failed)
 	return trace_sink__summary(run->sink, &sum);
 }
 
+/* --record's end: the END frame ("events=N lost=M"), the file closed */
+static int finish_capture(struct run *run)
+{
+	char end[128];
+	__u64 lost = 0;
+	int err;
+
+	for (int i = 0; i < run->nmaps; i++)
+		for (size_t r = 0; run->pb[i] && r < perfbuf__ring_cnt(run->pb[i]); r++) {
+			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+
+			if (!perfbuf__stats(run->pb[i], r, &st))
+				lost += st.lost;
+		}
+	snprintf(end, sizeof(end), "events=%llu\nlost=%llu\n",
+		 (unsigned long long)run_capture__records(run->cap), (unsigned long long)lost);
+	err = run_capture__close(run->cap, end);
+	run->cap = NULL;
+	if (err)
+		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, run->o.output,
+			strerror(-err));
+	else
+		fprintf(stderr, "%s: %llu events, %llu lost, into %s (perfbuf report %s)\n",
+			run->o.prog, (unsigned long long)run->to_write,
+			(unsigned long long)lost, run->o.output, run->o.output);
+	return err ? -EIO : 0;
+}
+
 /* Stop reading, drain what is left, the summary and the counts of
  * wrong-size records; then (cleanup) detach. 0 or -EIO. */
 static int finish(struct run *run)
@@ -445,6 +509,8 @@ static int finish(struct run *run)
 			perfbuf__drain(run->pb[i]);
 	if (run->rb && !run->stop)
 		ring_buffer__consume(run->rb);
+	if (run->cap)
+		return finish_capture(run);
 	wr = trace_sink__flush(run->sink);
 	if (wr && wr != -EPIPE) {
 		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n",
@@ -467,6 +533,7 @@ static int finish(struct run *run)
 
 static void cleanup(struct run *run)
 {
+	run_capture__close(run->cap, NULL);	/* a run that never started */
 	trace_sink__end(run->sink);
 	run_decoder__free(run->dec);
 	for (int i = 0; i < run->nmaps; i++) {

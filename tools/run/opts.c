@@ -24,6 +24,8 @@ static const char run_usage[] =
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
+"      --record         the records and their types into capture file -o\n"
+"                       (default perfbuf.cap), for perfbuf report\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     rel (since the start, the default), mono or wall\n"
@@ -65,7 +67,8 @@ static const char attach_usage[] =
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
-"      --json, --width N, --time CLOCK, --pages N, --latency MS, --unordered\n"
+"      --record, --json, --width N, --time CLOCK, --pages N, --latency MS,\n"
+"      --unordered\n"
 "                       as perfbuf run\n"
 "  -v, --verbose        libbpf's debug output\n"
 "  -h, --help           this help\n"
@@ -75,7 +78,7 @@ static const char attach_usage[] =
 
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
-       OPT_MAP_NAME };
+       OPT_MAP_NAME, OPT_RECORD };
 
 static bool num(const struct run_opts *o, const char *opt, const char *arg,
 		long lo, long hi, long *out)
@@ -106,6 +109,7 @@ static bool set_option(int opt, const char *arg, struct run_opts *o)
 	case 'o': o->output = arg; return true;
 	case 'v': o->verbose = true; return true;
 	case OPT_JSON: o->json = true; return true;
+	case OPT_RECORD: o->record = true; return true;
 	case OPT_UNORDERED: o->unordered = true; return true;
 	case OPT_WIDTH: return num(o, "--width", arg, 40, 100000, &o->width);
 	case OPT_PAGES: return num(o, "--pages", arg, 1, 1L << 20, &o->pages);
@@ -134,6 +138,13 @@ static int check(struct run_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: --pages %ld is not a power of two\n", o->prog, o->pages);
 		return -1;
 	}
+	if (o->record && o->json) {
+		fprintf(stderr, "%s: --record writes a capture; --json is for perfbuf report\n",
+			o->prog);
+		return -1;
+	}
+	if (o->record && !o->output)
+		o->output = "perfbuf.cap";
 	if (o->header && o->ntypes != 1) {
 		fprintf(stderr, "%s: --header %s needs one --type naming the struct in it\n",
 			o->prog, o->header);
@@ -169,6 +180,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "record", no_argument, NULL, OPT_RECORD },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "pages", required_argument, NULL, OPT_PAGES },

@@ -6,6 +6,8 @@
  *   typed.c  the maps read and their records as values (trace/values.h)
  *   opts.c   the options of both commands
  *   cmd.c    the commands: the object or the map, the rings, the loop
+ *   capture.c  --record: the records and their types into a capture
+ *   report.c   perfbuf report of such a capture
  */
 #ifndef PERFBUF_RUN_H
 #define PERFBUF_RUN_H
@@ -68,6 +70,7 @@ struct run_opts {
 	long duration, count, pages, latency, width;
 	enum trace_time time;
 	bool json, unordered, verbose, attach;
+	bool record;		/* --record: a capture file (-o) */
 };
 
 /* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* perfbuf run --record (capture.c) and perfbuf report of its captures
+ * (report.c): the records of one's own maps with their types. */
+#ifndef PERFBUF_RUN_CAPTURE_H
+#define PERFBUF_RUN_CAPTURE_H
+
+#include "record/capture.h"
+#include "run.h"
+
+struct run_capture;
+
+/* Create @path with the META and the maps' types: NULL with *@err */
+struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
+				      int n, int *err);
+/* A record of map @map (a batch written when full): 0 or -errno */
+int run_capture__record(struct run_capture *c, int map, int cpu, __u64 time_ns,
+			__u32 flags, const void *data, size_t sz);
+int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost);
+/* The batch so far into the file: 0 or the writer's first error */
+int run_capture__flush(struct run_capture *c);
+__u64 run_capture__records(const struct run_capture *c);
+/* The END frame with @summary (NULL: a run that never started, none),
+ * then closed: 0 or the first error */
+int run_capture__close(struct run_capture *c, const char *summary);
+
+struct cap_reader;
+struct cap_meta;
+/* perfbuf report of a run capture: 0, or 1 (said why) */
+int run_report(struct cap_reader *r, const char *path, const struct cap_meta *meta,
+	       bool json, enum trace_time time, long width);
+
+#endif
