@@ -62,6 +62,9 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DOCDIR ?= $(PREFIX)/share/doc/libperfbuf
+# the Python package (python/perfbuf), for Debian's python3
+PYTHON_SITE ?= $(PREFIX)/lib/python3/dist-packages
+PY_FILES := $(wildcard python/perfbuf/*.py)
 
 LIB_SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
@@ -251,6 +254,10 @@ install: lib $(OUTPUT)/perfbuf $(OUTPUT)/libperfbuf.pc
 	$(Q)scripts/man-links.sh src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
 	$(Q)install -d $(DESTDIR)$(DOCDIR)/examples
 	$(Q)install -m 644 $(EXAMPLE_FILES) $(DESTDIR)$(DOCDIR)/examples
+	$(Q)install -d $(DESTDIR)$(PYTHON_SITE)/perfbuf
+	$(Q)install -m 644 $(filter-out %/_config.py,$(PY_FILES)) $(DESTDIR)$(PYTHON_SITE)/perfbuf
+	$(Q)printf 'LIBDIR = %s\nMAJOR = %s\n' "'$(LIBDIR)'" $(MAJOR) \
+		> $(DESTDIR)$(PYTHON_SITE)/perfbuf/_config.py
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
@@ -260,7 +267,8 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/perfbuf.h $(DESTDIR)$(BINDIR)/perfbuf \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
-	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(DOCDIR)
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(PYTHON_SITE)/perfbuf
 	$(Q)scripts/man-links.sh --remove src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
 
 # perfbuf stress with a slow consumer (tests/test_soak.sh: the same, 6 s)

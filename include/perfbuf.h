@@ -23,6 +23,8 @@
  *                          (perfbuf_type__*)
  *  - perfbuf/object.h      a person's own BPF object: open, set its
  *                          globals, load, auto-attach (perfbuf_object__*)
+ *  - perfbuf/batch.h       records gathered into arrays, one call per drain
+ *                          (perfbuf_batch__*: Python's numpy batches)
  * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;
  * perfbuf/version.h: the version. This header includes them all.
  */
@@ -37,5 +39,6 @@
 #include "perfbuf/sample.h"
 #include "perfbuf/type.h"
 #include "perfbuf/object.h"
+#include "perfbuf/batch.h"
 
 #endif /* PERFBUF_H */

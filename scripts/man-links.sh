@@ -26,6 +26,7 @@ group() {
 	perfbuf_event__*) echo perfbuf_event__open ;;
 	perfbuf_type__*) echo perfbuf_type__from_file ;;
 	perfbuf_object__*) echo perfbuf_object__open ;;
+	perfbuf_batch__*) echo perfbuf_batch__new ;;
 	perfbuf_set_print | perfbuf_now_ns | perfbuf_cpus__* | \
 	perfbuf_version | perfbuf_*_version)
 		echo perfbuf_set_print ;;

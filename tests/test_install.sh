@@ -52,7 +52,17 @@ while read -r fn group; do
 		missing+=" (man3/$fn.3 is not a link to $group.3)"
 	fi
 done < <(scripts/man-links.sh --list src/libperfbuf.map)
+for f in python/perfbuf/*.py; do want "usr/lib/python3/dist-packages/perfbuf/${f##*/}"; done
 [[ -z $missing ]] && pass installed_files || fail installed_files "missing:$missing"
+
+# the Python package finds the library it was installed with
+site=$root/usr/lib/python3/dist-packages
+got=$(cd "$tmp" && PYTHONPATH=$site PERFBUF_LIB=$lib/libperfbuf.so.$MAJOR /usr/bin/python3 -c \
+	'import perfbuf; print(perfbuf.version())' 2>&1)
+[[ $got == "$VERSION" ]] && pass python_package ||
+	fail python_package "import perfbuf from the installed tree: $got"
+grep -q "^LIBDIR = '/usr/lib'$" "$site/perfbuf/_config.py" && pass python_libdir ||
+	fail python_libdir "_config.py: $(cat "$site/perfbuf/_config.py")"
 
 if [[ $(readlink "$lib/libperfbuf.so") == libperfbuf.so.$MAJOR &&
       $(readlink "$lib/libperfbuf.so.$MAJOR") == libperfbuf.so.$VERSION &&

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""libperfbuf.so through ctypes: its functions and the structs Python fills.
+
+The structs here are prefixes of the C ones: each starts with `size_t sz`,
+set to the Python size, and the library reads or writes only that many
+bytes (include/perfbuf/common.h), so a newer library stays compatible.
+"""
+import ctypes
+import ctypes.util
+import os
+
+from . import _config
+
+c_u32, c_u64, c_s32, c_size = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32, ctypes.c_size_t
+c_int, c_bool, c_void_p, c_char_p = ctypes.c_int, ctypes.c_bool, ctypes.c_void_p, ctypes.c_char_p
+
+
+class PerfbufOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("page_cnt", c_size), ("cpus", ctypes.POINTER(c_int)),
+                ("cpu_cnt", c_size), ("wakeup_events", c_u32), ("watermark", c_u32),
+                ("latency_ms", c_int), ("max_record_size", c_size), ("budget", c_size),
+                ("drain_on_free", c_bool), ("timestamps", c_bool), ("ordered", c_bool),
+                ("no_hotplug", c_bool)]
+
+
+class CpuStats(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("cpu", c_int), ("online", c_bool), ("samples", c_u64),
+                ("bytes", c_u64), ("lost", c_u64), ("lost_kernel", c_u64), ("wakeups", c_u64),
+                ("polls", c_u64), ("high_water", c_u64), ("corrupt", c_u64), ("late", c_u64),
+                ("onlined", c_u64), ("offlined", c_u64), ("data_size", c_u64), ("avail", c_u64)]
+
+
+class BatchOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("data_bytes", c_size), ("record_cnt", c_size)]
+
+
+class BatchView(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("cnt", c_size), ("data", c_void_p), ("data_bytes", c_size),
+                ("offset", ctypes.POINTER(c_u32)), ("size", ctypes.POINTER(c_u32)),
+                ("cpu", ctypes.POINTER(c_s32)), ("time_ns", ctypes.POINTER(c_u64)),
+                ("lost_cnt", c_size), ("lost_cpu", ctypes.POINTER(c_s32)),
+                ("lost", ctypes.POINTER(c_u64)), ("lost_total", c_u64), ("late", c_u64),
+                ("notices", c_u64), ("full", c_bool)]
+
+
+class Field(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("offset", c_u32), ("size", c_u32), ("kind", c_u32),
+                ("nelem", c_u32), ("bit_offset", c_u32), ("bit_size", c_u32),
+                ("parent", c_s32), ("first_child", c_s32), ("nchildren", c_s32),
+                ("nenum", c_s32), ("is_signed", ctypes.c_uint8)]
+
+
+def sized(struct_type):
+    """A zeroed struct with its sz set, as PERFBUF_OPTS() does in C."""
+    s = struct_type()
+    s.sz = ctypes.sizeof(struct_type)
+    return s
+
+
+def _candidates():
+    env = os.environ.get("PERFBUF_LIB")
+    if env:
+        yield env
+    if _config.LIBDIR:
+        yield os.path.join(_config.LIBDIR, "libperfbuf.so.%d" % _config.MAJOR)
+    found = ctypes.util.find_library("perfbuf")
+    if found:
+        yield found
+    yield "libperfbuf.so.%d" % _config.MAJOR
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path, use_errno=True)
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError("perfbuf: cannot load libperfbuf.so.%d (%s): install libperfbuf "
+                      "(make install) or set PERFBUF_LIB to its path"
+                      % (_config.MAJOR, "; ".join(errors)))
+
+
+lib = _load()
+
+_PROTOS = {
+    "perfbuf__new": (c_void_p, [c_int, c_void_p, c_void_p, ctypes.POINTER(PerfbufOpts)]),
+    "perfbuf__free": (None, [c_void_p]),
+    "perfbuf__poll": (c_int, [c_void_p, c_int]),
+    "perfbuf__consume": (c_int, [c_void_p]),
+    "perfbuf__drain": (c_int, [c_void_p]),
+    "perfbuf__stop": (c_int, [c_void_p]),
+    "perfbuf__ring_cnt": (c_size, [c_void_p]),
+    "perfbuf__stats": (c_int, [c_void_p, c_size, ctypes.POINTER(CpuStats)]),
+    "perfbuf_batch__new": (c_void_p, [ctypes.POINTER(BatchOpts)]),
+    "perfbuf_batch__free": (None, [c_void_p]),
+    "perfbuf_batch__reset": (None, [c_void_p]),
+    "perfbuf_batch__view": (c_int, [c_void_p, ctypes.POINTER(BatchView)]),
+    "perfbuf_object__open": (c_void_p, [c_char_p]),
+    "perfbuf_object__set": (c_int, [c_void_p, c_char_p]),
+    "perfbuf_object__load": (c_int, [c_void_p]),
+    "perfbuf_object__attach": (c_int, [c_void_p]),
+    "perfbuf_object__map_fd": (c_int, [c_void_p, c_char_p]),
+    "perfbuf_object__type": (c_void_p, [c_void_p, c_char_p, c_char_p]),
+    "perfbuf_object__free": (None, [c_void_p]),
+    "perfbuf_type__from_file": (c_void_p, [c_char_p, c_char_p, c_char_p]),
+    "perfbuf_type__free": (None, [c_void_p]),
+    "perfbuf_type__name": (c_char_p, [c_void_p]),
+    "perfbuf_type__size": (c_size, [c_void_p]),
+    "perfbuf_type__field_cnt": (c_int, [c_void_p]),
+    "perfbuf_type__field": (ctypes.POINTER(Field), [c_void_p, c_int]),
+    "perfbuf_version": (c_char_p, []),
+}
+for _name, (_res, _args) in _PROTOS.items():
+    _f = getattr(lib, _name)
+    _f.restype, _f.argtypes = _res, _args
+
+# the batch's record callback, passed to perfbuf__new() as a C pointer:
+# no Python runs per record
+batch_record_fn = ctypes.cast(lib.perfbuf_batch__record_fn, c_void_p)
+
+
+def errno_error(err, what):
+    """An OSError for negative errno @err: '@what: strerror'."""
+    err = abs(err)
+    return OSError(err, "perfbuf: %s: %s" % (what, os.strerror(err)))
+
+
+def last_errno():
+    return ctypes.get_errno() or 22

@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Object: a person's own BPF object, run as `perfbuf run` runs it, and the
+numpy dtype of its records from the same type finder (BTF, the
+PERFBUF_EVENT marker, then DWARF)."""
+import ctypes
+import errno
+import os
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .buffer import PerfBuffer
+
+# enum perfbuf_field_kind (include/perfbuf/type.h)
+INT, BOOL, ENUM, FLOAT, PTR, STRING, ARRAY, STRUCT, UNION, BYTES = range(1, 11)
+
+
+def _scalar(f):
+    if f.kind in (INT, ENUM) or (f.kind == BOOL and f.size != 1):
+        if f.size in (1, 2, 4, 8):
+            return np.dtype("%s%d" % ("i" if f.is_signed else "u", f.size))
+        return np.dtype("V%d" % f.size)
+    if f.kind == BOOL:
+        return np.dtype("?")
+    if f.kind == FLOAT:
+        return np.dtype("f%d" % f.size)
+    if f.kind == PTR:
+        return np.dtype("u%d" % f.size)
+    if f.kind == STRING:
+        return np.dtype("S%d" % f.nelem)
+    return np.dtype("V%d" % max(f.size, 1))
+
+
+class _Walker:
+    """perfbuf_type's flat field table to a numpy dtype."""
+
+    def __init__(self, t):
+        self.t = t
+        self.skipped = []        # bitfields and flexible arrays: no numpy form
+
+    def field(self, i):
+        return lib.perfbuf_type__field(self.t, i).contents
+
+    def dtype(self, i):
+        f = self.field(i)
+        if f.kind in (STRUCT, UNION):
+            return self.members(i, f)
+        if f.kind == ARRAY:
+            elem = self.dtype(f.first_child)
+            return np.dtype((elem, (f.nelem,)))
+        return _scalar(f)
+
+    def members(self, i, f):
+        names, formats, offsets = [], [], []
+        for c in range(f.first_child, f.first_child + f.nchildren):
+            self.member(c, 0, names, formats, offsets)
+        return np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                         "itemsize": f.size})
+
+    def member(self, c, base, names, formats, offsets):
+        m = self.field(c)
+        name = (m.name or b"").decode()
+        if m.bit_size or (m.kind == ARRAY and m.nelem == 0):
+            self.skipped.append(name)
+            return
+        if not name and m.kind in (STRUCT, UNION):
+            # an anonymous struct or union: its members are the parent's
+            for cc in range(m.first_child, m.first_child + m.nchildren):
+                self.member(cc, base + m.offset, names, formats, offsets)
+            return
+        names.append(name or "f%d" % c)
+        formats.append(self.dtype(c))
+        offsets.append(base + m.offset)
+
+
+def type_dtype(t):
+    """The numpy dtype of perfbuf_type @t (a handle)."""
+    return _Walker(t).dtype(0)
+
+
+def _set_arg(name, value):
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    elif isinstance(value, bytes):
+        value = value.decode()
+    return ("%s=%s" % (name, value)).encode()
+
+
+class Object:
+    """Open, set `const volatile` globals, load and auto-attach a BPF object."""
+
+    def __init__(self, path, set=None, attach=True):
+        self.path = os.fspath(path)
+        self._buffers = []
+        self._obj = lib.perfbuf_object__open(os.fsencode(self.path))
+        if not self._obj:
+            err = _lib.last_errno()
+            if err == errno.ENOEXEC:
+                raise ValueError("perfbuf: %s is not a BPF object (ELF): build it with "
+                                 "clang -target bpf" % self.path)
+            raise OSError(err, "perfbuf: %s: %s" % (self.path, os.strerror(err)), self.path)
+        try:
+            for k, v in (set or {}).items():
+                self._set(k, v)
+            err = lib.perfbuf_object__load(self._obj)
+            if err:
+                raise _lib.errno_error(err, "%s: loading failed (the verifier's reasons "
+                                       "above)" % self.path)
+            self.attached = lib.perfbuf_object__attach(self._obj) if attach else 0
+            if self.attached < 0:
+                raise _lib.errno_error(self.attached, "%s: no program could be attached"
+                                       % self.path)
+        except BaseException:
+            self.close()
+            raise
+
+    def _set(self, name, value):
+        err = lib.perfbuf_object__set(self._obj, _set_arg(name, value))
+        if err == -errno.ENOENT:
+            raise KeyError("perfbuf: %s has no const volatile global '%s' in .rodata"
+                           % (self.path, name))
+        if err == -errno.ERANGE:
+            raise ValueError("perfbuf: %s=%r does not fit the variable's type" % (name, value))
+        if err:
+            raise ValueError("perfbuf: %s=%r: not a value of the variable's type" % (name, value))
+
+    def _check_open(self):
+        if not self._obj:
+            raise ValueError("perfbuf: the Object is closed")
+
+    def dtype(self, name=None, map=None):
+        """The numpy dtype of C type @name ("event", "struct event"), or of
+        @map's records (by its PERFBUF_EVENT marker, else `event`)."""
+        self._check_open()
+        t = lib.perfbuf_object__type(self._obj, map.encode() if map else None,
+                                     name.encode() if name else None)
+        if not t:
+            err = _lib.last_errno()
+            raise LookupError("perfbuf: %s: no type %s (%s)" %
+                              (self.path, name or "for map '%s'" % map if map else name or "event",
+                               os.strerror(err)))
+        try:
+            return type_dtype(t)
+        finally:
+            lib.perfbuf_type__free(t)
+
+    def map_fd(self, name):
+        self._check_open()
+        fd = lib.perfbuf_object__map_fd(self._obj, name.encode())
+        if fd < 0:
+            raise KeyError("perfbuf: %s has no map '%s'" % (self.path, name))
+        return fd
+
+    def perf_buffer(self, map_name, **kw):
+        """A PerfBuffer on the object's perf event array @map_name."""
+        pb = PerfBuffer(self.map_fd(map_name), _owner=self, **kw)
+        self._buffers.append(pb)
+        return pb
+
+    def close(self):
+        """Close its buffers, detach and unload. Idempotent."""
+        for pb in self._buffers:
+            pb.close()
+        self._buffers = []
+        if self._obj:
+            lib.perfbuf_object__free(self._obj)
+            self._obj = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

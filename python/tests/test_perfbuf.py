@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The perfbuf Python package on BPF programs the tests load: every API
+call, values compared field by field with what the test wrote."""
+import errno
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import perfbuf
+from conftest import Emitter, obj_path
+
+EMIT_DT = np.dtype([("seq", "<u8"), ("time_ns", "<u8"), ("cpu", "<u4"), ("size", "<u4")])
+
+
+def write_records(recs):
+    """tests/bpf/run_types.bpf.c copies each write(-1, rec) of our pid."""
+    for r in recs:
+        try:
+            os.write(-1, r.tobytes())
+        except OSError as e:
+            assert e.errno == errno.EBADF
+
+
+def poll_until(pb, want, timeout=5.0):
+    got, end = [], time.monotonic() + timeout
+    while sum(len(b) for b in got) < want and time.monotonic() < end:
+        got.append(pb.poll(50))
+    return got
+
+
+def test_object_dtype_and_values():
+    with perfbuf.Object(obj_path("tests/bpf/run_types.bpf.o"),
+                        set={"target_pid": os.getpid(), "tag": "pyt", "mark": True}) as obj:
+        dt = obj.dtype("run_event")
+        assert dt == obj.dtype(map="events"), "the marker names the same type"
+        assert dt.itemsize == 120
+        assert dt["comm"] == np.dtype("S16")
+        assert dt["inner"].names == ("port", "level", "flags")
+        assert dt["inner"]["flags"].shape == (3,)
+        assert dt["addr"].fields["v4"][1] == dt["addr"].fields["v6"][1] == 0, "a union"
+        assert dt["state"] == np.dtype("<i4"), "an enum is its integer type"
+        assert "bits_lo" not in dt.names, "bitfields have no numpy form"
+        recs = np.zeros(50, dt)
+        recs["s8"] = -np.arange(50)
+        recs["u8"] = 200
+        recs["s16"] = -30000
+        recs["u16"] = 60000
+        recs["s32"] = -(2 ** 31)
+        recs["u32"] = 2 ** 32 - 1
+        recs["s64"] = -(2 ** 63)
+        recs["u64"] = 2 ** 64 - 1 - np.arange(50, dtype=np.uint64)
+        recs["state"] = -1
+        recs["comm"] = [b"c%d" % i for i in range(50)]
+        recs["inner"]["port"] = 8080
+        recs["inner"]["level"] = -3
+        recs["inner"]["flags"] = [1, 2, 3]
+        recs["addr"]["v6"] = np.arange(16)
+        recs["counts"] = [[i, -i, 7, 9] for i in range(50)]
+        recs["ptr"] = 0xffff888000000000
+        with obj.perf_buffer("events") as pb:
+            write_records(recs)
+            batches = poll_until(pb, 50)
+            got = np.concatenate([b.array(dt) for b in batches])
+            assert len(got) == 50
+            assert sum(b.short for b in batches) == 0
+            assert (got["tag"] == b"pyt").all(), "--set's string reached the program"
+            assert got["ok"].all(), "--set's bool reached the program"
+            for name in dt.names:
+                if name not in ("tag", "ok"):
+                    assert (got[name] == recs[name]).all(), name
+            assert all(set(b.cpu.tolist()) <= {0, 1} for b in batches)
+            raw = [r for b in batches for r in b.raw]
+            want = bytearray(recs[0].tobytes())
+            want[dt.fields["ok"][1]] = 1
+            want[dt.fields["tag"][1]:dt.fields["tag"][1] + 3] = b"pyt"
+            assert raw[0][:120] == bytes(want), "raw: the bytes as written"
+
+
+def test_set_errors():
+    path = obj_path("tests/bpf/run_types.bpf.o")
+    with pytest.raises(KeyError, match="no const volatile global 'nosuch'"):
+        perfbuf.Object(path, set={"nosuch": 1})
+    with pytest.raises(ValueError, match="target_pid=-1"):
+        perfbuf.Object(path, set={"target_pid": -1})
+
+
+def test_hostile_objects(tmp_path):
+    bad = tmp_path / "x.bpf.o"
+    bad.write_bytes(b"not an ELF file at all\n")
+    with pytest.raises(ValueError, match="not a BPF object"):
+        perfbuf.Object(bad)
+    with pytest.raises(FileNotFoundError):
+        perfbuf.Object(tmp_path / "missing.bpf.o")
+    with perfbuf.Object(obj_path("tests/bpf/run_types.bpf.o"), attach=False) as obj:
+        with pytest.raises(LookupError, match="no type"):
+            obj.dtype("no_such_struct")
+        with pytest.raises(KeyError, match="no map 'nope'"):
+            obj.perf_buffer("nope")
+
+
+def test_dwarf_only_type():
+    with perfbuf.Object(obj_path("tests/bpf/run_dwarf.bpf.o"), attach=False) as obj:
+        dt = obj.dtype("event")
+        assert dt.itemsize > 0 and len(dt.names) > 0
+
+
+def test_bad_fds_and_maps(emitter):
+    obj, _ = emitter
+    with pytest.raises(OSError, match="not an open file descriptor"):
+        perfbuf.PerfBuffer(9999)
+    r, w = os.pipe()
+    try:
+        with pytest.raises(ValueError, match="is not a BPF map"):
+            perfbuf.PerfBuffer(r)
+    finally:
+        os.close(r)
+        os.close(w)
+    with pytest.raises(ValueError, match="PERCPU_ARRAY, not a BPF_MAP_TYPE_PERF_EVENT_ARRAY"):
+        perfbuf.PerfBuffer(obj.map_fd("stats"))
+    with pytest.raises(TypeError):
+        perfbuf.PerfBuffer("events")
+    with pytest.raises(ValueError, match="power of two"):
+        perfbuf.PerfBuffer(obj.map_fd("events"), page_cnt=3)
+
+
+def test_emit_ordered_times_and_cpus(emitter):
+    obj, em = emitter
+    with obj.perf_buffer("events", ordered=True, page_cnt=64) as pb:
+        for _ in range(4):
+            for cpu in (0, 1):
+                em.emit(cpu, 100)
+        got = poll_until(pb, 800)
+        a = np.concatenate([b.array(EMIT_DT) for b in got])
+        t = np.concatenate([b.time_ns for b in got])
+        cpus = np.concatenate([b.cpu for b in got])
+        assert len(a) == 800
+        assert (np.diff(t.astype(np.int64)) >= 0).all(), "ordered: times never go back"
+        assert (a["cpu"] == cpus).all(), "each record on the CPU it names"
+        for cpu in (0, 1):
+            seq = a["seq"][a["cpu"] == cpu]
+            assert (np.diff(seq.astype(np.int64)) == 1).all(), "per CPU, every record once"
+        st = {s["cpu"]: s for s in pb.stats()}
+        assert st[0]["received"] == st[1]["received"] == 400
+
+
+def test_lost_matches_bpf_side(emitter):
+    obj, em = emitter
+    with obj.perf_buffer("events", page_cnt=1) as pb:
+        before = em.stats()
+        for cpu in (0, 1):
+            for _ in range(20):
+                em.emit(cpu, 1000, 64)       # 4 KiB rings: most are lost
+        got = poll_until(pb, 1, 1)
+        got.append(pb.drain())
+        after = em.stats()
+        for cpu in (0, 1):
+            ok = after[cpu][1] - before[cpu][1]
+            enospc = after[cpu][2] - before[cpu][2]
+            assert enospc > 0, "overload"
+            assert sum(b.lost_by_cpu.get(cpu, 0) for b in got) == enospc
+            assert sum(int((b.cpu == cpu).sum()) for b in got) == ok
+        assert sum(b.lost for b in got) == sum(
+            after[c][2] - before[c][2] for c in (0, 1))
+
+
+def test_close_while_polling(emitter):
+    obj, _ = emitter
+    pb = obj.perf_buffer("events", latency_ms=-1)
+    seen, errs = [], []
+
+    def reader():
+        try:
+            for b in pb.batches(timeout_ms=-1):
+                seen.append(len(b))
+        except Exception as e:   # noqa: BLE001: the test reports it
+            errs.append(e)
+
+    th = threading.Thread(target=reader)
+    th.start()
+    time.sleep(0.2)
+    pb.close()
+    th.join(5)
+    assert not th.is_alive(), "close() ends a poll blocked in another thread"
+    assert errs == []
+    with pytest.raises(ValueError, match="closed"):
+        pb.poll(0)
+    with pytest.raises(ValueError, match="closed"):
+        pb.stats()
+    pb.close()                       # twice: a no-op
+
+
+def test_arrays_outlive_their_batch():
+    obj = perfbuf.Object(obj_path("bpf/emit.bpf.o"), attach=False)
+    em = Emitter(obj)
+    pb = obj.perf_buffer("events")
+    em.emit(0, 10)
+    b = poll_until(pb, 10)[-1]
+    a = b.array(EMIT_DT)
+    pb.close()
+    obj.close()
+    del pb
+    assert len(a) == 10 and (a["seq"] == a["seq"][0] + np.arange(10)).all()
+    assert len(b.raw) == 10 and len(b) == 10
+
+
+def test_dtype_larger_than_records(emitter):
+    obj, em = emitter
+    with obj.perf_buffer("events") as pb:
+        em.emit(1, 5, 32)
+        b = poll_until(pb, 5)[-1]
+        with pytest.raises(ValueError, match="larger than every record"):
+            b.array(np.dtype("V64"))
+        em.emit(1, 3, 32)
+        em.emit(1, 2, 80)
+        bs = poll_until(pb, 5)
+        a = np.concatenate([x.array(np.dtype([("seq", "<u8"), ("pad", "V72")])) for x in bs])
+        assert len(a) == 2 and sum(x.short for x in bs) == 3
+
+
+def test_map_fd_pinned(emitter, tmp_path):
+    obj, em = emitter
+    if not os.path.ismount("/sys/fs/bpf"):
+        os.system("mount -t bpf bpf /sys/fs/bpf")
+    path = "/sys/fs/bpf/perfbuf_pytest_%d" % os.getpid()
+    import ctypes
+    from conftest import libbpf
+    libbpf.bpf_obj_pin.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    assert libbpf.bpf_obj_pin(obj.map_fd("events"), path.encode()) == 0
+    try:
+        fd = perfbuf.map_fd(path)
+        with perfbuf.PerfBuffer(fd) as pb:
+            em.emit(0, 3)
+            assert sum(len(b) for b in poll_until(pb, 3)) == 3
+        os.close(fd)
+    finally:
+        os.unlink(path)
+    with pytest.raises(FileNotFoundError, match="pin a map there"):
+        perfbuf.map_fd(path)
+
+
+def test_readme_agent(tmp_path):
+    """The README's agent, run as a person would, counts a command's opens."""
+    import shutil
+    import subprocess
+    import sys
+    here = os.path.dirname(__file__)
+    agent = subprocess.Popen([sys.executable, os.path.join(here, "../examples/opensnoop.py"),
+                              obj_path("tests/bpf/py_opensnoop.bpf.o"), "3"],
+                             stdout=subprocess.PIPE, text=True)
+    cat = tmp_path / "pyagent_cat"
+    shutil.copy("/bin/cat", cat)
+    first = agent.stdout.readline()      # a line a second once attached
+    for _ in range(20):
+        subprocess.run([str(cat), "/etc/hostname"], stdout=subprocess.DEVNULL, check=True)
+    out, _ = agent.communicate(timeout=30)
+    out = first + out
+    assert agent.returncode == 0
+    opens = sum(int(w.split("=")[1]) for line in out.splitlines()
+                for w in line.split() if w.startswith("pyagent_cat="))
+    assert opens >= 20, out
