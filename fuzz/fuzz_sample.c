@@ -72,7 +72,7 @@ static void touch_side(const struct perfbuf_sample *s)
 
 static void touch_all(const struct perfbuf_sample *s)
 {
-	struct perfbuf_count c;
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	size_t pos = 0;
 	__u64 ip, ctx;
 
@@ -102,7 +102,7 @@ struct ctx {
 static int on_record(void *arg, const struct perfbuf_record *rec)
 {
 	struct ctx *c = arg;
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 
 	if (!perfbuf_sample_parser__parse(c->p, rec, &s))
 		touch_all(&s);
@@ -121,7 +121,7 @@ static void as_bytes(const struct perfbuf_sample_parser *p, const uint8_t *in,
 {
 	while (len >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
-		struct perfbuf_sample s;
+		struct perfbuf_sample s = { .sz = sizeof(s) };
 		size_t n;
 		void *copy;
 

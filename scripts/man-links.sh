@@ -36,7 +36,7 @@ group() {
 
 fns=$(sed -n 's/^[[:space:]]*\(perfbuf[a-z_0-9]*\);$/\1/p' "$map")
 [[ -n $fns ]] || { echo "man-links: no perfbuf symbol in $map" >&2; exit 1; }
-for f in $fns perfbuf_iter__next perfbuf_callchain__next; do
+for f in $fns perfbuf_ring__begin perfbuf_iter__next perfbuf_callchain__next; do
 	g=$(group "$f") || { echo "man-links: no man page group for $f: add it to group() in $0 and document it in man/" >&2; exit 1; }
 	[[ -e $man/$g.3 ]] ||
 		{ echo "man-links: man/$g.3 (for $f) is missing" >&2; exit 1; }

@@ -133,7 +133,7 @@ size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
 static bool kernel_lost(const struct channel *ch,
 			const struct channel_cfg *cfg, __u64 *total)
 {
-	struct perfbuf_count cnt;
+	struct perfbuf_count cnt = { .sz = sizeof(cnt) };
 
 	if (!cfg->lost_fmt || ch->fd < 0 ||
 	    perfbuf_event__read(ch->fd, PERF_FORMAT_LOST, &cnt))

@@ -56,6 +56,8 @@ struct perfbuf_ring {
 	int fd;			/* the event (overwrite: to pause), or -1 */
 	bool overwrite;		/* write_backward, read-only mapping */
 	__u64 snap_head;	/* overwrite: data_head at the last snapshot */
+	size_t rec_sz;		/* the iterating caller's record size; 0:
+				 * the library's */
 	struct perfbuf_ring_stats st;
 };
 
@@ -67,6 +69,9 @@ void perfbuf_count_scale(struct perfbuf_count *c, __u64 read_format);
  * READ). 0, -ERANGE (no counter @i) or -EIO (@words too few for @f). */
 int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
 			      size_t i, struct perfbuf_count *out);
+/* The same into a caller's @out (its sz set): -EINVAL when sz is bad. */
+int perfbuf_count_out(const __u64 *p, size_t words, __u64 f, size_t i,
+		      struct perfbuf_count *out);
 
 /* The position of the iterator's next record. */
 static inline __u64 iter_tail(const struct perfbuf_iter *it)

@@ -264,17 +264,26 @@ int perfbuf_read_format_count(const __u64 *p, size_t words, __u64 f,
 	return 0;
 }
 
+int perfbuf_count_out(const __u64 *p, size_t words, __u64 f, size_t i,
+		      struct perfbuf_count *out)
+{
+	struct perfbuf_count c;
+	int err = perfbuf_read_format_count(p, words, f, i, &c);
+
+	return err ?: OUT_COPY(out, &c);
+}
+
 int perfbuf_event__read(int fd, __u64 read_format, struct perfbuf_count *out)
 {
 	__u64 buf[5];
 	ssize_t n;
 
-	if (read_format & PERF_FORMAT_GROUP)
+	if ((read_format & PERF_FORMAT_GROUP) || !out || out->sz < sizeof(size_t))
 		return -EINVAL;
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
-	return perfbuf_read_format_count(buf, (size_t)n / 8, read_format, 0, out);
+	return perfbuf_count_out(buf, (size_t)n / 8, read_format, 0, out);
 }
 
 int perfbuf_event__read_group(int leader_fd, __u64 read_format,
@@ -285,21 +294,30 @@ int perfbuf_event__read_group(int leader_fd, __u64 read_format,
 	ssize_t n;
 	int err;
 
-	if (!(read_format & PERF_FORMAT_GROUP))
+	/* the caller's struct may be older: its size is the stride */
+	size_t stride = cnt && out ? out->sz : sizeof(struct perfbuf_count);
+
+	if (!(read_format & PERF_FORMAT_GROUP) || (cnt && !out) ||
+	    stride < sizeof(size_t))
 		return -EINVAL;
 	n = read(leader_fd, buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
 	words = (size_t)n / 8;
 	/* the whole block first: -EIO when it is not this format */
-	err = perfbuf_read_format_count(buf, words, read_format, 0,
-					cnt ? out : &(struct perfbuf_count){});
+	err = perfbuf_count_out(buf, words, read_format, 0,
+				cnt ? out : &(struct perfbuf_count){
+					.sz = sizeof(struct perfbuf_count) });
 	if (err)
 		return err == -ERANGE ? 0 : err;	/* no member */
 	nr = buf[0];
 	if (nr > cnt)
 		return -ENOSPC;
-	for (__u64 i = 1; i < nr; i++)
-		perfbuf_read_format_count(buf, words, read_format, i, &out[i]);
+	for (__u64 i = 1; i < nr; i++) {
+		struct perfbuf_count *o = (void *)((char *)out + i * stride);
+
+		o->sz = stride;
+		perfbuf_count_out(buf, words, read_format, i, o);
+	}
 	return (int)nr;
 }

@@ -235,6 +235,7 @@ static __u64 read_u64(const struct perfbuf_ring *r, __u64 pos)
 }
 
 static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec);
+static bool iter_slow_fill(struct perfbuf_iter *it, struct perfbuf_record *rec);
 
 /* Where an iterator points when no record may be read inline: zeroes,
  * a record of type 0, which the inline part leaves to the slow path;
@@ -273,10 +274,12 @@ struct perfbuf_iter ring_iter(struct perfbuf_ring *r, __u64 tail, __u64 head)
 	return it;
 }
 
-struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *r)
+struct perfbuf_iter perfbuf_ring__begin_sz(struct perfbuf_ring *r,
+				      size_t rec_sz)
 {
 	__u64 head, tail, avail;
 
+	r->rec_sz = rec_sz;
 	if (r->overwrite) {
 		r->err = -EINVAL;	/* snapshots only */
 		return ring_iter(r, 0, 0);
@@ -355,9 +358,24 @@ static bool lost_record(struct perfbuf_ring *r, struct perfbuf_record *rec,
 	return true;
 }
 
+/* The caller's record may be older (shorter) than the library's: only
+ * its bytes are written. A check per slow record, none inline. */
+static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec)
+{
+	struct perfbuf_record full;
+	size_t sz = it->ring->rec_sz;
+	bool ok;
+
+	if (!sz || sz >= sizeof(full))	/* 0: the library's own (snapshots) */
+		return iter_slow_fill(it, rec);
+	ok = iter_slow_fill(it, &full);
+	memcpy(rec, &full, sz);
+	return ok;
+}
+
 /* Everything the inline part leaves: the end of a stretch, LOST and
  * other records, payloads that wrap, damage. */
-static bool iter_slow(struct perfbuf_iter *it, struct perfbuf_record *rec)
+static bool iter_slow_fill(struct perfbuf_iter *it, struct perfbuf_record *rec)
 {
 	struct perfbuf_ring *r = it->ring;
 	__u64 tail = iter_tail(it);

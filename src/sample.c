@@ -166,7 +166,7 @@ int perfbuf_sample_read__count(const struct perfbuf_sample_read *r, size_t i,
 {
 	if (!r->data || i >= r->nr)
 		return -ERANGE;
-	return perfbuf_read_format_count(r->data, r->words, r->format, i, out);
+	return perfbuf_count_out(r->data, r->words, r->format, i, out);
 }
 
 static void regs(struct cursor *c, __u64 mask, struct perfbuf_sample_regs *r)
@@ -511,14 +511,24 @@ static int parse_body(const struct perfbuf_sample_parser *p, __u32 type,
 	return c.bad || c.left ? -EBADMSG : 0;
 }
 
-int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
-				const void *rec, size_t size,
-				struct perfbuf_sample *out)
+/* The caller's struct may be older (shorter) than the library's: it was
+ * parsed into @full, and only its bytes are copied; a newer one got the
+ * library's bytes. sz: the bytes filled. */
+static int out_done(struct perfbuf_sample *out, size_t sz,
+		    const struct perfbuf_sample *full, int err)
+{
+	if (sz < sizeof(*full))
+		memcpy((char *)out + sizeof(size_t),
+		       (const char *)full + sizeof(size_t), sz - sizeof(size_t));
+	out->sz = sz < sizeof(*full) ? sz : sizeof(*full);
+	return err;
+}
+
+static int parse_bytes(const struct perfbuf_sample_parser *p,
+		       const void *rec, size_t size, struct perfbuf_sample *out)
 {
 	const struct perf_event_header *eh = rec;
 
-	if (!p || !rec || !out || ((uintptr_t)rec & 7))
-		return -EINVAL;
 	if (size < sizeof(*eh) || eh->size < sizeof(*eh) || eh->size > size ||
 	    (eh->size & 7)) {
 		memset(out, 0, sizeof(*out));
@@ -526,6 +536,20 @@ int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
 	}
 	return parse_body(p, eh->type, eh->misc, eh + 1, eh->size - sizeof(*eh),
 			  out);
+}
+
+int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
+				       const void *rec, size_t size,
+				       struct perfbuf_sample *out)
+{
+	struct perfbuf_sample full;
+	size_t sz;
+
+	if (!p || !rec || !out || out->sz < sizeof(size_t) || ((uintptr_t)rec & 7))
+		return -EINVAL;
+	sz = out->sz;
+	return out_done(out, sz, &full,
+			parse_bytes(p, rec, size, sz < sizeof(full) ? &full : out));
 }
 
 /* A LOST record the library made (a drain's settled losses): no body. */
@@ -539,15 +563,13 @@ static int made_lost(const struct perfbuf_record *rec,
 	return 0;
 }
 
-int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
-			  const struct perfbuf_record *rec,
-			  struct perfbuf_sample *out)
+static int parse_record(struct perfbuf_sample_parser *p,
+			const struct perfbuf_record *rec,
+			struct perfbuf_sample *out)
 {
-	const void *body = rec ? rec->data : NULL;
+	const void *body = rec->data;
 	size_t len;
 
-	if (!p || !rec || !out)
-		return -EINVAL;
 	if (rec->kind != PERFBUF_REC_OTHER && rec->kind != PERFBUF_REC_LOST)
 		return -EINVAL;
 	len = rec->data_sz + rec->data2_sz;
@@ -564,4 +586,18 @@ int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
 		body = p->copy;
 	}
 	return parse_body(p, rec->type, rec->misc, body, len, out);
+}
+
+int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
+				 const struct perfbuf_record *rec,
+				 struct perfbuf_sample *out)
+{
+	struct perfbuf_sample full;
+	size_t sz;
+
+	if (!p || !rec || !out || out->sz < sizeof(size_t))
+		return -EINVAL;
+	sz = out->sz;
+	return out_done(out, sz, &full,
+			parse_record(p, rec, sz < sizeof(full) ? &full : out));
 }

@@ -126,7 +126,7 @@ static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
 static __u64 event_lost(const struct perfbuf_sampler *s,
 			const struct sampler_event *e)
 {
-	struct perfbuf_count cnt;
+	struct perfbuf_count cnt = { .sz = sizeof(cnt) };
 
 	if (e->fd >= 0 && (s->attr.read_format & PERF_FORMAT_LOST) &&
 	    !perfbuf_event__read(e->fd, s->attr.read_format, &cnt) &&
@@ -176,13 +176,23 @@ static int event_add(struct perfbuf_sampler *s, int cpu)
 	return event_open(s, e);
 }
 
+/* @o: the caller's options, each field read through OPTS_GET (an older
+ * caller's struct is shorter), into @out. */
 static int check_opts(const struct perfbuf_event_opts *ev,
-		      const struct perfbuf_sampler_opts *o)
+		      const struct perfbuf_sampler_opts *user,
+		      struct perfbuf_sampler_opts *o)
 {
-	if (!ev || !o || !OPTS_VALID(o, perfbuf_sampler_opts))
+	if (!ev || !user || !OPTS_VALID(user, perfbuf_sampler_opts))
 		return -EINVAL;
-	if (!OPTS_HAS(ev, sample_freq) ||
-	    (!ev->sample_period && !ev->sample_freq)) {
+	*o = (struct perfbuf_sampler_opts){
+		.sz = sizeof(*o),
+		.cpus = OPTS_GET(user, cpus, NULL),
+		.cpu_cnt = OPTS_GET(user, cpu_cnt, 0),
+		.page_cnt = OPTS_GET(user, page_cnt, 0),
+		.pid = OPTS_GET(user, pid, 0),
+		.prog_fd = OPTS_GET(user, prog_fd, 0),
+	};
+	if (!OPTS_GET(ev, sample_period, 0) && !OPTS_GET(ev, sample_freq, 0)) {
 		pr_warn("sampler: the event needs sample_period or sample_freq\n");
 		return -EINVAL;
 	}
@@ -230,8 +240,9 @@ struct perfbuf_sampler *
 perfbuf_sampler__new(const struct perfbuf_event_opts *ev,
 		     const struct perfbuf_sampler_opts *opts)
 {
+	struct perfbuf_sampler_opts o;
 	struct perfbuf_sampler *s;
-	int err = check_opts(ev, opts);
+	int err = check_opts(ev, opts, &o);
 	bool disabled;
 
 	if (err)
@@ -242,7 +253,7 @@ perfbuf_sampler__new(const struct perfbuf_event_opts *ev,
 		return err_ptr(-ENOMEM);
 	s->hotplug_fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	err = s->epfd < 0 ? -errno : sampler_open(s, ev, opts);
+	err = s->epfd < 0 ? -errno : sampler_open(s, ev, &o);
 	if (!err && !disabled)
 		err = perfbuf_sampler__enable(s);
 	if (err) {
@@ -348,7 +359,7 @@ static void count(struct sampler_event *e, const struct perfbuf_sample *smp,
 static int on_record(void *arg, const struct perfbuf_record *rec)
 {
 	struct consume_ctx *c = arg;
-	struct perfbuf_sample smp;
+	struct perfbuf_sample smp = { .sz = sizeof(smp) };
 	int err = perfbuf_sample_parser__parse(c->e->parser, rec, &smp);
 
 	if (err) {

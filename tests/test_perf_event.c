@@ -104,7 +104,7 @@ TEST(counter_enable_disable_reset)
 		.disabled = true, .exclude_kernel = true, .exclude_hv = true,
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			       PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID);
-	struct perfbuf_count c;
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	__u64 id = 0;
 	int fd;
 
@@ -154,7 +154,8 @@ TEST(group_read)
 	PERFBUF_OPTS(perfbuf_event_opts, mo,
 		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
 		.read_format = rf);
-	struct perfbuf_count c[2], small[1];
+	struct perfbuf_count c[2] = { { .sz = sizeof(c[0]) }, { .sz = sizeof(c[0]) } };
+	struct perfbuf_count small[1] = { { .sz = sizeof(small[0]) } };
 	__u64 id0, id1;
 	int leader, member;
 
@@ -193,12 +194,14 @@ TEST(group_read_wrong_format)
 		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
 		.disabled = true, .exclude_kernel = true, .exclude_hv = true);
 	static struct perfbuf_count out[4096];
-	struct perfbuf_count c;
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	int fd;
 
 	fd = perfbuf_event__open(&o, 0, -1, -1);
 	if (!ASSERT_GE(fd, 0, "open page-faults counter"))
 		return;
+	for (size_t i = 0; i < 4096; i++)
+		out[i].sz = sizeof(out[i]);
 	ASSERT_OK(perfbuf_event__enable(fd, false), "enable");
 	touch_new_pages(200);
 	ASSERT_OK(perfbuf_event__disable(fd, false), "disable");
@@ -364,7 +367,7 @@ TEST(breakpoint_modify)
 		.bp_addr = (__u64)(uintptr_t)&watched, .bp_len = HW_BREAKPOINT_LEN_8,
 		.sample_period = 1, .exclude_kernel = true);
 	struct perf_event_attr a;
-	struct perfbuf_count c;
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	int fd, fire = breakpoints_fire();
 
 	if (fire < 0)

@@ -103,7 +103,7 @@ static void assert_exact(const struct perfbuf_sample_parser *p,
 {
 	struct perf_event_header *h = (void *)b->w;
 	__u16 full = h->size;
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 	char name[96];
 
 	for (__u16 sz = 8; sz < full; sz += 8) {
@@ -203,7 +203,7 @@ static void build_full_sample(struct build *b)
 
 static void check_full_sample(const struct perfbuf_sample *s)
 {
-	struct perfbuf_count c;
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	size_t pos = 0;
 	__u64 ip = 0, ctx = 0;
 
@@ -267,7 +267,7 @@ static void check_full_sample(const struct perfbuf_sample *s)
 TEST(every_sample_field)
 {
 	struct perfbuf_sample_parser *p = parser(ALL_SAMPLE, ALL_READ, true);
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 	static struct build b;
 
 	if (!ASSERT_OK_PTR(p, "parser"))
@@ -291,8 +291,8 @@ TEST(sample_variants)
 		PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
 		PERF_SAMPLE_WEIGHT, PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_ID,
 		false);
-	struct perfbuf_sample s;
-	struct perfbuf_count c;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
+	struct perfbuf_count c = { .sz = sizeof(c) };
 	static struct build b;
 
 	if (!ASSERT_OK_PTR(p, "parser"))
@@ -332,7 +332,7 @@ TEST(lying_counts)
 	struct perfbuf_sample_parser *r = parser(PERF_SAMPLE_READ, ALL_READ, false);
 	struct perfbuf_sample_parser *raw = parser(PERF_SAMPLE_RAW, 0, false);
 	__u64 claims[] = { 2, 1ULL << 61, UINT64_MAX, UINT64_MAX / 8 + 1 };
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 	static struct build b;
 
 	if (!ASSERT_OK_PTR(p, "parser") || !ASSERT_OK_PTR(r, "read parser") ||
@@ -546,7 +546,7 @@ TEST(side_band_records)
 {
 	struct perfbuf_sample_parser *with = parser(ID_TYPE, 0, true);
 	struct perfbuf_sample_parser *without = parser(ID_TYPE, 0, false);
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 	static struct build b;
 	char name[64];
 
@@ -613,7 +613,7 @@ TEST(bad_headers)
 	struct perfbuf_sample_parser *p = parser(PERF_SAMPLE_IP, 0, false);
 	__u64 rec[4] = { 0 };
 	struct perf_event_header *h = (void *)rec;
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 
 	if (!ASSERT_OK_PTR(p, "parser"))
 		return;
@@ -643,7 +643,7 @@ struct ring_got {
 static int parse_cb(void *ctx, const struct perfbuf_record *rec)
 {
 	struct ring_got *g = ctx;
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 
 	if (perfbuf_sample_parser__parse(g->p, rec, &s)) {
 		g->bad++;
@@ -704,7 +704,7 @@ TEST(ring_kinds)
 	struct perf_event_attr a = { .size = sizeof(a), .sample_type = PERF_SAMPLE_RAW };
 	struct perfbuf_sample_parser *p = perfbuf_sample_parser__new(&a);
 	struct perfbuf_record rec = { .kind = PERFBUF_REC_SAMPLE };
-	struct perfbuf_sample s;
+	struct perfbuf_sample s = { .sz = sizeof(s) };
 
 	if (!ASSERT_OK_PTR(p, "parser"))
 		return;

@@ -5,7 +5,41 @@
  *
  * Conventions (as libbpf): functions returning int return a negative errno
  * on failure; functions returning a pointer return NULL and set errno.
- * Options structs start with `size_t sz` (set it with PERFBUF_OPTS()).
+ *
+ * Names: perfbuf_OBJECT__METHOD, one OBJECT per type, its first argument
+ * (perfbuf_ring__fold(ring, ...), perfbuf_event__enable(fd, ...), the
+ * collector `struct perfbuf` as perfbuf__poll(pb, ...)); functions of the
+ * whole library are perfbuf_VERB (perfbuf_set_print(), perfbuf_now_ns(),
+ * perfbuf_version()). Internal helpers are not exported.
+ *
+ * The ABI of a major version (libperfbuf.so.3, symbols in version nodes
+ * LIBPERFBUF_3.0, LIBPERFBUF_3.1, ...): a program built against any 3.x
+ * header runs with any later 3.y library. A program built against 2.x
+ * cannot load 3.x at all (another soname): by design. Within 3.x:
+ *  1. Functions are only added, in a new version node; never changed.
+ *  2. Options (struct perfbuf_*_opts, read by the library) start with
+ *     `size_t sz`, the caller's sizeof (PERFBUF_OPTS() sets it and zeroes
+ *     the rest). New fields come at the end. The library reads every field
+ *     through its sz (a field past an older caller's sz is its default),
+ *     and refuses (-EINVAL) a newer caller's struct with non-zero bytes
+ *     it does not know. No padding hole at the end: every byte is a named
+ *     field (__reserved[] where needed), so a designated initializer
+ *     zeroes it and a later field there never sees junk.
+ *  3. Results (structs the library writes into the caller's memory:
+ *     perfbuf_ring_stats, perfbuf_cpu_stats, perfbuf_sampler_stats,
+ *     perfbuf_count, perfbuf_sample) also start with `size_t sz`, which
+ *     the caller sets to its sizeof: the library writes at most that many
+ *     bytes, and sets sz to the bytes it filled (a newer caller's fields
+ *     past them are left alone). sz below sizeof(size_t): -EINVAL.
+ *  4. struct perfbuf_record grows at its end: callbacks get the library's
+ *     own; an iteration writes into the caller's only the size its header
+ *     gave perfbuf_ring__begin() (an inline call of perfbuf_ring__begin_sz()
+ *     with sizeof), checked once per record on the out-of-line path only;
+ *     a record passed in is read only up to its 3.0 fields.
+ *  5. struct perfbuf_iter, read and written by the inline iterator
+ *     compiled into the caller, and structs nested inside others
+ *     (perfbuf_sample_read, perfbuf_sample_regs) keep their layout for
+ *     the whole major version.
  */
 #ifndef PERFBUF_COMMON_H
 #define PERFBUF_COMMON_H
@@ -25,6 +59,7 @@ extern "C" {
 
 /* Declare and zero an options struct with its size set:
  *   PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 256);
+ * (a result struct: struct perfbuf_cpu_stats st = { .sz = sizeof(st) };)
  */
 #define PERFBUF_OPTS(TYPE, NAME, ...)				\
 	struct TYPE NAME = ({					\

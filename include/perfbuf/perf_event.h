@@ -83,6 +83,8 @@ struct perfbuf_event_opts {
 	bool bpf_event;		/* BPF_EVENT */
 	bool cgroup;		/* CGROUP */
 	bool text_poke;		/* TEXT_POKE */
+	__u8 __reserved[6];	/* 0: room for the next fields (no hole at
+				 * the end, see common.h) */
 };
 
 /**
@@ -130,8 +132,10 @@ PERFBUF_API int perfbuf_event__modify_attributes(int fd,
 					      struct perf_event_attr *attr);
 
 /* One counter value as read(2) returns it, with the scaled estimate
- * value * time_enabled / time_running for multiplexed counters. */
+ * value * time_enabled / time_running for multiplexed counters. The
+ * caller sets @sz (see common.h). */
 struct perfbuf_count {
+	size_t sz;
 	__u64 value;
 	__u64 time_enabled;	/* when PERF_FORMAT_TOTAL_TIME_ENABLED */
 	__u64 time_running;	/* when PERF_FORMAT_TOTAL_TIME_RUNNING */
@@ -148,7 +152,8 @@ PERFBUF_API int perfbuf_event__read(int fd, __u64 read_format,
 
 /**
  * @brief Read a group through its leader (read_format has PERF_FORMAT_GROUP).
- * @param out room for @cnt members
+ * @param out room for @cnt members, each with its sz set: the array's
+ *        stride is out[0].sz
  * @return the number of members read, or a negative errno (-ENOSPC when the
  *         group has more than @cnt members, -EIO when read(2) returned less
  *         than @read_format describes: it is not the event's)

@@ -49,6 +49,12 @@ enum perfbuf_record_kind {
  * PERF_SAMPLE_TIME, a LOST record with sample_id_all; the collector's
  * `timestamps` option gives both), when the library saw it (a drain's
  * losses, CPU notices), else 0.
+ *
+ * Growth (see common.h): new fields come at the end. A callback gets the
+ * library's own record; an iteration fills the caller's only up to the
+ * size the caller's headers gave perfbuf_ring__begin(). A record the
+ * caller passes in (perfbuf_sample_parser__parse()) is read only up to
+ * @flags, the 3.0 fields.
  */
 struct perfbuf_record {
 	enum perfbuf_record_kind kind;
@@ -116,6 +122,8 @@ PERFBUF_API struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt);
 struct perfbuf_ring_opts {
 	size_t sz;
 	bool overwrite;
+	__u8 __reserved[7];	/* 0: room for the next fields (no hole at
+				 * the end, see common.h) */
 };
 
 /** @brief perfbuf_ring__new() with options (NULL: the defaults). */
@@ -241,7 +249,9 @@ PERFBUF_API __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *ring,
  *	perfbuf_ring__end(ring, it);			// release data_tail
  *
  * Records up to the last one returned are consumed. Between begin and end
- * nothing else may read the ring. The fields are the library's.
+ * nothing else may read the ring. The fields are the library's, and the
+ * layout is fixed within a major version: the inline code of programs
+ * built against any 3.x header reads it.
  */
 struct perfbuf_iter {
 	/* the inline part's: a pointer over one contiguous stretch of the
@@ -265,9 +275,20 @@ struct perfbuf_iter {
 	struct perfbuf_ring *ring;
 };
 
-/** @brief Start an iteration over the records present now. A corrupt
- *  position gives an empty iteration, and end() reports it. */
-PERFBUF_API struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring);
+/**
+ * @brief Start an iteration over the records present now, into records of
+ *        @rec_sz bytes (the caller's sizeof(struct perfbuf_record):
+ *        perfbuf_ring__begin() passes it). A corrupt position gives an
+ *        empty iteration, and end() reports it.
+ */
+PERFBUF_API struct perfbuf_iter perfbuf_ring__begin_sz(struct perfbuf_ring *ring,
+						       size_t rec_sz);
+
+/** @brief perfbuf_ring__begin_sz() with this header's record size. */
+static inline struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring)
+{
+	return perfbuf_ring__begin_sz(ring, sizeof(struct perfbuf_record));
+}
 
 /**
  * @brief Finish: mark what was returned consumed, update the statistics.

@@ -52,8 +52,14 @@ struct perfbuf_sample_regs {
  * ring when the record did not wrap its end, else into the parser's copy):
  * valid as long as the record is (the ring callback) and until the next
  * parse with the same parser. Fields the record does not carry are 0.
+ *
+ * @sz: the caller sets it to sizeof(struct perfbuf_sample) before
+ * perfbuf_sample_parser__parse*(), which fill that many bytes at most and
+ * set it to the bytes filled (see common.h); a sampler's callback gets
+ * the library's own, sz set.
  */
 struct perfbuf_sample {
+	size_t sz;
 	__u32 type;		/* PERF_RECORD_* */
 	__u16 misc;		/* PERF_RECORD_MISC_* */
 	__u16 size;		/* the whole record, header included */
@@ -280,15 +286,15 @@ struct perfbuf_sampler;
 
 struct perfbuf_sampler_opts {
 	size_t sz;
-	/* 0: every task, one event per CPU; > 0: this thread only (with the
-	 * event's inherit, the children it creates from now on too) */
-	pid_t pid;
 	/* the CPUs; NULL: every online CPU, or, with @pid and @cpu_cnt 0,
 	 * one event following the thread on any CPU (cpu -1) */
 	const int *cpus;
 	size_t cpu_cnt;
 	/* ring data pages per event, a power of two; 0: no rings */
 	size_t page_cnt;
+	/* 0: every task, one event per CPU; > 0: this thread only (with the
+	 * event's inherit, the children it creates from now on too) */
+	pid_t pid;
 	/* a BPF_PROG_TYPE_PERF_EVENT program to run on every overflow
 	 * (a perf_event link; PERF_EVENT_IOC_SET_BPF on kernels < 5.15);
 	 * 0: none. Its return value decides whether the kernel also writes
