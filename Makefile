@@ -175,6 +175,9 @@ $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
 	$(OUTPUT)/tools/common/cli.o
 
+# the metrics server and its exposition writer (tools/metrics/)
+$(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)
+
 # tests of the trace pipeline link its libbpf-free part
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
 		     output.o sink_buf.o sink_text.o sink_json.o) $(OUTPUT)/tools/common/clock.o

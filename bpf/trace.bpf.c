@@ -18,17 +18,21 @@ const volatile bool want_ustack = false;
 
 #define STACK_BYTES (TRACE_STACK_MAX * 8)
 
-/* Records bpf_perf_event_output() could not write for a reason the kernel
- * does not count as lost: no ring in the CPU's slot yet (a CPU just back
- * online, before the collector opened its new ring) or a dead event (the
- * CPU went away). A full ring (-ENOSPC) the kernel counts itself. */
+/* Records bpf_perf_event_output() could not write, per CPU, by reason
+ * (key: enum trace_out_reason): a full ring (-ENOSPC, which the kernel
+ * counts as lost too); no ring in the CPU's slot (-ENOENT: a CPU just back
+ * online, before the collector opened its new ring; -E2BIG: a CPU past
+ * the map); anything else (-EOPNOTSUPP: a dead event, the CPU went away;
+ * -EBUSY). The last two the kernel does not count: they are lost too. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, TRACE_OUT_REASONS);
 	__type(key, __u32);
 	__type(value, __u64);
-} undelivered SEC(".maps");
+} output_errors SEC(".maps");
 
+#define E_NOENT 2
+#define E_2BIG 7
 #define E_NOSPC 28
 
 struct {
@@ -207,9 +211,11 @@ static __always_inline void event_send(void *ctx, struct trace_record *e,
 	}
 	out_err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
 					sizeof(*e) + data_sz);
-	if (out_err && out_err != -E_NOSPC) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&undelivered, &zero);
+	if (out_err) {
+		__u32 why = out_err == -E_NOSPC ? TRACE_OUT_NO_SPACE :
+			    out_err == -E_NOENT || out_err == -E_2BIG ?
+			    TRACE_OUT_NO_RING : TRACE_OUT_OTHER;
+		__u64 *n = bpf_map_lookup_elem(&output_errors, &why);
 
 		if (n)
 			(*n)++;

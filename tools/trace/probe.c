@@ -432,24 +432,41 @@ static int parse_one(struct probe_set *set, const char *spec)
 	return 0;
 }
 
+int trace_output_errors(struct trace *skel, int ncpu,
+			__u64 (*out)[TRACE_OUT_REASONS])
+{
+	int nposs = libbpf_num_possible_cpus();
+
+	if (!skel || nposs <= 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out) * ncpu);
+	for (__u32 why = 0; why < TRACE_OUT_REASONS; why++) {
+		__u64 vals[nposs];
+
+		/* valgrind does not see bpf() fill it */
+		memset(vals, 0, sizeof(vals));
+		if (bpf_map__lookup_elem(skel->maps.output_errors, &why,
+					 sizeof(why), vals, sizeof(vals), 0))
+			return -errno;
+		for (int cpu = 0; cpu < ncpu && cpu < nposs; cpu++)
+			out[cpu][why] = vals[cpu];
+	}
+	return 0;
+}
+
 __u64 trace_undelivered(struct trace *skel, int cpu)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	__u32 zero = 0;
-	__u64 v = 0;
 
 	if (!skel || ncpu <= 0 || cpu < 0 || cpu >= ncpu)
 		return 0;
 	{
-		__u64 vals[ncpu];
+		__u64 errs[ncpu][TRACE_OUT_REASONS];
 
-		/* valgrind does not see bpf() fill it */
-		memset(vals, 0, sizeof(vals));
-		if (!bpf_map__lookup_elem(skel->maps.undelivered, &zero,
-					  sizeof(zero), vals, sizeof(vals), 0))
-			v = vals[cpu];
+		if (trace_output_errors(skel, ncpu, errs))
+			return 0;
+		return errs[cpu][TRACE_OUT_NO_RING] + errs[cpu][TRACE_OUT_OTHER];
 	}
-	return v;
 }
 
 struct trace *trace_obj_open(void)

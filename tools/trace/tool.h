@@ -123,6 +123,10 @@ struct trace *trace_obj_open(void);
 /* Records of @cpu the BPF programs could not write for a reason the kernel
  * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
 __u64 trace_undelivered(struct trace *skel, int cpu);
+/* Every failed write of CPUs 0..@ncpu-1, by reason (a full ring too):
+ * 0 or -errno */
+int trace_output_errors(struct trace *skel, int ncpu,
+			__u64 (*out)[TRACE_OUT_REASONS]);
 int probes_parse(struct probe_set *set, const char *spec);
 /* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
  * or out of memory. */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The metrics server (tools/metrics/) on loopback, with a render callback
+ * of the test's: GET /metrics and the other answers, keep-alive, pipelined
+ * requests, HTTP/1.0; the abuse it must survive (a full house of idle
+ * sockets, a client sending a byte at a time, one that never reads its
+ * response, garbage) while a scraper is still served; the exposition's
+ * escaping; the [ADDR:]PORT syntax.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "test.h"
+#include "metrics/expo.h"
+#include "metrics/http.h"
+#include "metrics/server.h"
+
+static int renders;
+
+static void render(void *ctx, struct expo *e)
+{
+	struct expo_label l = { "cpu", "0" };
+
+	(void)ctx;
+	__atomic_add_fetch(&renders, 1, __ATOMIC_RELAXED);
+	expo_family(e, "t_total", "counter", "A test counter.");
+	expo_u64(e, "t_total", &l, 1, 42);
+}
+
+static struct metrics_server *start(int max_conns, int timeout_ms)
+{
+	struct metrics_server_opts o = { .sz = sizeof(o), .max_conns = max_conns,
+					 .timeout_ms = timeout_ms,
+					 .idle_ms = timeout_ms * 3, .cache_ms = -1 };
+
+	return metrics_server__new("127.0.0.1:0", render, NULL, &o);
+}
+
+static int dial(const struct metrics_server *s)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(metrics_server__port(s)),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* What comes within @ms (or until the peer closes) into @buf; its length */
+static size_t read_for(int fd, char *buf, size_t sz, int ms)
+{
+	size_t len = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (len + 1 < sz && poll(&p, 1, ms) == 1) {
+		ssize_t n = read(fd, buf + len, sz - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += n;
+		ms = 50;	/* the rest of a response comes at once */
+	}
+	buf[len] = 0;
+	return len;
+}
+
+/* One request on a new connection: the whole answer in @buf */
+static size_t ask(const struct metrics_server *s, const char *req, char *buf,
+		  size_t sz)
+{
+	int fd = dial(s);
+	size_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, req, strlen(req)) == (ssize_t)strlen(req))
+		n = read_for(fd, buf, sz, 2000);
+	close(fd);
+	return n;
+}
+
+static bool status_is(const char *buf, int status)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "HTTP/1.1 %d ", status);
+	return !strncmp(buf, want, strlen(want));
+}
+
+TEST(get_metrics)
+{
+	struct metrics_server *s = start(0, 0);
+	char buf[4096];
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	ask(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200), "200");
+	ASSERT_TRUE(strstr(buf, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n") != NULL,
+		    "content type");
+	ASSERT_TRUE(strstr(buf, "\r\n\r\n# HELP t_total A test counter.\n# TYPE t_total counter\nt_total{cpu=\"0\"} 42\n") != NULL,
+		    "body");
+	ask(s, "GET /metrics?x=1 HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200), "with a query");
+	ask(s, "HEAD /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200) && strstr(buf, "\r\n\r\n")[4] == 0, "HEAD: no body");
+	ask(s, "GET / HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 404), "404 for /");
+	ask(s, "GET /metricsx HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 404), "404 for /metricsx");
+	ask(s, "POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 405) && strstr(buf, "Allow: GET, HEAD"), "405");
+	ask(s, "\x16\x03\x01\x02\x01\x01\xfc\x03\x03\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 400), "400 for a TLS hello");
+	ask(s, "GET /metrics HTTP/2.0\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 400), "400 for HTTP/2.0");
+	metrics_server__free(s);
+}
+
+TEST(keep_alive_and_pipelining)
+{
+	struct metrics_server *s = start(0, 0);
+	const char *two = "GET /metrics HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\n";
+	char buf[8192];
+	int fd;
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	fd = dial(s);
+	ASSERT_EQ(write(fd, two, strlen(two)), (ssize_t)strlen(two), "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200) && strstr(buf, "HTTP/1.1 404 "), "both answered");
+	/* still open: a third on the same connection */
+	ASSERT_EQ(write(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25, "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "kept alive");
+	close(fd);
+	/* HTTP/1.0 and Connection: close end the connection */
+	fd = dial(s);
+	ASSERT_EQ(write(fd, "GET /metrics HTTP/1.0\r\n\r\n", 25), 25, "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(strstr(buf, "Connection: close\r\n") != NULL, "1.0 closes");
+	ASSERT_EQ(read(fd, buf, 1), 0, "EOF after 1.0");
+	close(fd);
+	metrics_server__free(s);
+}
+
+/* A full house of idle sockets, a byte-a-second client, one that never
+ * reads, an oversized head: a scraper is still answered at once. */
+TEST(abuse)
+{
+	enum { MAX = 16 };
+	struct metrics_server *s = start(MAX, 500);
+	int idle[MAX + 8], slow, deaf, big;
+	char buf[8192], junk[8192];
+	__u64 t0;
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	signal(SIGPIPE, SIG_IGN);	/* the server closes on some */
+	for (int i = 0; i < MAX + 8; i++)
+		idle[i] = dial(s);
+	slow = dial(s);
+	ASSERT_EQ(write(slow, "G", 1), 1, "slow");
+	deaf = dial(s);
+	/* many requests, never a read: its responses fill the socket */
+	for (int i = 0; i < 200; i++)
+		if (write(deaf, "GET /metrics HTTP/1.1\r\n\r\n", 25) != 25)
+			break;
+	big = dial(s);
+	memset(junk, 'A', sizeof(junk));
+	ASSERT_EQ(write(big, junk, sizeof(junk)), (ssize_t)sizeof(junk), "big");
+	t0 = perfbuf_now_ns();
+	ask(s, "GET /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200), "scraped among them");
+	ASSERT_LT(perfbuf_now_ns() - t0, 500000000ULL, "at once (ns)");
+	read_for(big, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 431), "431 for a head too big");
+	/* the byte-a-second client: closed once its request is overdue */
+	t0 = perfbuf_now_ns();
+	for (int i = 0; i < 20; i++) {
+		usleep(100000);
+		if (write(slow, "E", 1) != 1)
+			break;
+	}
+	ASSERT_EQ(read_for(slow, buf, sizeof(buf), 1500), 0, "slow: closed, no answer");
+	ASSERT_LT(perfbuf_now_ns() - t0, 2500000000ULL, "slow: within its time (ns)");
+	for (int i = 0; i < MAX + 8; i++)
+		close(idle[i]);
+	close(slow);
+	close(deaf);
+	close(big);
+	metrics_server__free(s);
+}
+
+/* The scraper holds the render callback's counter: one rendering per GET */
+TEST(one_render_per_scrape)
+{
+	struct metrics_server *s = start(0, 0);
+	char buf[4096];
+	int before;
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	before = __atomic_load_n(&renders, __ATOMIC_RELAXED);
+	for (int i = 0; i < 5; i++)
+		ask(s, "GET /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_EQ(__atomic_load_n(&renders, __ATOMIC_RELAXED) - before, 5, "renders");
+	ask(s, "GET /x HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_EQ(__atomic_load_n(&renders, __ATOMIC_RELAXED) - before, 5, "404: none");
+	metrics_server__free(s);
+}
+
+TEST(exposition_escaping)
+{
+	struct expo e = {};
+	struct expo_label l[2] = { { "a", "q\"b\\s\nn" }, { "b", "" } };
+
+	expo_family(&e, "x", "gauge", "help \\ and\nnewline \"kept\"");
+	expo_u64(&e, "x", l, 2, 18446744073709551615ULL);
+	expo_double(&e, "y", NULL, 0, 0.5);
+	expo_u64(&e, "z", NULL, 0, 0);
+	ASSERT_TRUE(e.buf && !strncmp(e.buf,
+		"# HELP x help \\\\ and\\nnewline \"kept\"\n"
+		"# TYPE x gauge\n"
+		"x{a=\"q\\\"b\\\\s\\nn\",b=\"\"} 18446744073709551615\n"
+		"y 0.5\n"
+		"z 0\n", e.len), "text");
+	expo_free(&e);
+}
+
+TEST(addr_syntax)
+{
+	static const struct { const char *arg; bool ok; } cases[] = {
+		{ "9464", true }, { "127.0.0.1:9464", true }, { "0.0.0.0:0", true },
+		{ "[::1]:9464", true }, { "localhost:1", true },
+		{ "", false }, { "x", false }, { "65536", false }, { "-1", false },
+		{ "1.2.3.4:", false }, { ":", false }, { "no.such.host.invalid:1", false },
+	};
+	struct sockaddr_storage ss;
+	socklen_t len;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = metrics_addr_parse(cases[i].arg, &ss, &len, &why);
+
+		if (!ASSERT_EQ(err == 0, cases[i].ok, cases[i].arg))
+			continue;
+		if (!cases[i].ok)
+			ASSERT_TRUE(why != NULL, "why");
+	}
+}
+
+TEST(port_in_use)
+{
+	struct metrics_server *a = start(0, 0), *b;
+	char arg[32];
+
+	if (!ASSERT_OK_PTR(a, "server"))
+		return;
+	snprintf(arg, sizeof(arg), "127.0.0.1:%d", metrics_server__port(a));
+	b = metrics_server__new(arg, render, NULL, NULL);
+	ASSERT_TRUE(!b && errno == EADDRINUSE, "EADDRINUSE");
+	metrics_server__free(b);
+	metrics_server__free(a);
+}
+
+TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
+	  TEST_ENTRY(abuse), TEST_ENTRY(one_render_per_scrape),
+	  TEST_ENTRY(exposition_escaping), TEST_ENTRY(addr_syntax),
+	  TEST_ENTRY(port_in_use))
