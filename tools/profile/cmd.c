@@ -16,6 +16,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "metrics/metrics.h"
 #include "tool.h"
 
 static volatile sig_atomic_t exiting;
@@ -47,6 +48,7 @@ static const char usage_text[] =
 "      --json           JSON Lines: one object per stack, then a summary\n"
 "      --svg FILE       an interactive flame graph (click to zoom, Ctrl-F\n"
 "                       to search) written to FILE\n"
+METRICS_USAGE
 "  -v, --verbose        libbpf debug output\n"
 "  -h, --help           this help\n"
 "\n"
@@ -61,7 +63,7 @@ static const char usage_text[] =
 "  perfbuf profile --engine perf --kernel-only -d 5\n";
 
 enum { OPT_CPU = 256, OPT_USER, OPT_KERNEL, OPT_ENGINE, OPT_FOLDED, OPT_JSON,
-       OPT_SVG };
+       OPT_SVG, OPT_METRICS };
 
 static const struct option long_opts[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -74,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -157,6 +160,9 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 	case OPT_SVG:
 		o->svg_path = arg;
 		return 0;
+	case OPT_METRICS:
+		o->metrics = arg;
+		return metrics_check_addr("perfbuf profile", arg);
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -235,6 +241,16 @@ static void announce(const struct prof_opts *o)
 		o->duration ? "until -d ends" : "Ctrl-C to end");
 }
 
+/* --metrics: the counts so far, for the next scrape */
+static void publish(struct prof_run *run)
+{
+	struct metrics_counts c = { .profile_samples = run->counts.samples,
+				    .profile_lost = run->counts.lost };
+
+	if (run->metrics)
+		metrics_publish(run->metrics, &c);
+}
+
 /* Sample until Ctrl-C, -d, or the process (-p) ends. */
 static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		  double *seconds)
@@ -259,11 +275,14 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		if (err && err != -EINTR)
 			break;
 		err = 0;
+		publish(run);
 	}
 	*seconds = (double)(perfbuf_now_ns() - start) / 1e9;
 	if (pid_gone(run->o->pid))
 		fprintf(stderr, "perfbuf profile: process %d ended\n", run->o->pid);
-	return eng->stop(run, state) ?: err;
+	err = eng->stop(run, state) ?: err;
+	publish(run);	/* a scrape now shows the summary's counts */
+	return err;
 }
 
 static void summary(const struct prof_run *run, double seconds)
@@ -324,6 +343,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct prof_opts o;
 	struct prof_run run = { .o = &o };
+	struct metrics metrics = { .profile = true };
 	double seconds = 0;
 	int err;
 
@@ -332,8 +352,14 @@ int cmd_profile(int argc, char **argv)
 		return err > 0 ? 0 : 1;
 	if (cli_need_privileges("perfbuf profile",
 				o.engine == PROF_ENGINE_BPF ? CLI_BPF : 0) ||
-	    cli_need_fds("perfbuf profile", 4))
+	    cli_need_fds("perfbuf profile", 4 + (o.metrics ? METRICS_FDS : 0)))
 		return 1;
+	if (o.metrics) {
+		if (metrics_start(&metrics, "perfbuf profile", o.metrics))
+			return 1;
+		metrics_ready(&metrics);
+		run.metrics = &metrics;
+	}
 	libbpf_set_print(o.verbose ? print_libbpf : NULL);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -349,6 +375,7 @@ int cmd_profile(int argc, char **argv)
 		summary(&run, seconds);
 		err = write_outputs(&run, seconds);
 	}
+	metrics_stop(&metrics);
 	stacks_free(run.stacks);
 	maps_free(run.maps);
 	comms_free(run.comms);

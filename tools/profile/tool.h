@@ -29,6 +29,7 @@ struct prof_opts {
 	const char *svg_path;
 	const char *out_path;		/* -o */
 	bool verbose;
+	const char *metrics;		/* --metrics [ADDR:]PORT */
 };
 
 /* ---- stacks (stacks.c) ---- */
@@ -68,6 +69,7 @@ struct prof_run {
 	struct sym_maps *maps;
 	struct sym_comms *comms;
 	struct prof_counts counts;
+	struct metrics *metrics;	/* --metrics, or NULL */
 };
 
 /* side-band records (MMAP, MMAP2, COMM) of either engine's rings into the

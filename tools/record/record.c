@@ -34,6 +34,8 @@ const char record_usage[] =
 "                              nothing is written until SIGUSR1 (a snapshot),\n"
 "                              or the end (-d, Ctrl-C, SIGTERM)\n"
 "      --stats                 a line on stderr every second\n"
+"      --metrics [ADDR:]PORT   serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                              (ADDR: 127.0.0.1 unless given)\n"
 "  -v, --verbose               libbpf debug output\n"
 "  -h, --help                  this help\n"
 "\n"

@@ -19,6 +19,8 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "decode.h"
+#include "metrics/metrics.h"
+#include "nats/pub.h"
 #include "nats/sink_nats.h"
 #include "record/record.h"
 #include "sym/sym.h"
@@ -72,6 +74,7 @@ static const char usage_text[] =
 "      --pages N        ring pages per CPU, a power of two (default 256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
+METRICS_USAGE
 "      --unordered      print each CPU's events as they come, not in time order\n"
 "      --string-size N  bytes kept of each string, buffer or argv argument\n"
 "                       (1..4096, default 255); a cut one is marked\n"
@@ -123,6 +126,7 @@ struct trace_opts {
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
 	struct nats_opts nats;	/* --nats: events to JetStream */
+	const char *metrics;	/* --metrics [ADDR:]PORT */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
 };
@@ -138,6 +142,7 @@ struct run {
 	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
 	struct sym_names *names;
 	int fd;			/* the output */
+	struct metrics metrics;	/* --metrics */
 	size_t max_rec;		/* the largest record the probes write */
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
@@ -211,7 +216,7 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
-       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER };
+       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -343,6 +348,9 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_STATS:
 		o->stats = o->nats.stats = true;
 		return true;
+	case OPT_METRICS:
+		o->metrics = arg;
+		return !metrics_check_addr(PROG, arg);
 	case OPT_KSTACK:
 	case OPT_USTACK:
 		if (o->record) {
@@ -382,6 +390,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "string-size", required_argument, NULL, OPT_STRING_SIZE },
@@ -569,6 +578,73 @@ static int check_pages(struct run *run)
 	return -EINVAL;
 }
 
+struct totals {
+	__u64 samples, lost;
+	double fill, peak;	/* fullest ring now, highest ever (0..1) */
+};
+
+/* --metrics: the BPF side's failed writes, from the server's thread */
+static int bpf_errors(void *ctx, int ncpu, __u64 (*out)[METRICS_REASONS])
+{
+	_Static_assert((int)METRICS_NO_SPACE == (int)TRACE_OUT_NO_SPACE &&
+		       (int)METRICS_NO_RING == (int)TRACE_OUT_NO_RING &&
+		       (int)METRICS_OTHER == (int)TRACE_OUT_OTHER &&
+		       (int)METRICS_REASONS == (int)TRACE_OUT_REASONS, "one order of reasons");
+	return trace_output_errors(ctx, ncpu, out);
+}
+
+/* --metrics: what there is to show, now that it exists */
+static void metrics_sources(struct run *run)
+{
+	struct metrics *m = &run->metrics;
+
+	if (!m->srv)
+		return;
+	m->pb = run->pb;
+	m->bpf = bpf_errors;
+	m->bpf_ctx = run->skel;
+	m->sink = run->o.record ? "capture" : run->sink->ops->name;
+	m->nats = run->o.nats.nurls;
+	metrics_ready(m);
+}
+
+static void totals(struct perfbuf *pb, struct totals *t);
+
+/* --nats: the publisher's counts, in events (not batches) */
+static void nats_counts(struct trace_sink *sink, struct metrics_counts *m)
+{
+	struct nats_pub_counts c;
+
+	trace_sink_nats_counts(sink, &c);
+	m->nats_published = c.published.events;
+	m->nats_acknowledged = c.acknowledged.events;
+	m->nats_buffer_full = c.buffer_full.events;
+	m->nats_rejected = c.rejected.events;
+	m->nats_unacked = c.unacked.events;
+}
+
+/* --metrics: the loop's counters, for the next scrape */
+static void publish(struct run *run)
+{
+	struct metrics_counts c = {};
+	struct totals t;
+
+	if (!run->metrics.srv)
+		return;
+	if (run->o.record) {
+		/* every record the rings gave is in the capture */
+		totals(run->pb, &t);
+		c.written = t.samples;
+		c.sink_errors = capture_out_error(&run->cap) != 0;
+	} else {
+		c.written = run->sink->written;
+		c.sink_errors = run->sink->err != 0;
+		if (run->o.nats.nurls)
+			nats_counts(run->sink, &c);
+	}
+	metrics_publish(&run->metrics, &c);
+}
+
 /* Everything up to the first attach: probes, output, BPF, rings, sink. */
 static int setup(struct run *run, int nprobes, char **probes)
 {
@@ -592,7 +668,7 @@ static int setup(struct run *run, int nprobes, char **probes)
 	if (err)
 		return err;
 	/* per probe: a link and a perf event, or a program, link and BTF */
-	if (cli_need_fds(PROG, 3 * run->set.n))
+	if (cli_need_fds(PROG, 3 * run->set.n + (run->o.metrics ? METRICS_FDS : 0)))
 		return -EMFILE;
 	/* before the load: a bad path costs nothing */
 	if (run->o.record) {
@@ -611,6 +687,12 @@ static int setup(struct run *run, int nprobes, char **probes)
 			return err;
 		}
 	}
+	/* before the load too: a port in use costs nothing */
+	if (run->o.metrics) {
+		err = metrics_start(&run->metrics, PROG, run->o.metrics);
+		if (err)
+			return err;
+	}
 	err = load_bpf(run) ?:
 	      filters_load(&run->set, bpf_map__fd(run->skel->maps.filter_of),
 			   bpf_map__fd(run->skel->maps.filters));
@@ -623,17 +705,17 @@ static int setup(struct run *run, int nprobes, char **probes)
 		char opts[64];
 
 		trace_read_format(opts, sizeof(opts));
-		return record_begin(&run->cap, run->pb, &run->set,
-				    run->o.flight_pages ?: run->o.pages,
-				    run->o.flight_pages, opts);
+		err = record_begin(&run->cap, run->pb, &run->set,
+				   run->o.flight_pages ?: run->o.pages,
+				   run->o.flight_pages, opts);
+	} else {
+		err = open_sink(run);
 	}
-	return open_sink(run);
+	if (!err)
+		metrics_sources(run);
+	return err;
 }
 
-struct totals {
-	__u64 samples, lost;
-	double fill, peak;	/* fullest ring now, highest ever (0..1) */
-};
 
 static void totals(struct perfbuf *pb, struct totals *t)
 {
@@ -704,6 +786,7 @@ static int trace_loop(struct run *run)
 {
 	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
 	__u64 deadline = run->o.duration ? now + run->o.duration * 1000000000ULL : 0;
+	__u64 next_pub = now;
 	struct totals prev = {};
 	int err;
 
@@ -719,6 +802,10 @@ static int trace_loop(struct run *run)
 		now = perfbuf_now_ns();
 		if (deadline && now >= deadline)
 			break;
+		if (now >= next_pub) {
+			publish(run);
+			next_pub = now + 100000000ULL;	/* 10 a second */
+		}
 		if (run->o.stats && now >= next_stats) {
 			print_stats(run->pb, &prev);
 			next_stats += 1000000000ULL;
@@ -801,12 +888,14 @@ static int finish(struct run *run)
 		fprintf(stderr, "%s: stopping the probes failed (%s): events written after the drain are not counted\n", PROG,
 			strerror(-err));
 	err = write_end(run, name);
+	publish(run);	/* the last scrape shows the summary's counts */
 	probes_detach(&run->set, &exiting);
 	return err;
 }
 
 static void cleanup(struct run *run)
 {
+	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
 	capture_out_close(&run->cap, "");	/* a run that never started */
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
