@@ -10,6 +10,26 @@ const char *test__skip;
 
 static bool verbose;
 
+/* A value of ASSERT_OP: from a type of 64 bits or fewer, so it fits one
+ * of long long and unsigned long long. */
+static void print_wide(__int128 v)
+{
+	if (v < 0)
+		fprintf(stderr, "%lld", (long long)v);
+	else
+		fprintf(stderr, "%llu", (unsigned long long)v);
+}
+
+void test__print_op(const char *file, int line, const char *name,
+		    __int128 a, const char *op, __int128 b)
+{
+	fprintf(stderr, "  %s:%d: %s: ", file, line, name);
+	print_wide(a);
+	fprintf(stderr, " %s ", op);
+	print_wide(b);
+	fprintf(stderr, " is false\n");
+}
+
 /* Library warnings are expected in error-path tests: show them with -v. */
 static int quiet_print(enum perfbuf_print_level level, const char *fmt,
 		       va_list ap)

@@ -28,12 +28,20 @@ extern const char *test__skip;	/* reason, when the subtest skipped */
 	___ok;								\
 })
 
+/* Integers of up to 64 bits, signed or not, compared as numbers: both
+ * widened to __int128 (u64 above 2^63 stays positive, -1 negative);
+ * pointers through their address. */
+#define ___test_wide(x) _Generic((x),					\
+	unsigned long long: (__int128)(unsigned long long)(x),		\
+	unsigned long: (__int128)(unsigned long)(x),			\
+	default: (__int128)(long long)(x))
+void test__print_op(const char *file, int line, const char *name,
+		    __int128 a, const char *op, __int128 b);
 #define ASSERT_OP(a, op, b, name) ({					\
-	long long ___a = (long long)(a), ___b = (long long)(b);		\
+	__int128 ___a = ___test_wide(a), ___b = ___test_wide(b);	\
 	bool ___ok = ___a op ___b;					\
 	if (!___ok) {							\
-		fprintf(stderr, "  %s:%d: %s: %lld %s %lld is false\n",	\
-			__FILE__, __LINE__, (name), ___a, #op, ___b);	\
+		test__print_op(__FILE__, __LINE__, (name), ___a, #op, ___b); \
 		test__failed++;						\
 	}								\
 	___ok;								\
