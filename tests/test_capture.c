@@ -243,7 +243,40 @@ TEST(writer_refusals)
 	ASSERT_TRUE(!w && errno == ENOSPC, "a full disk at the header");
 }
 
+/* A capture cut (by another process) while report has it mapped: the
+ * pages past the new end fault (SIGBUS); the reader says it was cut. */
+TEST(file_cut_while_read)
+{
+	char why[160], meta[3 * 4096], cut[64];
+	struct cap_reader *r = NULL;
+	struct cap_writer *w;
+	struct cap_view v;
+	int ret;
+
+	snprintf(cut, sizeof(cut), "%s-cut-%d", path, getpid());
+	memset(meta, 'x', sizeof(meta));
+	w = cap_writer__open(cut);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		return;
+	ASSERT_OK(cap_writer__put(w, CAP_META, 0, meta, sizeof(meta)), "META of 3 pages");
+	ASSERT_OK(cap_writer__put(w, CAP_END, 0, "", 0), "END");
+	ASSERT_OK(cap_writer__close(w, true), "close");
+	r = cap_reader__open(cut, why, sizeof(why));
+	if (!ASSERT_OK_PTR(r, why))
+		goto out;
+	ASSERT_OK(truncate(cut, 4096), "cut to a page");
+	while ((ret = cap_reader__next(r, &v)) > 0)
+		;
+	ASSERT_EQ(ret, -EBADMSG, "damage, not a crash");
+	ASSERT_TRUE(strstr(cap_reader__error(r), "cut while being read") != NULL,
+		    cap_reader__error(r));
+out:
+	cap_reader__close(r);
+	unlink(cut);
+}
+
 TEST_MAIN(
+	TEST_ENTRY(file_cut_while_read),
 	TEST_ENTRY(ordered_and_lost_trimmed),
 	TEST_ENTRY(every_cut),
 	TEST_ENTRY(damage_and_versions),

@@ -144,10 +144,11 @@ int cli_open_output(const char *path)
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* O_NONBLOCK: a FIFO's open() would wait for a reader (ENXIO now) */
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || fstat(fd, &st)) {
 		err = -errno;
 		goto fail;
 	}
@@ -179,6 +180,8 @@ const char *cli_output_error(int err)
 		return "it is a symbolic link (not followed); give the file it points to";
 	case EMLINK:
 		return "it has other hard links; refusing to truncate it";
+	case ENXIO:
+		return "a FIFO with no reader; start its reader first";
 	default:
 		return strerror(-err);
 	}

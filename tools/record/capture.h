@@ -110,6 +110,9 @@ __u64 cap_writer__bytes(const struct cap_writer *w);
 int cap_writer__error(const struct cap_writer *w);
 /* Close (fsync first when @sync); 0 or the first error. */
 int cap_writer__close(struct cap_writer *w, bool sync);
+/* Close without a capture: a file @path that was there stays as it was,
+ * one made by cap_writer__open() is removed. */
+void cap_writer__discard(struct cap_writer *w);
 
 /* ---- reading -------------------------------------------------------- */
 
@@ -138,6 +141,12 @@ struct cap_reader *cap_reader__open_mem(const void *buf, size_t len,
 int cap_reader__next(struct cap_reader *r, struct cap_view *f);
 /* What the last -EBADMSG was: "at byte N: ..." */
 const char *cap_reader__error(const struct cap_reader *r);
+/* Was the file cut while mapped (what was read past its end: zeros)? */
+bool cap_reader__shrunk(const struct cap_reader *r);
+/* Damage found by a reader's user in the frame just read (@what: a
+ * format with one %llu, @v): said by cap_reader__error(); -EBADMSG. */
+int cap_reader__damage(struct cap_reader *r, const char *what,
+		       unsigned long long v);
 /* Did the file end without its CAP_END frame (cut short: a crash)? */
 bool cap_reader__truncated(const struct cap_reader *r);
 /* Start again at the first frame. */

@@ -149,6 +149,13 @@ void capture_out_snapshot_end(struct capture_out *c)
 		flush_cpu(c, cpu);
 }
 
+void capture_out_discard(struct capture_out *c)
+{
+	cap_writer__discard(c->w);
+	c->w = NULL;
+	capture_out_close(c, "");	/* the buffers */
+}
+
 int capture_out_close(struct capture_out *c, const char *summary)
 {
 	int err;

@@ -45,5 +45,7 @@ void capture_out_snapshot_begin(struct capture_out *c);
 void capture_out_snapshot_end(struct capture_out *c);
 /* The END frame with @summary text, close. 0 or the first error. */
 int capture_out_close(struct capture_out *c, const char *summary);
+/* A run that never started: no capture (one that was there is kept). */
+void capture_out_discard(struct capture_out *c);
 
 #endif

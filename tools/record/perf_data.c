@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 
 #include "common/cli.h"
 #include "perf_data.h"
@@ -548,6 +550,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	struct file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
 				 .attr_size = sizeof(struct file_attr) };
 	int n = pd->set->n, err = 0;
+	struct stat st;
 
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
@@ -574,7 +577,10 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	if (fclose(pd->f) && !err)
 		err = -errno;
 	pd->f = NULL;
-	if (err)
+	if (err) {
 		snprintf(why, why_sz, "writing '%s' failed: %s", path, strerror(-err));
+		if (!lstat(path, &st) && S_ISREG(st.st_mode))
+			unlink(path);	/* no partial or empty perf.data left */
+	}
 	return err;
 }

@@ -169,6 +169,12 @@ static int parse_probes(struct probe_set *set, char *text, char *why,
 		if (val)
 			*val++ = '\0';
 		if (!strcmp(line, "probe")) {
+			/* said here: probe_new() would say it as trace does */
+			if (set->n >= TRACE_MAX_PROBES) {
+				snprintf(why, why_sz, "the capture lists more than %d probes, more than perfbuf takes",
+					 TRACE_MAX_PROBES);
+				return -EBADMSG;
+			}
 			kind = val ? kind_of(val) : -1;
 			if (kind < 0) {
 				snprintf(why, why_sz, "unknown probe kind '%s' in the capture",
@@ -212,6 +218,9 @@ int capture_probes_read(struct cap_reader *r, struct probe_set *set,
 		if (!p->spec) {
 			snprintf(why, why_sz, "probe %d of the capture has no spec", i);
 			err = -EBADMSG;
+		} else if (!p->label && !(p->label = strdup(strrchr(p->spec, ':') ?
+							  strrchr(p->spec, ':') + 1 : p->spec))) {
+			err = -ENOMEM;	/* no label line: the spec's last part */
 		} else if (p->kind == PK_TRACEPOINT) {
 			err = load_format(r, p, why, why_sz);
 		}

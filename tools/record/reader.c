@@ -3,6 +3,8 @@
  * against what is left, every payload against its CRC, before use. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,74 @@ struct cap_reader {
 	bool truncated;
 	int err;
 	char why[160];
+	int map_slot;		/* in maps[]: 1 + index, 0: none */
 };
+
+/*
+ * A file cut while it is mapped: reading past its new end is SIGBUS.
+ * The handler puts a page of zeros where the fault was, so the read goes
+ * on and sees damage, and marks the mapping: the reader then says the
+ * file shrank. A fault elsewhere gets the default action.
+ */
+#define MAX_MAPS 8
+static struct {
+	const char *base;
+	size_t len;
+	volatile sig_atomic_t shrunk;
+} maps[MAX_MAPS];
+static int nmaps;
+static size_t page_sz;
+static struct sigaction old_bus;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *a = si->si_addr;
+
+	(void)uc;
+	for (int i = 0; i < MAX_MAPS; i++) {
+		if (!maps[i].base || a < maps[i].base || a >= maps[i].base + maps[i].len)
+			continue;
+		if (mmap((void *)((uintptr_t)a & ~(page_sz - 1)), page_sz, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			break;
+		maps[i].shrunk = 1;
+		return;
+	}
+	signal(sig, SIG_DFL);	/* not ours: the fault again, by default */
+}
+
+static int map_watch(const void *base, size_t len)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+
+	for (int i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].base)
+			continue;
+		if (!nmaps++) {
+			page_sz = (size_t)sysconf(_SC_PAGESIZE);
+			sigaction(SIGBUS, &sa, &old_bus);
+		}
+		maps[i].shrunk = 0;
+		maps[i].len = len;
+		maps[i].base = base;
+		return i + 1;
+	}
+	return 0;	/* unwatched: a cut file kills, as before */
+}
+
+static void map_unwatch(int slot)
+{
+	if (!slot)
+		return;
+	maps[slot - 1].base = NULL;
+	if (!--nmaps)
+		sigaction(SIGBUS, &old_bus, NULL);
+}
+
+bool cap_reader__shrunk(const struct cap_reader *r)
+{
+	return r->map_slot && maps[r->map_slot - 1].shrunk;
+}
 
 static bool header_ok(const void *buf, size_t len, char *why, size_t why_sz)
 {
@@ -76,7 +145,8 @@ struct cap_reader *cap_reader__open(const char *path, char *why, size_t why_sz)
 	struct cap_reader *r;
 	struct stat st;
 	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	/* O_NONBLOCK: a FIFO's open() would wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 
 	if (fd < 0 || fstat(fd, &st)) {
 		err = errno;
@@ -87,7 +157,8 @@ struct cap_reader *cap_reader__open(const char *path, char *why, size_t why_sz)
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		snprintf(why, why_sz, st.st_size ? "not a regular file" : "empty file");
+		snprintf(why, why_sz, S_ISREG(st.st_mode) ? "empty file" :
+			 "not a regular file (a capture is read from a file)");
 		close(fd);
 		errno = EINVAL;
 		return NULL;
@@ -106,6 +177,7 @@ struct cap_reader *cap_reader__open(const char *path, char *why, size_t why_sz)
 		return NULL;
 	}
 	r->map_len = (size_t)st.st_size;
+	r->map_slot = map_watch(map, r->map_len);
 	return r;
 }
 
@@ -145,8 +217,12 @@ int cap_reader__next(struct cap_reader *r, struct cap_view *v)
 			padded = left;	/* the last frame's padding may be cut */
 		if (f.type == 0 || f.reserved)
 			return damage(r, "frame type %llu is not valid", f.type);
-		if (cap_crc32(0, r->buf + r->pos + sizeof(f), (size_t)f.len) != f.crc)
-			return damage(r, "frame of type %llu fails its CRC", f.type);
+		if (cap_crc32(0, r->buf + r->pos + sizeof(f), (size_t)f.len) != f.crc ||
+		    cap_reader__shrunk(r))
+			return cap_reader__shrunk(r) ?
+			       damage(r, "the file was cut while being read (it had %llu bytes)",
+				      r->map_len) :
+			       damage(r, "frame of type %llu fails its CRC", f.type);
 		*v = (struct cap_view){
 			.type = f.type, .cpu = f.cpu, .len = (size_t)f.len,
 			.data = r->buf + r->pos + sizeof(f), .offset = r->pos,
@@ -158,6 +234,12 @@ int cap_reader__next(struct cap_reader *r, struct cap_view *v)
 			return 1;
 		/* a newer writer's frame type: skip it */
 	}
+}
+
+int cap_reader__damage(struct cap_reader *r, const char *what,
+		       unsigned long long v)
+{
+	return damage(r, what, v);
 }
 
 const char *cap_reader__error(const struct cap_reader *r)
@@ -185,6 +267,7 @@ void cap_reader__close(struct cap_reader *r)
 {
 	if (!r)
 		return;
+	map_unwatch(r->map_slot);
 	if (r->map_len)
 		munmap((void *)r->buf, r->map_len);
 	free(r);

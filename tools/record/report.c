@@ -184,7 +184,8 @@ static int open_capture(struct report *rp)
 	return 0;
 }
 
-static void print_info(const struct report *rp)
+/* 0, or 1 when stdout failed (a full disk; a closed reader is fine) */
+static int print_info(const struct report *rp)
 {
 	const struct cap_meta *m = &rp->meta;
 
@@ -196,6 +197,10 @@ static void print_info(const struct report *rp)
 	       (unsigned long long)m->start_wall_ns, rp->set.n);
 	for (int i = 0; i < rp->set.n; i++)
 		printf("  %s\n", rp->set.v[i].spec);
+	if ((!fflush(stdout) && !ferror(stdout)) || errno == EPIPE)
+		return 0;
+	fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(errno));
+	return 1;
 }
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
@@ -310,6 +315,8 @@ int cmd_report(int argc, char **argv)
 	err = parse_options(argc, argv, &rp);
 	if (err)
 		return err < 0 ? 1 : 0;
+	if (!rp.perf_out && cli_need_stdout(RPROG))
+		return 1;
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = open_capture(&rp);
 	if (err == 2 && !rp.info && !rp.perf_out)
@@ -320,7 +327,7 @@ int cmd_report(int argc, char **argv)
 	else if (err)
 		err = 1;
 	else if (rp.info)
-		print_info(&rp);
+		err = print_info(&rp);
 	else if (!err && rp.perf_out)
 		err = write_perf_data(&rp);
 	else if (!err)

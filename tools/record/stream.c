@@ -7,12 +7,17 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stream.h"
 
 #define PAGE 4096
+/* CAP_MAX_CPUS: no recording has more; a frame's CPU is an index into
+ * slot[] (O(1)), and one the META frame does not list is damage (each
+ * CPU costs a ring in memory: a small file naming 50,000 took 455 MB) */
+#define MAX_CPUS 8192
 
 struct cpu_stream {
 	int cpu;
@@ -33,6 +38,8 @@ struct cap_stream {
 	bool sample_id_all;
 	struct cpu_stream *cpus;
 	size_t n_cpus;
+	int *slot;			/* [cpu]: 1 + index into cpus, 0: none */
+	bool *listed;			/* [cpu]: in META's cpus=; NULL: no list */
 	struct cap_view *order;		/* every frame, file order */
 	size_t n_order, cap_order;
 	int err;			/* damage after the last frame indexed */
@@ -54,21 +61,62 @@ static int push(struct cap_view **a, size_t *n, size_t *cap,
 	return 0;
 }
 
-static struct cpu_stream *cpu_of(struct cap_stream *s, int cpu)
+/* CPU @cpu's stream (made on first sight when @add); NULL: a CPU out of
+ * bounds or not listed (errno EBADMSG), or no memory. */
+static struct cpu_stream *cpu_of(struct cap_stream *s, __u32 cpu, bool add)
 {
 	struct cpu_stream *p;
 
-	for (size_t i = 0; i < s->n_cpus; i++)
-		if (s->cpus[i].cpu == cpu)
-			return &s->cpus[i];
-	p = realloc(s->cpus, (s->n_cpus + 1) * sizeof(*p));
-	if (!p)
+	if (cpu >= MAX_CPUS || (s->listed && !s->listed[cpu])) {
+		errno = EBADMSG;
 		return NULL;
-	s->cpus = p;
+	}
+	if (s->slot[cpu] || !add)
+		return s->slot[cpu] ? &s->cpus[s->slot[cpu] - 1] : NULL;
+	if (!(s->n_cpus & (s->n_cpus - 1))) {	/* 0, 1, 2, 4...: grow */
+		p = realloc(s->cpus, (s->n_cpus ? 2 * s->n_cpus : 1) * sizeof(*p));
+		if (!p)
+			return NULL;
+		s->cpus = p;
+	}
 	p = &s->cpus[s->n_cpus++];
 	memset(p, 0, sizeof(*p));
-	p->cpu = cpu;
+	p->cpu = (int)cpu;
+	s->slot[cpu] = (int)s->n_cpus;
 	return p;
+}
+
+/* META's "cpus=LIST" line: only those CPUs' frames are read. */
+static int meta_cpus(struct cap_stream *s, const struct cap_view *v)
+{
+	const char *p = v->data, *end = p + v->len, *nl;
+	char list[256];
+	int *cpus, n;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if (nl - p > 5 && nl - p < 5 + (int)sizeof(list) && !memcmp(p, "cpus=", 5))
+			break;
+	}
+	if (p >= end || s->listed)
+		return 0;
+	snprintf(list, sizeof(list), "%.*s", (int)(nl - p - 5), p + 5);
+	cpus = calloc(MAX_CPUS, sizeof(*cpus));
+	s->listed = calloc(MAX_CPUS, sizeof(*s->listed));
+	n = cpus && s->listed ? perfbuf_cpus__parse(list, cpus, MAX_CPUS) : -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (cpus[i] >= 0 && cpus[i] < MAX_CPUS)
+			s->listed[cpus[i]] = true;
+	free(cpus);
+	if (n == -ENOMEM)
+		return n;
+	if (n <= 0) {	/* a list this perfbuf cannot read: no bound but MAX_CPUS */
+		free(s->listed);
+		s->listed = NULL;
+	}
+	return 0;
 }
 
 static bool stream_frame(__u32 type)
@@ -85,9 +133,16 @@ static int index_frames(struct cap_stream *s)
 	while ((ret = cap_reader__next(s->r, &v)) > 0) {
 		struct cpu_stream *c;
 
+		if (v.type == CAP_META && meta_cpus(s, &v))
+			return -ENOMEM;
 		if (!stream_frame(v.type))
 			continue;
-		c = cpu_of(s, (int)v.cpu);
+		c = cpu_of(s, v.cpu, true);
+		if (!c && errno == EBADMSG) {
+			ret = cap_reader__damage(s->r, "a frame of CPU %llu, which the capture does not list",
+						 v.cpu);
+			break;
+		}
 		if (!c || push(&c->frames, &c->cnt, &c->cap, &v) ||
 		    push(&s->order, &s->n_order, &s->cap_order, &v))
 			return -ENOMEM;
@@ -124,6 +179,9 @@ struct cap_stream *cap_stream__new(struct cap_reader *r, __u64 sample_type,
 	if (!s)
 		goto fail;
 	s->r = r;
+	s->slot = calloc(MAX_CPUS, sizeof(*s->slot));
+	if (!s->slot)
+		goto fail;
 	s->sample_type = sample_type;
 	s->sample_id_all = sample_id_all;
 	err = index_frames(s);
@@ -256,7 +314,7 @@ static int fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
 	int n = 0;
 
 	for (size_t i = 0; i < s->n_order; i++) {
-		struct cpu_stream *c = cpu_of(s, (int)s->order[i].cpu);
+		struct cpu_stream *c = cpu_of(s, s->order[i].cpu, false);
 
 		for (advance(c, false); c->have; advance(c, false)) {
 			n++;
@@ -274,6 +332,10 @@ int cap_stream__fold(struct cap_stream *s, bool ordered, perfbuf_record_fn fn,
 {
 	int n = ordered ? fold_ordered(s, fn, ctx) : fold_file_order(s, fn, ctx);
 
+	/* cut after the index: the records copied from past the end were zeros */
+	if (cap_reader__shrunk(s->r) && s->err >= 0)
+		s->err = cap_reader__damage(s->r, "the file was cut while being read (%llu records read)",
+					    (unsigned long long)n);
 	return s->err < 0 ? s->err : n;
 }
 
@@ -298,5 +360,7 @@ void cap_stream__free(struct cap_stream *s)
 	}
 	free(s->cpus);
 	free(s->order);
+	free(s->slot);
+	free(s->listed);
 	free(s);
 }

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Writing capture frames: one writev() per frame, the payload straight
  * from where it is (a ring's mapping). */
+#define _GNU_SOURCE	/* mkostemp */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "capture.h"
 #include "common/cli.h"
@@ -15,7 +19,36 @@ struct cap_writer {
 	int fd;
 	int err;
 	__u64 bytes;
+	char *path;	/* the capture's name */
+	char *tmp;	/* written here, renamed to @path at the close: a
+			 * capture there survives a run that fails (NULL:
+			 * written to @path itself: none was there) */
+	bool created;	/* @path made here: a discarded run removes it */
 };
+
+/* An existing regular file: a PATH.XXXXXX beside it (the same file
+ * system, for the rename). Else @path itself. The fd or -errno. */
+static int open_out(struct cap_writer *w, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
+		w->created = errno == ENOENT;
+		return cli_open_output(path);	/* it says why not */
+	}
+	w->tmp = malloc(strlen(path) + 8);
+	if (!w->tmp)
+		return -ENOMEM;
+	sprintf(w->tmp, "%s.XXXXXX", path);
+	fd = mkostemp(w->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(w->tmp);
+		w->tmp = NULL;
+		return -errno;
+	}
+	return fd;
+}
 
 /* All of @iov, resuming after short writes and signals. */
 static int write_all(struct cap_writer *w, struct iovec *iov, int cnt)
@@ -55,17 +88,18 @@ struct cap_writer *cap_writer__open(const char *path)
 
 	if (!w)
 		return NULL;
-	w->fd = cli_open_output(path);
+	w->path = strdup(path);
+	w->fd = w->path ? open_out(w, path) : -ENOMEM;
 	if (w->fd < 0) {
 		err = w->fd;
+		free(w->path);
 		free(w);
 		errno = -err;
 		return NULL;
 	}
 	err = write_all(w, &iov, 1);
 	if (err) {
-		close(w->fd);
-		free(w);
+		cap_writer__discard(w);
 		errno = -err;
 		return NULL;
 	}
@@ -125,6 +159,23 @@ int cap_writer__close(struct cap_writer *w, bool sync)
 		err = -errno;
 	if (close(w->fd) && !err && errno != EINTR)
 		err = -errno;
+	/* (a capture cut by a full disk too: what it holds is readable) */
+	if (w->tmp && rename(w->tmp, w->path) && !err)
+		err = -errno;
+	free(w->tmp);
+	free(w->path);
 	free(w);
 	return err;
+}
+
+void cap_writer__discard(struct cap_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	if (w->tmp || w->created)
+		unlink(w->tmp ? w->tmp : w->path);
+	free(w->tmp);
+	free(w->path);
+	free(w);
 }

@@ -896,7 +896,12 @@ static int finish(struct run *run)
 static void cleanup(struct run *run)
 {
 	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
-	capture_out_close(&run->cap, "");	/* a run that never started */
+	/* a run that never attached leaves no capture; one that failed
+	 * after the attach keeps what it wrote */
+	if (probes_attached(&run->set))
+		capture_out_close(&run->cap, "");
+	else
+		capture_out_discard(&run->cap);
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
 	names_free(run->names);
