@@ -14,6 +14,8 @@
  *   libbpf perf_buffer      perf_buffer__new() defaults (wake per record)
  *   libbpf raw, watermark   perf_buffer__new_raw(), the same 1 MiB watermark
  *   libbpf ring_buffer      a BPF ringbuf of the same total size
+ *   perfbuf / libbpf raw, the same callback: perfbuf default and libbpf raw
+ *                           with a callback that only counts records by kind
  *
  * The run is a list of parts (main.c's bench_parts[]), one file each:
  *   throughput.c   delivered records/s, loss, consumer CPU ns per record,
@@ -57,7 +59,9 @@
 
 enum peer {
 	PB_DEFAULT, PB_WAKE1, PB_TS, PB_ORDERED,
-	LB_DEFAULT, LB_RAW, LB_RINGBUF, N_PEERS
+	LB_DEFAULT, LB_RAW, LB_RINGBUF,
+	PB_KIND, LB_KIND,	/* the same callback: counts records by kind */
+	N_PEERS
 };
 
 struct bench_env {
@@ -113,6 +117,8 @@ struct result {
 };
 
 int run_point(const struct point *pt, struct result *out);
+/* PB_KIND and LB_KIND: no latency taken, flat out only. */
+bool kind_peer(enum peer p);
 /* A bpf-output event's attr waking at @watermark bytes. */
 int perf_attr_wm(struct perf_event_attr *attr, __u32 watermark);
 void sleep_ns(__u64 ns);
@@ -121,6 +127,10 @@ void sleep_ns(__u64 ns);
 
 extern FILE *md;
 void __attribute__((format(printf, 1, 2))) emit_md(const char *fmt, ...);
+/* The CPU model (with family and model numbers), CPUs, VM or not, kernel. */
+const char *bench_host(void);
+/* "### @title", then the host the table comes from. */
+void emit_section(const char *title);
 void ratio_line(const char *what, double a, double b, double target,
 		bool lower_is_better);
 void ratio_aim_line(const char *what, double a, double b, double need,

@@ -195,8 +195,8 @@ static void file_drain_report(const struct file_drain *x)
 	double bytes = (double)(b->want * REC_BYTES);
 	__u64 crc = fd_best(x->t_crc[0]), zcrc = fd_best(x->t_crc[1]);
 
-	emit_md("\n### Drain of a full ring to a file\n\n"
-		"%llu records of %d B (%d B in the ring: %.1f MiB) in a %zu KiB ring, filled "
+	emit_section("Drain of a full ring to a file");
+	emit_md("%llu records of %d B (%d B in the ring: %.1f MiB) in a %zu KiB ring, filled "
 		"with the consumer idle, then drained into an empty file; the fastest of %d drains "
 		"on CPU%d, each after a fill from CPU%d (other jobs add whole time slices to "
 		"some). Timed: the drain and its writes (fflush() for stdio), not open and "

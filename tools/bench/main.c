@@ -20,7 +20,7 @@ struct bench_env env = {
 	.cons_cpu = 1,
 	.batch = 256,
 	.out = "build/bench",
-	.peer_on = { true, true, true, true, true, true, true },
+	.peer_on = { true, true, true, true, true, true, true, true, true },
 };
 
 /* The parts, in the order a whole run takes them. */
@@ -70,7 +70,8 @@ static void usage(FILE *f)
 "                     record\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
-"                     libbpf_pb, libbpf_raw, libbpf_rb (default: all)\n"
+"                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"
+"                     libbpf_kind (default: all)\n"
 "  -h, --help         this text\n"
 "\n"
 "Examples:\n"
@@ -140,7 +141,8 @@ static int parse_value(int opt, const char *arg)
 		return 0;
 	case 'P':
 		want = "--peers wants a list of perfbuf, perfbuf_wake1, perfbuf_ts, "
-		       "perfbuf_ordered, libbpf_pb, libbpf_raw, libbpf_rb";
+		       "perfbuf_ordered, libbpf_pb, libbpf_raw, libbpf_rb, "
+		       "perfbuf_kind, libbpf_kind";
 		if (parse_peers(arg))
 			break;
 		return 0;
@@ -269,6 +271,7 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(NULL);
 	signal(SIGPIPE, SIG_IGN);
+	printf("perfbuf-bench on %s\n", bench_host());
 	run_parts();
 	fclose(md);
 	printf("\ntable: %s/bench.md\n", env.out);

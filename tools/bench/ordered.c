@@ -106,8 +106,8 @@ int bench_ordered(void)
 		late[k] += low[k].late;
 		disorder[k] += low[k].disorder;
 	}
-	emit_md("\n### Ordered delivery\n\n"
-		"%d-byte records, a producer on CPU%d and one on CPU%d (%d records per run flat out, "
+	emit_section("Ordered delivery");
+	emit_md("%d-byte records, a producer on CPU%d and one on CPU%d (%d records per run flat out, "
 		"1 per run at 1 k/s), the consumer where the scheduler puts it, %zu pages per CPU; "
 		"flat out: median of %d interleaved %.0f s runs. Late and out-of-order records: all "
 		"runs of the row; out of order = older than a record delivered before it, by time_ns "

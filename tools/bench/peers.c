@@ -22,11 +22,13 @@ const char *const peer_name[N_PEERS] = {
 	"libbpf perf_buffer default",
 	"libbpf perf_buffer_raw, same watermark",
 	"libbpf ring_buffer",
+	"perfbuf default, a callback counting by kind",
+	"libbpf perf_buffer_raw, same watermark, the same callback",
 };
 
 const char *const peer_key[N_PEERS] = {
 	"perfbuf", "perfbuf_wake1", "perfbuf_ts", "perfbuf_ordered",
-	"libbpf_pb", "libbpf_raw", "libbpf_rb",
+	"libbpf_pb", "libbpf_raw", "libbpf_rb", "perfbuf_kind", "libbpf_kind",
 };
 
 /* In the offered-rate sweep and its plot. timestamps and ordered are
@@ -53,6 +55,7 @@ struct consumer {
 	__u64 late;		/* records flagged PERFBUF_RECF_LATE */
 	__u64 disorder;		/* older than one before them, not flagged */
 	struct lat_hist lat;
+	__u64 kinds[16];	/* PB_KIND, LB_KIND: records by kind */
 	__u64 cpu_ns;
 	int err;
 	pthread_t thread;
@@ -145,9 +148,33 @@ static int rb_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * The same-callback pair: each callback only counts the records it is
+ * handed by their kind (perfbuf's kind, the perf record type), so the two
+ * consumers differ only in what reads the ring and calls back.
+ */
+static int pb_kind_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	((struct consumer *)ctx)->kinds[rec->kind & 15]++;
+	return PERFBUF_CONTINUE;
+}
+
+static enum bpf_perf_event_ret lb_kind_event(void *ctx, int cpu,
+					     struct perf_event_header *eh)
+{
+	(void)cpu;
+	((struct consumer *)ctx)->kinds[eh->type & 15]++;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+bool kind_peer(enum peer p)
+{
+	return p == PB_KIND || p == LB_KIND;
+}
+
 static bool is_perfbuf(enum peer p)
 {
-	return p <= PB_ORDERED;
+	return p <= PB_ORDERED || p == PB_KIND;
 }
 
 /* Everything left after the producers stopped; < 0 on failure. perfbuf
@@ -214,8 +241,8 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 	int err;
 
 	if (is_perfbuf(c->peer)) {
-		c->pb = perfbuf__new(map_fd, c->check_order ? pb_order_cb : pb_cb,
-				     c, &o);
+		c->pb = perfbuf__new(map_fd, c->peer == PB_KIND ? pb_kind_cb :
+				     c->check_order ? pb_order_cb : pb_cb, c, &o);
 		return c->pb ? 0 : -errno;
 	}
 	switch (c->peer) {
@@ -223,11 +250,14 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 		c->lpb = perf_buffer__new(map_fd, pages, lb_sample, lb_lost, c, NULL);
 		return c->lpb ? 0 : -errno;
 	case LB_RAW:
+	case LB_KIND:
 		/* perfbuf's default watermark: a quarter of the ring */
 		err = perf_attr_wm(&attr, (__u32)(pages * PAGE_SZ / 4));
 		if (err)
 			return err;
-		c->lpb = perf_buffer__new_raw(map_fd, pages, &attr, lb_raw_event, c, NULL);
+		c->lpb = perf_buffer__new_raw(map_fd, pages, &attr,
+					      c->peer == LB_KIND ? lb_kind_event :
+					      lb_raw_event, c, NULL);
 		return c->lpb ? 0 : -errno;
 	default:
 		c->rb = ring_buffer__new(map_fd, rb_sample, c, NULL);
@@ -370,6 +400,9 @@ int run_point(const struct point *pt, struct result *out)
 	if (!err)
 		err = offered_read(pt, e.stats_fd, out);
 	if (!err) {
+		if (kind_peer(pt->peer))
+			c->received = c->kinds[pt->peer == PB_KIND ? PERFBUF_REC_SAMPLE :
+					       PERF_RECORD_SAMPLE];
 		out->received = c->received;
 		out->cpu_ns_per_rec = c->received ? (double)c->cpu_ns / c->received : 0;
 		out->p50 = lat_quantile(&c->lat, 0.50);

@@ -244,7 +244,7 @@ static int profile_table(double secs)
 	int reps = env.quick ? 1 : 3;
 	char tool[PATH_MAX];
 
-	emit_md("\n### perfbuf profile vs perf record and bpftrace\n\n");
+	emit_section("perfbuf profile vs perf record and bpftrace");
 	if (!perfbuf_tool(tool, sizeof(tool))) {
 		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 		return 0;
@@ -339,7 +339,7 @@ static int bench_symbolize(void)
 	FILE *null = fopen("/dev/null", "w");
 	int err = -1;
 
-	emit_md("\n### perfbuf profile: naming 10 k stacks\n\n");
+	emit_section("perfbuf profile: naming 10 k stacks");
 	run.stacks = stacks_new();
 	run.maps = maps_new();
 	run.comms = comms_new();

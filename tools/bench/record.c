@@ -265,7 +265,7 @@ static void bench_record_storm(const char *tool, const struct rec_fs *fs,
 		qsort(runs[k], (size_t)reps, sizeof(runs[k][0]), cmp_rec_run);
 		med[k] = runs[k][reps / 2];
 	}
-	emit_md("\n### perfbuf record vs perfbuf trace --json\n\n");
+	emit_section("perfbuf record vs perfbuf trace --json");
 	rec_storm_report(med, lost_all, fs, secs, reps);
 }
 
@@ -352,7 +352,7 @@ static void bench_report(const char *tool, const char *cap, __u64 events,
 		m[j] = wall[j][n[j] / 2];
 		c[j] = cpu[j][n[j] / 2];
 	}
-	emit_md("\n### perfbuf report decode rate\n\n");
+	emit_section("perfbuf report decode rate");
 	if (stat(cap, &st)) {
 		emit_md("skipped: no capture from the record part\n");
 		return;
@@ -396,7 +396,8 @@ int bench_record(void)
 
 	rec_fs_find(&fs);
 	if (!*fs.dir[FS_TMPFS] && !*fs.dir[FS_DISK]) {
-		emit_md("\n### perfbuf record\n\nskipped: neither /dev/shm (tmpfs) nor %s "
+		emit_section("perfbuf record");
+		emit_md("skipped: neither /dev/shm (tmpfs) nor %s "
 			"(a block device) is usable\n", env.out);
 		return 0;
 	}
@@ -405,8 +406,8 @@ int bench_record(void)
 			 fs.dir[*fs.dir[FS_TMPFS] ? FS_TMPFS : FS_DISK]);
 		bench_record_storm(tool, &fs, secs, cap, &events);
 	} else {
-		emit_md("\n### perfbuf record vs perfbuf trace --json\n\n"
-			"skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+		emit_section("perfbuf record vs perfbuf trace --json");
+		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 	}
 	bench_file_drain(&fs);
 	if (events)

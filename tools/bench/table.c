@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 
 #include "bench.h"
 
@@ -105,4 +107,55 @@ struct result median_result(struct result *r, int n)
 {
 	qsort(r, (size_t)n, sizeof(r[0]), cmp_delivered);
 	return r[n / 2];
+}
+
+/* The value of /proc/cpuinfo's first "@key<tabs>: value" line into @buf. */
+static bool cpuinfo(const char *key, char *buf, size_t n)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	size_t len = strlen(key);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v || strncmp(line, key, len) || strspn(line + len, " \t") != (size_t)(v - line - len))
+			continue;
+		v += 1 + strspn(v + 1, " ");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, n, "%s", v);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* "AMD EPYC (family 25, model 17), 2 CPUs online, VM, Linux 6.18.0":
+ * the same code is ahead on one CPU and behind on another, so every
+ * table says which it came from. */
+const char *bench_host(void)
+{
+	static char host[512];
+	char model[256] = "unknown CPU", fam[32] = "?", mod[32] = "?", flags[4096];
+	int cpus[1024], n = perfbuf_cpus__online(cpus, 1024);
+	struct utsname u = {};
+
+	if (*host)
+		return host;
+	cpuinfo("model name", model, sizeof(model));
+	cpuinfo("cpu family", fam, sizeof(fam));
+	cpuinfo("model", mod, sizeof(mod));
+	uname(&u);
+	snprintf(host, sizeof(host), "%s (family %s, model %s), %d CPUs online%s, Linux %s",
+		 model, fam, mod, n, cpuinfo("flags", flags, sizeof(flags)) &&
+		 strstr(flags, " hypervisor") ? ", VM" : "", u.release);
+	return host;
+}
+
+void emit_section(const char *title)
+{
+	emit_md("\n### %s\n\nHost: %s.\n\n", title, bench_host());
 }

@@ -47,6 +47,12 @@ static void throughput_rows(const struct result *sat, const struct result *low)
 			emit_md("| %s | failed: %s | | | | | |\n", peer_name[p], strerror(-r->err));
 			continue;
 		}
+		if (kind_peer(p)) {
+			emit_md("| %s | %.2f | %.2f | %.3f | %.1f | - | - |\n",
+				peer_name[p], rate_of(r), mps(r->offered, r->secs),
+				loss_pct(r), r->cpu_ns_per_rec);
+			continue;
+		}
 		emit_md("| %s | %.2f | %.2f | %.3f | %.1f | %s / %s%s | %s / %s |\n",
 			peer_name[p], rate_of(r), mps(r->offered, r->secs),
 			loss_pct(r), r->cpu_ns_per_rec,
@@ -73,6 +79,9 @@ static void throughput_targets(const struct result *sat, const struct result *lo
 		ratio_line("consumer ns/record: perfbuf default / libbpf raw, same watermark",
 			   d->cpu_ns_per_rec, sat[LB_RAW].cpu_ns_per_rec, 1.0, true);
 	}
+	if (have(sat, PB_KIND) && have(sat, LB_KIND))
+		ratio_line("consumer ns/record, the same callback (counts by kind): perfbuf / libbpf raw",
+			   sat[PB_KIND].cpu_ns_per_rec, sat[LB_KIND].cpu_ns_per_rec, 1.0, true);
 	if (have(sat, LB_RINGBUF))
 		ratio_line("perfbuf default / libbpf ring_buffer", rate_of(d),
 			   rate_of(&sat[LB_RINGBUF]), 3, false);
@@ -117,12 +126,12 @@ static void throughput_table(int reps, struct result *sat, struct result *low)
 	for (int p = 0; p < N_PEERS; p++) {
 		struct point pt = low_point(p, low_secs);
 
-		if (env.peer_on[p] && run_point(&pt, &low[p]))
+		if (env.peer_on[p] && !kind_peer(p) && run_point(&pt, &low[p]))
 			fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
 				strerror(-low[p].err));
 	}
-	emit_md("\n### Throughput and latency\n\n"
-		"%d-byte records, producer on CPU%d (%d records per BPF_PROG_TEST_RUN), "
+	emit_section("Throughput and latency");
+	emit_md("%d-byte records, producer on CPU%d (%d records per BPF_PROG_TEST_RUN), "
 		"consumer on CPU%d, %zu pages per CPU (ringbuf: the same total), "
 		"flat out: median of %d interleaved %.0f s runs; latency = consumer clock - bpf_ktime_get_ns() at emit "
 		"(1 in 16 records flat out, every record at 1 k/s).\n\n",

@@ -47,7 +47,7 @@ int bench_trace(void)
 	int reps = env.quick ? 1 : 3;
 	char tool[PATH_MAX];
 
-	emit_md("\n### perfbuf trace vs bpftrace\n\n");
+	emit_section("perfbuf trace vs bpftrace");
 	if (!perfbuf_tool(tool, sizeof(tool))) {
 		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 		return 0;
@@ -130,7 +130,7 @@ int bench_filter(void)
 	int reps = env.quick ? 1 : MAX_REPS;
 	char tool[PATH_MAX];
 
-	emit_md("\n### --filter in the kernel vs bpftrace /pred/\n\n");
+	emit_section("--filter in the kernel vs bpftrace /pred/");
 	if (!perfbuf_tool(tool, sizeof(tool))) {
 		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
 		return 0;
