@@ -11,8 +11,12 @@
                              "labels value" (labels as k=v,k=v, sorted)
   scraped_after PROM JOB TS SECONDS
                              wait until JOB was scraped after unix time TS
+  emit FIFO N SIZE           print our pid, wait for a line on FIFO, then
+                             write(-1, SIZE zero bytes) N times (what
+                             tests/bpf/run_types.bpf.o records)
 """
 import json
+import os
 import socket
 import sys
 import time
@@ -150,7 +154,21 @@ def scraped_after(prom, job, ts, seconds):
     return 1
 
 
+def emit(fifo, n, size):
+    print(os.getpid(), flush=True)
+    with open(fifo) as f:
+        f.readline()
+    raw = bytes(int(size))
+    for _ in range(int(n)):
+        try:
+            os.write(-1, raw)
+        except OSError:
+            pass
+    return 0
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     sys.exit({"port": port, "ready": ready, "get": get, "abuse": abuse,
-              "query": query, "scraped_after": scraped_after}[cmd](*args) or 0)
+              "query": query, "scraped_after": scraped_after,
+              "emit": emit}[cmd](*args) or 0)

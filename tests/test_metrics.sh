@@ -28,6 +28,29 @@ source "$(dirname "$0")/trace_lib.sh"
 if ! need_root; then
 	skip metrics_tests "needs root (BPF)"
 	
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
+fi
+
 # --- profile: its own counters ---
 "$PERFBUF" profile -d 4 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
@@ -48,6 +71,29 @@ for t in prometheus promtool; do
 	if ! command -v $t >/dev/null; then
 		fail metrics_tests "$t is not installed: run 'make setup'"
 		
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
+fi
+
 # --- profile: its own counters ---
 "$PERFBUF" profile -d 4 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
@@ -88,6 +134,29 @@ ppid_=$!
 if ! "${UTIL[@]}" ready "$PROM/-/ready" 20; then
 	fail metrics_tests "prometheus did not start: $(tail -3 "$tmp/prom.log")"
 	
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
+fi
+
 # --- profile: its own counters ---
 "$PERFBUF" profile -d 4 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
@@ -138,6 +207,29 @@ stop_at() {
 if ! start_trace --json -o "$tmp/a.json" --metrics 127.0.0.1:$MPORT "$PROBE"; then
 	fail metrics_start "$(head -c 300 "$tmp/err")"
 	
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
+fi
+
 # --- profile: its own counters ---
 "$PERFBUF" profile -d 4 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
@@ -215,6 +307,29 @@ if ! start_trace --json -o "$tmp/b.json" --metrics 127.0.0.1:$MPORT --pages 2 \
 	--latency 1000 "$PROBE"; then
 	fail metrics_start_overload "$(head -c 300 "$tmp/err")"
 	
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
+fi
+
 # --- profile: its own counters ---
 "$PERFBUF" profile -d 4 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
@@ -274,6 +389,29 @@ if ((hot)); then
 	check offline_cpu_keeps_series test "$(q1 'perfbuf_ring_size_bytes{cpu="1"}' "$toff"):$(q1 'perfbuf_events_received_total{cpu="1"} + perfbuf_events_lost_total{cpu="1"}' "$toff")" = "0:$N"
 else
 	skip offline_cpu_keeps_series "needs CPU1 online to take it offline"
+fi
+
+# --- run: one's own object's perf map, through the collector ---
+mkfifo "$tmp/go"
+"${UTIL[@]}" emit "$tmp/go" 1000 120 >"$tmp/epid" &
+epid=$!
+for _ in $(seq 50); do
+	[[ -s $tmp/epid ]] && break
+	sleep 0.1
+done
+if start_attached tpid "$tmp/out" "$tmp/err" run --json -o "$tmp/r.json" \
+	--metrics 127.0.0.1:$MPORT --set target_pid="$(cat "$tmp/epid")" \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$epid"
+	sleep 0.3
+	stop_at tr
+	cpus=$(summary_cpus "$tmp/r.json")
+	prom=$(prom_cpus "$tr")
+	check run_sums_equal_summary test "$prom:$(q1 'sum(perfbuf_events_received_total)' "$tr")" = "$cpus:1000"
+else
+	kill "$epid" 2>/dev/null
+	fail run_sums_equal_summary "run did not start: $(head -c 300 "$tmp/err")"
 fi
 
 # --- profile: its own counters ---

@@ -20,20 +20,19 @@ static const char *const reason_names[METRICS_REASONS] = {
 	[METRICS_OTHER] = "other",
 };
 
-/* What one scrape read of the CPUs */
+/* One CPU, as one scrape read it, over every collector */
+struct cpu_row {
+	int cpu;
+	bool shown;
+	__u64 samples, lost, wakeups, high_water, data_size;
+};
+
 struct cpus {
 	size_t n;
-	struct perfbuf_cpu_stats *st;
+	struct cpu_row *row;
 	__u64 (*bpf)[METRICS_REASONS];	/* by CPU number */
 	int nbpf;
 };
-
-static bool shown(const struct perfbuf_cpu_stats *st)
-{
-	/* a CPU that never had a ring has no series yet; one that went
-	 * offline keeps its own */
-	return st->online || st->offlined || st->samples || st->lost;
-}
 
 static const __u64 *bpf_of(const struct cpus *c, int cpu)
 {
@@ -42,33 +41,50 @@ static const __u64 *bpf_of(const struct cpus *c, int cpu)
 	return c->bpf && cpu >= 0 && cpu < c->nbpf ? c->bpf[cpu] : none;
 }
 
-/* everything the summary counts lost: the rings' (the kernel's count,
- * ahead of its LOST records until the final drain) and the BPF side's
- * failed writes the kernel does not count */
-static __u64 lost_of(const struct cpus *c, const struct perfbuf_cpu_stats *st)
+/* ring slot @st added to its CPU's row */
+static void add_row(struct cpus *c, const struct perfbuf_cpu_stats *st)
 {
-	const __u64 *b = bpf_of(c, st->cpu);
+	struct cpu_row *r = c->row;
 
-	return (st->lost > st->lost_kernel ? st->lost : st->lost_kernel) +
-	       b[METRICS_NO_RING] + b[METRICS_OTHER];
+	while (r < c->row + c->n && r->cpu != st->cpu)
+		r++;
+	if (r == c->row + c->n)
+		*r = (struct cpu_row){ .cpu = st->cpu }, c->n++;
+	/* a CPU that never had a ring has no series yet; one that went
+	 * offline keeps its own */
+	r->shown |= st->online || st->offlined || st->samples || st->lost;
+	r->samples += st->samples;
+	/* the kernel's count is ahead of its LOST records until the final
+	 * drain settles them: the summary's number, earlier */
+	r->lost += st->lost > st->lost_kernel ? st->lost : st->lost_kernel;
+	r->wakeups += st->wakeups;
+	r->data_size += st->online ? st->data_size : 0;
+	if (st->high_water > r->high_water)
+		r->high_water = st->high_water;
 }
 
 static int read_cpus(const struct metrics *m, struct cpus *c)
 {
+	size_t slots = 0;
 	int maxcpu = -1;
 
-	c->n = perfbuf__ring_cnt(m->pb);
-	c->st = calloc(c->n ? c->n : 1, sizeof(*c->st));
-	if (!c->st)
+	for (int k = 0; k < m->npb; k++)
+		slots += perfbuf__ring_cnt(m->pb[k]);
+	c->row = calloc(slots ? slots : 1, sizeof(*c->row));
+	if (!c->row)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		/* safe while the event loop polls: the counters it published
-		 * at the end of its last call */
-		c->st[i].sz = sizeof(c->st[i]);
-		perfbuf__stats(m->pb, i, &c->st[i]);
-		if (c->st[i].cpu > maxcpu)
-			maxcpu = c->st[i].cpu;
-	}
+	for (int k = 0; k < m->npb; k++)
+		for (size_t i = 0; i < perfbuf__ring_cnt(m->pb[k]); i++) {
+			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+
+			/* safe while the event loop polls: the counters
+			 * it published at the end of its last call */
+			if (perfbuf__stats(m->pb[k], i, &st))
+				continue;
+			add_row(c, &st);
+			if (st.cpu > maxcpu)
+				maxcpu = st.cpu;
+		}
 	if (!m->bpf || maxcpu < 0)
 		return 0;
 	c->nbpf = maxcpu + 1;
@@ -97,15 +113,39 @@ static const struct {
 			"Times the CPU's ring was seen ready by the poller." },
 };
 
-static __u64 cpu_value(const struct cpus *c, const struct perfbuf_cpu_stats *st,
+static __u64 cpu_value(const struct cpus *c, const struct cpu_row *r,
 		       enum cpu_field f)
 {
+	const __u64 *b = bpf_of(c, r->cpu);
+
 	switch (f) {
-	case F_RECEIVED: return st->samples;
-	case F_LOST: return lost_of(c, st);
-	case F_SIZE: return st->online ? st->data_size : 0;
-	case F_HIGH: return st->high_water;
-	default: return st->wakeups;
+	case F_RECEIVED: return r->samples;
+	/* and the BPF side's failed writes the kernel does not count */
+	case F_LOST: return r->lost + b[METRICS_NO_RING] + b[METRICS_OTHER];
+	case F_SIZE: return r->data_size;
+	case F_HIGH: return r->high_water;
+	default: return r->wakeups;
+	}
+}
+
+static void bpf_family(const struct cpus *c, struct expo *e)
+{
+	char cpu[16];
+
+	expo_family(e, "perfbuf_bpf_output_errors_total", "counter",
+		    "bpf_perf_event_output() failures seen by the BPF side, by reason.");
+	for (size_t i = 0; i < c->n; i++) {
+		const __u64 *b = bpf_of(c, c->row[i].cpu);
+
+		if (!c->row[i].shown)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%d", c->row[i].cpu);
+		for (int r = 0; r < METRICS_REASONS; r++) {
+			struct expo_label l[2] = { { "cpu", cpu },
+						   { "reason", reason_names[r] } };
+
+			expo_u64(e, "perfbuf_bpf_output_errors_total", l, 2, b[r]);
+		}
 	}
 }
 
@@ -122,31 +162,16 @@ static void render_cpus(const struct metrics *m, struct expo *e)
 		for (size_t i = 0; i < c.n; i++) {
 			struct expo_label l = { "cpu", cpu };
 
-			if (!shown(&c.st[i]))
+			if (!c.row[i].shown)
 				continue;
-			snprintf(cpu, sizeof(cpu), "%d", c.st[i].cpu);
+			snprintf(cpu, sizeof(cpu), "%d", c.row[i].cpu);
 			expo_u64(e, cpu_families[f].name, &l, 1,
-				 cpu_value(&c, &c.st[i], f));
+				 cpu_value(&c, &c.row[i], f));
 		}
-		if (f != F_LOST || !m->bpf)
-			continue;
-		expo_family(e, "perfbuf_bpf_output_errors_total", "counter",
-			    "bpf_perf_event_output() failures seen by the BPF side, by reason.");
-		for (size_t i = 0; i < c.n; i++) {
-			const __u64 *b = bpf_of(&c, c.st[i].cpu);
-
-			if (!shown(&c.st[i]))
-				continue;
-			snprintf(cpu, sizeof(cpu), "%d", c.st[i].cpu);
-			for (int r = 0; r < METRICS_REASONS; r++) {
-				struct expo_label l[2] = { { "cpu", cpu },
-							   { "reason", reason_names[r] } };
-
-				expo_u64(e, "perfbuf_bpf_output_errors_total", l, 2, b[r]);
-			}
-		}
+		if (f == F_LOST && m->bpf)
+			bpf_family(&c, e);
 	}
-	free(c.st);
+	free(c.row);
 	free(c.bpf);
 }
 
@@ -206,7 +231,7 @@ static void render(void *ctx, struct expo *e)
 		    "perfbuf's version, as a label; the value is 1.");
 	expo_u64(e, "perfbuf_build_info", &v, 1, 1);
 	if (__atomic_load_n(&m->ready, __ATOMIC_ACQUIRE)) {
-		if (m->pb)
+		if (m->npb)
 			render_cpus(m, e);
 		render_counters(m, e);
 	}

@@ -27,6 +27,8 @@
 "                       serve Prometheus metrics at http://ADDR:PORT/metrics\n" \
 "                       while running (ADDR: 127.0.0.1 unless given)\n"
 
+#define METRICS_MAX_PB 16
+
 /* fds the server may hold: its connections, listener, epoll, eventfd */
 #define METRICS_FDS (256 + 4)
 
@@ -57,7 +59,10 @@ struct metrics_server;
 struct metrics {
 	struct metrics_server *srv;
 	/* what there is to show: set before metrics_ready() */
-	const struct perfbuf *pb;	/* per-CPU series; NULL: none */
+	/* the collectors of the per-CPU series (a CPU's counts added up
+	 * over them); none: no per-CPU series */
+	const struct perfbuf *pb[METRICS_MAX_PB];
+	int npb;
 	metrics_bpf_fn bpf;		/* NULL: no BPF-side failures */
 	void *bpf_ctx;
 	const char *sink;	/* "text", "json", "nats", "capture"; NULL: none */

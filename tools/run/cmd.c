@@ -19,6 +19,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "metrics/metrics.h"
 #include "trace/sink.h"
 #include "trace/tool.h"		/* tracefs_ensure() */
 #include "run.h"
@@ -53,6 +54,7 @@ struct run {
 	struct trace_sink *sink;
 	struct run_capture *cap;	/* --record: no sink */
 	int fd;				/* the output */
+	struct metrics metrics;		/* --metrics */
 	__u64 to_write;			/* events handed to the sink */
 	bool stop;
 	unsigned char buf[65536 + 8];	/* a wrapped record made whole */
@@ -364,6 +366,21 @@ static int open_sink(struct run *run)
 	return 0;
 }
 
+/* --metrics: every perf map's collector (a ring buffer has no CPUs),
+ * the output; no BPF-side counts (the program is the user's) */
+static void metrics_sources(struct run *run)
+{
+	struct metrics *m = &run->metrics;
+
+	if (!m->srv)
+		return;
+	for (int i = 0; i < run->nmaps && m->npb < METRICS_MAX_PB; i++)
+		if (run->pb[i])
+			m->pb[m->npb++] = run->pb[i];
+	m->sink = run->cap ? "capture" : run->sink->ops->name;
+	metrics_ready(m);
+}
+
 static int setup(struct run *run)
 {
 	int err;
@@ -375,6 +392,9 @@ static int setup(struct run *run)
 	libbpf_set_print(run->o.verbose ? print_libbpf : NULL);
 	if (!run->o.attach && tracefs_ensure(run->o.prog))
 		return -ENOENT;
+	/* before the load: a port in use costs nothing */
+	if (run->o.metrics && metrics_start(&run->metrics, run->o.prog, run->o.metrics))
+		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
 		run->fd = cli_open_output(run->o.output);
 		if (run->fd < 0) {
@@ -395,7 +415,10 @@ static int setup(struct run *run)
 		if (err)
 			return err;
 	}
-	return open_sink(run);
+	err = open_sink(run);
+	if (!err)
+		metrics_sources(run);
+	return err;
 }
 
 /* Every reader once, without waiting */
@@ -412,12 +435,30 @@ static int consume(struct run *run)
 	return 0;
 }
 
+/* --metrics: the loop's counters, for the next scrape */
+static void publish(struct run *run)
+{
+	struct metrics_counts c = {};
+
+	if (!run->metrics.srv)
+		return;
+	if (run->cap) {
+		c.written = run_capture__records(run->cap);
+		c.sink_errors = run_capture__flush(run->cap) != 0;
+	} else {
+		c.written = run->sink->written;
+		c.sink_errors = run->sink->err != 0;
+	}
+	metrics_publish(&run->metrics, &c);
+}
+
 /* Until Ctrl-C, -d, -n or a failed output */
 static int run_loop(struct run *run)
 {
 	__u64 deadline = run->o.duration ?
 			 perfbuf_now_ns() + run->o.duration * 1000000000ULL : 0;
 	int wait_ms = run->o.latency ? run->o.latency : 10;
+	__u64 next_pub = 0;
 
 	while (!exiting && !run->stop) {
 		struct epoll_event evs[RUN_MAX_MAPS + 1];
@@ -435,6 +476,10 @@ static int run_loop(struct run *run)
 			break;
 		if (deadline && perfbuf_now_ns() >= deadline)
 			break;
+		if (perfbuf_now_ns() >= next_pub) {
+			publish(run);
+			next_pub = perfbuf_now_ns() + 100000000ULL;	/* 10 a second */
+		}
 	}
 	return 0;
 }
@@ -509,6 +554,7 @@ static int finish(struct run *run)
 			perfbuf__drain(run->pb[i]);
 	if (run->rb && !run->stop)
 		ring_buffer__consume(run->rb);
+	publish(run);	/* a scrape now shows the summary's counts */
 	if (run->cap)
 		return finish_capture(run);
 	wr = trace_sink__flush(run->sink);
@@ -520,6 +566,7 @@ static int finish(struct run *run)
 		err = -EIO;
 	}
 	summary(run, wr != 0);
+	publish(run);
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->maps[i].wrong_size)
 			fprintf(stderr, "%s: map %s: %llu record%s of the wrong size for struct %s (%zu bytes), not decoded\n",
@@ -533,6 +580,7 @@ static int finish(struct run *run)
 
 static void cleanup(struct run *run)
 {
+	metrics_stop(&run->metrics);	/* it reads the collectors */
 	run_capture__close(run->cap, NULL);	/* a run that never started */
 	trace_sink__end(run->sink);
 	run_decoder__free(run->dec);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "metrics/metrics.h"
 #include "run.h"
 
 static const char run_usage[] =
@@ -32,6 +33,7 @@ static const char run_usage[] =
 "      --pages N        ring pages per CPU, a power of two (default 256)\n"
 "      --latency MS     longest a record waits in a perf ring (default 10)\n"
 "      --unordered      each CPU's records as they come, not in time order\n"
+METRICS_USAGE
 "  -v, --verbose        libbpf's debug output (the verifier's log)\n"
 "  -h, --help           this help\n"
 "\n"
@@ -68,7 +70,7 @@ static const char attach_usage[] =
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --record, --json, --width N, --time CLOCK, --pages N, --latency MS,\n"
-"      --unordered\n"
+"      --unordered, --metrics [ADDR:]PORT\n"
 "                       as perfbuf run\n"
 "  -v, --verbose        libbpf's debug output\n"
 "  -h, --help           this help\n"
@@ -78,7 +80,7 @@ static const char attach_usage[] =
 
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
-       OPT_MAP_NAME, OPT_RECORD };
+       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS };
 
 static bool num(const struct run_opts *o, const char *opt, const char *arg,
 		long lo, long hi, long *out)
@@ -120,6 +122,7 @@ static bool set_option(int opt, const char *arg, struct run_opts *o)
 	case OPT_MAP_ID: return num(o, "--map-id", arg, 1, 0xffffffffL, &o->map_id);
 	case OPT_MAP_PINNED: o->map_pinned = arg; return true;
 	case OPT_MAP_NAME: o->map_name = arg; return true;
+	case OPT_METRICS: o->metrics = arg; return !metrics_check_addr(o->prog, arg);
 	case OPT_TIME:
 		if (!trace_time_parse(arg, &o->time))
 			return true;
@@ -186,6 +189,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "header", required_argument, NULL, OPT_HEADER },

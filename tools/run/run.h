@@ -71,6 +71,7 @@ struct run_opts {
 	enum trace_time time;
 	bool json, unordered, verbose, attach;
 	bool record;		/* --record: a capture file (-o) */
+	const char *metrics;	/* --metrics [ADDR:]PORT */
 };
 
 /* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */

@@ -600,7 +600,7 @@ static void metrics_sources(struct run *run)
 
 	if (!m->srv)
 		return;
-	m->pb = run->pb;
+	m->pb[m->npb++] = run->pb;
 	m->bpf = bpf_errors;
 	m->bpf_ctx = run->skel;
 	m->sink = run->o.record ? "capture" : run->sink->ops->name;
