@@ -4,7 +4,9 @@
  * frame reader and the per-CPU streams merged by time. Any bytes: no read
  * past the input, no hang, damage reported. The first byte picks the
  * record layout and the order; the rest is the file (given a capture
- * header when it has none, to reach the frames).
+ * header when it has none, to reach the frames). Every whole frame's
+ * CRC is made right first: else nearly every input stops at the CRC and
+ * the stream and ring readers behind it see only the seeds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +32,25 @@ static int touch(void *ctx, const struct perfbuf_record *rec)
 	for (size_t i = 0; i < rec->data2_sz; i++)
 		*sum += q[i];
 	return PERFBUF_CONTINUE;
+}
+
+/* The CRC of each frame that is whole, from the header on, as the
+ * writer would have computed it. */
+static void fix_crcs(unsigned char *buf, size_t len)
+{
+	struct cap_header h;
+	struct cap_frame f;
+	size_t pos;
+
+	memcpy(&h, buf, sizeof(h));
+	for (pos = h.header_size; pos + sizeof(f) <= len && pos >= h.header_size;) {
+		memcpy(&f, buf + pos, sizeof(f));
+		if (f.len > len - pos - sizeof(f))
+			return;
+		f.crc = cap_crc32(0, buf + pos + sizeof(f), (size_t)f.len);
+		memcpy(buf + pos, &f, sizeof(f));
+		pos += sizeof(f) + (size_t)f.len + ((8 - (f.len & 7)) & 7);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
@@ -58,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		return 0;
 	memcpy(buf, &h, n);
 	memcpy(buf + n, in, len);
+	if (n + len >= sizeof(h) && ((struct cap_header *)buf)->header_size >= sizeof(h))
+		fix_crcs(buf, n + len);
 	r = cap_reader__open_mem(buf, n + len, NULL, 0);
 	if (r) {
 		s = cap_stream__new(r, PERF_SAMPLE_RAW |
