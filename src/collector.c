@@ -295,8 +295,8 @@ static bool in_list(const int *list, int n, int cpu)
 /* Events were missed: make the channels match the online CPUs. */
 static void reconcile(struct perfbuf *pb)
 {
-	int *online = calloc(MAX_CPUS, sizeof(int));
-	int n = online ? perfbuf_cpus__online(online, MAX_CPUS) : -ENOMEM;
+	int *online = NULL;
+	int n = perfbuf_cpus_online_alloc(&online);
 
 	if (n < 0) {
 		pr_warn("CPU hotplug events were missed and the online CPUs cannot be read: %s\n",
@@ -648,10 +648,10 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 		else if ((err = add_fd(pb, pb->hotplug_fd, &pb->hotplug_fd)))
 			return err;
 	}
-	online = calloc(MAX_CPUS, sizeof(int));
-	if (!online)
-		return -ENOMEM;
-	n_on = perfbuf_cpus__online(online, MAX_CPUS);
+	/* exactly as many as it holds: n_on bounds every look into it */
+	n_on = perfbuf_cpus_online_alloc(&online);
+	if (n_on == -ENOMEM)
+		return n_on;
 	if (n_on < 0)
 		n_on = 0;	/* assume all online */
 	err = want ? slots_from_list(pb, want, OPTS_GET(opts, cpu_cnt, 0),

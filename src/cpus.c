@@ -67,3 +67,26 @@ int perfbuf_cpus__online(int *cpus, size_t max)
 {
 	return read_cpu_file("/sys/devices/system/cpu/online", cpus, max);
 }
+
+int perfbuf_cpus_online_alloc(int **out)
+{
+	size_t cap = 64;
+
+	for (;;) {
+		int *v = malloc(cap * sizeof(int)), n;
+
+		if (!v)
+			return -ENOMEM;
+		n = perfbuf_cpus__online(v, cap);
+		if (n >= 0 && (size_t)n <= cap) {
+			*out = v;
+			return n;
+		}
+		free(v);
+		if (n < 0)
+			return n;
+		/* more than room for: read again into as many (a CPU may
+		 * come online in between: then again) */
+		cap = (size_t)n;
+	}
+}

@@ -38,6 +38,11 @@ int perfbuf_out_copy(void *dst, const void *src, size_t known_sz);
 #define MAX_PAGE_CNT (1UL << 20)	/* 4 GiB of 4 KiB pages per ring */
 #define MAX_RECORD_SZ 0xfff8		/* largest 8-aligned u16 header.size */
 
+/* The online CPUs, read into an array of exactly their number, *@out
+ * (freed by the caller): a CPU coming online between a count and a read
+ * cannot make a caller read past its array. The count or a negative errno. */
+int perfbuf_cpus_online_alloc(int **out);
+
 /* perfbuf_ring__check_page_cnt(), with a warning naming what is wrong. */
 int perfbuf_check_page_cnt_log(size_t page_cnt);
 

@@ -48,6 +48,7 @@ static int sampler_cpus(const struct perfbuf_sampler_opts *o, int **cpus)
 {
 	int n;
 
+	*cpus = NULL;
 	if (o->cpus && o->cpu_cnt) {
 		*cpus = malloc(o->cpu_cnt * sizeof(int));
 		if (!*cpus)
@@ -62,13 +63,8 @@ static int sampler_cpus(const struct perfbuf_sampler_opts *o, int **cpus)
 		**cpus = -1;
 		return 1;
 	}
-	n = perfbuf_cpus__online(NULL, 0);
-	if (n <= 0)
-		return n < 0 ? n : -ENODEV;
-	*cpus = malloc((size_t)n * sizeof(int));
-	if (!*cpus)
-		return -ENOMEM;
-	return perfbuf_cpus__online(*cpus, (size_t)n);
+	n = perfbuf_cpus_online_alloc(cpus);
+	return n ? n : -ENODEV;
 }
 
 static int attach_prog(struct sampler_event *e, int prog_fd)
@@ -421,8 +417,21 @@ int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s, size_t idx,
 
 /* A CPU came (back) online: a new event for it, the old one (dead since
  * the CPU went away) closed once its ring was read. */
-static void cpu_online(struct perfbuf_sampler *s, int cpu)
+/* The last of an event about to be replaced: stopped, then every record
+ * in its ring handed over (a callback's stop too: the ring goes), so
+ * that none written since the last read is lost uncounted. */
+static void event_retire(struct consume_ctx *c, struct sampler_event *e,
+			 long *total)
 {
+	if (e->fd >= 0)
+		perfbuf_event__disable(e->fd, false);
+	for (int i = 0; e->ring && perfbuf_ring__avail(e->ring) && i < 1000; i++)
+		consume_event(c, e, total);
+}
+
+static void cpu_online(struct consume_ctx *c, int cpu, long *total)
+{
+	struct perfbuf_sampler *s = c->s;
 	struct sampler_event *e = NULL;
 	int err;
 
@@ -432,6 +441,7 @@ static void cpu_online(struct perfbuf_sampler *s, int cpu)
 	if (!e && !s->every_cpu)
 		return;
 	if (e) {
+		event_retire(c, e, total);
 		event_close(s, e);
 		err = event_open(s, e);
 	} else {
@@ -447,27 +457,33 @@ static void cpu_online(struct perfbuf_sampler *s, int cpu)
 	}
 }
 
-static void hotplug_events(struct perfbuf_sampler *s)
+/* Events for the CPUs that came online; records handed over on the way
+ * added to *@total. */
+static void hotplug_events(struct consume_ctx *c, long *total)
 {
-	int cpu, ret, online_cpus[4096], n;
+	struct perfbuf_sampler *s = c->s;
+	int cpu, ret, *online_cpus = NULL, n;
 	bool online;
 
 	while ((ret = hotplug_next(s->hotplug_fd, &cpu, &online)) > 0)
 		if (online)
-			cpu_online(s, cpu);
+			cpu_online(c, cpu, total);
 	if (ret != -ENOBUFS)
 		return;
 	/* notices were missed: every online CPU gets a fresh event */
-	n = perfbuf_cpus__online(online_cpus, 4096);
-	for (int i = 0; i < n && i < 4096; i++)
-		cpu_online(s, online_cpus[i]);
+	n = perfbuf_cpus_online_alloc(&online_cpus);
+	for (int i = 0; i < n; i++)
+		cpu_online(c, online_cpus[i], total);
+	free(online_cpus);
 }
 
 int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,
 			  perfbuf_sample_fn fn, void *ctx)
 {
+	struct consume_ctx c = { .s = s, .fn = fn, .ctx = ctx };
 	struct epoll_event evs[16];
 	bool hotplug = false;
+	long total = 0;
 	int n, ret;
 
 	n = epoll_wait(s->epfd, evs, 16, timeout_ms);
@@ -478,8 +494,11 @@ int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,
 	/* the rings first: a CPU's old ring is read before it is replaced */
 	ret = s->page_cnt ? perfbuf_sampler__consume(s, fn, ctx) : 0;
 	if (hotplug)
-		hotplug_events(s);
-	return ret;
+		hotplug_events(&c, &total);
+	if (ret < 0)
+		return ret;
+	total += ret;
+	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
 }
 
 int perfbuf_sampler__stats(const struct perfbuf_sampler *s,

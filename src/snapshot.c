@@ -43,6 +43,24 @@ static int pause_output(struct perfbuf_ring *r, bool pause)
 	return err;
 }
 
+/* Resume: tried again at once when it fails, for a ring left paused
+ * records nothing (the kernel only counts its losses) until the next
+ * snapshot pauses and resumes it. */
+static int resume_output(struct perfbuf_ring *r)
+{
+	int err = 0;
+
+	for (int i = 0; i < 3 && r->fd >= 0; i++) {
+		err = perfbuf_event__pause_output(r->fd, false);
+		if (!err)
+			return 0;
+	}
+	if (err)
+		pr_warn("ring (cpu %d): resuming output failed: %s; it records nothing until the next snapshot resumes it\n",
+			r->cpu, strerror(-err));
+	return err;
+}
+
 /* Copy [head, head + len) of @r to the start of @s->buf. */
 static void copy_out(struct ring_snap *s, const struct perfbuf_ring *r,
 		     __u64 head, size_t len)
@@ -108,7 +126,7 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s)
 	/* a writer that was inside perf_output when the pause came may have
 	 * moved head since: what it wrote over is the oldest part */
 	again = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
-	err = pause_output(r, false);
+	err = resume_output(r);
 	if (!s->buf)
 		return -ENOMEM;
 	if (r->snap_head - again > size) {

@@ -275,8 +275,20 @@ out:
 	unlink(cut);
 }
 
+
+/* A capture may hold more than 2^31 records: counted in an int, a count
+ * of 2^32 - 74 read as -EBADMSG (damage). Building such a file takes too
+ * long for a test: the type that counts them is checked. */
+TEST(record_count_is_64_bit)
+{
+	ASSERT_EQ(sizeof(cap_stream__fold(NULL, false, NULL, NULL)), 8,
+		  "cap_stream__fold() counts in 64 bits");
+}
+
+
 TEST_MAIN(
 	TEST_ENTRY(file_cut_while_read),
+	TEST_ENTRY(record_count_is_64_bit),
 	TEST_ENTRY(ordered_and_lost_trimmed),
 	TEST_ENTRY(every_cut),
 	TEST_ENTRY(damage_and_versions),

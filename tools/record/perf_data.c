@@ -551,6 +551,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 				 .attr_size = sizeof(struct file_attr) };
 	int n = pd->set->n, err = 0;
 	struct stat st;
+	long long folded;
 
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
@@ -563,10 +564,10 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	h.attrs = (struct file_section){ sizeof(h), (__u64)n * sizeof(struct file_attr) };
 	h.data.offset = h.attrs.offset + h.attrs.size + (__u64)n * 8;
 	write_head(pd, &h);
-	n = cap_stream__fold(s, true, on_record, pd);
-	res->stream_err = n == -EBADMSG ? n : 0;
+	folded = cap_stream__fold(s, true, on_record, pd);
+	res->stream_err = folded == -EBADMSG ? -EBADMSG : 0;
 	h.data.size = pd->data_bytes;
-	err = n < 0 && n != -EBADMSG ? n : 0;
+	err = folded < 0 && folded != -EBADMSG ? (int)folded : 0;
 	if (!err && !ferror(pd->f))
 		err = write_features(pd, m, &h);
 	/* the header last: with the sizes and features, it makes the file */

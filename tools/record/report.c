@@ -242,7 +242,7 @@ static int summary(struct report *rp)
 
 /* After the events: the capture's damage, or its missing end; 0 or 1.
  * @done: what happened to the events, "printed". */
-static int say_damage(struct report *rp, int n, const char *done)
+static int say_damage(struct report *rp, long long n, const char *done)
 {
 	int ret = 0;
 
@@ -262,7 +262,7 @@ static int say_damage(struct report *rp, int n, const char *done)
 /* Fold the capture through the pipe; 0, or 1 after saying what failed. */
 static int print_events(struct report *rp)
 {
-	int n = cap_stream__fold(rp->s, !rp->unordered, on_record, rp);
+	long long n = cap_stream__fold(rp->s, !rp->unordered, on_record, rp);
 	int wr = trace_sink__flush(rp->sink);
 
 	if (wr && wr != -EPIPE) {

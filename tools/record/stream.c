@@ -287,11 +287,14 @@ static struct cpu_stream *oldest(struct cap_stream *s)
 	return best;
 }
 
-static int fold_ordered(struct cap_stream *s, perfbuf_record_fn fn, void *ctx)
+/* Record counts are 64-bit: a capture may hold more than 2^31 records
+ * (an int count wrapped negative, read as an error). */
+static long long fold_ordered(struct cap_stream *s, perfbuf_record_fn fn,
+			      void *ctx)
 {
 	struct cpu_stream *c;
 	__u64 last = 0;
-	int n = 0;
+	long long n = 0;
 
 	for (size_t i = 0; i < s->n_cpus; i++)
 		advance(&s->cpus[i], true);
@@ -308,10 +311,10 @@ static int fold_ordered(struct cap_stream *s, perfbuf_record_fn fn, void *ctx)
 	return n;
 }
 
-static int fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
-			   void *ctx)
+static long long fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
+				 void *ctx)
 {
-	int n = 0;
+	long long n = 0;
 
 	for (size_t i = 0; i < s->n_order; i++) {
 		struct cpu_stream *c = cpu_of(s, s->order[i].cpu, false);
@@ -327,10 +330,11 @@ static int fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
 	return n;
 }
 
-int cap_stream__fold(struct cap_stream *s, bool ordered, perfbuf_record_fn fn,
-		     void *ctx)
+long long cap_stream__fold(struct cap_stream *s, bool ordered,
+			   perfbuf_record_fn fn, void *ctx)
 {
-	int n = ordered ? fold_ordered(s, fn, ctx) : fold_file_order(s, fn, ctx);
+	long long n = ordered ? fold_ordered(s, fn, ctx) :
+				fold_file_order(s, fn, ctx);
 
 	/* cut after the index: the records copied from past the end were zeros */
 	if (cap_reader__shrunk(s->r) && s->err >= 0)

@@ -24,8 +24,8 @@ struct cap_stream *cap_stream__new(struct cap_reader *r, __u64 sample_type,
  * @return records delivered, or -EBADMSG after delivering every record
  *         before the damage (cap_reader__error() says where)
  */
-int cap_stream__fold(struct cap_stream *s, bool ordered, perfbuf_record_fn fn,
-		     void *ctx);
+long long cap_stream__fold(struct cap_stream *s, bool ordered,
+			   perfbuf_record_fn fn, void *ctx);
 /* Statistics of the @i-th CPU seen (false past the last). */
 bool cap_stream__stats(const struct cap_stream *s, size_t i, int *cpu,
 		       struct perfbuf_ring_stats *st);

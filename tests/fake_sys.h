@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Races and faults the kernel does not produce on demand, for the library
+ * linked into a test (statically): this binary's open(), ioctl() and
+ * recvmsg() take the place of libc's. They pass every call through to the
+ * system call unless a test arms them:
+ *   - the online CPU list changing between two reads (a CPU coming online
+ *     between a count and a read): successive contents of
+ *     /sys/devices/system/cpu/online, the last one repeated;
+ *   - one ioctl request failing (a resume after a snapshot);
+ *   - a uevent socket's receive failing with ENOBUFS (notices missed),
+ *     after a hook has run (records written meanwhile).
+ * Include it in one test file per binary; disarm with fake_sys_reset().
+ */
+#ifndef FAKE_SYS_H
+#define FAKE_SYS_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct {
+	const char *online[4];	/* NULL-terminated contents, last repeats */
+	int online_reads;	/* opens served */
+	unsigned long ioctl_req;	/* fail this request ... */
+	unsigned long ioctl_arg;	/* ... with this argument ... */
+	int ioctl_errno;		/* ... with this errno, */
+	int ioctl_fails;		/* this many times */
+	int recvmsg_errno;	/* next recvmsg() on a netlink socket fails */
+	void (*recvmsg_hook)(void);	/* run first */
+} fake;
+
+static inline void fake_sys_reset(void)
+{
+	memset(&fake, 0, sizeof(fake));
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & (O_CREAT | O_TMPFILE))
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	if (fake.online[0] && !strcmp(path, "/sys/devices/system/cpu/online")) {
+		int i = 0, fd;
+
+		while (i < fake.online_reads && i < 3 && fake.online[i + 1])
+			i++;
+		fake.online_reads++;
+		fd = memfd_create("online", MFD_CLOEXEC);
+		if (fd >= 0 && (write(fd, fake.online[i], strlen(fake.online[i])) < 0 ||
+				lseek(fd, 0, SEEK_SET) < 0)) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (fake.ioctl_fails && req == fake.ioctl_req && arg == fake.ioctl_arg) {
+		fake.ioctl_fails--;
+		errno = fake.ioctl_errno;
+		return -1;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (fake.recvmsg_errno && !getsockname(fd, (struct sockaddr *)&ss, &len) &&
+	    ss.ss_family == AF_NETLINK) {
+		int err = fake.recvmsg_errno;
+
+		fake.recvmsg_errno = 0;
+		if (fake.recvmsg_hook)
+			fake.recvmsg_hook();
+		errno = err;
+		return -1;
+	}
+	return syscall(SYS_recvmsg, fd, msg, flags);
+}
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The library's findings of issue 17, each as it happens: a CPU coming
+ * online between two reads of the online list, an online list longer
+ * than a buffer, a resume that fails after a snapshot, uevents missed
+ * (ENOBUFS) while records wait in the rings. What the kernel does not do
+ * on demand is made to happen by tests/fake_sys.h.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "fake_sys.h"
+#include "perfbuf.h"
+#include "emit_util.h"
+#include "test.h"
+
+static void touch_new_pages(int n)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, ps * n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	for (int i = 0; i < n; i++)
+		((volatile char *)p)[i * ps] = 1;
+	munmap(p, ps * n);
+}
+
+/* The sampler counted the online CPUs (1), allocated, then read them
+ * again (2: one came online) and went through 2 entries of its 1. */
+TEST(sampler_cpu_online_between_reads)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev, .kind = PERFBUF_EV_SOFTWARE,
+		     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000000,
+		     .sample_type = PERF_SAMPLE_IP);
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 1);
+	struct perfbuf_sampler *s;
+
+	TEST_NEED_ROOT();
+	if (!emit_cpus01_online())
+		TEST_SKIP("needs CPUs 0 and 1 online");
+	fake.online[0] = "0\n";
+	fake.online[1] = "0-1\n";
+	s = perfbuf_sampler__new(&ev, &so);
+	fake_sys_reset();
+	if (!ASSERT_OK_PTR(s, "sampler"))
+		return;
+	ASSERT_EQ(perfbuf_sampler__cnt(s), 1, "one event: the list as read once");
+	ASSERT_EQ(perfbuf_sampler__cpu(s, 0), 0, "on CPU0");
+	perfbuf_sampler__free(s);
+}
+
+static int ignore(void *ctx, const struct perfbuf_record *rec)
+{
+	(void)ctx;
+	(void)rec;
+	return PERFBUF_CONTINUE;
+}
+
+/* 9,000 online CPUs, CPU1 the last: the collector's 8,192-entry buffer
+ * held 8,192 of them, and the look-ups went on past it. */
+TEST(collector_online_list_past_buffer)
+{
+	struct emit *skel;
+	struct perfbuf *pb = NULL;
+	int slot1 = -1;
+
+	TEST_NEED_ROOT();
+	if (!emit_cpus01_online())
+		TEST_SKIP("needs CPUs 0 and 1 online");
+	skel = emit_load(0);
+	if (!ASSERT_OK_PTR(skel, "emit_load"))
+		return;
+	fake.online[0] = "2-9000,1\n";
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), ignore, NULL, NULL);
+	fake_sys_reset();
+	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+		goto out;
+	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++)
+		if (perfbuf__ring_cpu(pb, i) == 1)
+			slot1 = (int)i;
+	if (ASSERT_GE(slot1, 0, "a slot for CPU1")) {
+		ASSERT_GE(perfbuf__ring_fd(pb, (size_t)slot1), 0,
+			  "CPU1, listed online at entry 9000: its ring");
+		ASSERT_EQ(perfbuf__ring_fd(pb, (size_t)!slot1), -ENODEV,
+			  "CPU0, not listed: none yet");
+	}
+out:
+	perfbuf__free(pb);
+	emit__destroy(skel);
+}
+
+static int count_samples(void *ctx, const struct perfbuf_record *rec)
+{
+	if (rec->kind == PERFBUF_REC_OTHER && rec->type == PERF_RECORD_SAMPLE)
+		++*(int *)ctx;
+	return PERFBUF_CONTINUE;
+}
+
+/* A resume that fails once after a snapshot: the ring must record again
+ * at once, not only from the next snapshot on. */
+TEST(snapshot_resume_retried)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev, .kind = PERFBUF_EV_SOFTWARE,
+		     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		     .sample_type = PERF_SAMPLE_IP, .write_backward = true,
+		     .disabled = true, .exclude_kernel = true, .exclude_hv = true);
+	PERFBUF_OPTS(perfbuf_ring_opts, ro, .overwrite = true);
+	struct perfbuf_ring *r;
+	int fd, n = 0;
+
+	TEST_NEED_ROOT();
+	fd = perfbuf_event__open(&ev, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "page-fault event"))
+		return;
+	r = perfbuf_ring__new_opts(fd, 8, &ro);
+	if (!ASSERT_OK_PTR(r, "overwrite ring"))
+		goto out;
+	perfbuf_ring__set_sample_type(r, PERF_SAMPLE_IP, false);
+	perfbuf_event__enable(fd, false);
+	touch_new_pages(10);
+	fake.ioctl_req = PERF_EVENT_IOC_PAUSE_OUTPUT;
+	fake.ioctl_arg = 0;		/* resume */
+	fake.ioctl_errno = EIO;
+	fake.ioctl_fails = 1;
+	ASSERT_GE(perfbuf_ring__snapshot(r, count_samples, &n), 0,
+		  "snapshot: the resume's one failure got over");
+	ASSERT_GE(n, 10, "the faults before it");
+	fake_sys_reset();
+	n = 0;
+	touch_new_pages(10);		/* before any other snapshot */
+	perfbuf_event__disable(fd, false);
+	ASSERT_GE(perfbuf_ring__snapshot(r, count_samples, &n), 0, "snapshot");
+	ASSERT_GE(n, 10, "the faults after it: the ring was resumed");
+	/* a resume that keeps failing: said, as an error */
+	fake.ioctl_req = PERF_EVENT_IOC_PAUSE_OUTPUT;
+	fake.ioctl_errno = EIO;
+	fake.ioctl_fails = 100;
+	ASSERT_EQ(perfbuf_ring__snapshot(r, count_samples, &n), -EIO,
+		  "a resume that fails for good: -EIO");
+	fake_sys_reset();
+out:
+	perfbuf_ring__free(r);
+	close(fd);
+}
+
+/* Missed uevents (ENOBUFS) make the sampler reopen every online CPU's
+ * event; the records written since the last read (here: 100 page faults
+ * while the notices are read) must be handed over first, not dropped
+ * with the old ring uncounted. */
+static void fault_100(void)
+{
+	touch_new_pages(100);
+}
+
+static int count_parsed(void *ctx, const struct perfbuf_sample *s)
+{
+	if (s->type == PERF_RECORD_SAMPLE)
+		++*(int *)ctx;
+	return PERFBUF_CONTINUE;
+}
+
+TEST(sampler_enobufs_drains_before_reopen)
+{
+	static const int cpus[] = { 0, 1 };
+	PERFBUF_OPTS(perfbuf_event_opts, ev, .kind = PERFBUF_EV_SOFTWARE,
+		     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		     .exclude_kernel = true, .exclude_hv = true);
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .pid = getpid(), .cpus = cpus,
+		     .cpu_cnt = 2, .page_cnt = 16);
+	struct perfbuf_sampler *s;
+	int n = 0, fd, got = 0;
+
+	TEST_NEED_ROOT();
+	if (!emit_cpus01_online())
+		TEST_SKIP("needs CPUs 0 and 1 online");
+	s = perfbuf_sampler__new(&ev, &so);
+	if (!ASSERT_OK_PTR(s, "sampler"))
+		return;
+	while (perfbuf_sampler__poll(s, 0, count_parsed, &n) > 0)
+		;
+	fake.recvmsg_errno = ENOBUFS;
+	fake.recvmsg_hook = fault_100;
+	/* a uevent of CPU0 ("change": not a hotplug) wakes the sampler */
+	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
+	if (fd < 0 || write(fd, "change", 6) != 6) {
+		test__skip = "cannot make a uevent here";
+		goto out;
+	}
+	for (int i = 0; i < 50 && fake.recvmsg_errno; i++) {
+		int r = perfbuf_sampler__poll(s, 100, count_parsed, &got);
+
+		if (!ASSERT_GE(r, 0, "poll"))
+			break;
+	}
+	if (!ASSERT_EQ(fake.recvmsg_errno, 0, "the uevent came, ENOBUFS seen"))
+		goto out;
+	while (perfbuf_sampler__poll(s, 0, count_parsed, &got) > 0)
+		;
+	ASSERT_GE(got, 100, "the 100 faults of the missed notices delivered");
+	ASSERT_EQ(perfbuf_sampler__cnt(s), 2, "both events reopened");
+out:
+	if (fd >= 0)
+		close(fd);
+	fake_sys_reset();
+	perfbuf_sampler__free(s);
+}
+
+TEST_MAIN(
+	TEST_ENTRY(sampler_cpu_online_between_reads),
+	TEST_ENTRY(collector_online_list_past_buffer),
+	TEST_ENTRY(snapshot_resume_retried),
+	TEST_ENTRY(sampler_enobufs_drains_before_reopen),
+)
