@@ -227,6 +227,13 @@ else
 endif
 
 # bpftrace and gnuplot-nox (and tracefs) for the comparison and the plot
+# the C consumer the python part drives through ctypes (python/bench/)
+$(OUTPUT)/python/c_reader.so: python/bench/c_reader.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -shared -fvisibility=default -o $@ $< -lbpf
+all: $(OUTPUT)/python/c_reader.so
+
 bench: all
 	$(Q)scripts/setup.sh --bench
 	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what perfbuf needs (Debian, as root) and mount tracefs.
 #   scripts/setup.sh               build/test dependencies + tracefs
-#   scripts/setup.sh --bench       also bpftrace and gnuplot for `make bench`
+#   scripts/setup.sh --bench       also bpftrace and gnuplot for `make bench`,
+#                                  and kernel headers for bcc (python part)
 #   scripts/setup.sh --tracefs-only
 set -euo pipefail
 
@@ -57,3 +58,24 @@ if [[ ! -e /sys/kernel/tracing/events ]]; then
 		echo "setup: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing" >&2
 	fi
 fi
+
+# bcc (the bench's Python peer) compiles its programs against kernel headers
+# found at /lib/modules/$(uname -r)/{build,source}: this kernel has no
+# package of its own, so Debian 12's newest 6.1 headers stand in (the
+# bench's programs use no kernel struct). Headers only: no kernel installed.
+bcc_headers() {
+	local mod=/lib/modules/$(uname -r) v
+	[[ -e $mod/build/include/linux/kconfig.h || -e $mod/source/include/linux/kconfig.h ]] && return
+	v=$(apt-cache search '^linux-headers-6\.1\.0-[0-9]*-amd64$' |
+		sed -n 's/^linux-headers-\(6\.1\.0-[0-9]*\)-amd64 .*/\1/p' | sort -t- -k2 -n | tail -1)
+	if [[ -z $v ]] || ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "linux-headers-$v-amd64" >/dev/null 2>&1; then
+		echo "setup: no Debian 6.1 kernel headers: the bench's bcc rows will say unavailable" >&2
+		return
+	fi
+	mkdir -p "$mod"
+	ln -sfn "/usr/src/linux-headers-$v-amd64" "$mod/build"
+	ln -sfn "/usr/src/linux-headers-$v-common" "$mod/source"
+}
+[[ $mode == --bench && $(id -u) == 0 && $(uname -m) == x86_64 ]] && bcc_headers
+exit 0

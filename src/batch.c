@@ -20,6 +20,7 @@ struct perfbuf_batch {
 	__u64 lost[LOST_CAP];
 	size_t lost_cnt;
 	__u64 lost_total, late, notices;
+	__u32 uniform;		/* the samples' one size, 0 when they differ */
 	bool full;
 };
 
@@ -66,6 +67,7 @@ void perfbuf_batch__reset(struct perfbuf_batch *b)
 {
 	b->cnt = b->data_len = b->lost_cnt = 0;
 	b->lost_total = b->late = b->notices = 0;
+	b->uniform = 0;
 	b->full = false;
 }
 
@@ -77,6 +79,10 @@ static int batch_add_sample(struct perfbuf_batch *b,
 	b->offset[i] = b->data_len;
 	b->size[i] = n;
 	b->cpu[i] = rec->cpu;
+	if (i == 0)
+		b->uniform = n;
+	else if (b->uniform != n)
+		b->uniform = 0;
 	b->time_ns[i] = rec->time_ns;
 	perfbuf_record__copy(rec, b->data + b->data_len, n);
 	/* 8-aligned payloads: numpy reads their fields in place */
@@ -132,5 +138,7 @@ int perfbuf_batch__view(const struct perfbuf_batch *b,
 	all.late = b->late;
 	all.notices = b->notices;
 	all.full = b->full;
+	all.uniform = b->uniform;
+	all.stride = (b->uniform + 7) & ~7u;
 	return OUT_COPY(v, &all);
 }

@@ -71,6 +71,9 @@ struct perfbuf_batch_view {
 	__u64 late;		/* ordered: samples flagged PERFBUF_RECF_LATE */
 	__u64 notices;		/* CPU_ONLINE and CPU_OFFLINE records */
 	bool full;		/* the last record filled it: more may wait */
+	__u32 uniform;		/* every sample's size when all are the same
+				 * (then offset[i] = i * stride), else 0 */
+	__u32 stride;		/* uniform: the payloads' 8-aligned spacing */
 };
 
 /**

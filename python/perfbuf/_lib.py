@@ -40,7 +40,8 @@ class BatchView(ctypes.Structure):
                 ("cpu", ctypes.POINTER(c_s32)), ("time_ns", ctypes.POINTER(c_u64)),
                 ("lost_cnt", c_size), ("lost_cpu", ctypes.POINTER(c_s32)),
                 ("lost", ctypes.POINTER(c_u64)), ("lost_total", c_u64), ("late", c_u64),
-                ("notices", c_u64), ("full", c_bool)]
+                ("notices", c_u64), ("full", c_bool),
+                ("uniform", c_u32), ("stride", c_u32)]
 
 
 class Field(ctypes.Structure):

@@ -27,11 +27,15 @@ class Batch:
     """Every record one drain delivered: samples and losses."""
 
     def __init__(self, view, timestamps):
-        n = view.cnt
+        n = self._n = view.cnt
         self._data = np.frombuffer(ctypes.string_at(view.data, view.data_bytes)
                                    if n else b"", dtype=np.uint8)
-        self._offset = _array(view.offset, n, np.int64)
-        self._size = _array(view.size, n, np.int64)
+        self._uniform, self._stride = view.uniform, view.stride
+        if self._uniform:       # offsets and sizes follow: made when asked
+            self._offset = self._size = None
+        else:
+            self._offset = _array(view.offset, n, np.int64)
+            self._size = _array(view.size, n, np.int64)
         self.cpu = _array(view.cpu, n, np.int32)
         self.time_ns = _array(view.time_ns, n, np.uint64) if timestamps else None
         self.lost = int(view.lost_total)
@@ -43,7 +47,13 @@ class Batch:
         self.short = 0
 
     def __len__(self):
-        return len(self._size)
+        return self._n
+
+    def _layout(self):
+        if self._size is None:
+            self._offset = np.arange(self._n, dtype=np.int64) * self._stride
+            self._size = np.full(self._n, self._uniform, dtype=np.int64)
+        return self._offset, self._size
 
     def __repr__(self):
         return "<perfbuf.Batch %d samples, %d lost>" % (len(self), self.lost)
@@ -51,13 +61,13 @@ class Batch:
     @property
     def sizes(self):
         """Payload bytes of each sample (the kernel pads to 4 mod 8)."""
-        return self._size
+        return self._layout()[1]
 
     @property
     def raw(self):
         """The payloads as a list of bytes."""
-        d = self._data
-        return [d[o:o + s].tobytes() for o, s in zip(self._offset.tolist(), self._size.tolist())]
+        d, (off, size) = self._data, self._layout()
+        return [d[o:o + s].tobytes() for o, s in zip(off.tolist(), size.tolist())]
 
     def array(self, dtype):
         """The payloads as a numpy structured array of @dtype (a copy: it
@@ -68,16 +78,23 @@ class Batch:
         n = len(self)
         if isz == 0:
             raise ValueError("perfbuf: dtype %s has no size" % dt)
-        fits = self._size >= isz
+        if self._uniform >= isz:
+            # one size for all: a strided view of the packed payloads, copied
+            self.short = 0
+            rows = np.ndarray((n, isz), dtype=np.uint8, buffer=self._data,
+                              strides=(self._stride, 1))
+            return rows.copy().view(dt).reshape(n)
+        off, size = self._layout()
+        fits = size >= isz
         k = int(np.count_nonzero(fits))
         self.short = n - k
         if n and k == 0:
             raise ValueError("perfbuf: dtype of %d bytes is larger than every record "
                              "(the largest is %d bytes): use the record's type "
-                             "(Object.dtype) or a smaller dtype" % (isz, int(self._size.max())))
+                             "(Object.dtype) or a smaller dtype" % (isz, int(size.max())))
         if k == 0:
             return np.empty(0, dt)
-        off = self._offset[fits] if k < n else self._offset
+        off = off[fits] if k < n else off
         stride = int(off[1] - off[0]) if k > 1 else isz
         if stride >= isz and (k == 1 or bool(np.all(np.diff(off) == stride))):
             # one size for all: a strided view of the packed payloads

@@ -29,6 +29,8 @@
  *                  the time to name 10 k stacks
  *   record.c       `perfbuf record` against `trace --json` on the storm, a
  *                  full ring drained to a file (file_drain.c), report's rate
+ *   python.c       the Python package's numpy batches against bcc's Python
+ *                  reader and a C consumer
  * A new part: a file with `int bench_NAME(void)` that prints its tables with
  * emit_md() (table.c), declared below, and a line in bench_parts[].
  */
@@ -88,6 +90,7 @@ int bench_trace(void);		/* vs_bpftrace.c */
 int bench_filter(void);		/* vs_bpftrace.c */
 int bench_profile(void);	/* profile.c, with bench_symbolize() */
 int bench_record(void);		/* record.c */
+int bench_python(void);		/* python.c: the Python package vs bcc and C */
 
 /* ---- peers.c: one measurement ----------------------------------------- */
 

@@ -36,6 +36,7 @@ static const struct bench_part {
 	{ "filter", bench_filter, true },
 	{ "profile", bench_profile },
 	{ "record", bench_record },
+	{ "python", bench_python },
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 
