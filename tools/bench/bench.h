@@ -31,6 +31,8 @@
  *                  full ring drained to a file (file_drain.c), report's rate
  *   python.c       the Python package's numpy batches against bcc's Python
  *                  reader and a C consumer
+ *   run.c          `perfbuf run --json` of a typed object against `trace
+ *                  --json` on the storm: decode rates
  * A new part: a file with `int bench_NAME(void)` that prints its tables with
  * emit_md() (table.c), declared below, and a line in bench_parts[].
  */
@@ -91,6 +93,7 @@ int bench_filter(void);		/* vs_bpftrace.c */
 int bench_profile(void);	/* profile.c, with bench_symbolize() */
 int bench_record(void);		/* record.c */
 int bench_python(void);		/* python.c: the Python package vs bcc and C */
+int bench_run(void);		/* run.c */
 
 /* ---- peers.c: one measurement ----------------------------------------- */
 

@@ -37,6 +37,7 @@ static const struct bench_part {
 	{ "profile", bench_profile },
 	{ "record", bench_record },
 	{ "python", bench_python },
+	{ "run", bench_run },
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 

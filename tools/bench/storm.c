@@ -63,9 +63,13 @@ double run_storm(double secs, bool cycle, __u64 *calls)
  * 2 s when @ready is NULL (perf record says nothing). */
 pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 {
-	pid_t pid = fork();
 	char buf[4096];
+	pid_t pid;
 
+	/* a previous run's log saying @ready would start the storm before
+	 * this tracer attached */
+	unlink(log);
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
