@@ -82,7 +82,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(BENCH_SRCS),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
-FUZZ_TARGETS := ring format json capture sample filter
+FUZZ_TARGETS := ring format json capture sample filter type
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-tracefs clean fuzz
@@ -314,6 +314,7 @@ clean:
 #   json    the JSON string escaper of perfbuf trace
 #   capture the capture file reader of perfbuf report
 #   filter  trace --filter: the parser and the compiler
+#   type    a record type read from a capture, and records decoded by it
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
@@ -323,7 +324,7 @@ FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.
 		     sink_text.c sink_json.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
-$(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
+$(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample $(OUTPUT)/fuzz_type: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
 

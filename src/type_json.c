@@ -122,9 +122,15 @@ static void json_array(const struct perfbuf_type *t, int idx, const char *p,
 		       size_t sz, struct jout *o)
 {
 	const struct perfbuf_field *f = &t->f[idx];
-	const struct perfbuf_field *e = &t->f[f->first_child];
-	size_t esz = e->size, n = f->nelem;
+	const struct perfbuf_field *e;
+	size_t esz, n = f->nelem;
 
+	if (f->nchildren != 1 || f->first_child <= idx || f->first_child >= t->n) {
+		put(o, "[]", 2);	/* not an array we built */
+		return;
+	}
+	e = &t->f[f->first_child];
+	esz = e->size;
 	if (!esz || !n || n * esz > sz)	/* flexible or cut: what is there */
 		n = esz ? sz / esz : 0;
 	put(o, "[", 1);

@@ -58,6 +58,21 @@ size_t perfbuf_type__to_text(const struct perfbuf_type *t, char *buf, size_t sz)
 	return o.len;
 }
 
+/* No deeper than a type built from BTF or DWARF can be: a decoder's
+ * recursion stays bounded */
+static bool depth_valid(const struct perfbuf_type *t)
+{
+	unsigned char *depth = calloc((size_t)(unsigned int)t->n, 1);
+	bool ok = depth != NULL;
+
+	for (int i = 1; ok && i < t->n; i++) {
+		depth[i] = depth[t->f[i].parent] + 1;
+		ok = depth[i] <= 2 * TYPE_MAX_DEPTH;
+	}
+	free(depth);
+	return ok;
+}
+
 /* Every index in range, children after their parent and pointing back
  * to it (no cycles), sizes that a decoder can trust */
 static bool text_valid(const struct perfbuf_type *t)
@@ -71,6 +86,11 @@ static bool text_valid(const struct perfbuf_type *t)
 		    (i && (f->parent < 0 || f->parent >= i)) || f->nchildren < 0 ||
 		    f->bit_offset > 63 || f->bit_size > 64 || f->size > (1U << 24) ||
 		    f->offset > (1U << 24))
+			return false;
+		/* an array has its element; only structs and unions more */
+		if (f->kind == PERFBUF_FIELD_ARRAY ? f->nchildren != 1 :
+		    f->kind != PERFBUF_FIELD_STRUCT && f->kind != PERFBUF_FIELD_UNION &&
+		    f->nchildren)
 			return false;
 		if (!f->nchildren)
 			continue;
@@ -131,7 +151,7 @@ struct perfbuf_type *perfbuf_type__from_text(const char *text)
 			err = text_line(t, line);
 		}
 	}
-	if (!err && (!t->f[0].kind || !text_valid(t)))
+	if (!err && (!t->f[0].kind || !text_valid(t) || !depth_valid(t)))
 		err = -EINVAL;
 	if (err) {
 		perfbuf_type__free(t);

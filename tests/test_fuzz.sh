@@ -7,7 +7,7 @@ seeds=$(dirname "$0")/fuzz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for t in ring format json capture sample filter; do
+for t in ring format json capture sample filter type; do
 	f=$BUILD/fuzz_$t
 	if [[ ! -x $f ]]; then
 		fail "fuzz_$t" "$f not built: run 'make check'"
