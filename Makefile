@@ -198,6 +198,15 @@ $(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlin
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Itests/bpf -c $< -o $@
 
+# The examples' BPF objects, built here too: tests/test_bpf_load.c loads
+# every program the project ships on the running kernel
+EXAMPLE_BPF_OBJS := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c))
+all: $(EXAMPLE_BPF_OBJS)
+$(EXAMPLE_BPF_OBJS): $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Iexamples -c $< -o $@
+
 # Known call paths for the tests of `perfbuf profile`: frame pointers in
 # every function, leaves too (gcc 12 ignores -mno-omit-leaf-frame-pointer)
 all: $(OUTPUT)/tests/profile_target

@@ -75,20 +75,27 @@ static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
 	r->cpu = bpf_get_smp_processor_id();
 	r->size = size;
 	for (__u32 i = 0; i < EMIT_MAX_BATCH && i < n; i++) {
+		__u64 len = size;
 		long err;
 
+		/* bounded again in the register the helper gets: clang keeps
+		 * size on the stack and checked a copy of it, and verifiers
+		 * before 6.8 or so do not carry a copy's bounds back to the
+		 * stack slot (6.1: "R5 min value is negative") */
+		barrier_var(len);
+		if (len > EMIT_MAX_SIZE)
+			len = EMIT_MAX_SIZE;
 		r->seq = s->seq++;
 		r->time_ns = bpf_ktime_get_ns();
 		st->attempts++;
 		if (ringbuf) {
 			/* a full BPF ring buffer says -EAGAIN */
-			err = bpf_ringbuf_output(&rb, s->buf, size, 0);
+			err = bpf_ringbuf_output(&rb, s->buf, len, 0);
 			if (err == -EAGAIN)
 				err = -ENOSPC;
 		} else {
 			err = bpf_perf_event_output(ctx, &events,
-						    BPF_F_CURRENT_CPU, s->buf,
-						    size);
+						    BPF_F_CURRENT_CPU, s->buf, len);
 		}
 		count(st, err);
 	}

@@ -14,6 +14,6 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; failed=1; }
 skip() { echo "SKIP $1 ($2)"; }
 # check NAME COND...: PASS if the command succeeds, FAIL otherwise
-check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; return 1; fi; }
 need_root() { [[ $(id -u) == 0 ]]; }
 finish() { exit $failed; }

@@ -6,9 +6,9 @@
 # lines, indented. "DONE" last: the host knows the run was complete.
 dir=$1 build=$2
 res=/dev/ttyS1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 cd "$dir" || { echo "FAIL vm_guest: no $dir in the guest" >$res; exit 1; }
 mount -t tracefs nodev /sys/kernel/tracing
-mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
 echo "KERNEL $(uname -r)" >$res

@@ -1,8 +1,44 @@
 # Sourced by each guest test tests/vm/t_NAME.sh (see tests/vm/vm.sh): the
-# host tests' helpers, a scratch directory, the kernel series in $KVER.
+# host tests' helpers (pass, fail, skip, check, finish, json_check), a
+# scratch directory $tmp, the kernel series in $KVER, and:
+#   vm_trace OUT WORKLOAD -- TRACE_ARGS...
+#	perfbuf trace TRACE_ARGS in the background (--json added), waits until
+#	it has attached (TCG is slow: up to 120 s), runs WORKLOAD (a shell
+#	command), stops it with SIGINT; its stdout in OUT, stderr in OUT.err,
+#	its exit status in $trc
+#   pbdd FILE BS: reads FILE with one read() of BS bytes, as the command
+#	pbvm_dd (a copy of dd: --comm pbvm_dd selects it)
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 tmp=$(mktemp -d)
 tpid=
 trap '[[ -n $tpid ]] && kill $tpid 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../trace_lib.sh"
 KVER=${KVER:-$(uname -r | cut -d. -f1,2)}
+cp /bin/dd "$tmp/pbvm_dd"
+
+pbdd() { "$tmp/pbvm_dd" if="$1" of=/dev/null bs="$2" count=1 status=none; }
+
+vm_trace() {
+	local out=$1 work=$2
+	shift 3
+	: >"$out" && : >"$out.err"
+	"$PERFBUF" trace --json "$@" >"$out" 2>"$out.err" &
+	tpid=$!
+	for _ in $(seq 1200); do
+		grep -q '^Attached' "$out.err" && break
+		kill -0 $tpid 2>/dev/null || break
+		sleep 0.1
+	done
+	eval "$work"
+	sleep 0.5
+	kill -INT $tpid 2>/dev/null
+	wait $tpid
+	trc=$?
+	tpid=
+}
+# events FILE PROBE: the event objects of PROBE, one JSON line each
+events() { grep '"type":"event"' "$1" | grep -F "\"probe\":\"$2\""; }
+# show FILE: what a trace printed, for a failing check
+show() { echo "--- $1:"; head -c 2000 "$1"; echo "--- stderr:"; head -c 1000 "$1.err"; }
+# jcheck FILE EXPR: json_check with EXPR over several lines
+jcheck() { json_check "$1" "($2)"; }

@@ -18,7 +18,7 @@
 # opened, a byte count it wrote). Anything it writes outside /tmp is on the
 # overlay, gone at power-off. Run one test: tests/vm/vm.sh build 6.1 NAME
 # (PBTESTS="a b" selects several); a failing test's output is shown here.
-#   VM_TIMEOUT  seconds per kernel before the VM is killed (default 360)
+#   VM_TIMEOUT  seconds per kernel before the VM is killed (default 600)
 #   VM_ACCEL    kvm or tcg (default: kvm when it works)
 set -u
 build=$(realpath "${1:?usage: $0 BUILD SERIES [TEST...]}")
@@ -77,13 +77,13 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2048 -nodefaults \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host >"$run/qemu.log" 2>&1 &
 qpid=$!
 boot=
-deadline=$((SECONDS + ${VM_TIMEOUT:-360}))
+deadline=$((SECONDS + ${VM_TIMEOUT:-600}))
 while kill -0 $qpid 2>/dev/null; do
 	if [[ -z $boot ]] && grep -q '^KERNEL' "$run/res"; then
 		boot=$((($(date +%s%N) - start) / 1000000))
 	fi
 	if ((SECONDS > deadline)); then
-		echo "vm: $series: killed after ${VM_TIMEOUT:-360} s" >>"$run/console"
+		echo "vm: $series: killed after ${VM_TIMEOUT:-600} s" >>"$run/console"
 		kill $qpid
 		break
 	fi

@@ -40,7 +40,23 @@ void trace_decoder__set_stacks(struct trace_decoder *d, bool kernel, bool user,
 	d->name_ctx = ctx;
 }
 
-/* @n u64 addresses at data + @off named into @out; the count, or 0 when
+/* A kernel frame of the BPF side of a probe: the program, the fentry
+ * trampoline, the raw tracepoint's runner (bpf_trace_run2: a syscall
+ * tracepoint is the raw one, sys_enter, underneath). They come first on
+ * the stack, before the function or tracepoint traced. */
+static bool bpf_frame(const char *name)
+{
+	static const char *const pfx[] = { "bpf_prog_", "bpf_trampoline_",
+					   "bpf_trace_run", "__bpf_trace_" };
+
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (name && !strncmp(name, pfx[i], strlen(pfx[i])))
+			return true;
+	return false;
+}
+
+/* @n u64 addresses at data + @off named into @out, less the BPF frames
+ * on top of a kernel stack; the count, or 0 when
  * they are not all inside the record's @data_sz bytes. A record whose
  * data left no room for the stacks says so in one frame. */
 static int stack_names(struct trace_decoder *d, const struct trace_record *r,
@@ -54,13 +70,18 @@ static int stack_names(struct trace_decoder *d, const struct trace_record *r,
 	if ((off & 7) || off > data_sz || n * 8 > data_sz - off ||
 	    n > TRACE_STACK_MAX)
 		return 0;	/* not what trace.bpf.c writes */
+	size_t k = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		__u64 addr;
 
 		memcpy(&addr, r->data + off + i * 8, 8);
-		out[i] = d->name(d->name_ctx, kernel, r->pid, addr);
+		out[k] = d->name(d->name_ctx, kernel, r->pid, addr);
+		/* the probe's own machinery is not the traced code */
+		if (!(kernel && k == 0 && bpf_frame(out[k])))
+			k++;
 	}
-	return (int)n;
+	return (int)k;
 }
 
 static void decode_stacks(struct trace_decoder *d, const struct trace_record *r,

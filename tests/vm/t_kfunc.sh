@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# kprobe, kretprobe, fentry, fexit on vfs_read in one trace: read()s of
+# 1234 and 999 bytes asked (arg2) of a file of 777 (ret), by the test's
+# own command; --filter on the kprobe's arg2 keeps the 1234 one only;
+# --kstack: the kprobe's and fentry's stacks are the read() system
+# call's.
+source "$(dirname "$0")/lib.sh"
+head -c 777 /dev/urandom >"$tmp/file"
+vm_trace "$tmp/k" 'pbdd $tmp/file 1234; pbdd $tmp/file 999' -- --comm pbvm_dd --kstack \
+	--filter 'kprobe:vfs_read:arg2 == 1234' \
+	kprobe:vfs_read kretprobe:vfs_read fentry:vfs_read fexit:vfs_read
+# ev PROBE EXPR: some event of PROBE has EXPR (o: the event, a: its args)
+ev() {
+	jcheck "$tmp/k" "any(o.get('probe') == '$1' and
+		(lambda a: $2)(o['args']) for o in objs)"
+}
+check kprobe ev kprobe:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
+check fentry ev fentry:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
+check kretprobe ev kretprobe:vfs_read "a['ret'] == 777" || show "$tmp/k"
+check fexit ev fexit:vfs_read "a['ret'] == 777" || show "$tmp/k"
+# the filter: fentry saw the 999-byte read, the filtered kprobe did not
+check filter_kprobe_arg jcheck "$tmp/k" "
+	any(o.get('probe') == 'fentry:vfs_read' and o['args']['arg2'] == 999 for o in objs) and
+	all(o['args']['arg2'] == 1234 for o in objs if o.get('probe') == 'kprobe:vfs_read')" ||
+	show "$tmp/k"
+check kstack_kprobe jcheck "$tmp/k" "any(o.get('probe') == 'kprobe:vfs_read' and
+	o['args']['arg2'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]'] and
+	'entry_SYSCALL_64_after_hwframe_[k]' in o['kstack'] for o in objs)" || show "$tmp/k"
+# fentry's stack starts at the function too: the program and its
+# trampoline are left out
+check kstack_fentry jcheck "$tmp/k" "any(o.get('probe') == 'fentry:vfs_read' and
+	o['args']['arg2'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]']
+	for o in objs)" || show "$tmp/k"
+finish
