@@ -188,8 +188,10 @@ int perfbuf_object__attach(struct perfbuf_object *o)
 			continue;
 		}
 		tried++;
-		pr_warn("program %s (SEC(\"%s\")): not attached: %s\n", bpf_program__name(p),
-			bpf_program__section_name(p), strerror(-o->status[i++]));
+		pr_warn("program %s (SEC(\"%s\")): not attached: %s%s\n", bpf_program__name(p),
+			bpf_program__section_name(p), strerror(-o->status[i]),
+			o->status[i] == -ENOENT ? " (no such attach point on this kernel)" : "");
+		i++;
 	}
 	return !ok && tried ? -ENOENT : ok;
 }

@@ -310,8 +310,13 @@ assert L.perfbuf_object__load(C.c_void_p(o)) == 0
 assert L.perfbuf_object__attach(C.c_void_p(o)) == 1
 fd = L.perfbuf_object__map_fd(C.c_void_p(o), b"events")
 mid = [l.split()[1] for l in open("/proc/self/fdinfo/%d" % fd) if l.startswith("map_id:")][0]
-print(mid, flush=True)
+pin = sys.argv[4]
+if C.CDLL("libbpf.so.1").bpf_obj_pin(fd, pin.encode()) != 0:
+    pin = ""
+print(mid, pin, flush=True)
 sys.stdin.read()
+if pin:
+    os.unlink(pin)
 '''
 
 
@@ -322,11 +327,13 @@ def attach_by_id():
     # an ASan build's library cannot be loaded by python: the normal one's
     if os.path.basename(os.path.normpath(BUILD)) == "san":
         lib = os.path.join(os.path.dirname(os.path.normpath(BUILD)), "libperfbuf.so")
+    pin = "/sys/fs/bpf/perfbuf-run-test-%d" % os.getpid()
     loader = subprocess.Popen(["/usr/bin/python3", "-c", LOADER, lib,
-                               os.path.join(OBJ, "run_types.bpf.o"), str(os.getpid())],
+                               os.path.join(OBJ, "run_types.bpf.o"), str(os.getpid()), pin],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        mid = loader.stdout.readline().decode().strip()
+        words = loader.stdout.readline().decode().split()
+        mid = words[0] if words else None
         if not mid:
             result("attach_by_id", False, "the loader failed")
             return
@@ -342,9 +349,36 @@ def attach_by_id():
             why = why or compare("attach", o["args"], want_run_event(e, "none"))
         ok = why is None and "replaced" in err
         result("attach_by_id", ok, why or err)
+        if len(words) < 2:
+            print("SKIP attach_pinned: no bpffs at /sys/fs/bpf to pin the map in")
+            return
+        pb = Perfbuf(["attach", "--json", "-n", "2", "--map-pinned", words[1]])
+        emit(bytes(recs[0]))
+        emit(bytes(recs[1]))
+        out, err, rc = pb.end()
+        evs = events(out)
+        why = None if len(evs) == 2 else "%d events, exit %d: %s" % (len(evs), rc, err)
+        for o, e in zip(evs, recs):
+            why = why or compare("pinned", o["args"], want_run_event(e, "none"))
+        result("attach_pinned", why is None, why or "")
     finally:
         loader.stdin.close()
         loader.wait(10)
+
+
+def partial_attach():
+    """a program that cannot be attached: named with the reason, the
+    others attached and read"""
+    pb = Perfbuf(["run", "--json", "-n", "1", "--type", "run_tail", "--set",
+                  "target_pid=%d" % os.getpid(), os.path.join(OBJ, "run_partial.bpf.o")])
+    emit(b"12345")
+    out, err, rc = pb.end()
+    evs = events(out)
+    ok = rc == 0 and len(evs) == 1 and evs[0]["args"]["seq"] == 5 and \
+        'program missing (SEC("tracepoint/perfbuf_test/no_such_event")): not attached: ' \
+        'No such file or directory (no such attach point on this kernel)' in err and \
+        "Attached 1 program" in err
+    result("run_partial_attach", ok, err + out)
 
 
 def one_line(name, args, want):
@@ -381,6 +415,7 @@ def hostile():
 for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                  ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
                  ("attach_by_id", attach_by_id), ("report", report_capture),
+                 ("partial", partial_attach),
                  ("hostile", hostile)]:
     if not ONLY or name in ONLY:
         fn()
