@@ -93,14 +93,16 @@ class Perfbuf:
         self.ready.set()
 
     def end(self, timeout=30):
+        """SIGINT (unless it ended), its stdout, stderr (the reader thread's:
+        communicate() would take lines from it), exit status"""
         if self.p.poll() is None:
             time.sleep(0.3)
             self.p.send_signal(2)
-        try:
-            out = self.p.communicate(timeout=timeout)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            out = self.p.communicate()[0].decode(errors="replace")
+        killer = threading.Timer(timeout, self.p.kill)
+        killer.start()
+        out = self.p.stdout.read().decode(errors="replace")
+        self.p.wait()
+        killer.cancel()
         self.t.join(5)
         return out, "".join(self.err), self.p.returncode
 
