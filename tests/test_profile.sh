@@ -274,4 +274,9 @@ check head_1 bash -c "[[ $rc == 0 && \$(wc -l <'$tmp/head.out') == 1 ]] && ! gre
 "$PERFBUF" profile -d 0.2 --svg "$tmp/no/such/dir/f.svg" >/dev/null 2>"$tmp/err"
 rc=$?
 check svg_unwritable bash -c "[[ $rc == 1 ]] && grep -q 'writing $tmp/no/such/dir/f.svg: No such file or directory' '$tmp/err'"
+# stdout closed: refused before sampling (as trace does), not a run
+# whose output goes nowhere with exit 0
+"$PERFBUF" profile -d 1 >&- 2>"$tmp/closed.err"
+check profile_stdout_closed test $? = 1 -a "$(cat "$tmp/closed.err")" = \
+	"perfbuf profile: stdout is closed; redirect it (>FILE, >/dev/null)"
 finish

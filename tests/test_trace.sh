@@ -587,6 +587,8 @@ if [[ -w /dev/full ]]; then
 	rc=$?
 	# the first write fails: 0 to 5 events were read by then
 	check output_disk_full test "$rc" = 1 -a -n "$(grep -xE 'perfbuf trace: writing /dev/full failed: No space left on device; ([02-5] events|1 event) not written' "$tmp/err")"
+	# nothing reaches /dev/full: the summary says 0 printed
+	check output_disk_full_summary_printed grep -qE '^[0-9]+ events? received: 0 printed, ' "$tmp/err"
 	timeout 20 "$PERFBUF" trace --json -n 5 tracepoint:sched:sched_switch >/dev/full 2>"$tmp/err"
 	rc=$?
 	check output_disk_full_json test "$rc" = 1 -a -n "$(grep -E 'writing stdout failed: No space left on device; ([02-5] events|1 event) not written' "$tmp/err")" -a -n "$(grep '"type":"summary"' "$tmp/err")"

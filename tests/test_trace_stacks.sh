@@ -21,16 +21,18 @@ fi
 
 # getppid() from sys_loop: the tracepoint's kernel stack reaches the
 # system call entry; the user stack is sys_loop, main
-"$TARGET" syscalls 10 >/dev/null &
+# (300 s, killed when done: the traces load for seconds on a loaded
+# machine; a target gone meanwhile left -n waiting for ever)
+"$TARGET" syscalls 300 >/dev/null &
 t=$!
-"$PERFBUF" trace --kstack --ustack --json -n 5 -p "$t" \
+timeout 120 "$PERFBUF" trace --kstack --ustack --json -n 5 -p "$t" \
 	tracepoint:syscalls:sys_enter_getppid >"$tmp/sys.json" 2>"$tmp/err"
 check syscall_stacks_json json_check "$tmp/sys.json" "(
 len([o for o in objs if o['type'] == 'event']) == 5 and
 all('do_syscall_64_[k]' in o['kstack'] and o['kstack'][0].endswith('_[k]') and
     o['ustack'][:2] == ['sys_loop', 'main']
     for o in objs if o['type'] == 'event'))"
-"$PERFBUF" trace --ustack -n 3 -p "$t" tracepoint:syscalls:sys_enter_getppid \
+timeout 120 "$PERFBUF" trace --ustack -n 3 -p "$t" tracepoint:syscalls:sys_enter_getppid \
 	>"$tmp/sys.txt" 2>"$tmp/err"
 # after each event line: a tab, then the frames, leaf first
 check syscall_ustack_text python3 - "$tmp/sys.txt" <<'EOF'
@@ -48,16 +50,16 @@ wait "$t" 2>/dev/null
 
 # a uprobe at hot's entry: hot, middle, outer, main (the kernel reads the
 # return address a function's entry has not saved yet); no kernel frames
-"$TARGET" cpu 10 >/dev/null &
+"$TARGET" cpu 300 >/dev/null &
 t=$!
-"$PERFBUF" trace --kstack --ustack --json -n 2 "uprobe:$TARGET:hot" \
+timeout 120 "$PERFBUF" trace --kstack --ustack --json -n 2 "uprobe:$TARGET:hot" \
 	>"$tmp/up.json" 2>"$tmp/err"
 check uprobe_ustack json_check "$tmp/up.json" "(
 all(o['ustack'][:4] == ['hot', 'middle', 'outer', 'main'] and o['kstack'] == []
     for o in objs if o['type'] == 'event') and
 len([o for o in objs if o['type'] == 'event']) == 2)"
 # without the options the events are as they were: no stack keys
-"$PERFBUF" trace --json -n 2 "uprobe:$TARGET:hot" >"$tmp/plain.json" 2>"$tmp/err"
+timeout 120 "$PERFBUF" trace --json -n 2 "uprobe:$TARGET:hot" >"$tmp/plain.json" 2>"$tmp/err"
 check no_stacks_unless_asked json_check "$tmp/plain.json" "(
 all('kstack' not in o and 'ustack' not in o for o in objs) and
 len([o for o in objs if o['type'] == 'event']) == 2)"

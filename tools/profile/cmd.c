@@ -350,7 +350,9 @@ int cmd_profile(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 1;
-	if (cli_need_privileges("perfbuf profile",
+	/* (--svg alone writes no stdout) */
+	if ((o.output != PROF_SVG && cli_need_stdout("perfbuf profile")) ||
+	    cli_need_privileges("perfbuf profile",
 				o.engine == PROF_ENGINE_BPF ? CLI_BPF : 0) ||
 	    cli_need_fds("perfbuf profile", 4 + (o.metrics ? METRICS_FDS : 0)))
 		return 1;

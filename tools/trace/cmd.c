@@ -816,14 +816,17 @@ static int trace_loop(struct run *run)
 	return 0;
 }
 
-/* The closing summary, from the collector's per-CPU counts. */
+/* The closing summary, from the collector's per-CPU counts. A failed
+ * output printed what reached it; the rest is discarded. */
 static int summary(struct run *run, bool output_failed)
 {
 	size_t n = perfbuf__ring_cnt(run->pb);
 	struct tv_cpu_summary cpus[n ? n : 1];
+	__u64 printed = output_failed && run->sink->written < run->to_write ?
+			run->sink->written : run->to_write;
 	struct tv_summary sum = { .ncpus = n, .cpus = cpus,
-				  .printed = run->to_write,
-				  .discarded = run->received - run->to_write,
+				  .printed = printed,
+				  .discarded = run->received - printed,
 				  .output_failed = output_failed };
 
 	for (size_t i = 0; i < n; i++) {
