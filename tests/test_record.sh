@@ -221,4 +221,34 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
 else
 	skip record_disk_full "cannot mount a small tmpfs"
 fi
+# --- the reader at SCHED_FIFO 1 while it reads (--realtime) -------------
+# policy PID: the scheduling class of PID's main thread (FF, TS, ...)
+policy() {
+	ps -o cls= -p "$1" | tr -d ' '
+}
+if start_record -o "$tmp/rt1.cap" "$SEQ"; then
+	sleep 0.2
+	pol=$(policy "$rpid")
+	"$TARGET" 50
+	stop_record
+	check record_reads_at_realtime_priority test "$pol" = FF -a "$rrc" = 0
+else
+	fail record_reads_at_realtime_priority "did not attach: $(head -c 300 "$tmp/rerr")"
+	stop_record
+fi
+if start_record --realtime 0 -o "$tmp/rt0.cap" "$SEQ"; then
+	sleep 0.2
+	pol=$(policy "$rpid")
+	stop_record
+	check record_realtime_0_normal_scheduler test "$pol" = TS -a "$rrc" = 0
+else
+	fail record_realtime_0_normal_scheduler "did not attach: $(head -c 300 "$tmp/rerr")"
+	stop_record
+fi
+"$PERFBUF" record --realtime 100 "$SEQ" >/dev/null 2>"$tmp/rt.err"
+check record_realtime_out_of_range test $? = 1 -a "$(wc -l <"$tmp/rt.err")" = 1 \
+	-a "$(cat "$tmp/rt.err")" = "perfbuf record: --realtime wants a number from 0 to 99, not '100'"
+"$PERFBUF" trace --realtime 1 "$SEQ" >/dev/null 2>"$tmp/rt.err"
+check trace_has_no_realtime test $? = 1 \
+	-a "$(cat "$tmp/rt.err")" = "perfbuf trace: --realtime is an option of perfbuf record"
 finish

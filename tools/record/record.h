@@ -10,6 +10,7 @@
 #include "capture_out.h"
 
 #define RECORD_DEFAULT_OUTPUT "perfbuf.cap"
+#define RECORD_DEFAULT_RTPRIO 1	/* --realtime: the lowest real-time one */
 
 extern const char record_usage[];
 
@@ -24,5 +25,13 @@ int record_begin(struct capture_out *c, struct perfbuf *pb,
  * losses per CPU; close. 0, or -EIO after saying what failed. */
 int record_finish(struct capture_out *c, struct perfbuf *pb,
 		  struct trace *skel, const char *path);
+
+/* The calling thread (the reader) to SCHED_FIFO @prio (0: nothing).
+ * Refused (no CAP_SYS_NICE): one line on stderr, the normal scheduler,
+ * -errno. */
+int record_realtime(const char *prog, int prio);
+/* Back to the normal scheduler, after the reading (the detach of many
+ * probes is long work: not at a real-time priority). */
+void record_realtime_end(int prio);
 
 #endif

@@ -125,6 +125,8 @@ struct trace_opts {
 	bool json, stats, verbose, unordered;
 	bool record;		/* perfbuf record: a capture file */
 	long flight_pages;	/* record --flight-recorder: pages per CPU */
+	long realtime;		/* record --realtime: the reader's SCHED_FIFO
+				 * priority, 0: none */
 	struct nats_opts nats;	/* --nats: events to JetStream */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	const char *filters[16];	/* --filter, checked in setup() */
@@ -216,7 +218,8 @@ static bool parse_num(const char *opt, const char *arg, long min, long max,
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
-       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS };
+       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
+       OPT_REALTIME };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg)
@@ -322,6 +325,12 @@ static bool set_option(int opt, char *arg, struct trace_opts *o)
 		return true;
 	case OPT_LATENCY:
 		return parse_num("--latency", arg, 1, 60000, &o->latency);
+	case OPT_REALTIME:
+		if (!o->record) {
+			fprintf(stderr, "%s: --realtime is an option of perfbuf record\n", PROG);
+			return false;
+		}
+		return parse_num("--realtime", arg, 0, 99, &o->realtime);
 	case OPT_WIDTH:
 	case OPT_TIME:
 		return output_option(opt, arg, o);
@@ -389,6 +398,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "realtime", required_argument, NULL, OPT_REALTIME },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
@@ -406,7 +416,8 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 	};
 	int opt;
 
-	*o = (struct trace_opts){ .pages = 256, .record = o->record };
+	*o = (struct trace_opts){ .pages = 256, .record = o->record,
+				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
 	nats_opts_init(&o->nats, PROG);
 	trace_filter = (struct trace_filter){ .cpu = -1 };
 	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
@@ -957,7 +968,11 @@ static int run_main(int argc, char **argv, bool record)
 		goto out;	/* the message is printed; nothing stays attached */
 	if (!exiting)
 		say_attached(&run.set);
-	err = trace_loop(&run) ?: finish(&run);
+	if (run.o.realtime)	/* after the attach: long work, not real-time */
+		record_realtime(PROG, (int)run.o.realtime);
+	err = trace_loop(&run);
+	record_realtime_end((int)run.o.realtime);
+	err = err ?: finish(&run);
 out:
 	cleanup(&run);
 	return err ? 1 : 0;
