@@ -43,6 +43,7 @@ void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->wake, NULL);
 	p->c = c;
 	p->max_bytes = o->buffer;
 	p->window = o->window;
@@ -108,6 +109,7 @@ void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events)
 		add(&p->n.bytes, c);
 	else
 		count(&p->n.buffer_full, events);
+	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	if (!ok)
 		natsMsg_Destroy(m);
@@ -120,7 +122,8 @@ void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events)
 /* Locked: may one more go now? */
 static bool may_send(struct nats_pub *p)
 {
-	return p->len && get(&p->n.in_flight) < (p->probing ? 1 : p->window) &&
+	return p->go && p->len &&
+	       get(&p->n.in_flight) < (p->probing ? 1 : p->window) &&
 	       !(p->hold_until && perfbuf_now_ns() < p->hold_until);
 }
 
@@ -142,39 +145,98 @@ static void say_rejected(struct nats_pub *p, const char *why)
 		p->c->o->prog, why ? why : "no reason given");
 }
 
-void nats_pub_send(struct nats_pub *p)
+/* Locked: wait for more to do, at most @ms (a connection coming back,
+ * a hold running out wake no one). */
+static void wait_wake(struct nats_pub *p, int ms)
 {
-	while (nats_conn_up(p->c)) {
-		natsMsg *m;
-		natsStatus s;
-		bool say;
+	struct timespec ts;
 
-		pthread_mutex_lock(&p->mu);
-		if (!may_send(p)) {
-			pthread_mutex_unlock(&p->mu);
-			return;
-		}
-		m = pop(p);
-		add(&p->n.in_flight, 1);
-		pthread_mutex_unlock(&p->mu);
-		s = js_PublishMsgAsync(p->c->js, &m, &p->po);
-		if (s == NATS_OK)
-			continue;
-		pthread_mutex_lock(&p->mu);
-		add(&p->n.in_flight, -1);
-		if (s == NATS_MAX_PAYLOAD) {	/* larger than the server takes */
-			say = drop_rejected(p, m);
-			pthread_mutex_unlock(&p->mu);
-			if (say)
-				say_rejected(p, "larger than the server's max_payload");
-			natsMsg_Destroy(m);
-			continue;
-		}
-		/* not taken (disconnected meanwhile): first again */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&p->wake, &p->mu, &ts);
+}
+
+/* Locked: @m sent, the lock dropped meanwhile. False when it was not
+ * taken (disconnected meanwhile): first again. */
+static bool send_one(struct nats_pub *p, natsMsg *m)
+{
+	natsStatus s;
+	bool say;
+
+	add(&p->n.in_flight, 1);
+	pthread_mutex_unlock(&p->mu);
+	s = js_PublishMsgAsync(p->c->js, &m, &p->po);
+	pthread_mutex_lock(&p->mu);
+	if (s == NATS_OK)
+		return true;
+	add(&p->n.in_flight, -1);
+	if (s != NATS_MAX_PAYLOAD) {
 		push(p, m, true);	/* room: it was just taken out */
-		pthread_mutex_unlock(&p->mu);
-		return;
+		return false;
 	}
+	say = drop_rejected(p, m);	/* larger than the server takes */
+	pthread_mutex_unlock(&p->mu);
+	if (say)
+		say_rejected(p, "larger than the server's max_payload");
+	natsMsg_Destroy(m);
+	pthread_mutex_lock(&p->mu);
+	return true;
+}
+
+/* The sending thread: what the window allows, while connected. */
+static void *send_main(void *arg)
+{
+	struct nats_pub *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		bool up;
+
+		pthread_mutex_unlock(&p->mu);
+		up = nats_conn_up(p->c);
+		pthread_mutex_lock(&p->mu);
+		if (p->stop)
+			break;
+		if (!up || !may_send(p) || !send_one(p, pop(p)))
+			wait_wake(p, 20);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int nats_pub_send(struct nats_pub *p)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&p->mu);
+	p->go = true;
+	if (!p->running && !p->stop) {
+		err = -pthread_create(&p->thread, NULL, send_main, p);
+		p->running = !err;
+	}
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->mu);
+	if (err)
+		fprintf(stderr, "%s: NATS: starting the publishing thread failed: %s\n",
+			p->c->o->prog, strerror(-err));
+	return err;
+}
+
+/* The sending thread stopped (it may be in a send: waited for). */
+static void stop_thread(struct nats_pub *p)
+{
+	bool running;
+
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	running = p->running;
+	p->running = false;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->mu);
+	if (running)
+		pthread_join(p->thread, NULL);
 }
 
 /* Worth sending again: no answer, no responders (a stream without a
@@ -195,6 +257,7 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	(void)js;
 	pthread_mutex_lock(&p->mu);
 	add(&p->n.in_flight, -1);
+	pthread_cond_signal(&p->wake);	/* room in the window */
 	if (retry && push(p, m, true)) {
 		count(&p->n.retried, events);
 		if (pae->Err != NATS_TIMEOUT) {
@@ -276,7 +339,6 @@ static void wait_acks(struct nats_pub *p, int idle_ms)
 	for (;;) {
 		struct nats_pub_counts n;
 
-		nats_pub_send(p);
 		nats_pub_counts(p, &n);
 		if (!n.queued && !n.in_flight)
 			return;
@@ -296,7 +358,9 @@ void nats_pub_finish(struct nats_pub *p, int idle_ms)
 	__u64 k;
 	bool done;
 
-	wait_acks(p, idle_ms);
+	if (p->go)
+		wait_acks(p, idle_ms);
+	stop_thread(p);
 	k = take_back_pending(p);
 	/* acknowledgements being handled now: let them finish */
 	for (int i = 0; i < 200; i++) {
@@ -321,9 +385,11 @@ void nats_pub_finish(struct nats_pub *p, int idle_ms)
 
 void nats_pub_free(struct nats_pub *p)
 {
+	stop_thread(p);
 	while (p->len)
 		natsMsg_Destroy(pop(p));
 	free(p->q);
 	p->q = NULL;
+	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->mu);
 }

@@ -14,10 +14,13 @@
  * A lasting refusal (the stream is full, the message too big) drops it,
  * counted, the first reason said.
  *
- * Threads: acknowledgements arrive on a libnats thread; everything else
- * runs on the caller's. A mutex guards the queue; the counts change under
- * it, as atomics, so that another thread reads them without it
- * (nats_pub_counts()). Every count is kept in events (a message's
+ * Threads: the caller's only queues (nats_pub_add()): a thread of the
+ * publisher's own sends, since libnats writes a message larger than its
+ * buffer to the socket in the sending thread, and waits there while the
+ * server is slow (the tracer's thread must keep draining its rings);
+ * acknowledgements arrive on a libnats thread. A mutex guards the queue,
+ * never held across a send; the counts change under it, as atomics, so
+ * that another thread reads them without it (nats_pub_counts()). Every count is kept in events (a message's
  * Perfbuf-Count) and in messages. At the end published == acknowledged
  * + dropped, in both, dropped being buffer_full + rejected + unacked.
  */
@@ -48,6 +51,11 @@ struct nats_pub_counts {
 
 struct nats_pub {
 	pthread_mutex_t mu;
+	pthread_cond_t wake;	/* the sending thread's: more to do */
+	pthread_t thread;
+	bool running;		/* the sending thread is */
+	bool go;		/* sending allowed (the stream checked) */
+	bool stop;
 	struct nats_conn *c;
 	natsMsg **q;		/* ring of queued messages, oldest first */
 	size_t cap, head, len;
@@ -66,20 +74,23 @@ void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
  * buffer is full; NULL (a message that could not be made) is counted
  * dropped. */
 void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events);
-/* Send what the window allows (nothing while disconnected). */
-void nats_pub_send(struct nats_pub *p);
+/* Sending allowed from now on (the stream is checked): the sending
+ * thread started, or woken. 0, or -errno (said) when it cannot start. */
+int nats_pub_send(struct nats_pub *p);
 /* The acknowledgement handler (jsOptions.PublishAsync.AckHandler). */
 void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 		     void *closure);
 /* Send the rest and wait for the acknowledgements, until none is left
- * or none came for @idle_ms; what is left is counted unacked. */
+ * or none came for @idle_ms; what is left is counted unacked. The
+ * sending thread is stopped. */
 void nats_pub_finish(struct nats_pub *p, int idle_ms);
 /* The counts now, from any thread. */
 void nats_pub_counts(const struct nats_pub *p, struct nats_pub_counts *out);
 /* dropped: buffer_full + rejected + unacked */
 struct nats_n nats_pub_dropped(const struct nats_pub_counts *c);
-/* Frees what is queued; call after nats_pub_finish() or on a failed
- * start, before the connection is closed. */
+/* Stops the sending thread, frees what is queued; call after
+ * nats_pub_finish() or on a failed start, before the connection is
+ * closed. */
 void nats_pub_free(struct nats_pub *p);
 
 #endif

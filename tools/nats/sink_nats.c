@@ -58,8 +58,8 @@ static void update_clock(struct nats_sink *n)
 			     (__s64)perfbuf_now_ns();
 }
 
-/* host/boot id/pid.start/: with the CPU and a sequence, unique across
- * runs and reboots, the same for a resent copy. */
+/* host/boot id/pid.start/: with the subject and its batch's first line
+ * number, unique across runs and reboots, the same for a resent copy. */
 static void make_id_prefix(struct nats_sink *n)
 {
 	char boot[64] = "noboot";
@@ -109,8 +109,9 @@ static void set_max_bytes(struct nats_sink *n)
 
 	if (payload <= 0)
 		payload = 1 << 20;	/* nats-server's default */
-	if (payload > 8192 && max > (size_t)payload - 4096)
-		max = payload - 4096;
+	payload = payload > 8192 ? payload - 4096 : payload / 2;
+	if (max > (size_t)payload)
+		max = payload;
 	if (max > (size_t)n->o->buffer / 2)
 		max = n->o->buffer / 2;
 	n->max_bytes = max;
@@ -150,8 +151,6 @@ static void send_batch(struct nats_sink *n, int i)
 
 	snprintf(id, sizeof(id), "%s%d/", n->id_prefix, i);
 	nats_pub_add(&n->pub, nats_batch_msg(b, &h), events);
-	if (n->checked)
-		nats_pub_send(&n->pub);
 }
 
 /* One line (its '\n' included) of Unix time @real into subject @i's
