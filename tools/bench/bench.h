@@ -33,6 +33,8 @@
  *                  reader and a C consumer
  *   run.c          `perfbuf run --json` of a typed object against `trace
  *                  --json` on the storm: decode rates
+ *   nats.c         `trace --nats` (batches, and an event a message) against
+ *                  `trace --json -o FILE` on the storm, a local nats-server
  * A new part: a file with `int bench_NAME(void)` that prints its tables with
  * emit_md() (table.c), declared below, and a line in bench_parts[].
  */
@@ -94,6 +96,7 @@ int bench_profile(void);	/* profile.c, with bench_symbolize() */
 int bench_record(void);		/* record.c */
 int bench_python(void);		/* python.c: the Python package vs bcc and C */
 int bench_run(void);		/* run.c */
+int bench_nats(void);		/* nats.c */
 
 /* ---- peers.c: one measurement ----------------------------------------- */
 

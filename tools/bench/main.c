@@ -38,6 +38,7 @@ static const struct bench_part {
 	{ "record", bench_record },
 	{ "python", bench_python },
 	{ "run", bench_run },
+	{ "nats", bench_nats },
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 
@@ -55,8 +56,9 @@ static void usage(FILE *f)
 "and bpftrace (a profiled workload's slowdown) with the time to name 10 k\n"
 "stacks, and perfbuf record against perfbuf trace --json (to tmpfs and\n"
 "disk), a full ring drained to a file against libbpf with fwrite(),\n"
-"perfbuf report's rate.\n"
-"Needs root and 2 online CPUs. Takes about 11 minutes (--quick: 3).\n"
+"perfbuf report's rate, and perfbuf trace --nats (batches of several\n"
+"sizes, an event a message) against trace --json -o FILE.\n"
+"Needs root and 2 online CPUs. Takes about 14 minutes (--quick: 4).\n"
 "\n"
 "Options:\n"
 "  -d, --duration S   seconds per point (default 3; sweep points 2)\n"
@@ -68,8 +70,8 @@ static void usage(FILE *f)
 "      --no-sweep     skip the offered-rate sweep and the plot\n"
 "      --no-trace     skip the perfbuf trace vs bpftrace comparisons\n"
 "      --only PART    only one part: throughput (the first table, no\n"
-"                     sweep), ordered, drain, trace, filter, profile or\n"
-"                     record\n"
+"                     sweep), ordered, drain, trace, filter, profile,\n"
+"                     record, python, run or nats\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"
