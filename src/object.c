@@ -196,6 +196,21 @@ int perfbuf_object__attach(struct perfbuf_object *o)
 	return !ok && tried ? -ENOENT : ok;
 }
 
+int perfbuf_object__detach(struct perfbuf_object *o)
+{
+	int err = 0;
+
+	for (int i = 0; i < o->nprogs; i++) {
+		int e = o->links[i] ? bpf_link__destroy(o->links[i]) : 0;
+
+		o->links[i] = NULL;
+		if (o->status[i] == 1)
+			o->status[i] = 0;
+		err = err ?: e;
+	}
+	return err;
+}
+
 int perfbuf_object__prog_cnt(const struct perfbuf_object *o)
 {
 	return o->nprogs;

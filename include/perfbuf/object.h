@@ -50,6 +50,10 @@ PERFBUF_API int perfbuf_object__load(struct perfbuf_object *obj);
  */
 PERFBUF_API int perfbuf_object__attach(struct perfbuf_object *obj);
 
+/** @brief Detach every program attached (the maps stay: a reader drains
+ *  them after, with perfbuf__quiesce() first). 0 or a negative errno. */
+PERFBUF_API int perfbuf_object__detach(struct perfbuf_object *obj);
+
 /** @brief Programs in the object. */
 PERFBUF_API int perfbuf_object__prog_cnt(const struct perfbuf_object *obj);
 /** @brief Program @i's name, or NULL. */

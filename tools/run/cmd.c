@@ -549,6 +549,14 @@ static int finish(struct run *run)
 	const char *name = run->o.output ? run->o.output : "stdout";
 	int wr, err = 0;
 
+	/* run: the programs stop writing (detached, and those mid-record
+	 * waited for), then the drain sees every record they wrote */
+	if (run->obj && !perfbuf_object__detach(run->obj))
+		for (int i = 0; i < run->nmaps; i++)
+			if (run->pb[i]) {
+				perfbuf__quiesce(run->pb[i]);
+				break;
+			}
 	for (int i = 0; i < run->nmaps && !run->stop; i++)
 		if (run->pb[i])
 			perfbuf__drain(run->pb[i]);
