@@ -381,6 +381,16 @@ def partial_attach():
         'No such file or directory (no such attach point on this kernel)' in err and \
         "Attached 1 program" in err
     result("run_partial_attach", ok, err + out)
+    # no type anywhere (no marker, no struct event, no --type): hex
+    pb = Perfbuf(["run", "--json", "-n", "1", "--set", "target_pid=%d" % os.getpid(),
+                  os.path.join(OBJ, "run_partial.bpf.o")])
+    emit(b"1234567")
+    out, err, rc = pb.end()
+    evs = events(out)
+    want = bytes(RunTail(seq=7)).hex()
+    ok = rc == 0 and len(evs) == 1 and evs[0]["args"]["size"] == 76 and \
+        evs[0]["args"]["data"].startswith(want) and "print as hex" in err
+    result("run_no_type_hex", ok, err + out)
 
 
 def one_line(name, args, want):
