@@ -312,10 +312,11 @@ static void nats_report(const struct nats_env *e, const struct nats_run *med,
 	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
 		"rounds (by events delivered; vs --json: the median of each round's ratio); "
 		"the tracers at `-p` (the storm's process) "
-		"`--pages " NATS_PAGES "`; one nats-server %s, its JetStream store and the "
-		"JSON file on tmpfs (%s); the stream new for each run. Events: written to "
+		"`--pages " NATS_PAGES "`; one nats-server on 127.0.0.1, its JetStream store "
+		"and the JSON file on %s; the stream new for each run. Events: written to "
 		"the file, or acknowledged by the stream; CPU: ns per storm syscall while "
-		"the storm ran.\n\n", env.prod_cpu, e->secs, reps, e->url, e->dir);
+		"the storm ran.\n\n", env.prod_cpu, e->secs, reps,
+		strncmp(e->dir, "/dev/shm/", 9) ? env.out : "tmpfs (/dev/shm)");
 	emit_md("| traced by | syscalls/s | events | vs --json | ring lost | ring lost, "
 		"all rounds | dropped | tracer CPU ns | server CPU ns |\n"
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -215,6 +215,7 @@ int nats_pub_send(struct nats_pub *p)
 	if (!p->running && !p->stop) {
 		err = -pthread_create(&p->thread, NULL, send_main, p);
 		p->running = !err;
+		p->stop = err;	/* said once; what waits is unacknowledged */
 	}
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->mu);
