@@ -223,18 +223,10 @@ static int parse_args(int argc, char **argv)
 /* Privileges, file descriptors and the two CPUs; 0 or -1 (said). */
 static int check_system(void)
 {
-	int cpus[1024], n_on;
-	bool has_prod = false, has_cons = false;
-
 	if (cli_need_privileges("perfbuf-bench", CLI_BPF) ||
 	    cli_need_fds("perfbuf-bench", 0))
 		return -1;
-	n_on = perfbuf_cpus__online(cpus, 1024);
-	for (int i = 0; i < n_on; i++) {
-		has_prod |= cpus[i] == env.prod_cpu;
-		has_cons |= cpus[i] == env.cons_cpu;
-	}
-	if (!has_prod || !has_cons) {
+	if (!cli_cpu_online(env.prod_cpu) || !cli_cpu_online(env.cons_cpu)) {
 		fprintf(stderr, "perfbuf-bench: needs CPUs %d and %d online\n",
 			env.prod_cpu, env.cons_cpu);
 		return -1;

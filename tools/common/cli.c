@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What every subcommand shares: bad options, privileges, fds, output files,
  * setting up the collector. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,12 +31,25 @@ int cli_parse_long(const char *s, long lo, long hi, long *out)
 	char *end;
 	long v;
 
+	/* digits, a '-' before them at most: no blanks, no '+' */
+	if (!isdigit((unsigned char)s[*s == '-']))
+		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (errno || *end || v < lo || v > hi)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+bool cli_parse_num(const char *prog, const char *opt, const char *arg,
+		   long min, long max, long *out)
+{
+	if (!cli_parse_long(arg, min, max, out))
+		return true;
+	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", prog,
+		opt, min, max, arg);
+	return false;
 }
 
 int cli_bad_option(const char *cmd, int ret, char **argv)
@@ -56,6 +70,27 @@ int cli_bad_option(const char *cmd, int ret, char **argv)
 		fprintf(stderr, "perfbuf %s: unknown option '%s'; run 'perfbuf %s --help'\n",
 			cmd, arg, cmd);
 	return 1;
+}
+
+int cli_options(const struct cli_opts *c, int argc, char **argv, void *ctx)
+{
+	int opt;
+
+	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((opt = getopt_long(argc, argv, c->shortopts, c->longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(c->usage, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':') {
+			cli_bad_option(c->cmd, opt, argv);
+			return -1;
+		}
+		if (!c->set(opt, optarg, ctx))
+			return -1;
+	}
+	return 0;
 }
 
 static void append(char *buf, size_t size, const char *s)
@@ -334,4 +369,18 @@ int cli_need_stdout(const char *prog)
 	fprintf(stderr, "%s: stdout is closed; redirect it (>FILE, >/dev/null)%s\n",
 		prog, strcmp(prog, "perfbuf trace") ? "" : " or give -o FILE");
 	return -EBADF;
+}
+
+bool cli_cpu_online(int cpu)
+{
+	int n = perfbuf_cpus__online(NULL, 0), *cpus;
+	bool found = n < 0;
+
+	if (n <= 0 || !(cpus = calloc((size_t)n, sizeof(*cpus))))
+		return found || n > 0;
+	n = perfbuf_cpus__online(cpus, n);
+	for (int i = 0; i < n && !found; i++)
+		found = cpus[i] == cpu;
+	free(cpus);
+	return found;
 }

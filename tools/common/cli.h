@@ -11,6 +11,27 @@
 
 /* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
+/* The same for option @opt of command @prog; false after the line
+ * "PROG: OPT wants a number from MIN to MAX, not 'ARG'". */
+bool cli_parse_num(const char *prog, const char *opt, const char *arg,
+		   long min, long max, long *out);
+
+/* A command's options, for cli_options(). */
+struct option;
+struct cli_opts {
+	const char *cmd;		/* "trace": "perfbuf trace: ..." */
+	const char *shortopts;		/* getopt_long()'s, ':' first, 'h' in */
+	const struct option *longopts;	/* "help" (-h) in */
+	const char *usage;		/* what -h and --help print */
+	/* one option into @ctx; false after one line saying what is wrong */
+	bool (*set)(int opt, char *arg, void *ctx);
+};
+
+/* The one option loop of every command: getopt_long() over @argv, each
+ * option to c->set(), --help printed, a bad option said in one line
+ * (cli_bad_option()). -1 to exit 1 (said), 1 to exit 0 (--help), 0 to go
+ * on with the operands from optind (the command checks them). */
+int cli_options(const struct cli_opts *c, int argc, char **argv, void *ctx);
 
 /* getopt_long() (opterr = 0, optstring starting with ':') returned @ret,
  * '?' or ':': print one line naming the option; returns the exit status. */
@@ -51,6 +72,10 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 /* strerror(), and libbpf's own codes (4000..) by name, not "Unknown
  * error 4001"; @err of either sign. */
 const char *cli_strerror(int err);
+
+/* Is CPU @cpu online? true when the online list cannot be read (the
+ * kernel decides then). The one check of every command's CPU option. */
+bool cli_cpu_online(int cpu);
 
 /* Before anything opens a file: fds 0-2 that are closed get /dev/null,
  * so no BPF object or output file takes their number. */

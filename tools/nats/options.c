@@ -178,22 +178,12 @@ static bool set_stream(struct nats_opts *o, const char *arg)
 	return true;
 }
 
-bool nats_parse_num(const char *prog, const char *opt, const char *arg,
-		    long min, long max, long *out)
-{
-	if (!cli_parse_long(arg, min, max, out))
-		return true;
-	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", prog,
-		opt, min, max, arg);
-	return false;
-}
-
 static bool set_number(struct nats_opts *o, const char *opt, const char *arg,
 		       long min, long max, int *out)
 {
 	long v;
 
-	if (!nats_parse_num(o->prog, opt, arg, min, max, &v))
+	if (!cli_parse_num(o->prog, opt, arg, min, max, &v))
 		return false;
 	*out = v;
 	return true;

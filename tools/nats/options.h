@@ -118,8 +118,5 @@ bool nats_opts_check(const struct nats_opts *o);
 bool nats_parse_duration(const char *arg, int64_t *ns);
 /* "4096", "64K", "10M", "2G" in bytes. */
 bool nats_parse_size(const char *arg, int64_t *bytes);
-/* A number from @min to @max, else one line naming option @opt. */
-bool nats_parse_num(const char *prog, const char *opt, const char *arg,
-		    long min, long max, long *out);
 
 #endif

@@ -71,9 +71,19 @@ struct tail_opts {
 
 enum { OPT_SINCE = 300, OPT_NO_FOLLOW, OPT_JSON, OPT_LATENCY };
 
-static bool set_option(struct tail_opts *o, int opt, const char *arg)
+static bool set_option(int opt, char *arg, void *ctx)
 {
+	struct tail_opts *o = ctx;
+
 	switch (opt) {
+	case NATS_OPT_SUBJECT:
+		if (nats_subject_invalid(arg, true)) {
+			fprintf(stderr, PROG ": --subject '%s' is not a subject filter: %s\n",
+				arg, nats_subject_invalid(arg, true));
+			return false;
+		}
+		o->n.subject = arg;
+		return true;
 	case OPT_SINCE:
 		if (!strcmp(arg, "all")) {
 			o->since_all = true;
@@ -91,11 +101,11 @@ static bool set_option(struct tail_opts *o, int opt, const char *arg)
 		o->json = true;
 		return true;
 	case OPT_LATENCY:
-		return nats_parse_num(PROG, "--latency", arg, 0, 60000, &o->latency_ms);
+		return cli_parse_num(PROG, "--latency", arg, 0, 60000, &o->latency_ms);
 	case 'n':
-		return nats_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+		return cli_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'd':
-		return nats_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
+		return cli_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
 	default:
 		return nats_opts_set(&o->n, opt, arg);
 	}
@@ -119,33 +129,19 @@ static int parse_options(int argc, char **argv, struct tail_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt;
+	struct cli_opts c = { .cmd = "nats-tail", .shortopts = ":n:d:h",
+			      .longopts = longopts, .usage = usage_text,
+			      .set = set_option };
+	int err;
 
 	nats_opts_init(&o->n, PROG);
 	o->n.subject = "perfbuf.>";
 	o->follow = true;
 	o->latency_ms = 500;
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":n:d:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 1;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option("nats-tail", opt, argv) ? -1 : 1;
-		if (opt == NATS_OPT_SUBJECT && nats_subject_invalid(optarg, true)) {
-			fprintf(stderr, PROG ": --subject '%s' is not a subject filter: %s\n",
-				optarg, nats_subject_invalid(optarg, true));
-			return -1;
-		}
-		if (opt == NATS_OPT_SUBJECT) {
-			o->n.subject = optarg;
-			continue;
-		}
-		if (!set_option(o, opt, optarg))
-			return -1;
-	}
+	err = cli_options(&c, argc, argv, o);
+	if (err)
+		return err;
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected '%s'; run 'perfbuf nats-tail --help'\n",
 			argv[optind]);

@@ -174,42 +174,40 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 	return 0;
 }
 
+struct prof_args {
+	struct prof_opts *o;
+	bool stdout_output[1];	/* --folded or --json: the output on stdout */
+};
+
+static bool profile_option(int c, char *arg, void *ctx)
+{
+	struct prof_args *a = ctx;
+
+	return !set_opt(a->o, c, arg, a->stdout_output);
+}
+
 /* 0: run; 1: exit 0 (--help); -EINVAL: exit 1 (said why) */
 static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
-	bool stdout_output[1] = { false };
-	int c;
+	struct cli_opts c = { .cmd = "profile", .shortopts = ":F:p:d:vh",
+			      .longopts = long_opts, .usage = usage_text,
+			      .set = profile_option };
+	struct prof_args a = { .o = o };
+	bool *stdout_output = a.stdout_output;
+	int err;
 
 	*o = (struct prof_opts){ .hz = 99, .cpu = -1, .user = true, .kernel = true };
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":F:p:d:vh", long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			cli_bad_option("profile", c, argv);
-			return -EINVAL;
-		}
-		if (set_opt(o, c, optarg, stdout_output))
-			return -EINVAL;
-	}
+	err = cli_options(&c, argc, argv, &a);
+	if (err)
+		return err < 0 ? -EINVAL : 1;
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind], "run 'perfbuf profile --help'");
 	/* --svg alone: the flame graph only; with --folded or --json, both */
 	o->output = o->svg_path && !stdout_output[0] ? PROF_SVG : o->output;
-	if (o->cpu >= 0 && perfbuf_cpus__online(NULL, 0) >= 0) {
-		int cpus[4096], n = perfbuf_cpus__online(cpus, 4096);
-		bool found = false;
-
-		for (int i = 0; i < n && i < 4096; i++)
-			found |= cpus[i] == o->cpu;
-		if (!found) {
-			fprintf(stderr, "perfbuf profile: CPU %d is not online; see /sys/devices/system/cpu/online\n",
-				o->cpu);
-			return -EINVAL;
-		}
+	if (o->cpu >= 0 && !cli_cpu_online(o->cpu)) {
+		fprintf(stderr, "perfbuf profile: CPU %d is not online; see /sys/devices/system/cpu/online\n",
+			o->cpu);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include "perfbuf.h"
 #include "capture.h"
 #include "meta.h"
-#include "trace/tool.h"
+#include "trace/probe.h"
 
 #define CAP_MAX_CPUS 8192
 

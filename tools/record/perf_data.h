@@ -5,7 +5,7 @@
 
 #include "meta.h"
 #include "stream.h"
-#include "trace/tool.h"
+#include "trace/probe.h"
 
 struct perf_data_result {
 	__u64 samples, lost;	/* written: SAMPLE records, losses in LOST ones */

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "probes_io.h"
+#include "trace/format.h"
+#include "trace/tracefs.h"
 
 static const char *const kind_name[] = {
 	[PK_TRACEPOINT] = "tracepoint", [PK_RAWTP] = "rawtracepoint",

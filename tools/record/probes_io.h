@@ -4,7 +4,7 @@
 #define PERFBUF_CAP_PROBES_IO_H
 
 #include "capture.h"
-#include "trace/tool.h"
+#include "trace/probe.h"
 
 /* @set's probes, then the format file of each tracepoint (from tracefs).
  * 0 or a negative errno. */

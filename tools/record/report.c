@@ -71,21 +71,26 @@ enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH,
 /* --time, --width (as perfbuf trace has them) */
 static bool output_option(int opt, const char *arg, struct report *rp)
 {
-	char *end;
-
 	if (opt == OPT_TIME) {
 		if (!trace_time_parse(arg, &rp->time))
 			return true;
 		fprintf(stderr, RPROG ": --time wants rel, mono or wall, not '%s'\n", arg);
 		return false;
 	}
-	errno = 0;
-	rp->width = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || rp->width < 40 || rp->width > 100000) {
-		fprintf(stderr, RPROG ": --width wants a number from 40 to 100000, not '%s'\n",
-			arg);
-		return false;
-	}
+	return cli_parse_num(RPROG, "--width", arg, 40, 100000, &rp->width);
+}
+
+static bool report_option(int opt, char *arg, void *ctx)
+{
+	struct report *rp = ctx;
+
+	if (opt == OPT_TIME || opt == OPT_WIDTH)
+		return output_option(opt, arg, rp);
+	if (opt == OPT_PERF_DATA)
+		rp->perf_out = arg;
+	rp->json |= opt == OPT_JSON;
+	rp->unordered |= opt == OPT_UNORDERED;
+	rp->info |= opt == OPT_INFO;
 	return true;
 }
 
@@ -101,28 +106,13 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt;
+	struct cli_opts c = { .cmd = "report", .shortopts = ":h",
+			      .longopts = longopts, .usage = usage_text,
+			      .set = report_option };
+	int err = cli_options(&c, argc, argv, rp);
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 1;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option("report", opt, argv) ? -1 : 1;
-		if (opt == OPT_TIME || opt == OPT_WIDTH) {
-			if (!output_option(opt, optarg, rp))
-				return -1;
-			continue;
-		}
-		if (opt == OPT_PERF_DATA)
-			rp->perf_out = optarg;
-		rp->json |= opt == OPT_JSON;
-		rp->unordered |= opt == OPT_UNORDERED;
-		rp->info |= opt == OPT_INFO;
-	}
+	if (err)
+		return err;
 	if (optind != argc - 1) {
 		fprintf(stderr, RPROG ": %s; e.g. perfbuf report exec.cap (see --help)\n",
 			optind >= argc ? "no capture file given" : "one capture file at a time");

@@ -17,9 +17,12 @@
 
 enum { OPT_CONSUMER_DELAY = 256, OPT_ORDERED };	/* long-only options */
 
-static void usage(FILE *f)
+/* The --help text (it names the limits). */
+static const char *usage(void)
 {
-	fprintf(f,
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf),
 "Usage: perfbuf stress [OPTIONS]\n"
 "\n"
 "Load the perf buffer from BPF and check that every record is accounted\n"
@@ -56,19 +59,7 @@ static void usage(FILE *f)
 "  perfbuf stress --size 1024 --json | python3 -m json.tool\n",
 		sizeof(struct emit_rec), EMIT_MAX_SIZE, EMIT_MAX_BATCH,
 		MAX_DELAY_US);
-}
-
-/* A non-negative integer, or -1. */
-static long long parse_u(const char *s)
-{
-	char *end;
-	long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	return errno || *end ? -1 : v;
+	return buf;
 }
 
 /* "1000", "1000/s", "2.5k", "1M/s": records/s, or -1. */
@@ -93,7 +84,7 @@ static double parse_rate(const char *s)
 /* "0-2,4" against the online CPUs: the count, or -1 after one message. */
 static int parse_cpu_list(const char *s, int *cpus)
 {
-	int online[MAX_CPUS], n_on, n;
+	int n;
 
 	n = perfbuf_cpus__parse(s, cpus, MAX_CPUS);
 	if (n <= 0) {
@@ -104,18 +95,13 @@ static int parse_cpu_list(const char *s, int *cpus)
 		fprintf(stderr, "perfbuf stress: --cpus lists more than %d CPUs\n", MAX_CPUS);
 		return -1;
 	}
-	n_on = perfbuf_cpus__online(online, MAX_CPUS);
 	for (int i = 0; i < n; i++) {
-		bool ok = n_on < 0;	/* cannot tell: let the kernel decide */
-
-		for (int j = 0; j < n_on && !ok; j++)
-			ok = online[j] == cpus[i];
 		for (int j = 0; j < i; j++)
 			if (cpus[j] == cpus[i]) {
 				fprintf(stderr, "perfbuf stress: --cpus lists CPU %d twice\n", cpus[i]);
 				return -1;
 			}
-		if (!ok) {
+		if (!cli_cpu_online(cpus[i])) {
 			fprintf(stderr, "perfbuf stress: CPU %d in --cpus is not online\n", cpus[i]);
 			return -1;
 		}
@@ -126,17 +112,22 @@ static int parse_cpu_list(const char *s, int *cpus)
 static bool opt_range(long long *v, const char *arg, long long lo, long long hi,
 		      const char *what)
 {
-	*v = parse_u(arg);
-	if (*v >= lo && *v <= hi)
+	long n;
+
+	if (!cli_parse_long(arg, lo, hi, &n)) {
+		*v = n;
 		return true;
+	}
 	fprintf(stderr, "perfbuf stress: %s, not '%s'\n", what, arg);
 	return false;
 }
 
 /* One option into @o; false after a message. */
-static bool stress_option(int opt, const char *arg, struct stress_opts *o)
+static bool stress_option(int opt, char *arg, void *ctx)
 {
+	struct stress_opts *o = ctx;
 	char what[96], *end;
+	long n;
 
 	switch (opt) {
 	case 's':
@@ -172,9 +163,11 @@ static bool stress_option(int opt, const char *arg, struct stress_opts *o)
 		o->n_cpus = parse_cpu_list(arg, o->cpus);
 		return o->n_cpus >= 0;
 	case 'p':
-		o->pages = parse_u(arg);
-		if (o->pages >= 1 && !perfbuf_ring__check_page_cnt((size_t)o->pages))
+		if (!cli_parse_long(arg, 1, 1 << 20, &n) &&
+		    !perfbuf_ring__check_page_cnt((size_t)n)) {
+			o->pages = n;
 			return true;
+		}
 		fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
 			1 << 20, arg);
 		return false;
@@ -213,20 +206,15 @@ static int parse_options(int argc, char **argv, struct stress_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt;
+	struct cli_opts c = { .cmd = "stress", .shortopts = ":s:b:r:md:c:p:l:jh",
+			      .longopts = longopts, .usage = usage(),
+			      .set = stress_option };
+	int err;
 
 	optind = 1;
-	opterr = 0;	/* one message of our own per bad option */
-	while ((opt = getopt_long(argc, argv, ":s:b:r:md:c:p:l:jh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option("stress", opt, argv) ? -1 : 1;
-		if (!stress_option(opt, optarg, o))
-			return -1;
-	}
+	err = cli_options(&c, argc, argv, o);
+	if (err)
+		return err;
 	if (optind < argc) {
 		fprintf(stderr, "perfbuf stress: unexpected argument '%s'; run 'perfbuf stress --help'\n",
 			argv[optind]);

@@ -13,6 +13,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "common/elf.h"
+
 /* A frame: a kernel address, or a user address resolved to a file and
  * offset with its process's mappings of the moment. */
 #define SYM_NO_FILE 0xffffffffu		/* in no file: named in hex */
@@ -55,7 +57,7 @@ void comms_free(struct sym_comms *c);
 void comms_set(struct sym_comms *c, __u32 tid, const char *comm);
 const char *comms_get(struct sym_comms *c, __u32 pid, __u32 tid);
 
-/* ---- symbols (ksyms.c, elf.c) ---- */
+/* ---- symbols (ksyms.c; ELF: common/elf.c) ---- */
 
 struct sym_ksyms;
 /* /proc/kallsyms; NULL with errno when it cannot be read */
@@ -64,12 +66,7 @@ void ksyms_free(struct sym_ksyms *k);
 /* the function containing @addr, or NULL */
 const char *ksyms_name(const struct sym_ksyms *k, __u64 addr);
 
-struct sym_elf;
-/* the function symbols (.symtab, else .dynsym) of an ELF file, or NULL */
-struct sym_elf *elfsyms_load(const char *path);
-void elfsyms_free(struct sym_elf *e);
-/* the function at file offset @off, or NULL */
-const char *elfsyms_name(const struct sym_elf *e, __u64 off);
+/* ELF files' symbols: common/elf.h (elfsyms_load(), elfsyms_name()) */
 
 /* ---- naming frames (names.c) ---- */
 

@@ -11,7 +11,8 @@
 
 #include "perfbuf.h"
 #include "sink.h"
-#include "tool.h"
+#include "format.h"
+#include "probe.h"
 
 struct trace_decoder;
 

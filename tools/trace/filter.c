@@ -20,7 +20,10 @@
 
 #include <bpf/bpf.h>
 
-#include "tool.h"
+#include "filter.h"
+#include "format.h"
+#include "probe.h"
+#include "syscalls.h"
 
 #define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "format.h"
+#include "printfmt.h"
+#include "probe.h"
+#include "tracefs.h"
 
 /* where tracefs is: tracefs_ensure() (probe.c) may change it */
 char tracefs_dir[64] = "/sys/kernel/tracing";

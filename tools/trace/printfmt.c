@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "printfmt.h"
+#include "probe.h"
 
 #define MAX_ARGS 64
 

@@ -24,25 +24,11 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
-#include "tool.h"
+#include "probe.h"	/* PROG */
+#include "stop.h"
 #include "trace.skel.h"
 
 #define DETACH_THREADS 16
-#define WARN_PROBES 300		/* warn before attaching more */
-/* measured on 6.18 (README): per tracepoint perf event */
-#define ATTACH_US_PER_TP 700
-#define DETACH_MS_PER_TP 40
-
-void probes_warn_cost(const struct probe_set *set)
-{
-	int n = probes_slow(set);
-
-	if (n <= WARN_PROBES)
-		return;
-	fprintf(stderr, "%s: warning: %d tracepoints: attaching takes about %d s and detaching at the end about %d s (the kernel waits ~%d ms per tracepoint); narrow the globs to trace fewer\n", PROG,
-		n, (n * ATTACH_US_PER_TP + 999999) / 1000000,
-		(n * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
-}
 
 int trace_stop(struct trace *skel)
 {

@@ -10,7 +10,8 @@
  */
 #include <string.h>
 
-#include "tool.h"
+#include "syscalls.h"
+#include "trace.h"	/* TRACE_MAX_SYSCALLS */
 
 #if defined(__x86_64__)		/* trace_syscalls.bpf.h reads x86-64 registers */
 static const struct {

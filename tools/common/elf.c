@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * User symbols: the function symbols of an ELF file (libelf), found by
- * file offset (what a mapping gives) through the PT_LOAD segments.
- */
+/* The function symbols of an ELF file (elf.h says what is read). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sym.h"
+#include "elf.h"
 
 struct esym {
 	__u64 addr, size;
@@ -122,20 +120,23 @@ struct sym_elf *elfsyms_load(const char *path)
 	int fd, err;
 	Elf *elf;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = EINVAL;
 		return NULL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	e = calloc(1, sizeof(*e));
-	err = !elf || !e || elf_kind(elf) != ELF_K_ELF ? -EINVAL :
+	err = !e ? -ENOMEM : !elf || elf_kind(elf) != ELF_K_ELF ? -ENOEXEC :
 	      read_segs(elf, e) ?: read_syms(elf, e);
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	if (err) {
 		elfsyms_free(e);
+		errno = -err;
 		return NULL;
 	}
 	if (e->n)
@@ -172,4 +173,20 @@ const char *elfsyms_name(const struct sym_elf *e, __u64 off)
 	if (e->v[i].size && addr >= e->v[i].addr + e->v[i].size)
 		return NULL;
 	return e->v[i].name;
+}
+
+int elf_func_size(const char *path, const char *name, __u64 *size)
+{
+	struct sym_elf *e = elfsyms_load(path);
+	int err = -ENOENT;
+
+	if (!e)
+		return -errno;
+	for (size_t i = 0; i < e->n && err; i++)
+		if (!strcmp(e->v[i].name, name)) {
+			*size = e->v[i].size;
+			err = 0;
+		}
+	elfsyms_free(e);
+	return err;
 }

@@ -11,7 +11,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
-#include "tool.h"
+#include "trace/tool.h"
 
 /* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */
 static bool names_function(const char *glob)

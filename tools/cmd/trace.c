@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfbuf trace and perfbuf record: the trace engine (trace/session.h)
+ * assembled with an output (see trace.h). trace: bpftrace-style probes,
+ * every record through the pipeline (trace/decode.h): decoded into
+ * values, handed to a sink, text, JSON Lines or NATS. record: the rings'
+ * bytes into a capture file, or overwrite rings as a flight recorder.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "perfbuf.h"
+#include "common/cli.h"
+#include "common/commands.h"
+#include "metrics/metrics.h"
+#include "nats/pub.h"
+#include "nats/sink_nats.h"
+#include "record/record.h"
+#include "sym/sym.h"
+#include "trace/decode.h"
+#include "trace/session.h"
+#include "trace.h"
+
+static volatile sig_atomic_t exiting, snapshot_wanted;
+
+/* counted: one while detaching leaves the rest to the kernel */
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		snapshot_wanted = 1;
+	else
+		exiting++;
+}
+
+struct run {
+	struct trace_opts o;
+	struct trace_session s;	/* the engine */
+	struct capture_out cap;	/* record */
+	struct trace_decoder *dec;
+	struct trace_sink *sink;
+	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
+	struct sym_names *names;
+	int fd;			/* the output */
+	struct metrics metrics;	/* --metrics */
+	__u64 next_pub;		/* --metrics: when to publish the counts */
+	__u64 received, printed;
+	__u64 to_write;		/* events meant for the output (not past -n) */
+	bool stop;
+	struct trace_pipe pipe;	/* the record being decoded: last, it is big */
+};
+
+static bool broken(const struct run *run)
+{
+	return run->o.record ? capture_out_error(&run->cap) != 0
+			     : run->sink->err != 0;
+}
+
+static int on_record(void *ctx, const struct perfbuf_record *rec)
+{
+	struct run *run = ctx;
+
+	if (run->o.record) {
+		run->received += rec->kind == PERFBUF_REC_SAMPLE;
+		capture_out_record(&run->cap, rec);
+		return 0;
+	}
+	if (rec->kind != PERFBUF_REC_SAMPLE) {
+		if (!broken(run))
+			trace_pipe__record(&run->pipe, rec);
+		return 0;
+	}
+	run->received++;
+	if (run->stop)
+		return 0;
+	run->to_write++;
+	if (broken(run)) {
+		/* the output failed: this one is the last meant for it */
+		run->stop = true;
+		return PERFBUF_STOP;
+	}
+	if (trace_pipe__record(&run->pipe, rec) && run->o.count &&
+	    ++run->printed >= (__u64)run->o.count) {
+		run->stop = true;
+		return PERFBUF_STOP;	/* -n reached */
+	}
+	return 0;
+}
+
+/* Between the (slow) attaches of globbed tracepoints: keep the rings from
+ * filling, and stop early on Ctrl-C, -n or a closed stdout. */
+static bool consume_some(void *ctx)
+{
+	struct run *run = ctx;
+
+	perfbuf__consume(run->s.pb);
+	if (run->sink)
+		trace_sink__flush(run->sink);
+	return !exiting && !run->stop && !broken(run);
+}
+
+/* --kstack/--ustack: a frame's name (tools/sym), for the decoder */
+static const char *frame_name(void *ctx, bool kernel, __u32 pid, __u64 addr)
+{
+	struct run *run = ctx;
+	struct sym_frame f = { .file = SYM_KERNEL_FILE, .addr = addr };
+
+	if (!kernel)
+		f = maps_frame(run->maps, (pid_t)pid, addr);
+	return names_frame(run->names, &f);
+}
+
+static int open_stacks(struct run *run)
+{
+	if (!trace_filter.kstack && !trace_filter.ustack)
+		return 0;
+	run->maps = maps_new();
+	run->names = run->maps ? names_new(run->maps) : NULL;
+	if (!run->names)
+		return -ENOMEM;
+	trace_decoder__set_stacks(run->dec, trace_filter.kstack,
+				  trace_filter.ustack, frame_name, run);
+	return 0;
+}
+
+/* The decoder and the sink (text, or JSON Lines) the events go to. */
+static int open_sink(struct run *run)
+{
+	struct trace_sink_opts so = { .fd = run->fd,
+				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
+	int err = -ENOMEM;
+
+	trace_clock_init(&so.clock, run->o.time);
+	run->o.nats.clock = so.clock;
+	run->o.nats.latency_ms = run->o.latency ?: NATS_DEFAULT_LATENCY_MS;
+	run->dec = trace_decoder__new(&run->s.set);
+	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
+		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+	if (run->dec && run->sink && !open_stacks(run))
+		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
+	if (err) {
+		/* the NATS sink says what went wrong itself */
+		if (!run->dec || !run->sink || !run->o.nats.nurls)
+			fprintf(stderr, "%s: out of memory\n", PROG);
+		return err;
+	}
+	run->pipe.dec = run->dec;
+	run->pipe.sink = run->sink;
+	return 0;
+}
+
+/* record: the rings' bytes to the capture as they are */
+static void on_span(void *ctx, int cpu, const struct iovec *iov, int cnt)
+{
+	struct run *run = ctx;
+
+	capture_out_span(&run->cap, cpu, iov, cnt);
+}
+
+/* The collector: in time order for trace; for record, bytes to the
+ * capture, or overwrite rings as a flight recorder (times on both: the
+ * report orders by them). */
+static int open_rings(struct run *run)
+{
+	bool flight = run->o.flight_pages;
+	PERFBUF_OPTS(perfbuf_opts, po,
+		     .page_cnt = flight ? run->o.flight_pages : run->o.pages,
+		     .ordered = !run->o.unordered && !run->o.record,
+		     .timestamps = run->o.record,
+		     .overwrite = flight,
+		     .span_fn = run->o.record && !flight ? on_span : NULL);
+
+	return trace_session__open_rings(&run->s, &po, on_record, run);
+}
+
+/* --pages against the probes' largest record: said before anything loads */
+static int check_pages(struct run *run)
+{
+	long pages = run->o.flight_pages ?: run->o.pages;
+	size_t max_rec = run->s.max_rec, need = trace_pages_needed(max_rec);
+
+	if ((size_t)pages >= need)
+		return 0;
+	if (run->o.flight_pages)
+		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
+			PROG, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
+	else
+		fprintf(stderr, "%s: --pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
+			PROG, pages, max_rec, need);
+	return -EINVAL;
+}
+
+/* --metrics: the BPF side's failed writes, from the server's thread */
+static int bpf_errors(void *ctx, int ncpu, __u64 (*out)[METRICS_REASONS])
+{
+	_Static_assert((int)METRICS_NO_SPACE == (int)TRACE_OUT_NO_SPACE &&
+		       (int)METRICS_NO_RING == (int)TRACE_OUT_NO_RING &&
+		       (int)METRICS_OTHER == (int)TRACE_OUT_OTHER &&
+		       (int)METRICS_REASONS == (int)TRACE_OUT_REASONS, "one order of reasons");
+	return trace_output_errors(ctx, ncpu, out);
+}
+
+/* --metrics: what there is to show, now that it exists */
+static void metrics_sources(struct run *run)
+{
+	struct metrics *m = &run->metrics;
+
+	if (!m->srv)
+		return;
+	m->pb[m->npb++] = run->s.pb;
+	m->bpf = bpf_errors;
+	m->bpf_ctx = run->s.skel;
+	m->sink = run->o.record ? "capture" : run->sink->ops->name;
+	m->nats = run->o.nats.nurls;
+	metrics_ready(m);
+}
+
+/* --nats: the publisher's counts, in events (not batches) */
+static void nats_counts(struct trace_sink *sink, struct metrics_counts *m)
+{
+	struct nats_pub_counts c;
+
+	trace_sink_nats_counts(sink, &c);
+	m->nats_published = c.published.events;
+	m->nats_acknowledged = c.acknowledged.events;
+	m->nats_buffer_full = c.buffer_full.events;
+	m->nats_rejected = c.rejected.events;
+	m->nats_unacked = c.unacked.events;
+}
+
+/* --metrics: the loop's counters, for the next scrape */
+static void publish(struct run *run)
+{
+	struct metrics_counts c = {};
+	struct trace_totals t;
+
+	if (!run->metrics.srv)
+		return;
+	if (run->o.record) {
+		/* every record the rings gave is in the capture */
+		trace_totals(run->s.pb, &t);
+		c.written = t.samples;
+		c.sink_errors = capture_out_error(&run->cap) != 0;
+	} else {
+		c.written = run->sink->written;
+		c.sink_errors = run->sink->err != 0;
+		if (run->o.nats.nurls)
+			nats_counts(run->sink, &c);
+	}
+	metrics_publish(&run->metrics, &c);
+}
+
+/* Before the load (a port in use costs nothing): --metrics served. */
+static int start_metrics(struct run *run)
+{
+	return run->o.metrics ? metrics_start(&run->metrics, PROG, run->o.metrics) : 0;
+}
+
+/* Before the load (a bad path costs nothing): the capture, or -o FILE. */
+static int open_output(struct run *run)
+{
+	int err;
+
+	if (run->o.record) {
+		err = capture_out_open(&run->cap, run->o.output);
+		if (err) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
+				cli_output_error(err));
+			return err;
+		}
+	} else if (run->o.output) {
+		run->fd = cli_open_output(run->o.output);
+		if (run->fd < 0) {
+			err = run->fd;
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
+				cli_output_error(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Everything up to the first attach: probes, output, BPF, rings, sink. */
+static int setup(struct run *run, int nprobes, char **probes)
+{
+	struct trace_session *s = &run->s;
+	int err;
+
+	err = trace_session__add_filters(s);
+	if (err)
+		return err;
+	if (!run->o.output && cli_need_stdout(PROG))
+		return -EPERM;
+	err = trace_session__prepare(s, nprobes, probes) ?: check_pages(run) ?:
+	      trace_session__need_fds(s, run->o.metrics ? METRICS_FDS : 0) ?:
+	      open_output(run) ?: start_metrics(run) ?:
+	      trace_session__load(s) ?: open_rings(run);
+	if (err)
+		return err;
+	if (run->o.record) {
+		char opts[64];
+
+		trace_read_format(opts, sizeof(opts));
+		err = record_begin(&run->cap, s->pb, &s->set,
+				   run->o.flight_pages ?: run->o.pages,
+				   run->o.flight_pages, opts);
+	} else {
+		err = open_sink(run);
+	}
+	if (!err)
+		metrics_sources(run);
+	return err;
+}
+
+/* A flight recorder's snapshot into the capture. */
+static void snapshot(struct run *run)
+{
+	int err;
+
+	capture_out_snapshot_begin(&run->cap);
+	err = perfbuf__snapshot(run->s.pb);
+	capture_out_snapshot_end(&run->cap);
+	if (err < 0)
+		fprintf(stderr, "%s: a snapshot failed: %s\n", PROG, strerror(-err));
+}
+
+/* After a poll: is the output gone, or -n reached (record: counted in
+ * whole ring spans)? Flushes, takes a snapshot asked for, publishes the
+ * counts for --metrics 10 times a second. */
+static bool output_done(void *ctx)
+{
+	struct run *run = ctx;
+	__u64 now = perfbuf_now_ns();
+	struct trace_totals t;
+
+	if (now >= run->next_pub) {
+		publish(run);
+		run->next_pub = now + 100000000ULL;
+	}
+	if (!run->o.record)
+		return trace_sink__flush(run->sink) != 0;
+	if (snapshot_wanted) {
+		snapshot_wanted = 0;
+		snapshot(run);
+	}
+	if (broken(run))
+		return true;
+	if (!run->o.count)
+		return false;
+	trace_totals(run->s.pb, &t);
+	return t.samples >= (__u64)run->o.count;
+}
+
+/* The closing summary: the engine's per-CPU counts, and ours. A failed
+ * output printed what reached it; the rest is discarded. */
+static int summary(struct run *run, bool output_failed)
+{
+	size_t n = perfbuf__ring_cnt(run->s.pb);
+	struct tv_cpu_summary cpus[n ? n : 1];
+	__u64 printed = output_failed && run->sink->written < run->to_write ?
+			run->sink->written : run->to_write;
+	struct tv_summary sum = { .printed = printed,
+				  .discarded = run->received - printed,
+				  .output_failed = output_failed };
+
+	trace_session__summary(&run->s, &sum, cpus);
+	return trace_sink__summary(run->sink, &sum);
+}
+
+/* With the programs stopped: what is left in the rings, and the summary
+ * (or the capture's end). 0 or -EIO. */
+static int write_end(struct run *run, const char *name)
+{
+	int err, wr, sum_wr;
+
+	if (run->o.flight_pages) {
+		snapshot(run);
+		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+	}
+	err = perfbuf__drain(run->s.pb);
+	if (run->o.record)
+		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+	if (err < 0 && err != -EINTR)
+		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", PROG,
+			strerror(-err));
+	err = 0;
+	/* a closed reader (EPIPE) is a normal end; anything else, such as
+	 * a full disk, is an error with the count of events lost to it */
+	wr = trace_sink__flush(run->sink);
+	if (wr && wr != -EPIPE) {
+		__u64 lost = run->to_write - run->sink->written;
+
+		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", PROG,
+			name, strerror(-wr), (unsigned long long)lost,
+			lost == 1 ? "" : "s");
+		err = -EIO;
+	}
+	sum_wr = summary(run, wr != 0);
+	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
+		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", PROG,
+			name, strerror(-sum_wr));
+		err = -EIO;
+	}
+	return err;
+}
+
+/* Stop the programs, write the end, then detach (slow with many probes:
+ * stop.c). 0 or -EIO. */
+static int finish(struct run *run)
+{
+	const char *name = run->o.nats.nurls ? "to NATS" :
+			   run->o.output ? run->o.output : "stdout";
+	int err;
+
+	trace_session__stop(&run->s);
+	err = write_end(run, name);
+	publish(run);	/* the last scrape shows the summary's counts */
+	trace_session__detach(&run->s, &exiting);
+	return err;
+}
+
+static void cleanup(struct run *run)
+{
+	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
+	/* a run that never attached leaves no capture; one that failed
+	 * after the attach keeps what it wrote */
+	if (probes_attached(&run->s.set))
+		capture_out_close(&run->cap, "");
+	else
+		capture_out_discard(&run->cap);
+	trace_sink__end(run->sink);
+	trace_decoder__free(run->dec);
+	names_free(run->names);
+	maps_free(run->maps);
+	trace_session__free(&run->s);
+	nats_opts_free(&run->o.nats);
+	if (run->fd > 2)
+		close(run->fd);
+}
+
+static int run_main(int argc, char **argv, const char *prog, bool record)
+{
+	static struct run run;	/* big: the record copy */
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct trace_loop loop = { .exiting = &exiting, .stop = &run.stop,
+				   .done = output_done, .ctx = &run };
+	struct trace_session_opts so;
+	int err;
+
+	memset(&run, 0, sizeof(run));
+	trace_prog = prog;
+	run.fd = 1;
+	run.o.record = record;
+	/* before the load (a second or more): a signal meanwhile, even to a
+	 * background job (started with SIGINT ignored), ends the run after
+	 * it, with the summary; one while attaching still detaches */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
+	err = trace_parse_options(argc, argv, &run.o);
+	if (err)
+		return err < 0 ? 1 : 0;
+	if (run.o.flight_pages)
+		sigaction(SIGUSR1, &sa, NULL);
+	so = (struct trace_session_opts){
+		.pages = run.o.pages, .latency = run.o.latency,
+		.duration = run.o.duration, .stats = run.o.stats,
+		.verbose = run.o.verbose, .filters = run.o.filters,
+		.nfilters = run.o.nfilters,
+	};
+	trace_session__init(&run.s, prog, &so);
+	err = setup(&run, argc - optind, argv + optind);
+	if (err)
+		goto out;
+	/* after a signal: no attach, the end as usual (the summary) */
+	if (!exiting)
+		err = trace_session__attach(&run.s, consume_some, &run);
+	if (!err && run.o.realtime)	/* after the attach: long work, not real-time */
+		record_realtime(PROG, (int)run.o.realtime);
+	err = err ?: trace_session__loop(&run.s, &loop);
+	record_realtime_end((int)run.o.realtime);
+	err = err ?: finish(&run);
+out:
+	cleanup(&run);
+	return err ? 1 : 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	return run_main(argc, argv, "perfbuf trace", false);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return run_main(argc, argv, "perfbuf record", true);
+}

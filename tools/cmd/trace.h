@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfbuf trace` and `perfbuf record`: where a command assembles the
+ * trace engine (trace/session.h) with its outputs.
+ *   trace_opts.c  the options of both, into struct trace_opts
+ *   trace.c       the assembly: the engine's steps, and what records go to:
+ *                 trace: the decoder (trace/decode.h) and a sink (text,
+ *                 JSON Lines: trace/sink.h; NATS: nats/sink_nats.h);
+ *                 record: a capture file (record/record.h)
+ * A new command over the engine (run, attach) is a file of its own that
+ * does the same steps with its sinks; a new option of every such command
+ * goes into struct trace_opts and trace_opts.c.
+ */
+#ifndef PERFBUF_CMD_TRACE_H
+#define PERFBUF_CMD_TRACE_H
+
+#include <stdbool.h>
+
+#include "common/clock.h"
+#include "nats/options.h"
+
+struct trace_opts {
+	const char *output;	/* NULL: stdout */
+	long duration, count;	/* 0: no limit */
+	long pages, latency;	/* latency 0: the library's default */
+	long width;		/* --width: text lines cut (0: never) */
+	enum trace_time time;	/* --time */
+	bool json, stats, verbose, unordered;
+	bool record;		/* perfbuf record: a capture file */
+	long flight_pages;	/* record --flight-recorder: pages per CPU */
+	long realtime;		/* record --realtime: the reader's SCHED_FIFO
+				 * priority, 0: none */
+	struct nats_opts nats;	/* --nats: events to JetStream */
+	const char *metrics;	/* --metrics [ADDR:]PORT */
+	const char *filters[16];	/* --filter, checked in setup() */
+	int nfilters;
+};
+
+/* The options into @o (o->record set by the caller, @prog: what messages
+ * start with): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace
+ * the probes from argv[optind]. */
+int trace_parse_options(int argc, char **argv, struct trace_opts *o);
+
+#endif

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The options of `perfbuf trace` and `perfbuf record` (trace.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "perfbuf.h"
+#include "common/cli.h"
+#include "metrics/metrics.h"
+#include "record/record.h"
+#include "trace/tool.h"
+#include "trace.h"
+
+static const char usage_text[] =
+"Usage: perfbuf trace [OPTIONS] PROBE...\n"
+"\n"
+"Print every event of the probes, one line each (or JSON Lines).\n"
+"\n"
+"Probes (bpftrace syntax):\n"
+"  tracepoint:CATEGORY:NAME     globs allowed: tracepoint:syscalls:sys_enter_open*\n"
+"  rawtracepoint:NAME           tp_btf when BTF has it, raw_tp otherwise\n"
+"  kprobe:FUNC  kretprobe:FUNC  fentry:FUNC  fexit:FUNC\n"
+"                               fentry falls back to kprobe and back\n"
+"  uprobe:PATH:SYMBOL[+OFFSET]  uretprobe:PATH:SYMBOL\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID        only this process\n"
+"      --comm NAME      only tasks with this command name\n"
+"      --cpu N          only events on CPU N\n"
+"      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
+"                       repeatable (all must hold); PROBE:EXPR for one probe\n"
+"  -d, --duration SEC   stop after SEC seconds\n"
+"  -n, --count N        stop after N events\n"
+"  -o, --output FILE    write events to FILE instead of stdout\n"
+"      --json           JSON Lines: event, lost and summary objects\n"
+"      --width N        cut text lines to N columns (not in a file)\n"
+"      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
+"                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
+"      --pages N        ring pages per CPU, a power of two (default 256)\n"
+"      --latency MS     longest an event waits in a ring (default 10)\n"
+"      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
+METRICS_USAGE
+"      --unordered      print each CPU's events as they come, not in time order\n"
+"      --string-size N  bytes kept of each string, buffer or argv argument\n"
+"                       (1..4096, default 255); a cut one is marked\n"
+"      --buffers[=escaped|hex]\n"
+"                       print the bytes of syscall buffers the call reads\n"
+"                       (write's), bounded by their length argument\n"
+"      --kstack         each event's kernel stack, named (/proc/kallsyms)\n"
+"      --ustack         each event's user stack, named (the process's ELF\n"
+"                       symbols; frame pointers needed to walk it)\n"
+"  -v, --verbose        libbpf debug output\n"
+"  -h, --help           this help\n"
+NATS_TRACE_USAGE
+"\n"
+"Events carry time, CPU, PID, TID, command, the probe and its arguments:\n"
+"every field of a tracepoint (syscall paths and names read as strings,\n"
+"execve's argv as a list, buffers as addresses unless --buffers),\n"
+"arg0..arg5 of kprobes/fentry/uprobes, ret of the return probes.\n"
+"Events print in time order across CPUs (the kernel's CLOCK_MONOTONIC\n"
+"time of each record); one whose writer was interrupted may come after a\n"
+"newer one: it is marked late (a '*' after the time, \"late\":true in JSON).\n"
+"CPUs coming online are traced; one going offline is drained first.\n"
+"Stacks print leaf first, a frame per line after the event (a tab first),\n"
+"or as \"kstack\" and \"ustack\" arrays in JSON; kernel frames end in _[k].\n"
+"Text lines carry every field (--width cuts them). In JSON strings a byte\n"
+"that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
+"\n"
+"Filters: a field compared with a constant, combined with && || ! ( ):\n"
+"  == != < <= > >= on integers; == != on strings, \"text*\" for a prefix.\n"
+"  Names: the probe's fields (args.NAME too), arg0..arg5, ret, and\n"
+"  pid tid comm cpu (the task's and CPU's, even where a field has the name).\n"
+"\n"
+"Examples:\n"
+"  perfbuf trace tracepoint:sched:sched_process_exec\n"
+"  perfbuf trace --filter 'filename == \"/etc/*\"' tracepoint:syscalls:sys_enter_openat\n"
+"  perfbuf trace -d 5 --json 'tracepoint:syscalls:sys_enter_open*'\n"
+"  perfbuf trace --comm bash tracepoint:syscalls:sys_enter_openat\n"
+"  perfbuf trace uprobe:/bin/bash:readline uretprobe:/bin/bash:readline\n"
+"  perfbuf trace -n 10 -o exits.txt tracepoint:sched:sched_process_exit\n"
+"  perfbuf trace --kstack --ustack -n 5 tracepoint:syscalls:sys_enter_openat\n"
+"  perfbuf list 'syscalls:*open*'\n";
+
+enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
+       OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
+       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
+       OPT_REALTIME };
+
+/* The filters: -p, --comm, --cpu (checked in BPF). */
+static bool filter_option(int opt, const char *arg)
+{
+	int cpu_cnt;
+	long v;
+
+	switch (opt) {
+	case 'p':
+		if (!cli_parse_num(PROG, "-p", arg, 1, 0x7fffffff, &v))
+			return false;
+		if (kill(v, 0) && errno == ESRCH) {
+			fprintf(stderr, "%s: -p %ld: no such process\n", PROG, v);
+			return false;
+		}
+		trace_filter.pid = v;
+		return true;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
+			fprintf(stderr, "%s: --comm wants a command name of 1 to %d characters, not '%s'\n", PROG,
+				TRACE_COMM_LEN - 1, arg);
+			return false;
+		}
+		trace_filter.comm = arg;
+		return true;
+	default:	/* OPT_CPU */
+		cpu_cnt = libbpf_num_possible_cpus();
+		if (!cli_parse_num(PROG, "--cpu", arg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
+			return false;
+		trace_filter.cpu = v;
+		return true;
+	}
+}
+
+/* How events print: --width, --time (report's, for record). */
+static bool output_option(int opt, const char *arg, struct trace_opts *o)
+{
+	if (o->record) {
+		fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+			opt == OPT_TIME ? "--time" : "--width");
+		return false;
+	}
+	if (opt == OPT_WIDTH)
+		return cli_parse_num(PROG, "--width", arg, 40, 100000, &o->width);
+	if (trace_time_parse(arg, &o->time)) {
+		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", PROG, arg);
+		return false;
+	}
+	return true;
+}
+
+/* What BPF reads of syscall arguments: --string-size, --buffers. */
+static bool read_option(int opt, const char *arg)
+{
+	long v;
+
+	if (opt == OPT_STRING_SIZE) {
+		if (!cli_parse_num(PROG, "--string-size", arg, 1, TRACE_STR_SIZE_MAX, &v))
+			return false;
+		trace_read.str_size = v;
+	} else if (!arg || !strcmp(arg, "escaped")) {
+		trace_read.buffers = BUFFERS_ESCAPED;
+	} else if (!strcmp(arg, "hex")) {
+		trace_read.buffers = BUFFERS_HEX;
+	} else {
+		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", PROG, arg);
+		return false;
+	}
+	return true;
+}
+
+/* The options of one of the two commands: record's --flight-recorder,
+ * --realtime;
+ * trace's --json, --unordered (report's for a capture), --kstack,
+ * --ustack and NATS_OPT_*. */
+static bool mode_option(int opt, char *arg, struct trace_opts *o)
+{
+	switch (opt) {
+	case OPT_REALTIME:
+		if (!o->record) {
+			fprintf(stderr, "%s: --realtime is an option of perfbuf record\n", PROG);
+			return false;
+		}
+		return cli_parse_num(PROG, "--realtime", arg, 0, 99, &o->realtime);
+	case OPT_FLIGHT:
+		if (!o->record) {
+			fprintf(stderr, "%s: --flight-recorder is an option of perfbuf record\n",
+				PROG);
+			return false;
+		}
+		return record_parse_size(arg, &o->flight_pages);
+	case OPT_JSON:
+	case OPT_UNORDERED:
+		if (o->record) {
+			fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+				opt == OPT_JSON ? "--json" : "--unordered");
+			return false;
+		}
+		o->json |= opt == OPT_JSON;
+		o->unordered |= opt == OPT_UNORDERED;
+		return true;
+	case OPT_KSTACK:
+	case OPT_USTACK:
+		if (o->record) {
+			fprintf(stderr, "%s: %s is an option of perfbuf trace\n", PROG,
+				opt == OPT_KSTACK ? "--kstack" : "--ustack");
+			return false;
+		}
+		trace_filter.kstack |= opt == OPT_KSTACK;
+		trace_filter.ustack |= opt == OPT_USTACK;
+		return true;
+	default:	/* NATS_OPT_* */
+		if (o->record) {
+			fprintf(stderr, "%s: the NATS options are options of perfbuf trace\n",
+				PROG);
+			return false;
+		}
+		return nats_opts_set(&o->nats, opt, arg);
+	}
+}
+
+/* One option of getopt_long() into @ctx (struct trace_opts); false after
+ * a message. */
+static bool set_option(int opt, char *arg, void *ctx)
+{
+	struct trace_opts *o = ctx;
+
+	switch (opt) {
+	case 'p':
+	case OPT_COMM:
+	case OPT_CPU:
+		return filter_option(opt, arg);
+	case 'd':
+		return cli_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
+	case 'n':
+		return cli_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+	case 'o':
+		o->output = arg;
+		return true;
+	case OPT_FILTER:
+		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
+			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", PROG,
+				o->nfilters);
+			return false;
+		}
+		o->filters[o->nfilters++] = arg;
+		return true;
+	case OPT_PAGES:
+		if (!cli_parse_num(PROG, "--pages", arg, 1, 1 << 20, &o->pages))
+			return false;
+		if (perfbuf_ring__check_page_cnt((size_t)o->pages)) {
+			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", PROG,
+				o->pages);
+			return false;
+		}
+		return true;
+	case OPT_LATENCY:
+		return cli_parse_num(PROG, "--latency", arg, 1, 60000, &o->latency);
+	case OPT_WIDTH:
+	case OPT_TIME:
+		return output_option(opt, arg, o);
+	case OPT_STRING_SIZE:
+	case OPT_BUFFERS:
+		return read_option(opt, arg);
+	case OPT_STATS:
+		o->stats = o->nats.stats = true;
+		return true;
+	case OPT_METRICS:
+		o->metrics = arg;
+		return !metrics_check_addr(PROG, arg);
+	case 'v':
+		o->verbose = true;
+		return true;
+	default:
+		return mode_option(opt, arg, o);
+	}
+}
+
+int trace_parse_options(int argc, char **argv, struct trace_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "realtime", required_argument, NULL, OPT_REALTIME },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "unordered", no_argument, NULL, OPT_UNORDERED },
+		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+		{ "string-size", required_argument, NULL, OPT_STRING_SIZE },
+		{ "buffers", optional_argument, NULL, OPT_BUFFERS },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "kstack", no_argument, NULL, OPT_KSTACK },
+		{ "ustack", no_argument, NULL, OPT_USTACK },
+		NATS_TRACE_LONGOPTS,
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct cli_opts c = { .cmd = o->record ? "record" : "trace",
+			      .shortopts = ":p:d:n:o:vh", .longopts = longopts,
+			      .usage = o->record ? record_usage : usage_text,
+			      .set = set_option };
+	int err;
+
+	*o = (struct trace_opts){ .pages = 256, .record = o->record,
+				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
+	nats_opts_init(&o->nats, PROG);
+	trace_filter = (struct trace_filter){ .cpu = -1 };
+	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
+	err = cli_options(&c, argc, argv, o);
+	if (err)
+		return err;
+	if (o->record && !o->output)
+		o->output = RECORD_DEFAULT_OUTPUT;
+	if (!nats_opts_check(&o->nats))
+		return -1;
+	if (o->nats.nurls && o->output) {
+		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",
+			PROG, o->output);
+		return -1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
+			PROG, PROG);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Probes of `perfbuf trace`, attached: one generic program per kind with
+ * the probe's index as its cookie (an instance of its own for the kinds
+ * whose programs name their target at load), the syscalls through the raw
+ * tracepoints sys_enter/exit; and detached. probe.c parses them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "common/cli.h"
+#include "format.h"
+#include "probe.h"
+#include "stop.h"
+#include "syscalls.h"
+#include "tracefs.h"
+#include "trace.skel.h"
+
+#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
+
+struct trace *trace_obj_open(void)
+{
+	struct trace *obj = trace__open();
+
+	if (!obj)
+		return NULL;
+	obj->rodata->self_tgid = getpid();
+	obj->rodata->str_size = trace_read.str_size;
+	obj->rodata->targ_tgid = trace_filter.pid;
+	obj->rodata->targ_cpu = trace_filter.cpu;
+	obj->rodata->want_kstack = trace_filter.kstack;
+	obj->rodata->want_ustack = trace_filter.ustack;
+	if (trace_filter.comm) {
+		obj->rodata->filter_comm = true;
+		strncpy((char *)obj->rodata->targ_comm, trace_filter.comm,
+			TRACE_COMM_LEN - 1);
+	}
+	return obj;
+}
+
+/* Every map of @obj but its own globals (.rodata) is @main_obj's. */
+static int share_maps(struct trace *obj, struct trace *main_obj)
+{
+	struct bpf_map *map;
+	int err;
+
+	bpf_object__for_each_map(map, obj->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		err = bpf_map__reuse_fd(map, bpf_map__fd(bpf_object__find_map_by_name(
+					     main_obj->obj, bpf_map__name(map))));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* tp_btf, raw_tp, fentry and fexit: an instance of the object for this
+ * probe alone, sharing the main instance's maps. */
+static struct bpf_program *pick_tp_btf(struct trace *o) { return o->progs.trace_tp_btf; }
+static struct bpf_program *pick_raw_tp(struct trace *o) { return o->progs.trace_raw_tp; }
+static struct bpf_program *pick_fentry(struct trace *o) { return o->progs.trace_fentry; }
+static struct bpf_program *pick_fexit(struct trace *o) { return o->progs.trace_fexit; }
+static struct bpf_program *pick_sys_enter_btf(struct trace *o) { return o->progs.trace_sys_enter_btf; }
+static struct bpf_program *pick_sys_exit_btf(struct trace *o) { return o->progs.trace_sys_exit_btf; }
+static struct bpf_program *pick_sys_enter(struct trace *o) { return o->progs.trace_sys_enter; }
+static struct bpf_program *pick_sys_exit(struct trace *o) { return o->progs.trace_sys_exit; }
+
+/* An instance of the object in *@obj with the program @pick gives alone,
+ * loaded: its target @target (NULL: its section's, or at attach time),
+ * its constants @cookie and @nargs. 0 or -errno; *@obj to destroy. */
+static int load_alone(struct trace **obj, struct trace *main_obj,
+		      struct bpf_program *(*pick)(struct trace *),
+		      const char *target, __u64 cookie, int nargs)
+{
+	struct bpf_program *prog, *want;
+	int err;
+
+	*obj = trace_obj_open();
+	if (!*obj)
+		return -errno;
+	want = pick(*obj);
+	bpf_object__for_each_program(prog, (*obj)->obj)
+		bpf_program__set_autoload(prog, prog == want);
+	(*obj)->rodata->probe_cookie = cookie;
+	(*obj)->rodata->nargs = nargs;
+	if (target) {
+		err = bpf_program__set_attach_target(want, 0, target);
+		if (err)
+			return err;
+	}
+	return share_maps(*obj, main_obj) ?: trace__load(*obj);
+}
+
+static int attach_own(struct trace_probe *p, struct trace *main_obj,
+		      struct bpf_program *(*pick)(struct trace *), __u64 cookie,
+		      int nargs)
+{
+	struct trace *obj;
+	struct bpf_program *want;
+	/* raw_tp takes its target at attach time, the others at load */
+	bool raw = pick == pick_raw_tp;
+	int err = load_alone(&p->obj, main_obj, pick, raw ? NULL : p->target,
+			     cookie, nargs);
+
+	if (err)
+		return err;
+	obj = p->obj;
+	want = pick(obj);
+	if (p->kind == PK_RAWTP && raw)
+		p->link = bpf_program__attach_raw_tracepoint(want, p->target);
+	else
+		p->link = bpf_program__attach(want);
+	return p->link ? 0 : -errno;
+}
+
+
+static void drop_obj(struct trace_probe *p)
+{
+	bpf_link__destroy(p->link);
+	p->link = NULL;
+	trace__destroy(p->obj);
+	p->obj = NULL;
+}
+
+static void probe_release(struct trace_probe *p)
+{
+	drop_obj(p);
+	probe_clear(p);
+}
+
+static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	int n = rawtp_nargs(p->target), err;
+
+	if (n >= 0) {
+		p->nargs = n > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : n;
+		err = attach_own(p, skel, pick_tp_btf, i, p->nargs);
+		if (!err)
+			return 0;
+		drop_obj(p);	/* tp_btf refused: try raw_tp */
+	}
+	/* raw_tp refuses reads past the tracepoint's arguments: without BTF
+	 * we do not know how many there are, so try from 6 down */
+	for (int k = n >= 0 ? p->nargs : TRACE_MAX_ARGS; k >= 0; k--) {
+		p->nargs = k;
+		err = attach_own(p, skel, pick_raw_tp, i, k);
+		if (!err)
+			return 0;
+		drop_obj(p);
+		if (err != -EINVAL)
+			break;
+	}
+	if (err == -ENOENT)
+		err_line("no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
+			 p->target);
+	else
+		err_line("attaching %s failed: %s%s\n", p->spec,
+			 cli_strerror(err), cli_hint(err));
+	return err;
+}
+
+/* A tracepoint to suggest instead of kernel function @func. */
+static void suggest(const char *func, char *out, size_t sz)
+{
+	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_",
+		"__se_sys_", "__do_sys_", "do_sys_", "ksys_", "sys_" };
+	char path[512];
+
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++) {
+		size_t n = strlen(pfx[i]);
+		const char *s = strstr(func, pfx[i]);
+
+		if (s && s == func) {
+			snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
+				 tracefs_dir, func + n);
+			if (path_exists(path)) {
+				snprintf(out, sz, "tracepoint:syscalls:sys_enter_%s",
+					 func + n);
+				return;
+			}
+		}
+	}
+	snprintf(out, sz, "tracepoint:syscalls:sys_enter_openat");
+}
+
+static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
+	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
+	bool kprobes = kprobes_supported();
+	int ferr = fentry_probe(p->target), err;
+	char tp[160];
+
+	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
+		err_line("%s: no kernel function '%s' (see /proc/kallsyms)\n",
+			 p->spec, p->target);
+		return -ENOENT;
+	}
+	if (!ferr && (want_fentry || !kprobes)) {
+		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
+		if (!err) {
+			if (!want_fentry)
+				fprintf(stderr, "%s: %s: no kprobes in this kernel, using %s\n", PROG,
+					p->spec, ret ? "fexit" : "fentry");
+			return 0;
+		}
+		drop_obj(p);
+		ferr = err;
+	}
+	if (kprobes) {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .retprobe = ret);
+
+		p->link = bpf_program__attach_kprobe_opts(ret ? skel->progs.trace_kretprobe
+							      : skel->progs.trace_kprobe,
+							  p->target, &ko);
+		if (p->link) {
+			if (want_fentry)
+				fprintf(stderr, "%s: %s: %s refused (%s), using %s\n", PROG,
+					p->spec, ret ? "fexit" : "fentry",
+					cli_strerror(ferr), ret ? "kretprobe" : "kprobe");
+			return 0;
+		}
+		err = -errno;
+		err_line("attaching %s failed: %s%s\n", p->spec,
+			 cli_strerror(err), cli_hint(err));
+		return err;
+	}
+	suggest(p->target, tp, sizeof(tp));
+	err_line("cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
+		 p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
+		 tp);
+	return -EOPNOTSUPP;
+}
+
+static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	int err;
+
+	switch (p->kind) {
+	case PK_TRACEPOINT: {
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = i);
+		char *colon = strchr(p->target, ':');
+		__u32 key, val = i + 1;
+
+		if (p->sys_nr >= 0) {
+			key = p->sys_nr * 2 + p->sys_exit;
+			err = bpf_map_update_elem(bpf_map__fd(skel->maps.syscall_probe),
+						  &key, &val, BPF_ANY) ? -errno : 0;
+			p->on_syscall = !err;
+			if (err)
+				err_line("attaching %s failed: %s\n", p->spec,
+					 strerror(-err));
+			return err;
+		}
+		*colon = '\0';
+		p->link = bpf_program__attach_tracepoint_opts(skel->progs.trace_tp,
+							      p->target, colon + 1, &to);
+		err = p->link ? 0 : -errno;
+		*colon = ':';
+		if (err && p->from_glob) {
+			fprintf(stderr, "%s: warning: skipping %s: %s\n", PROG, p->spec,
+				strerror(-err));
+			return 0;
+		}
+		if (err)
+			err_line("attaching %s failed: %s%s\n", p->spec,
+				 cli_strerror(err), cli_hint(err));
+		return err;
+	}
+	case PK_UPROBE:
+	case PK_URETPROBE: {
+		bool ret = p->kind == PK_URETPROBE;
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = i, .retprobe = ret,
+			    .func_name = p->target);
+
+		p->link = bpf_program__attach_uprobe_opts(ret ? skel->progs.trace_uretprobe
+							      : skel->progs.trace_uprobe,
+							  -1, p->path, p->offset, &uo);
+		if (p->link)
+			return 0;
+		err = -errno;
+		if (err == -ENOENT)
+			err_line("%s: no function symbol '%s' in %s\n", p->spec,
+				 p->target, p->path);
+		else if (p->offset && (err == -EINVAL || err == -524))
+			err_line("%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start, e.g. from 'objdump -d %s'\n",
+				 p->spec, p->offset, p->target, cli_strerror(err),
+				 p->path);
+		else
+			err_line("attaching %s failed: %s%s\n", p->spec,
+				 cli_strerror(err), cli_hint(err));
+		return err;
+	}
+	case PK_RAWTP:
+		return attach_rawtp(p, skel, i);
+	default:
+		return attach_func(p, skel, i);
+	}
+}
+
+/*
+ * Probes named exactly go first, with nothing read in between: when one
+ * fails, it fails before any event is printed. Globbed tracepoints follow
+ * (each attach takes tens of ms; one that fails is skipped with a warning)
+ * and read in between, so hundreds of them neither fill the rings nor
+ * hide a closed stdout.
+ */
+/* One link each for the raw tracepoints sys_enter and sys_exit, when
+ * probes want them; the probes that cannot have them become perf events. */
+static void attach_syscalls(struct probe_set *set, struct trace *skel)
+{
+	/* tp_btf reads the registers directly; raw_tp through helpers */
+	struct bpf_program *(*const pick[2][2])(struct trace *) = {
+		{ pick_sys_enter_btf, pick_sys_enter },
+		{ pick_sys_exit_btf, pick_sys_exit },
+	};
+	bool want[2] = {};
+
+	for (int i = 0; i < set->n; i++)
+		if (set->v[i].sys_nr >= 0)
+			want[set->v[i].sys_exit] = true;
+	for (int k = 0; k < 2; k++) {
+		for (int j = 0; want[k] && !set->sys_link[k] && j < 2; j++) {
+			trace__destroy(set->sys_obj[k]);
+			set->sys_obj[k] = NULL;
+			if (!load_alone(&set->sys_obj[k], skel, pick[k][j], NULL, 0, 0))
+				set->sys_link[k] = bpf_program__attach(pick[k][j](set->sys_obj[k]));
+		}
+		for (int i = 0; want[k] && !set->sys_link[k] && i < set->n; i++)
+			if (set->v[i].sys_exit == k)
+				set->v[i].sys_nr = -1;
+	}
+}
+
+int probes_attached(const struct probe_set *set)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n; i++)
+		n += set->v[i].link || set->v[i].on_syscall;
+	return n;
+}
+
+int probes_slow(const struct probe_set *set)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n; i++)
+		n += set->v[i].kind == PK_TRACEPOINT && set->v[i].sys_nr < 0;
+	return n;
+}
+
+#define WARN_PROBES 300		/* warn before attaching more */
+#define ATTACH_US_PER_TP 700	/* measured on 6.18 (README) */
+
+void probes_warn_cost(const struct probe_set *set)
+{
+	int n = probes_slow(set);
+
+	if (n <= WARN_PROBES)
+		return;
+	fprintf(stderr, "%s: warning: %d tracepoints: attaching takes about %d s and detaching at the end about %d s (the kernel waits ~%d ms per tracepoint); narrow the globs to trace fewer\n", PROG,
+		n, (n * ATTACH_US_PER_TP + 999999) / 1000000,
+		(n * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
+}
+
+int probes_attach(struct probe_set *set, struct trace *skel,
+		  bool (*between)(void *ctx), void *ctx)
+{
+	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
+
+	attach_syscalls(set, skel);
+
+	for (int glob = 0; glob < 2; glob++) {
+		for (int i = 0; i < set->n; i++) {
+			struct trace_probe *p = &set->v[i];
+			__u32 key = i;
+
+			if (p->from_glob != glob)
+				continue;
+			if (bpf_map_update_elem(cfg_fd, &key, &p->cfg, BPF_ANY)) {
+				err = -errno;
+				err_line("configuring %s failed: %s\n", p->spec,
+					 strerror(-err));
+				return err;
+			}
+			err = attach_one(p, skel, i);
+			if (err)
+				return err;
+			if (glob && between && !between(ctx))
+				return 0;
+		}
+	}
+	if (!probes_attached(set)) {
+		err_line("none of the probes could be attached\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
+{
+	struct bpf_link **links = calloc(set->n + 2, sizeof(*links));
+	int n = 0, left = 0;
+
+	for (int i = 0; links && i < set->n; i++)
+		if (set->v[i].link)
+			links[n++] = set->v[i].link;
+	for (int k = 0; links && k < 2; k++)
+		if (set->sys_link[k])
+			links[n++] = set->sys_link[k];
+	if (links) {
+		left = links_destroy(links, n, probes_slow(set), signals);
+		free(links);
+		for (int i = 0; i < set->n; i++)
+			set->v[i].link = NULL;
+		set->sys_link[0] = set->sys_link[1] = NULL;
+	}
+	for (int k = 0; k < 2; k++) {
+		bpf_link__destroy(set->sys_link[k]);	/* out of memory */
+		set->sys_link[k] = NULL;
+		trace__destroy(set->sys_obj[k]);
+		set->sys_obj[k] = NULL;
+	}
+	for (int i = 0; i < set->n; i++)
+		drop_obj(&set->v[i]);	/* out of memory: one at a time */
+	return left;
+}
+
+void probes_free(struct probe_set *set)
+{
+	probes_detach(set, NULL);
+	for (int i = 0; i < set->n; i++)
+		probe_release(&set->v[i]);
+	free(set->v);
+	set->v = NULL;
+	set->n = set->cap = 0;
+	probe_features_free();
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Probes (probe.c): the probe syntax, the fields a probe's records carry,
+ * the BPF object's instances, attach and detach; the -p/--comm/--cpu
+ * filter the programs apply.
+ */
+#ifndef PERFBUF_TRACE_PROBE_H
+#define PERFBUF_TRACE_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <signal.h>
+#include <linux/types.h>
+
+#include "trace.h"
+#include "trace_filter.h"
+#include "values.h"	/* struct tv_name, TV_HINT_* */
+
+/* "perfbuf trace" or "perfbuf record": what messages start with */
+extern const char *trace_prog;
+#define PROG trace_prog
+
+enum probe_kind {
+	PK_TRACEPOINT,
+	PK_RAWTP,
+	PK_KPROBE,
+	PK_KRETPROBE,
+	PK_FENTRY,
+	PK_FEXIT,
+	PK_UPROBE,
+	PK_URETPROBE,
+};
+
+enum field_kind {
+	FK_INT,		/* signed or unsigned, 1/2/4/8 bytes */
+	FK_CHARS,	/* char name[N]: a NUL-terminated string */
+	FK_STR,		/* read by BPF into a string slot */
+	FK_BYTES,	/* __data_loc array of non-chars: hex bytes */
+	FK_LOC_ARRAY,	/* __data_loc integer array (u64[] ...): read as FK_BYTES */
+	FK_PTR,		/* any pointer: hex */
+	FK_BUF,		/* user buffer read by BPF (--buffers) into a slot */
+	FK_ARGV,	/* execve's argv, read by BPF into a slot */
+	FK_ARRAY,	/* integer array */
+	FK_RAW,		/* anything else: hex bytes */
+};
+
+enum ptr_kind {
+	PTR_OTHER,
+	PTR_CHARS,		/* char * */
+	PTR_CONST_CHARS,	/* const char * */
+	PTR_ARGV,		/* const char *const * */
+};
+
+struct tp_field {
+	char *name;
+	enum field_kind kind;
+	unsigned short off, size, elem;	/* elem: array element size */
+	bool is_signed;
+	bool hidden;		/* __syscall_nr: JSON only */
+	int slot;		/* FK_STR/FK_BYTES: string slot, else -1 */
+	bool user_ptr;		/* FK_STR read from a user pointer */
+	enum ptr_kind ptr;	/* FK_PTR: what it points to */
+	/* from the print fmt line (printfmt.c): TV_HINT_IPV4/IPV6/SOCKADDR,
+	 * or _SYMBOLIC/_FLAGS with the names of its values */
+	unsigned char hint;
+	struct tv_name *names;
+	int nnames;
+};
+
+struct trace_probe {
+	enum probe_kind kind;
+	char *spec;		/* canonical, e.g. tracepoint:sched:sched_switch */
+	const char *arg;	/* the command line's probe it came from */
+	char *label;		/* short name for the text output */
+	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
+	char *path;		/* uprobe binary */
+	unsigned long offset;	/* uprobe +OFFSET */
+	int nargs;		/* raw tracepoints (-1: unknown until attached) */
+	struct tp_field *fields;
+	int nfields;
+	struct trace_probe_cfg cfg;
+	struct bpf_link *link;
+	struct trace *obj;	/* per-probe object (tp_btf, raw_tp, fentry) */
+	bool from_glob;		/* failing to attach it is a warning */
+	int sys_nr;		/* syscalls:sys_enter/exit_NAME: its number, else -1 */
+	bool sys_exit;
+	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
+};
+
+struct probe_set {
+	struct trace_probe *v;
+	int n, cap;
+	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
+	struct trace *sys_obj[2];	/* their programs' instances */
+};
+
+struct trace_filter {
+	__u32 pid;		/* 0: any */
+	int cpu;		/* -1: any */
+	const char *comm;	/* NULL: any */
+	bool kstack, ustack;	/* and what records carry: the stacks */
+};
+extern struct trace_filter trace_filter;
+struct trace *trace_obj_open(void);
+/* Records of @cpu the BPF programs could not write for a reason the kernel
+ * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
+__u64 trace_undelivered(struct trace *skel, int cpu);
+/* Every failed write of CPUs 0..@ncpu-1, by reason (a full ring too):
+ * 0 or -errno */
+int trace_output_errors(struct trace *skel, int ncpu,
+			__u64 (*out)[TRACE_OUT_REASONS]);
+int probes_parse(struct probe_set *set, const char *spec);
+/* A parsed probe's fields and names freed (attach.c drops its links). */
+void probe_clear(struct trace_probe *p);
+/* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
+ * or out of memory. */
+struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind);
+/* @between runs after each globbed tracepoint's attach (consume what is
+ * already arriving); false stops attaching, what is attached stays so */
+int probes_attach(struct probe_set *set, struct trace *skel,
+		  bool (*between)(void *ctx), void *ctx);
+/* Detach all, many at once; a change of *@signals meanwhile (may be NULL)
+ * leaves the rest to the kernel (returns 1): what is left here is quick. */
+int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals);
+/* The largest record the probes' BPF programs write (with --string-size) */
+size_t probes_record_max(const struct probe_set *set);
+void probes_free(struct probe_set *set);
+int probes_attached(const struct probe_set *set);
+/* Tracepoints attached as perf events: ~40 ms each to detach. */
+int probes_slow(const struct probe_set *set);
+bool kprobes_supported(void);
+/* What the kernel offers (probe.c), also for attach.c's fallbacks: a
+ * path there (stat(): access() drops CAP_DAC_READ_SEARCH); fentry on
+ * @func (0, -ENOENT not in BTF, or the load error); @func in kallsyms;
+ * a raw tracepoint's arguments from BTF (-1: unknown). The BTF read for
+ * them is freed by probe_features_free(). */
+bool path_exists(const char *path);
+int fentry_probe(const char *func);
+bool in_kallsyms(const char *func);
+int rawtp_nargs(const char *name);
+void probe_features_free(void);
+
+/* Warn before attaching many slow (perf-event) tracepoints. */
+void probes_warn_cost(const struct probe_set *set);
+
+#endif

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The trace engine's session: its steps in the order session.h gives. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "common/cli.h"
+#include "filter.h"
+#include "session.h"
+#include "stop.h"
+#include "tracefs.h"
+#include "trace.skel.h"
+
+/* "perfbuf trace" or "perfbuf record": what messages start with */
+const char *trace_prog = "perfbuf trace";
+
+static int print_all(enum libbpf_print_level level, const char *fmt,
+		     va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void trace_session__init(struct trace_session *s, const char *prog,
+			 const struct trace_session_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->prog = trace_prog = prog;
+	s->o = *o;
+}
+
+/* The filters' syntax first: a typo costs nothing. */
+int trace_session__add_filters(struct trace_session *s)
+{
+	for (int i = 0; i < s->o.nfilters; i++)
+		if (filter_add(s->o.filters[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/* Privileges, tracefs, the probes parsed and their cost said. */
+int trace_session__prepare(struct trace_session *s, int nprobes, char **probes)
+{
+	if (cli_need_privileges(s->prog, CLI_BPF | CLI_TRACEFS))
+		return -EPERM;
+	libbpf_set_print(s->o.verbose ? print_all : NULL);
+	if (tracefs_ensure(s->prog))
+		return -ENOENT;
+	for (int i = 0; i < nprobes; i++)
+		if (probes_parse(&s->set, probes[i]))
+			return -EINVAL;
+	probes_warn_cost(&s->set);
+	s->max_rec = probes_record_max(&s->set);
+	return 0;
+}
+
+/* per probe: a link and a perf event, or a program, link and BTF */
+int trace_session__need_fds(struct trace_session *s, unsigned int extra)
+{
+	return cli_need_fds(s->prog, 3 * s->set.n + extra) ? -EMFILE : 0;
+}
+
+/* The BPF object, loaded: the programs attached per probe, with their
+ * own target, are loaded later (probe.c). */
+static int load_bpf(struct trace_session *s)
+{
+	struct trace *skel;
+	int err;
+
+	s->skel = skel = trace_obj_open();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", s->prog,
+			cli_strerror(errno), cli_hint(errno));
+		return err;
+	}
+	bpf_program__set_autoload(skel->progs.trace_tp_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
+	bpf_program__set_autoload(skel->progs.trace_fentry, false);
+	bpf_program__set_autoload(skel->progs.trace_fexit, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_enter_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_exit_btf, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_enter, false);
+	bpf_program__set_autoload(skel->progs.trace_sys_exit, false);
+	err = trace__load(skel);
+	if (err)
+		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", s->prog,
+			cli_strerror(err), *cli_hint(err) ? cli_hint(err) :
+			"; run with -v for the verifier log");
+	return err;
+}
+
+int trace_session__load(struct trace_session *s)
+{
+	return load_bpf(s) ?:
+	       filters_load(&s->set, bpf_map__fd(s->skel->maps.filter_of),
+			    bpf_map__fd(s->skel->maps.filters));
+}
+
+int trace_session__open_rings(struct trace_session *s, struct perfbuf_opts *po,
+			      perfbuf_record_fn fn, void *ctx)
+{
+	if (!po->page_cnt)
+		po->page_cnt = (size_t)s->o.pages;
+	if (!po->latency_ms)
+		po->latency_ms = (int)s->o.latency;
+	if (!po->max_record_size)
+		po->max_record_size = s->max_rec;
+	s->pb = cli_perfbuf_new(s->prog, bpf_map__fd(s->skel->maps.events),
+				fn, ctx, po);
+	return s->pb ? 0 : -errno;
+}
+
+/* "Attached N probes." on stderr (what the tests wait for) */
+static void say_attached(const struct probe_set *set)
+{
+	int attached = probes_attached(set);
+
+	fprintf(stderr, "Attached %d probe%s. Hit Ctrl-C to end.\n", attached,
+		attached == 1 ? "" : "s");
+}
+
+/* Attaching hundreds of tracepoints takes a while: @between reads
+ * meanwhile (see probes_attach()). */
+int trace_session__attach(struct trace_session *s, bool (*between)(void *ctx),
+			  void *ctx)
+{
+	int err = probes_attach(&s->set, s->skel, between, ctx);
+
+	if (!err)
+		say_attached(&s->set);
+	return err;	/* the message is printed; nothing stays attached */
+}
+
+size_t trace_pages_needed(size_t max_rec)
+{
+	size_t page = sysconf(_SC_PAGESIZE), n = 1;
+	size_t rec = perfbuf_record__sample_size(max_rec, PERF_SAMPLE_RAW | PERF_SAMPLE_TIME);
+
+	while (n * page - 8 < rec + 32)
+		n *= 2;
+	return n;
+}
+
+void trace_totals(struct perfbuf *pb, struct trace_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+		double fill;
+
+		if (perfbuf__stats(pb, i, &st))
+			continue;
+		t->samples += st.samples;
+		t->lost += st.lost > st.lost_kernel ? st.lost : st.lost_kernel;
+		fill = st.data_size ? (double)st.avail / st.data_size : 0;
+		if (fill > t->fill)
+			t->fill = fill;
+		if ((double)st.high_water / st.data_size > t->peak)
+			t->peak = (double)st.high_water / st.data_size;
+	}
+}
+
+/* --stats: the last second's rates and the ring fill, on stderr */
+static void print_stats(struct perfbuf *pb, struct trace_totals *prev)
+{
+	struct trace_totals tot;
+
+	trace_totals(pb, &tot);
+	fprintf(stderr, "stats: %llu events/s, %llu lost/s, ring fill %.0f%% (peak %.0f%%)\n",
+		(unsigned long long)(tot.samples - prev->samples),
+		(unsigned long long)(tot.lost - prev->lost),
+		tot.fill * 100, tot.peak * 100);
+	*prev = tot;
+}
+
+/* Poll until a signal, the duration, l->stop or l->done(). 0 or -errno
+ * (said). */
+int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
+{
+	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
+	__u64 deadline = s->o.duration ? now + s->o.duration * 1000000000ULL : 0;
+	struct trace_totals prev = {};
+	int err;
+
+	while (!*l->exiting && !(l->stop && *l->stop)) {
+		err = perfbuf__poll(s->pb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "%s: reading the perf buffer failed: %s\n", s->prog,
+				strerror(-err));
+			return err;
+		}
+		if (l->done && l->done(l->ctx))
+			break;
+		now = perfbuf_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (s->o.stats && now >= next_stats) {
+			print_stats(s->pb, &prev);
+			next_stats += 1000000000ULL;
+			if (next_stats < now)
+				next_stats = now + 1000000000ULL;
+		}
+	}
+	return 0;
+}
+
+/* Stop every program writing: a drain after it sees every record. */
+int trace_session__stop(struct trace_session *s)
+{
+	int err = trace_stop(s->skel);
+
+	if (err)
+		fprintf(stderr, "%s: stopping the probes failed (%s): events written after the drain are not counted\n", s->prog,
+			strerror(-err));
+	return err;
+}
+
+void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
+			    struct tv_cpu_summary *cpus)
+{
+	size_t n = perfbuf__ring_cnt(s->pb);
+
+	sum->ncpus = n;
+	sum->cpus = cpus;
+	for (size_t i = 0; i < n; i++) {
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+
+		perfbuf__stats(s->pb, i, &st);
+		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
+			.received = st.samples,
+			.lost = st.lost + trace_undelivered(s->skel, st.cpu) };
+		sum->received += st.samples;
+		sum->lost += cpus[i].lost;
+	}
+}
+
+/* Slow with many probes (stop.c); see probes_detach() for @signals. */
+int trace_session__detach(struct trace_session *s, volatile sig_atomic_t *signals)
+{
+	return probes_detach(&s->set, signals);
+}
+
+void trace_session__free(struct trace_session *s)
+{
+	probes_free(&s->set);
+	filters_free();
+	perfbuf__free(s->pb);
+	trace__destroy(s->skel);
+	s->pb = NULL;
+	s->skel = NULL;
+}
