@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The shape of the source tree, from the sources alone (no build, < 1 s):
+#   include_edges   every #include between tools/ folders points down the
+#                   layers below, and no folders include each other round
+#                   a circle
+#   file_sizes      no source file outside tests/ over 1000 lines
+#   function_sizes  no function over 80 lines (the longest are listed)
+# Usage: tests/test_layers.sh BUILD   (BUILD, as every test takes it: unused)
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/.." || exit 1
+
+# The layers of tools/, bottom first: a folder includes from its own layer
+# or lower ones. A folder not listed is taken as a command (layer 4) and
+# named in a NOTE line: add it here.
+declare -A layer=(
+	[common]=0	# CLI helpers, clock, producer: what every command shares
+	[sym]=1		# naming stack frames
+	[trace]=2	# the trace engine: probes, filters, formats, decode, sinks
+	[record]=3 [nats]=3 [profile]=3	# outputs plugged into the engine; their commands
+	[cmd]=4 [bench]=4 [stress]=4	# commands assembling the layers below
+	[.]=5		# perfbuf.c: the dispatcher
+)
+
+# "FROM TO FILE" for each #include "..." that names another folder's
+# header (the tools are built with -Itools: "dir/x.h"; "x.h": its own)
+edges() {
+	local f from inc
+	for f in $(find tools -name '*.[ch]' | sort); do
+		from=${f#tools/}
+		[[ $from == */* ]] && from=${from%/*} || from=.
+		while read -r inc; do
+			[[ $inc == */* && -f tools/$inc ]] || continue
+			[[ ${inc%/*} != "$from" ]] && echo "$from ${inc%/*} $f"
+		done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+	done | sort -u
+}
+
+rank() {
+	if [[ -n ${layer[$1]+x} ]]; then
+		echo "${layer[$1]}"
+	else
+		echo 4
+	fi
+}
+
+all_edges=$(edges)
+for d in $(find tools -mindepth 1 -type d | sed 's|^tools/||' | sort); do
+	[[ -n ${layer[$d]+x} ]] || echo "NOTE tools/$d is in no layer of tests/test_layers.sh: taken as a command (4)"
+done
+
+# the folder graph, one line per edge with the files that make it
+echo "include edges between tools/ folders (layer: folder -> folder, files):"
+up=()
+while read -r from to; do
+	files=$(awk -v a="$from" -v b="$to" '$1 == a && $2 == b { print $3 }' <<<"$all_edges" | tr '\n' ' ')
+	echo "  $(rank "$from"):$from -> $(rank "$to"):$to  ($files)"
+	(( $(rank "$to") > $(rank "$from") )) && up+=("$from -> $to ($files)")
+done < <(awk '{ print $1, $2 }' <<<"$all_edges" | sort -u)
+
+# circles: drop, again and again, the edges into a folder that includes
+# nothing left or out of one nothing left includes; what stays is circles
+circle=$(awk '{ print $1, $2 }' <<<"$all_edges" | sort -u | awk '
+	{ e[NR] = $0; out[$1]++; in_[$2]++; n = NR }
+	END {
+		do {
+			changed = 0
+			for (i = 1; i <= n; i++) {
+				if (!(i in e)) continue
+				split(e[i], p, " ")
+				if (!out[p[2]] || !in_[p[1]]) {
+					delete e[i]; out[p[1]]--; in_[p[2]]--; changed = 1
+				}
+			}
+		} while (changed)
+		for (i in e) printf "%s; ", e[i]
+	}')
+
+if (( ${#up[@]} )); then
+	fail include_edges "an #include points up the layers: ${up[*]}"
+elif [[ -n $circle ]]; then
+	fail include_edges "folders include each other round a circle: $circle"
+else
+	pass include_edges
+fi
+
+big=$(find src include tools bpf fuzz scripts examples -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \) \
+	-exec wc -l {} + 2>/dev/null | awk '$2 != "total" && $1 > 1000 { printf "%s (%d lines) ", $2, $1 }')
+echo "largest source files:"
+find src include tools bpf fuzz -type f -name '*.[ch]' -exec wc -l {} + | grep -v ' total$' | sort -rn | head -5 | sed 's/^/  /'
+if [[ -n $big ]]; then
+	fail file_sizes "over 1000 lines: $big"
+else
+	pass file_sizes
+fi
+
+# A function: from its NAME( line at column 0 to its "}" at column 0.
+funcs=$(find src include tools bpf fuzz -type f -name '*.[ch]' | sort | xargs awk '
+	/^[A-Za-z_].*\(/ { sig = $0; sigline = FNR }
+	/^\{/ { start = sigline ? sigline : FNR; name = sig; inbody = 1; next }
+	/^\}/ {
+		if (inbody) {
+			match(name, /[A-Za-z_0-9]+\(/)
+			printf "%d %s:%d %s()\n", FNR - start + 1, FILENAME, start,
+			       substr(name, RSTART, RLENGTH - 1)
+		}
+		inbody = 0; sigline = 0
+	}' | sort -rn)
+echo "longest functions (lines):"
+head -5 <<<"$funcs" | sed 's/^/  /'
+long=$(awk '$1 > 80 { printf "%s %s (%d lines); ", $3, $2, $1 }' <<<"$funcs")
+if [[ -n $long ]]; then
+	fail function_sizes "over 80 lines: $long"
+else
+	pass function_sizes
+fi
+finish
