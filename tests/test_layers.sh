@@ -18,7 +18,7 @@ declare -A layer=(
 	[sym]=1		# naming stack frames
 	[trace]=2	# the trace engine: probes, filters, formats, decode, sinks
 	[record]=3 [nats]=3 [profile]=3	# outputs plugged into the engine; their commands
-	[cmd]=4 [bench]=4 [stress]=4	# commands assembling the layers below
+	[cmd]=4 [run]=4 [bench]=4 [stress]=4	# commands assembling the layers below
 	[.]=5		# perfbuf.c: the dispatcher
 )
 
