@@ -42,9 +42,7 @@ static const struct bench_part {
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const char usage_text[] =
 "Usage: perfbuf-bench [OPTIONS]\n"
 "\n"
 "Run the same BPF producer (64-byte records, producer thread on CPU0,\n"
@@ -81,8 +79,7 @@ static void usage(FILE *f)
 "Examples:\n"
 "  make bench                          # setup, build, run, into build/bench\n"
 "  build/perfbuf-bench --quick --no-trace\n"
-"  build/perfbuf-bench --only throughput --peers perfbuf,libbpf_raw -d 10\n");
-}
+"  build/perfbuf-bench --only throughput --peers perfbuf,libbpf_raw -d 10\n";
 
 /* --peers: a comma-separated list of peer_key names. */
 static int parse_peers(const char *list)
@@ -166,6 +163,25 @@ static int parse_value(int opt, const char *arg)
 	return 1;
 }
 
+/* One option into env; false after a message. */
+static bool bench_option(int opt, char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (opt) {
+	case 'q':
+		env.quick = true;
+		return true;
+	case 'S':
+		env.no_sweep = true;
+		return true;
+	case 'T':
+		env.no_trace = true;
+		return true;
+	default:	/* d p b o O P */
+		return !parse_value(opt, arg);
+	}
+}
+
 /* 0: run; 1: exit 1; 2: exit 0 (help). */
 static int parse_args(int argc, char **argv)
 {
@@ -182,37 +198,13 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt;
+	struct cli_opts c = { .cmd = "perfbuf-bench", .shortopts = ":d:p:b:o:qh",
+			      .longopts = longopts, .usage = usage_text,
+			      .set = bench_option };
+	int err = cli_options(&c, argc, argv, NULL);
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:p:b:o:qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': case 'p': case 'b': case 'o': case 'O': case 'P':
-			if (parse_value(opt, optarg))
-				return 1;
-			break;
-		case 'q':
-			env.quick = true;
-			break;
-		case 'S':
-			env.no_sweep = true;
-			break;
-		case 'T':
-			env.no_trace = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 2;
-		case ':':
-			fprintf(stderr, "perfbuf-bench: %s needs a value; run 'perfbuf-bench --help'\n",
-				argv[optind - 1]);
-			return 1;
-		default:
-			fprintf(stderr, "perfbuf-bench: unknown option '%s'; run 'perfbuf-bench --help'\n",
-				argv[optind - 1]);
-			return 1;
-		}
-	}
+	if (err)
+		return err < 0 ? 1 : 2;
 	if (optind < argc) {
 		fprintf(stderr, "perfbuf-bench: unexpected argument '%s'\n", argv[optind]);
 		return 1;

@@ -55,20 +55,24 @@ bool cli_parse_num(const char *prog, const char *opt, const char *arg,
 int cli_bad_option(const char *cmd, int ret, char **argv)
 {
 	const char *arg = argv[optind - 1];
+	char prog[64];
 
+	/* "trace": perfbuf trace's; "perfbuf-bench": a program of its own */
+	snprintf(prog, sizeof(prog), "%s%s", strncmp(cmd, "perfbuf", 7) ? "perfbuf " : "",
+		 cmd);
 	if (ret == ':')
-		fprintf(stderr, "perfbuf %s: %s needs a value; run 'perfbuf %s --help'\n",
-			cmd, arg, cmd);
+		fprintf(stderr, "%s: %s needs a value; run '%s --help'\n",
+			prog, arg, prog);
 	else if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))
 		/* getopt's optopt: a known long option given a value */
-		fprintf(stderr, "perfbuf %s: %.*s takes no value, not '%s'; run 'perfbuf %s --help'\n",
-			cmd, (int)(strchr(arg, '=') - arg), arg, arg, cmd);
+		fprintf(stderr, "%s: %.*s takes no value, not '%s'; run '%s --help'\n",
+			prog, (int)(strchr(arg, '=') - arg), arg, arg, prog);
 	else if (optopt && optopt < 256)
-		fprintf(stderr, "perfbuf %s: unknown option '-%c'; run 'perfbuf %s --help'\n",
-			cmd, optopt, cmd);
+		fprintf(stderr, "%s: unknown option '-%c'; run '%s --help'\n",
+			prog, optopt, prog);
 	else
-		fprintf(stderr, "perfbuf %s: unknown option '%s'; run 'perfbuf %s --help'\n",
-			cmd, arg, cmd);
+		fprintf(stderr, "%s: unknown option '%s'; run '%s --help'\n",
+			prog, arg, prog);
 	return 1;
 }
 

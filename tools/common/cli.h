@@ -19,7 +19,8 @@ bool cli_parse_num(const char *prog, const char *opt, const char *arg,
 /* A command's options, for cli_options(). */
 struct option;
 struct cli_opts {
-	const char *cmd;		/* "trace": "perfbuf trace: ..." */
+	const char *cmd;		/* "trace": "perfbuf trace: ..."; a name
+					 * starting with perfbuf is a program's */
 	const char *shortopts;		/* getopt_long()'s, ':' first, 'h' in */
 	const struct option *longopts;	/* "help" (-h) in */
 	const char *usage;		/* what -h and --help print */

@@ -82,16 +82,6 @@ enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
        OPT_MAP_NAME, OPT_RECORD, OPT_METRICS };
 
-static bool num(const struct run_opts *o, const char *opt, const char *arg,
-		long lo, long hi, long *out)
-{
-	if (!cli_parse_long(arg, lo, hi, out))
-		return true;
-	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", o->prog,
-		opt, lo, hi, arg);
-	return false;
-}
-
 static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		     const char *opt, const char *arg)
 {
@@ -103,23 +93,25 @@ static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 	return false;
 }
 
-static bool set_option(int opt, const char *arg, struct run_opts *o)
+static bool set_option(int opt, char *arg, void *ctx)
 {
+	struct run_opts *o = ctx;
+
 	switch (opt) {
-	case 'd': return num(o, "--duration", arg, 1, 1000000000, &o->duration);
-	case 'n': return num(o, "--count", arg, 1, 1L << 62, &o->count);
+	case 'd': return cli_parse_num(o->prog, "--duration", arg, 1, 1000000000, &o->duration);
+	case 'n': return cli_parse_num(o->prog, "--count", arg, 1, 1L << 62, &o->count);
 	case 'o': o->output = arg; return true;
 	case 'v': o->verbose = true; return true;
 	case OPT_JSON: o->json = true; return true;
 	case OPT_RECORD: o->record = true; return true;
 	case OPT_UNORDERED: o->unordered = true; return true;
-	case OPT_WIDTH: return num(o, "--width", arg, 40, 100000, &o->width);
-	case OPT_PAGES: return num(o, "--pages", arg, 1, 1L << 20, &o->pages);
-	case OPT_LATENCY: return num(o, "--latency", arg, 1, 60000, &o->latency);
+	case OPT_WIDTH: return cli_parse_num(o->prog, "--width", arg, 40, 100000, &o->width);
+	case OPT_PAGES: return cli_parse_num(o->prog, "--pages", arg, 1, 1L << 20, &o->pages);
+	case OPT_LATENCY: return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_SET: return list_add(o, o->sets, &o->nsets, RUN_MAX_SETS, "--set", arg);
 	case OPT_TYPE: return list_add(o, o->types, &o->ntypes, RUN_MAX_MAPS, "--type", arg);
 	case OPT_HEADER: o->header = arg; return true;
-	case OPT_MAP_ID: return num(o, "--map-id", arg, 1, 0xffffffffL, &o->map_id);
+	case OPT_MAP_ID: return cli_parse_num(o->prog, "--map-id", arg, 1, 0xffffffffL, &o->map_id);
 	case OPT_MAP_PINNED: o->map_pinned = arg; return true;
 	case OPT_MAP_NAME: o->map_name = arg; return true;
 	case OPT_METRICS: o->metrics = arg; return !metrics_check_addr(o->prog, arg);
@@ -202,22 +194,15 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 	};
 	bool attach = o->attach;
 	const char *prog = o->prog;
-	int opt;
+	struct cli_opts c = { .cmd = attach ? "attach" : "run",
+			      .shortopts = ":d:n:o:vh", .longopts = longopts,
+			      .usage = attach ? attach_usage : run_usage,
+			      .set = set_option };
+	int err;
 
 	*o = (struct run_opts){ .prog = prog, .attach = attach, .pages = 256 };
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:n:o:vh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(attach ? attach_usage : run_usage, stdout);
-			return 1;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option(attach ? "attach" : "run", opt, argv) ? -1 : 1;
-		if (!set_option(opt, optarg, o))
-			return -1;
-	}
-	return check(o, argc, argv);
+	err = cli_options(&c, argc, argv, o);
+	return err ?: check(o, argc, argv);
 }
 
 const char *run_type_for(const struct run_opts *o, const char *map)
