@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 1
 # named in a NOTE line: add it here.
 declare -A layer=(
 	[common]=0	# CLI helpers, clock, producer: what every command shares
-	[sym]=1		# naming stack frames
+	[sym]=1 [metrics]=1	# naming stack frames; the Prometheus endpoint
 	[trace]=2	# the trace engine: probes, filters, formats, decode, sinks
 	[record]=3 [nats]=3 [profile]=3	# outputs plugged into the engine; their commands
 	[cmd]=4 [run]=4 [bench]=4 [stress]=4	# commands assembling the layers below

@@ -14,10 +14,10 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
-#include "meta.h"
-#include "perf_data.h"
-#include "probes_io.h"
-#include "stream.h"
+#include "record/meta.h"
+#include "record/perf_data.h"
+#include "record/probes_io.h"
+#include "record/stream.h"
 #include "trace/decode.h"
 #include "run/run_capture.h"
 
