@@ -36,7 +36,7 @@ void trace_session__init(struct trace_session *s, const char *prog,
 int trace_session__add_filters(struct trace_session *s)
 {
 	for (int i = 0; i < s->o.nfilters; i++)
-		if (filter_add(s->o.filters[i]))
+		if (filter_add(&s->filters, s->o.filters[i]))
 			return -EINVAL;
 	return 0;
 }
@@ -96,7 +96,8 @@ static int load_bpf(struct trace_session *s)
 int trace_session__load(struct trace_session *s)
 {
 	return load_bpf(s) ?:
-	       filters_load(&s->set, bpf_map__fd(s->skel->maps.filter_of),
+	       filters_load(&s->filters, &s->set,
+			    bpf_map__fd(s->skel->maps.filter_of),
 			    bpf_map__fd(s->skel->maps.filters));
 }
 
@@ -247,7 +248,7 @@ int trace_session__detach(struct trace_session *s, volatile sig_atomic_t *signal
 void trace_session__free(struct trace_session *s)
 {
 	probes_free(&s->set);
-	filters_free();
+	filters_free(&s->filters);
 	perfbuf__free(s->pb);
 	trace__destroy(s->skel);
 	s->pb = NULL;

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 
 #include "perfbuf.h"
+#include "filter.h"
 #include "probe.h"
 #include "values.h"
 
@@ -51,6 +52,7 @@ struct trace_session {
 	struct trace *skel;
 	struct perfbuf *pb;
 	size_t max_rec;		/* the largest record the probes write */
+	struct trace_filters filters;	/* --filter, parsed */
 };
 
 /* The loop's end, besides a signal and the duration: @stop (may be NULL)

@@ -11,7 +11,7 @@
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
  *   output.c     the output buffer the text and JSON sinks write into
- *   filter.c     --filter: parse, compile for each probe, load
+ *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
  *   stop.c       the end: stop the flow, then detach many probes
  */
