@@ -116,14 +116,14 @@ static const char *frame_name(void *ctx, bool kernel, __u32 pid, __u64 addr)
 
 static int open_stacks(struct run *run)
 {
-	if (!trace_filter.kstack && !trace_filter.ustack)
+	if (!run->o.filter.kstack && !run->o.filter.ustack)
 		return 0;
 	run->maps = maps_new();
 	run->names = run->maps ? names_new(run->maps) : NULL;
 	if (!run->names)
 		return -ENOMEM;
-	trace_decoder__set_stacks(run->dec, trace_filter.kstack,
-				  trace_filter.ustack, frame_name, run);
+	trace_decoder__set_stacks(run->dec, run->o.filter.kstack,
+				  run->o.filter.ustack, frame_name, run);
 	return 0;
 }
 
@@ -470,7 +470,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		.pages = run.o.pages, .latency = run.o.latency,
 		.duration = run.o.duration, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
-		.nfilters = run.o.nfilters,
+		.nfilters = run.o.nfilters, .filter = run.o.filter,
 	};
 	trace_session__init(&run.s, prog, &so);
 	err = setup(&run, argc - optind, argv + optind);

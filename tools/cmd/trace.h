@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "nats/options.h"
+#include "trace/probe.h"
 
 struct trace_opts {
 	const char *output;	/* NULL: stdout */
@@ -32,6 +33,7 @@ struct trace_opts {
 				 * priority, 0: none */
 	struct nats_opts nats;	/* --nats: events to JetStream */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
+	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
 };

@@ -91,7 +91,7 @@ enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_REALTIME };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
-static bool filter_option(int opt, const char *arg)
+static bool filter_option(int opt, const char *arg, struct trace_filter *tf)
 {
 	int cpu_cnt;
 	long v;
@@ -104,7 +104,7 @@ static bool filter_option(int opt, const char *arg)
 			fprintf(stderr, "%s: -p %ld: no such process\n", PROG, v);
 			return false;
 		}
-		trace_filter.pid = v;
+		tf->pid = v;
 		return true;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
@@ -112,13 +112,13 @@ static bool filter_option(int opt, const char *arg)
 				TRACE_COMM_LEN - 1, arg);
 			return false;
 		}
-		trace_filter.comm = arg;
+		tf->comm = arg;
 		return true;
 	default:	/* OPT_CPU */
 		cpu_cnt = libbpf_num_possible_cpus();
 		if (!cli_parse_num(PROG, "--cpu", arg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
 			return false;
-		trace_filter.cpu = v;
+		tf->cpu = v;
 		return true;
 	}
 }
@@ -197,8 +197,8 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 				opt == OPT_KSTACK ? "--kstack" : "--ustack");
 			return false;
 		}
-		trace_filter.kstack |= opt == OPT_KSTACK;
-		trace_filter.ustack |= opt == OPT_USTACK;
+		o->filter.kstack |= opt == OPT_KSTACK;
+		o->filter.ustack |= opt == OPT_USTACK;
 		return true;
 	default:	/* NATS_OPT_* */
 		if (o->record) {
@@ -220,7 +220,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'p':
 	case OPT_COMM:
 	case OPT_CPU:
-		return filter_option(opt, arg);
+		return filter_option(opt, arg, &o->filter);
 	case 'd':
 		return cli_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
 	case 'n':
@@ -305,7 +305,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 	*o = (struct trace_opts){ .pages = 256, .record = o->record,
 				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
 	nats_opts_init(&o->nats, PROG);
-	trace_filter = (struct trace_filter){ .cpu = -1 };
+	o->filter = (struct trace_filter){ .cpu = -1 };
 	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
 	err = cli_options(&c, argc, argv, o);
 	if (err)

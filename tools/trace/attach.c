@@ -25,21 +25,22 @@
 
 #define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
-struct trace *trace_obj_open(void)
+struct trace *trace_obj_open(const struct probe_set *set)
 {
+	const struct trace_filter *tf = &set->filter;
 	struct trace *obj = trace__open();
 
 	if (!obj)
 		return NULL;
 	obj->rodata->self_tgid = getpid();
 	obj->rodata->str_size = trace_read.str_size;
-	obj->rodata->targ_tgid = trace_filter.pid;
-	obj->rodata->targ_cpu = trace_filter.cpu;
-	obj->rodata->want_kstack = trace_filter.kstack;
-	obj->rodata->want_ustack = trace_filter.ustack;
-	if (trace_filter.comm) {
+	obj->rodata->targ_tgid = tf->pid;
+	obj->rodata->targ_cpu = tf->cpu;
+	obj->rodata->want_kstack = tf->kstack;
+	obj->rodata->want_ustack = tf->ustack;
+	if (tf->comm) {
 		obj->rodata->filter_comm = true;
-		strncpy((char *)obj->rodata->targ_comm, trace_filter.comm,
+		strncpy((char *)obj->rodata->targ_comm, tf->comm,
 			TRACE_COMM_LEN - 1);
 	}
 	return obj;
@@ -83,9 +84,10 @@ static int load_alone(struct trace **obj, struct trace *main_obj,
 	struct bpf_program *prog, *want;
 	int err;
 
-	*obj = trace_obj_open();
+	*obj = trace__open();
 	if (!*obj)
 		return -errno;
+	*(*obj)->rodata = *main_obj->rodata;	/* the same filter and sizes */
 	want = pick(*obj);
 	bpf_object__for_each_program(prog, (*obj)->obj)
 		bpf_program__set_autoload(prog, prog == want);

@@ -28,7 +28,6 @@
 #include "tracefs.h"
 #include "trace.skel.h"
 
-struct trace_filter trace_filter = { .cpu = -1 };
 static struct btf *vmlinux_btf;
 
 #define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
@@ -533,23 +532,24 @@ int probes_parse(struct probe_set *set, const char *spec)
  * read_str() (a slot: str_size bytes and a NUL) and read_argv() (each
  * argument a mark byte more, the list an end byte). */
 /* --kstack/--ustack: the stacks after @pos bytes of data, when they fit */
-static size_t with_stacks(size_t pos)
+static size_t with_stacks(const struct trace_filter *tf, size_t pos)
 {
 	size_t off = (pos + 7) & ~(size_t)7;
 
-	if ((!trace_filter.kstack && !trace_filter.ustack) ||
+	if ((!tf->kstack && !tf->ustack) ||
 	    off > TRACE_DATA_MAX - 2 * TRACE_STACK_MAX * 8)
 		return pos;
 	return off + 2 * TRACE_STACK_MAX * 8;
 }
 
-static size_t record_max(const struct trace_probe *p, size_t str_size)
+static size_t record_max(const struct trace_probe *p, size_t str_size,
+			 const struct trace_filter *tf)
 {
 	const struct trace_probe_cfg *c = &p->cfg;
 	size_t pos = c->raw_size < TRACE_RAW_MAX ? c->raw_size : TRACE_RAW_MAX;
 
 	if (p->kind != PK_TRACEPOINT)
-		return sizeof(struct trace_record) + with_stacks(TRACE_MAX_ARGS * 8);
+		return sizeof(struct trace_record) + with_stacks(tf, TRACE_MAX_ARGS * 8);
 	for (int i = 0; i < (int)c->nstr && i < TRACE_MAX_STRS; i++)
 		if (i != c->argv_slot && pos < TRACE_ROOM)
 			pos += str_size + 1;
@@ -558,7 +558,7 @@ static size_t record_max(const struct trace_probe *p, size_t str_size)
 			pos += str_size + 2;
 		pos++;
 	}
-	return sizeof(struct trace_record) + with_stacks(pos);
+	return sizeof(struct trace_record) + with_stacks(tf, pos);
 }
 
 size_t probes_record_max(const struct probe_set *set)
@@ -566,7 +566,7 @@ size_t probes_record_max(const struct probe_set *set)
 	size_t max = 0;
 
 	for (int i = 0; i < set->n; i++) {
-		size_t n = record_max(&set->v[i], trace_read.str_size);
+		size_t n = record_max(&set->v[i], trace_read.str_size, &set->filter);
 		if (n > max)
 			max = n;
 	}

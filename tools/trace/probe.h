@@ -87,21 +87,25 @@ struct trace_probe {
 	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
 };
 
-struct probe_set {
-	struct trace_probe *v;
-	int n, cap;
-	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
-	struct trace *sys_obj[2];	/* their programs' instances */
-};
-
+/* What every probe's program checks (-p, --comm, --cpu) and what its
+ * records carry (--kstack, --ustack) */
 struct trace_filter {
 	__u32 pid;		/* 0: any */
 	int cpu;		/* -1: any */
 	const char *comm;	/* NULL: any */
 	bool kstack, ustack;	/* and what records carry: the stacks */
 };
-extern struct trace_filter trace_filter;
-struct trace *trace_obj_open(void);
+
+struct probe_set {
+	struct trace_probe *v;
+	int n, cap;
+	struct trace_filter filter;	/* set before the probes are parsed */
+	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
+	struct trace *sys_obj[2];	/* their programs' instances */
+};
+
+/* The BPF object with @set's filter in its constants, not loaded. */
+struct trace *trace_obj_open(const struct probe_set *set);
 /* Records of @cpu the BPF programs could not write for a reason the kernel
  * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
 __u64 trace_undelivered(struct trace *skel, int cpu);

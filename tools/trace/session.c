@@ -30,6 +30,7 @@ void trace_session__init(struct trace_session *s, const char *prog,
 	memset(s, 0, sizeof(*s));
 	s->prog = trace_prog = prog;
 	s->o = *o;
+	s->set.filter = o->filter;
 }
 
 /* The filters' syntax first: a typo costs nothing. */
@@ -70,7 +71,7 @@ static int load_bpf(struct trace_session *s)
 	struct trace *skel;
 	int err;
 
-	s->skel = skel = trace_obj_open();
+	s->skel = skel = trace_obj_open(&s->set);
 	if (!skel) {
 		err = -errno;
 		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", s->prog,

@@ -41,6 +41,7 @@ struct trace_session_opts {
 	long duration;		/* s; 0: until a signal */
 	bool stats;		/* a line on stderr every second */
 	bool verbose;		/* libbpf's debug output */
+	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
 	const char *const *filters;	/* --filter EXPR, @nfilters of them */
 	int nfilters;
 };
