@@ -175,7 +175,7 @@ static bool json_value(const char **s)
 static void print_event(struct trace_probe *p, const struct trace_record *r,
 			size_t sz)
 {
-	struct probe_set set = { .v = p, .n = 1, .cap = 1 };
+	struct probe_set set = { .v = p, .n = 1, .cap = 1, .read = *p->read };
 	struct trace_decoder *d = trace_decoder__new(&set);
 	const struct tv_event *e;
 	const char *s;
@@ -207,6 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	static char sys_target[] = "syscalls:sys_enter_fuzz";
 	static char tp_target[] = "fuzz:fuzz";
 	static char spec[] = "tracepoint:fuzz:fuzz", label[] = "fuzz";
+	struct trace_read_opts rd = TRACE_READ_DEFAULT;
 	struct trace_probe p = { .kind = PK_TRACEPOINT, .spec = spec,
 				 .label = label };
 	const uint8_t *nul = memchr(in, '\0', len), *rec;
@@ -235,7 +236,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	fmt[fmt_len] = '\0';
 	/* syscall arguments are classified differently (user pointers) */
 	p.target = strstr(fmt, "name: sys_") ? sys_target : tp_target;
-	trace_read.buffers = len % 3;
+	rd.buffers = len % 3;
+	p.read = &rd;
 	f = fmemopen(fmt, fmt_len + 1, "r");
 	if (!f)
 		abort();

@@ -500,7 +500,8 @@ static void decode_fake2(enum trace_buffers buffers)
 	const struct tv_field *f;
 	FILE *f2 = fmemopen((void *)format2, sizeof(format2) - 1, "r");
 
-	trace_read = (struct trace_read_opts){ .str_size = 4, .buffers = buffers };
+	set.read = (struct trace_read_opts){ .str_size = 4, .buffers = buffers };
+	p.read = &set.read;
 	if (!ASSERT_OK_PTR(f2, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f2), "parse"))
 		goto out;
 	ASSERT_EQ(p.cfg.nstr, 3, "slots: filename, argv, buf (not rbuf: filled by the call)");
@@ -536,7 +537,6 @@ static void decode_fake2(enum trace_buffers buffers)
 		    "buf: every byte, the NUL too");
 	ASSERT_EQ(e->fields[5].type, TV_PTR, "rbuf (filled by the call): its address");
 out:
-	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
 	trace_decoder__free(d);
 	tp_fields_free(&p);
 	if (f2)

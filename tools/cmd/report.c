@@ -140,7 +140,7 @@ static int open_capture(struct report *rp)
 	if (!err && !strcmp(rp->meta.mode, "run"))
 		return 2;
 	/* what BPF read (--buffers): the records' slots depend on it */
-	if (!err && trace_read_parse(rp->meta.options)) {
+	if (!err && trace_read_parse(&rp->set.read, rp->meta.options)) {
 		snprintf(why, sizeof(why), "bad decoding options '%.200s'",
 			 rp->meta.options);
 		err = -EBADMSG;

@@ -304,7 +304,7 @@ static int setup(struct run *run, int nprobes, char **probes)
 	if (run->o.record) {
 		char opts[64];
 
-		trace_read_format(opts, sizeof(opts));
+		trace_read_format(&s->set.read, opts, sizeof(opts));
 		err = record_begin(&run->cap, s->pb, &s->set,
 				   run->o.flight_pages ?: run->o.pages,
 				   run->o.flight_pages, opts);
@@ -470,7 +470,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		.pages = run.o.pages, .latency = run.o.latency,
 		.duration = run.o.duration, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
-		.nfilters = run.o.nfilters, .filter = run.o.filter,
+		.nfilters = run.o.nfilters, .filter = run.o.filter, .read = run.o.read,
 	};
 	trace_session__init(&run.s, prog, &so);
 	err = setup(&run, argc - optind, argv + optind);

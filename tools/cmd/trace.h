@@ -34,6 +34,7 @@ struct trace_opts {
 	struct nats_opts nats;	/* --nats: events to JetStream */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
+	struct trace_read_opts read;	/* --string-size, --buffers */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
 };

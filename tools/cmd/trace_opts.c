@@ -141,18 +141,18 @@ static bool output_option(int opt, const char *arg, struct trace_opts *o)
 }
 
 /* What BPF reads of syscall arguments: --string-size, --buffers. */
-static bool read_option(int opt, const char *arg)
+static bool read_option(int opt, const char *arg, struct trace_read_opts *r)
 {
 	long v;
 
 	if (opt == OPT_STRING_SIZE) {
 		if (!cli_parse_num(PROG, "--string-size", arg, 1, TRACE_STR_SIZE_MAX, &v))
 			return false;
-		trace_read.str_size = v;
+		r->str_size = v;
 	} else if (!arg || !strcmp(arg, "escaped")) {
-		trace_read.buffers = BUFFERS_ESCAPED;
+		r->buffers = BUFFERS_ESCAPED;
 	} else if (!strcmp(arg, "hex")) {
-		trace_read.buffers = BUFFERS_HEX;
+		r->buffers = BUFFERS_HEX;
 	} else {
 		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", PROG, arg);
 		return false;
@@ -252,7 +252,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 		return output_option(opt, arg, o);
 	case OPT_STRING_SIZE:
 	case OPT_BUFFERS:
-		return read_option(opt, arg);
+		return read_option(opt, arg, &o->read);
 	case OPT_STATS:
 		o->stats = o->nats.stats = true;
 		return true;
@@ -306,7 +306,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
 	nats_opts_init(&o->nats, PROG);
 	o->filter = (struct trace_filter){ .cpu = -1 };
-	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
+	o->read = TRACE_READ_DEFAULT;
 	err = cli_options(&c, argc, argv, o);
 	if (err)
 		return err;

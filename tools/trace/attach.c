@@ -33,7 +33,7 @@ struct trace *trace_obj_open(const struct probe_set *set)
 	if (!obj)
 		return NULL;
 	obj->rodata->self_tgid = getpid();
-	obj->rodata->str_size = trace_read.str_size;
+	obj->rodata->str_size = set->read.str_size;
 	obj->rodata->targ_tgid = tf->pid;
 	obj->rodata->targ_cpu = tf->cpu;
 	obj->rodata->want_kstack = tf->kstack;

@@ -273,7 +273,7 @@ static void field_value(struct trace_decoder *dec, struct tv_field *v,
 		if (!slot)
 			unread_value(v, d, f->size);
 		else
-			mem_value(v, trace_read.buffers == BUFFERS_HEX ? TV_BYTES : TV_STR,
+			mem_value(v, dec->set->read.buffers == BUFFERS_HEX ? TV_BYTES : TV_STR,
 				  slot, slot_len - 1, 1, false);
 		if (slot && cut)
 			v->flags |= TV_F_CUT;

@@ -19,28 +19,25 @@
 /* where tracefs is: tracefs_ensure() (probe.c) may change it */
 char tracefs_dir[64] = "/sys/kernel/tracing";
 
-struct trace_read_opts trace_read = { .str_size = TRACE_STR_SIZE };
-
 static const char *const buffers_name[] = { "none", "escaped", "hex" };
 
-void trace_read_format(char *buf, size_t sz)
+void trace_read_format(const struct trace_read_opts *r, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "buffers=%s string_size=%u",
-		 buffers_name[trace_read.buffers], trace_read.str_size);
+		 buffers_name[r->buffers], r->str_size);
 }
 
-int trace_read_parse(const char *opts)
+int trace_read_parse(struct trace_read_opts *r, const char *opts)
 {
 	const char *b = strstr(opts, "buffers="), *n = strstr(opts, "string_size=");
 
-	trace_read = (struct trace_read_opts){ .str_size = TRACE_STR_SIZE };
+	*r = TRACE_READ_DEFAULT;
 	for (int i = 0; b && i < 3; i++)
 		if (!strncmp(b + 8, buffers_name[i], strlen(buffers_name[i])))
-			trace_read.buffers = i;
+			r->buffers = i;
 	if (n)
-		trace_read.str_size = strtoul(n + 12, NULL, 10);
-	return trace_read.str_size >= 1 && trace_read.str_size <= TRACE_STR_SIZE_MAX ?
-	       0 : -EINVAL;
+		r->str_size = strtoul(n + 12, NULL, 10);
+	return r->str_size >= 1 && r->str_size <= TRACE_STR_SIZE_MAX ? 0 : -EINVAL;
 }
 
 /* "const char * filename" -> type "const char *", name "filename";
@@ -272,7 +269,7 @@ static void syscall_ptrs(struct trace_probe *p)
 				p->cfg.argv_slot = f->slot;
 			}
 		} else if (f->ptr != PTR_OTHER && next && length_arg(next)) {
-			if (trace_read.buffers && input_buffer(p, f) &&
+			if (p->read && p->read->buffers && input_buffer(p, f) &&
 			    !add_slot(p, f, TRACE_BUF_USER_PTR)) {
 				f->kind = FK_BUF;
 				p->cfg.str[f->slot].len_off = next->off;

@@ -177,6 +177,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 	p = &set->v[set->n++];
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
+	p->read = &set->read;
 	p->sys_nr = -1;
 	return p;
 }
@@ -566,7 +567,7 @@ size_t probes_record_max(const struct probe_set *set)
 	size_t max = 0;
 
 	for (int i = 0; i < set->n; i++) {
-		size_t n = record_max(&set->v[i], trace_read.str_size, &set->filter);
+		size_t n = record_max(&set->v[i], set->read.str_size, &set->filter);
 		if (n > max)
 			max = n;
 	}

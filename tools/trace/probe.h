@@ -14,6 +14,7 @@
 
 #include "trace.h"
 #include "trace_filter.h"
+#include "format.h"
 #include "values.h"	/* struct tv_name, TV_HINT_* */
 
 /* "perfbuf trace" or "perfbuf record": what messages start with */
@@ -82,6 +83,7 @@ struct trace_probe {
 	struct bpf_link *link;
 	struct trace *obj;	/* per-probe object (tp_btf, raw_tp, fentry) */
 	bool from_glob;		/* failing to attach it is a warning */
+	const struct trace_read_opts *read;	/* its set's (NULL: defaults) */
 	int sys_nr;		/* syscalls:sys_enter/exit_NAME: its number, else -1 */
 	bool sys_exit;
 	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
@@ -100,6 +102,7 @@ struct probe_set {
 	struct trace_probe *v;
 	int n, cap;
 	struct trace_filter filter;	/* set before the probes are parsed */
+	struct trace_read_opts read;	/* likewise */
 	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
 	struct trace *sys_obj[2];	/* their programs' instances */
 };

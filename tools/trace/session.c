@@ -31,6 +31,7 @@ void trace_session__init(struct trace_session *s, const char *prog,
 	s->prog = trace_prog = prog;
 	s->o = *o;
 	s->set.filter = o->filter;
+	s->set.read = o->read;
 }
 
 /* The filters' syntax first: a typo costs nothing. */

@@ -42,6 +42,7 @@ struct trace_session_opts {
 	bool stats;		/* a line on stderr every second */
 	bool verbose;		/* libbpf's debug output */
 	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
+	struct trace_read_opts read;	/* --string-size, --buffers */
 	const char *const *filters;	/* --filter EXPR, @nfilters of them */
 	int nfilters;
 };
