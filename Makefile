@@ -180,7 +180,7 @@ $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http
 
 # tests of the trace pipeline link its libbpf-free part
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
-		     output.o sink_buf.o sink_text.o sink_json.o) $(OUTPUT)/tools/common/clock.o
+		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
@@ -330,7 +330,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
 FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
-		     sink_text.c sink_json.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
+		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
 $(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample $(OUTPUT)/fuzz_type: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)

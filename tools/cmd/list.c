@@ -99,7 +99,7 @@ int cmd_list(int argc, char **argv)
 	if (tracefs_ensure("perfbuf list"))
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(path, sizeof(path), "%s/available_events", tracefs_dir);
+	snprintf(path, sizeof(path), "%s/available_events", tracefs_path());
 	f = fopen(path, "re");
 	if (!f) {
 		fprintf(stderr, "perfbuf list: cannot read %s: %s\n", path, strerror(errno));
@@ -108,7 +108,7 @@ int cmd_list(int argc, char **argv)
 	found += list_matches(f, "tracepoint:", pat);
 	fclose(f);
 	if (kprobes_supported()) {
-		snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_dir);
+		snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_path());
 		f = fopen(path, "re");
 		if (f) {
 			found += list_matches(f, "kprobe:", pat);

@@ -45,7 +45,7 @@ static int put_format(struct cap_writer *w, const struct trace_probe *p)
 	FILE *in, *out;
 	int c, err;
 
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_dir,
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
 		 (int)(colon - p->target), p->target, colon + 1);
 	in = fopen(path, "re");
 	if (!in)

@@ -182,7 +182,7 @@ static void suggest(const char *func, char *out, size_t sz)
 
 		if (s && s == func) {
 			snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
-				 tracefs_dir, func + n);
+				 tracefs_path(), func + n);
 			if (path_exists(path)) {
 				snprintf(out, sz, "tracepoint:syscalls:sys_enter_%s",
 					 func + n);

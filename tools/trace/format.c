@@ -17,7 +17,6 @@
 #include "tracefs.h"
 
 /* where tracefs is: tracefs_ensure() (probe.c) may change it */
-char tracefs_dir[64] = "/sys/kernel/tracing";
 
 static const char *const buffers_name[] = { "none", "escaped", "hex" };
 
@@ -352,7 +351,7 @@ int tp_format_load(struct trace_probe *p)
 	FILE *f;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_dir,
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
 		 (int)(cat_end - p->target), p->target, cat_end + 1);
 	f = fopen(path, "re");
 	if (!f)

@@ -32,39 +32,11 @@ static struct btf *vmlinux_btf;
 
 #define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
-/* stat(), not access(): access() drops the capabilities of a non-root
- * user granted CAP_DAC_READ_SEARCH */
-bool path_exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/* libbpf attaches tracepoints through tracefs: make sure it is there. */
-int tracefs_ensure(const char *prog)
-{
-	if (path_exists("/sys/kernel/tracing/events"))
-		return 0;
-	if (path_exists("/sys/kernel/debug/tracing/events")) {
-		strcpy(tracefs_dir, "/sys/kernel/debug/tracing");
-		return 0;
-	}
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		int err = -errno;
-
-		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s%s); as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
-			prog, strerror(-err), err == -EPERM ? ": needs CAP_SYS_ADMIN" : "");
-		return err;
-	}
-	return 0;
-}
-
 bool kprobes_supported(void)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_dir);
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_path());
 	return path_exists("/sys/bus/event_source/devices/kprobe/type") ||
 	       path_exists(path);
 }
@@ -254,7 +226,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	snprintf(cat, sizeof(cat), "%.*s", (int)(name - rest), rest);
 	name++;
 	glob = strpbrk(rest, "*?[") != NULL;
-	snprintf(path, sizeof(path), "%s/events", tracefs_dir);
+	snprintf(path, sizeof(path), "%s/events", tracefs_path());
 	ncat = scandir(path, &cats, dir_only, by_name);
 	if (ncat < 0) {
 		err = -errno;
@@ -265,7 +237,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 		/* ftrace's own events cannot be attached to: only by name */
 		if (!err && !fnmatch(cat, cats[i]->d_name, 0) &&
 		    (!glob || strcmp(cats[i]->d_name, "ftrace"))) {
-			snprintf(path, sizeof(path), "%s/events/%s", tracefs_dir,
+			snprintf(path, sizeof(path), "%s/events/%s", tracefs_path(),
 				 cats[i]->d_name);
 			ntp = scandir(path, &tps, dir_only, by_name);
 			for (int j = 0; j < ntp; j++) {

@@ -136,12 +136,10 @@ int probes_attached(const struct probe_set *set);
 /* Tracepoints attached as perf events: ~40 ms each to detach. */
 int probes_slow(const struct probe_set *set);
 bool kprobes_supported(void);
-/* What the kernel offers (probe.c), also for attach.c's fallbacks: a
- * path there (stat(): access() drops CAP_DAC_READ_SEARCH); fentry on
- * @func (0, -ENOENT not in BTF, or the load error); @func in kallsyms;
- * a raw tracepoint's arguments from BTF (-1: unknown). The BTF read for
- * them is freed by probe_features_free(). */
-bool path_exists(const char *path);
+/* What the kernel offers (probe.c), also for attach.c's fallbacks:
+ * fentry on @func (0, -ENOENT not in BTF, or the load error); @func in
+ * kallsyms; a raw tracepoint's arguments from BTF (-1: unknown). The BTF
+ * read for them is freed by probe_features_free(). */
 int fentry_probe(const char *func);
 bool in_kallsyms(const char *func);
 int rawtp_nargs(const char *name);

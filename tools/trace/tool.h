@@ -3,7 +3,8 @@
  * The trace engine, one concern per file, each with its header (this one
  * includes them all; new code includes the ones it needs):
  *   session.c    a session: the steps a command assembles (session.h)
- *   probe.c      probe syntax, tracefs, feature probes (probe.h)
+ *   probe.c      probe syntax, feature probes (probe.h)
+ *   tracefs.c    where tracefs is (tracefs.h)
  *   attach.c     attach and detach the probes (probe.h)
  *   format.c     tracefs format files: the fields of a tracepoint
  *   printfmt.c   their print fmt line: addresses, names of values
