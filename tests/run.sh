@@ -1,20 +1,34 @@
 #!/usr/bin/env bash
 # Run every test binary of each build directory given, and every
 # tests/test_*.sh with that directory as its argument; print each subtest
-# result and one closing line: N passed, N failed, N skipped.
+# result, each file's seconds, the slowest files, and one closing line:
+# N passed, N failed, N skipped.
+# In an ASan build (its perfbuf has __asan_init), a script with a line
+# "# normal build only: WHY" is not run again: it tests what ASan adds
+# nothing to (the kernel's behaviour, install layout, the same binaries).
 set -u
 pass=0 fail=0 skip=0
+times=()
 for dir in "$@"; do
+	san=
+	readelf -sW "$dir/perfbuf" 2>/dev/null | grep -q '__asan_init' && san=1
 	for t in "$dir"/tests/test_* tests/test_*.sh; do
 		# scripts run with bash whatever their mode; binaries if built
 		[[ $t == *.sh && -f $t ]] || [[ -x $t && $t != *.[od] ]] || continue
 		name="${dir##*/}/${t##*/}"
+		if [[ -n $san && $t == *.sh ]] && why=$(grep -m1 '^# normal build only: ' "$t"); then
+			echo "  $name: not run again in the ASan build (${why#\# normal build only: })"
+			continue
+		fi
+		start=$SECONDS
 		if [[ $t == *.sh ]]; then
 			out=$(timeout 900 bash "$t" "$dir" 2>&1 </dev/null)
 		else
 			out=$(timeout 300 "$t" 2>&1 </dev/null)
 		fi
 		rc=$?
+		secs=$((SECONDS - start))
+		times+=("$secs $name")
 		while IFS= read -r line; do
 			case $line in
 			PASS\ *) pass=$((pass + 1)); echo "  $name: $line" ;;
@@ -27,7 +41,10 @@ for dir in "$@"; do
 			echo "  $name: FAIL (exit status $rc)"
 			fail=$((fail + 1))
 		fi
+		echo "  $name: $secs s"
 	done
 done
+echo "slowest files (seconds):"
+printf '%s\n' "${times[@]}" | sort -rn | head -10 | sed 's/^/  /'
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0 && pass > 0))

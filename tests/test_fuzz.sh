@@ -2,6 +2,7 @@
 # Short libFuzzer runs (longer: make fuzz): per target, every file of
 # tests/fuzz/TARGET/ (seeds and crash reproducers) once, then ~4 s of
 # fuzzing from a copy of them. A crash is kept in BUILD/fuzz-crash/.
+# normal build only: the fuzz targets are ASan/UBSan builds in both (FUZZ_CFLAGS)
 source "$(dirname "$0")/lib.sh"
 seeds=$(dirname "$0")/fuzz
 tmp=$(mktemp -d)

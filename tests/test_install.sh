@@ -4,6 +4,7 @@
 # function exported and each export declared), programs built with only
 # pkg-config against the installed copy, the examples built from the
 # installed tree and run for real, then `make uninstall`.
+# normal build only: the plain build is the one installed (it says so itself too)
 source "$(dirname "$0")/lib.sh"
 BUILD=$(realpath "$BUILD")
 cd "$(dirname "$0")/.."

@@ -3,6 +3,7 @@
 # in the NAME and SYNOPSIS of its group's page, and perfbuf(8) has every
 # command and long option that `perfbuf [COMMAND] --help` prints (and no
 # option a command does not have).
+# normal build only: the pages and --help texts are the same in the ASan build
 source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

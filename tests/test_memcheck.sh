@@ -3,6 +3,7 @@
 # no use of uninitialised memory, no leak (definite or indirect). valgrind
 # cannot run ASan binaries: in the ASan build this prints nothing, the
 # plain build's run covers both.
+# normal build only: valgrind cannot run ASan binaries (it says so itself too)
 source "$(dirname "$0")/lib.sh"
 # gcc links libasan.so, clang its static runtime: both name __asan_init
 if readelf -sW "$PERFBUF" 2>/dev/null | grep -q '__asan_init'; then

@@ -9,6 +9,7 @@
 # detach, exit: the runs end by -n on their own); SIGNAL_SECONDS bounds
 # trace's and record's runs (default 5: more or fewer runs by the
 # machine's speed; at least 2 each).
+# normal build only: when a signal lands is the loader's and the kernel's timing; ASan runs every stop path in test_trace (SIGINT, SIGTERM, a closed stdout) and test_record
 source "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

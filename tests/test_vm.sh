@@ -2,6 +2,7 @@
 # The probe tests inside Debian 12's own kernel (6.1) in qemu
 # (tests/vm/vm.sh; `make vmtest` runs every kernel). In the normal build
 # only: the ASan build's run would test the same kernel paths again.
+# normal build only: the VM runs the normal build's tool (it says so itself too)
 source "$(dirname "$0")/lib.sh"
 if [[ $(realpath "$BUILD") == */san ]]; then
 	skip vm "the VM tests run in the normal build only"
