@@ -16,4 +16,7 @@ skip() { echo "SKIP $1 ($2)"; }
 # check NAME COND...: PASS if the command succeeds, FAIL otherwise
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; return 1; fi; }
 need_root() { [[ $(id -u) == 0 ]]; }
+# is $BUILD an ASan build? (gcc links libasan.so, clang its static
+# runtime: both name __asan_init) Behaviour checks can run smaller there.
+asan_build() { readelf -sW "$BUILD/perfbuf" 2>/dev/null | grep -q '__asan_init'; }
 finish() { exit $failed; }

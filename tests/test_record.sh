@@ -213,6 +213,10 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
 		fi
 		"$PERFBUF" report --json "$tmp/small/full.cap" >"$tmp/full.json" 2>"$tmp/full.err"
 		check report_of_a_full_disk_capture test $? = 1 -a "$(grep -c '"type":"event"' "$tmp/full.json")" -gt 0
+		# the bytes it states are in the file (not all it read)
+		stated=$(grep -m1 -oE '^perfbuf record: .* ([0-9]+) bytes' "$tmp/rerr" | grep -oE '[0-9]+ bytes' | grep -oE '[0-9]+')
+		check record_disk_full_states_what_is_in_the_file \
+			test "${stated:-x}" -le "$(stat -c %s "$tmp/small/full.cap")"
 	else
 		fail record_disk_full "did not attach: $(head -c 300 "$tmp/rerr")"
 		stop_record

@@ -32,11 +32,15 @@ int capture_out_error(const struct capture_out *c)
 void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 		      int cnt)
 {
+	size_t len = 0;
+
 	if (cpu < 0 || cpu >= CAP_MAX_CPUS)
 		return;
 	for (int i = 0; i < cnt; i++)
-		c->bytes[cpu] += iov[i].iov_len;
-	cap_writer__frame(c->w, CAP_DATA, (__u32)cpu, iov, cnt);
+		len += iov[i].iov_len;
+	/* counted once in the file: the summary states what report finds */
+	if (!cap_writer__frame(c->w, CAP_DATA, (__u32)cpu, iov, cnt))
+		c->bytes[cpu] += len;
 }
 
 /* Room for a record of @len bytes: all of it or none. */

@@ -158,9 +158,14 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	if (werr || err)
 		fprintf(stderr, "perfbuf record: writing %s failed: %s; the capture holds the frames written before it\n",
 			path, strerror(-(werr ?: err)));
-	fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, %llu lost\n",
-		(unsigned long long)tot.events, (unsigned long long)tot.bytes, path,
-		(unsigned long long)tot.lost);
+	if (werr || err)	/* the events of the bytes written are not known */
+		fprintf(stderr, "perfbuf record: %llu events received; %llu bytes of their records in %s, %llu lost\n",
+			(unsigned long long)tot.events, (unsigned long long)tot.bytes,
+			path, (unsigned long long)tot.lost);
+	else
+		fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, %llu lost\n",
+			(unsigned long long)tot.events, (unsigned long long)tot.bytes,
+			path, (unsigned long long)tot.lost);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "  CPU %d: %llu events, %llu bytes, %llu lost\n",
 			cl[i].cpu, (unsigned long long)cl[i].events,
