@@ -358,10 +358,12 @@ int cmd_nats_tail(int argc, char **argv)
 	int err;
 
 	err = parse_options(argc, argv, &o);
-	if (err)
+	if (!err && cli_need_stdout(PROG))
+		err = -1;
+	if (err) {
+		nats_opts_free(&o.n);
 		return err < 0 ? 1 : 0;
-	if (cli_need_stdout(PROG))
-		return 1;
+	}
 	/* before the connection (seconds with a slow server): the first
 	 * signal ends the run, even one sent to a background job */
 	sigaction(SIGINT, &sa, NULL);
