@@ -349,6 +349,18 @@ static void nats_dir(struct nats_env *e)
 		snprintf(e->dir, sizeof(e->dir), "%s", env.out);
 }
 
+/* The tmpfs directory gone (the server's store, the JSON file). */
+static void nats_dir_remove(const struct nats_env *e)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (!strcmp(e->dir, env.out))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	if (system(cmd))
+		fprintf(stderr, "perfbuf-bench: could not remove %s\n", e->dir);
+}
+
 int bench_nats(void)
 {
 	struct nats_run runs[NR_N][MAX_REPS], med[NR_N];
@@ -356,7 +368,6 @@ int bench_nats(void)
 	double ratio[NR_N];
 	__u64 lost_all[NR_N] = {};
 	int reps = env.quick ? 1 : MAX_REPS;
-	char cmd[PATH_MAX + 16];
 
 	emit_md("\n### perfbuf trace --nats vs perfbuf trace --json\n\n");
 	if (!perfbuf_tool(e.tool, sizeof(e.tool))) {
@@ -364,8 +375,10 @@ int bench_nats(void)
 		return 0;
 	}
 	nats_dir(&e);
-	if (server_start(&e))
+	if (server_start(&e)) {
+		nats_dir_remove(&e);
 		return 0;
+	}
 	for (int i = 0; i < reps; i++)
 		for (int k = 0; k < NR_N; k++) {
 			nats_once(k, &e, &runs[k][i]);
@@ -373,6 +386,7 @@ int bench_nats(void)
 		}
 	server_stop(&e);
 	nats_CloseAndWait(2000);
+	nats_dir_remove(&e);
 	for (int k = 0; k < NR_N; k++)
 		ratio[k] = round_ratio(runs, k, reps);
 	for (int k = 0; k < NR_N; k++) {
@@ -380,10 +394,5 @@ int bench_nats(void)
 		med[k] = runs[k][reps / 2];
 	}
 	nats_report(&e, med, lost_all, ratio, reps);
-	if (strcmp(e.dir, env.out)) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e.dir);
-		if (system(cmd))
-			fprintf(stderr, "perfbuf-bench: could not remove %s\n", e.dir);
-	}
 	return 0;
 }
