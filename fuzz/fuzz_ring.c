@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for the ring parser: arbitrary ring contents and
  * arbitrary head/tail positions must never read out of bounds, crash or
- * spin. Input: u64 head, u64 tail, u8 flags, then the data area.
+ * spin. Input: u64 head, u64 tail, u8 flags, then the data area. Read by
+ * a fold, the iterator (flags 64), fold_n with small budgets (128), a
+ * merge (16), or as an overwrite ring's snapshot (32).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +24,18 @@ static int touch(void *ctx, const struct perfbuf_record *rec)
 	for (size_t i = 0; i < rec->data2_sz; i++)
 		*sum += b[i];
 	return (*sum & 0xff) == 0x5a;	/* stop now and then */
+}
+
+/* The inline walk (perfbuf_iter__next()), its early exits as touch()'s. */
+static void iterate(struct perfbuf_ring *r, unsigned *sum)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(r);
+	struct perfbuf_record rec;
+
+	while (perfbuf_iter__next(&it, &rec))
+		if (touch(sum, &rec))
+			break;
+	perfbuf_ring__end(r, it);
 }
 
 static int quiet(enum perfbuf_print_level l, const char *f, va_list ap)
@@ -113,6 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 			abort();	/* no progress: a hang */
 		if (m)
 			perfbuf_merge__fold(m, UINT64_MAX, 0, touch, &sum);
+		else if (flags & 64)
+			iterate(r, &sum);
+		else if (flags & 128)
+			perfbuf_ring__fold_n(r, touch, &sum, 1 + (flags >> 3) % 5);
 		else
 			perfbuf_ring__fold(r, touch, &sum);
 	}
