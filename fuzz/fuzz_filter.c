@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/filter.h"
 #include "trace/tool.h"
 
 const char *trace_prog = "perfbuf trace";
@@ -49,15 +50,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		.label = "main", .nargs = -1, .sys_nr = -1,
 	};
 	struct probe_set set = { .v = &probe, .n = 1, .cap = 1 };
+	struct trace_filters fs = {};
 	char *s = malloc(len + 1);
 
 	if (!s)
 		return 0;
 	memcpy(s, in, len);
 	s[len] = '\0';
-	if (!filter_add(s))
-		filters_load(&set, 1, 2);
-	filters_free();
+	if (!filter_add(&fs, s))
+		filters_load(&fs, &set, 1, 2);
+	filters_free(&fs);
 	free(s);
 	return 0;
 }
