@@ -490,6 +490,13 @@ int trace_kprobe(struct pt_regs *ctx) { return send_args(ctx); }
 SEC("kretprobe")
 int trace_kretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
 
+/* kprobe:GLOB: every function in one link (Linux >= 5.18, CONFIG_FPROBE) */
+SEC("kprobe.multi")
+int trace_kprobe_multi(struct pt_regs *ctx) { return send_args(ctx); }
+
+SEC("kretprobe.multi")
+int trace_kretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
+
 SEC("uprobe")
 int trace_uprobe(struct pt_regs *ctx) { return send_args(ctx); }
 

@@ -2,13 +2,17 @@
 # kprobe, kretprobe, fentry, fexit on vfs_read in one trace: read()s of
 # 1234 and 999 bytes asked (arg2) of a file of 777 (ret), by the test's
 # own command; --filter on the kprobe's arg2 keeps the 1234 one only;
+# kprobe:vfs_read+OFFSET sees it too;
 # --kstack: the kprobe's and fentry's stacks are the read() system
 # call's.
 source "$(dirname "$0")/lib.sh"
 head -c 777 /dev/urandom >"$tmp/file"
+# kprobe:vfs_read+OFF: its first instruction (past endbr64 and the
+# ftrace call site), where the registers still hold the arguments
+off=$(/usr/bin/python3 "$(dirname "$0")/kfunc_start.py" vfs_read) || fail kprobe_offset "$off"
 vm_trace "$tmp/k" 'pbdd $tmp/file 1234; pbdd $tmp/file 999' -- --comm pbvm_dd --kstack \
 	--filter 'kprobe:vfs_read:arg2 == 1234' \
-	kprobe:vfs_read kretprobe:vfs_read fentry:vfs_read fexit:vfs_read
+	kprobe:vfs_read kretprobe:vfs_read fentry:vfs_read fexit:vfs_read ${off:+kprobe:vfs_read+$off}
 # ev PROBE EXPR: some event of PROBE has EXPR (o: the event, a: its args)
 ev() {
 	jcheck "$tmp/k" "any(o.get('probe') == '$1' and
@@ -16,6 +20,7 @@ ev() {
 }
 check kprobe ev kprobe:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
 check fentry ev fentry:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
+[[ -n $off ]] && { check kprobe_offset ev "kprobe:vfs_read+$off" "a['arg2'] == 1234" || show "$tmp/k"; }
 check kretprobe ev kretprobe:vfs_read "a['ret'] == 777" || show "$tmp/k"
 check fexit ev fexit:vfs_read "a['ret'] == 777" || show "$tmp/k"
 # the filter: fentry saw the 999-byte read, the filtered kprobe did not

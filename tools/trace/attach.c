@@ -198,14 +198,27 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
 	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
 	bool kprobes = kprobes_supported();
-	int ferr = fentry_probe(p->target), err;
+	int ferr, err;
 	char tp[160];
+
+	/* a glob's functions: straight to kprobes (no fentry load each) */
+	if (p->from_glob && kprobes) {
+		LIBBPF_OPTS(bpf_kprobe_opts, go, .bpf_cookie = i, .retprobe = ret);
+
+		p->link = bpf_program__attach_kprobe_opts(ret ? skel->progs.trace_kretprobe
+							      : skel->progs.trace_kprobe,
+							  p->target, &go);
+		return p->link ? 0 : -errno;
+	}
+	ferr = fentry_probe(p->target);
 
 	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
 		err_line("%s: no kernel function '%s' (see /proc/kallsyms)\n",
 			 p->spec, p->target);
 		return -ENOENT;
 	}
+	if (p->offset)
+		return kfunc_attach_offset(p, skel, i, kprobes);
 	if (!ferr && (want_fentry || !kprobes)) {
 		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
 		if (!err) {
@@ -347,7 +360,7 @@ int probes_attached(const struct probe_set *set)
 	int n = 0;
 
 	for (int i = 0; i < set->n; i++)
-		n += set->v[i].link || set->v[i].on_syscall;
+		n += set->v[i].link || set->v[i].on_syscall || set->v[i].multi;
 	return n;
 }
 
@@ -380,13 +393,14 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
 
 	attach_syscalls(set, skel);
+	kfunc_attach_multi(set, skel);
 
 	for (int glob = 0; glob < 2; glob++) {
 		for (int i = 0; i < set->n; i++) {
 			struct trace_probe *p = &set->v[i];
 			__u32 key = i;
 
-			if (p->from_glob != glob)
+			if (p->from_glob != glob || p->multi)
 				continue;
 			if (bpf_map_update_elem(cfg_fd, &key, &p->cfg, BPF_ANY)) {
 				err = -errno;
@@ -410,24 +424,30 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 
 int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
 {
-	struct bpf_link **links = calloc(set->n + 2, sizeof(*links));
+	struct bpf_link **links = calloc(set->n + 4, sizeof(*links));
 	int n = 0, left = 0;
 
 	for (int i = 0; links && i < set->n; i++)
 		if (set->v[i].link)
 			links[n++] = set->v[i].link;
-	for (int k = 0; links && k < 2; k++)
+	for (int k = 0; links && k < 2; k++) {
 		if (set->sys_link[k])
 			links[n++] = set->sys_link[k];
+		if (set->multi_link[k])
+			links[n++] = set->multi_link[k];
+	}
 	if (links) {
 		left = links_destroy(links, n, probes_slow(set), signals);
 		free(links);
 		for (int i = 0; i < set->n; i++)
 			set->v[i].link = NULL;
 		set->sys_link[0] = set->sys_link[1] = NULL;
+		set->multi_link[0] = set->multi_link[1] = NULL;
 	}
 	for (int k = 0; k < 2; k++) {
-		bpf_link__destroy(set->sys_link[k]);	/* out of memory */
+		bpf_link__destroy(set->multi_link[k]);	/* out of memory */
+		set->multi_link[k] = NULL;
+		bpf_link__destroy(set->sys_link[k]);
 		set->sys_link[k] = NULL;
 		trace__destroy(set->sys_obj[k]);
 		set->sys_obj[k] = NULL;

@@ -404,6 +404,9 @@ static int parse_one(struct probe_set *set, const char *spec)
 	default:
 		break;
 	}
+	if ((kinds[k].kind == PK_KPROBE || kinds[k].kind == PK_KRETPROBE) &&
+	    strpbrk(rest, "*?[") && !strpbrk(rest, ":+ "))
+		return kfunc_parse_glob(set, kinds[k].kind, kinds[k].name, spec, rest);
 	if (!*rest || strpbrk(rest, ":*?[ ")) {
 		err_line("bad probe '%s': want %s:NAME (no globs)\n", spec,
 			 kinds[k].name);
@@ -413,7 +416,10 @@ static int parse_one(struct probe_set *set, const char *spec)
 	if (!p)
 		return -ENOMEM;
 	p->target = strdup(rest);
-	p->spec = xasprintf("%s:%s", kinds[k].name, rest);
+	if (p->target && kinds[k].kind == PK_KPROBE && kfunc_parse_offset(p, spec))
+		return -EINVAL;
+	p->spec = p->offset ? xasprintf("%s:%s+%lu", kinds[k].name, p->target, p->offset)
+			    : xasprintf("%s:%s", kinds[k].name, rest);
 	p->label = kinds[k].kind == PK_RAWTP ? strdup(rest) : strdup(p->spec ? p->spec : "");
 	if (!p->target || !p->spec || !p->label) {
 		err_line("out of memory\n");

@@ -75,7 +75,7 @@ struct trace_probe {
 	char *label;		/* short name for the text output */
 	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
 	char *path;		/* uprobe binary */
-	unsigned long offset;	/* uprobe +OFFSET */
+	unsigned long offset;	/* uprobe, kprobe +OFFSET */
 	int nargs;		/* raw tracepoints (-1: unknown until attached) */
 	struct tp_field *fields;
 	int nfields;
@@ -87,6 +87,7 @@ struct trace_probe {
 	int sys_nr;		/* syscalls:sys_enter/exit_NAME: its number, else -1 */
 	bool sys_exit;
 	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
+	bool multi;		/* attached through its set's multi_link */
 };
 
 /* What every probe's program checks (-p, --comm, --cpu) and what its
@@ -105,6 +106,7 @@ struct probe_set {
 	struct trace_read_opts read;	/* likewise */
 	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
 	struct trace *sys_obj[2];	/* their programs' instances */
+	struct bpf_link *multi_link[2];	/* kprobe, kretprobe globs (kfunc.c) */
 };
 
 /* The BPF object with @set's filter in its constants, not loaded. */
@@ -136,6 +138,17 @@ int probes_attached(const struct probe_set *set);
 /* Tracepoints attached as perf events: ~40 ms each to detach. */
 int probes_slow(const struct probe_set *set);
 bool kprobes_supported(void);
+
+/* kfunc.c: kprobe:FUNC+OFFSET (cut off @p->target into @p->offset) */
+int kfunc_parse_offset(struct trace_probe *p, const char *spec);
+int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool kprobes);
+/* kprobe:GLOB, kretprobe:GLOB: a probe per function ftrace lists */
+int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw,
+		     const char *spec, const char *pattern);
+/* more than one globbed function of @kind: the multi program is loaded */
+bool kfunc_wants_multi(const struct probe_set *set, enum probe_kind kind);
+/* globbed kprobes in one kprobe.multi link each kind, where the kernel can */
+void kfunc_attach_multi(struct probe_set *set, struct trace *skel);
 /* What the kernel offers (probe.c), also for attach.c's fallbacks:
  * fentry on @func (0, -ENOENT not in BTF, or the load error); @func in
  * kallsyms; a raw tracepoint's arguments from BTF (-1: unknown). The BTF

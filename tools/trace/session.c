@@ -87,6 +87,10 @@ static int load_bpf(struct trace_session *s)
 	bpf_program__set_autoload(skel->progs.trace_sys_exit_btf, false);
 	bpf_program__set_autoload(skel->progs.trace_sys_enter, false);
 	bpf_program__set_autoload(skel->progs.trace_sys_exit, false);
+	bpf_program__set_autoload(skel->progs.trace_kprobe_multi,
+				  kfunc_wants_multi(&s->set, PK_KPROBE));
+	bpf_program__set_autoload(skel->progs.trace_kretprobe_multi,
+				  kfunc_wants_multi(&s->set, PK_KRETPROBE));
 	err = trace__load(skel);
 	if (err)
 		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", s->prog,

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel function probes beyond one name: kprobe:FUNC+OFFSET, and globs
+ * (kprobe:vfs_*, kretprobe:tcp_*) expanded over the functions ftrace can
+ * probe (tracefs available_filter_functions), attached in one kprobe.multi
+ * link where the kernel has one (CONFIG_FPROBE, Linux >= 5.18: Debian's
+ * 6.12), one kprobe per function otherwise (Debian's 6.1).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "common/cli.h"
+#include "tool.h"
+#include "trace.skel.h"
+
+#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
+
+int kfunc_parse_offset(struct trace_probe *p, const char *spec)
+{
+	char *plus = strchr(p->target, '+'), *end;
+
+	if (!plus)
+		return 0;
+	errno = 0;
+	p->offset = strtoul(plus + 1, &end, 0);
+	if (errno || *end || end == plus + 1 || plus == p->target) {
+		err_line("bad probe '%s': want kprobe:FUNCTION+OFFSET, e.g. kprobe:vfs_read+9\n",
+			 spec);
+		return -EINVAL;
+	}
+	*plus = '\0';
+	return 0;
+}
+
+int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool kprobes)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .offset = p->offset);
+	int err;
+
+	if (!kprobes) {
+		err_line("cannot trace %s: an offset into a function needs a kprobe (fentry has no offsets), and this kernel has no kprobes (CONFIG_KPROBES is off)\n",
+			 p->spec);
+		return -EOPNOTSUPP;
+	}
+	p->link = bpf_program__attach_kprobe_opts(skel->progs.trace_kprobe, p->target, &ko);
+	if (p->link)
+		return 0;
+	err = -errno;
+	if (err == -EILSEQ || err == -EINVAL)	/* EILSEQ: inside an instruction */
+		err_line("%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start (objdump -d of the kernel's vmlinux)\n",
+			 p->spec, p->offset, p->target,
+			 err == -EILSEQ ? "not where an instruction starts" : cli_strerror(err));
+	else
+		err_line("attaching %s failed: %s%s\n", p->spec, cli_strerror(err),
+			 cli_hint(err));
+	return err;
+}
+
+static int add_func(struct probe_set *set, enum probe_kind kind, const char *kw,
+		    const char *func)
+{
+	struct trace_probe *p = probe_new(set, kind);
+
+	if (!p)
+		return -ENOMEM;
+	p->from_glob = true;
+	p->target = strdup(func);
+	if (asprintf(&p->spec, "%s:%s", kw, func) < 0)
+		p->spec = NULL;
+	p->label = p->spec ? strdup(p->spec) : NULL;
+	if (!p->target || !p->spec || !p->label) {
+		err_line("out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw,
+		     const char *spec, const char *pattern)
+{
+	char path[128], line[512];
+	int found = 0, err = 0;
+	FILE *f;
+
+	if (!kprobes_supported()) {
+		err_line("cannot trace %s: a glob of kernel functions needs kprobes, and this kernel has none (CONFIG_KPROBES is off); name one function (fentry) or trace a tracepoint\n",
+			 spec);
+		return -EOPNOTSUPP;
+	}
+	snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_path());
+	f = fopen(path, "re");
+	if (!f) {
+		err_line("%s: cannot list the kernel's functions (%s: %s)\n", spec, path,
+			 strerror(errno));
+		return -errno;
+	}
+	while (!err && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = '\0';	/* "name [module]" */
+		/* __ftrace_invalid_address___N: a hole, not a function */
+		if (!fnmatch(pattern, line, 0) && strncmp(line, "__ftrace_invalid", 16)) {
+			err = add_func(set, kind, kw, line);
+			found++;
+		}
+	}
+	fclose(f);
+	if (!err && !found) {
+		err_line("%s: no kernel function matches '%s' (see %s)\n", spec, pattern, path);
+		return -ENOENT;
+	}
+	return err;
+}
+
+/* The probes of @kind from globs, not attached yet. */
+static int glob_probes(struct probe_set *set, enum probe_kind kind, const char **syms,
+		       __u64 *cookies)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n; i++) {
+		struct trace_probe *p = &set->v[i];
+
+		if (p->kind != kind || !p->from_glob || p->link || p->multi)
+			continue;
+		if (syms) {
+			syms[n] = p->target;
+			cookies[n] = i;
+		}
+		n++;
+	}
+	return n;
+}
+
+bool kfunc_wants_multi(const struct probe_set *set, enum probe_kind kind)
+{
+	return glob_probes((struct probe_set *)set, kind, NULL, NULL) > 1;
+}
+
+/* One kprobe.multi link for @kind's globbed probes; 0, or the error
+ * (the caller attaches them one by one then). */
+static int attach_multi(struct probe_set *set, struct bpf_program *prog,
+			enum probe_kind kind, struct bpf_link **link)
+{
+	int n = glob_probes(set, kind, NULL, NULL), err = 0;
+	const char **syms = calloc(n ? n : 1, sizeof(*syms));
+	__u64 *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .syms = syms, .cookies = cookies,
+		    .cnt = n, .retprobe = kind == PK_KRETPROBE);
+
+	if (!syms || !cookies)
+		err = -ENOMEM;
+	else {
+		glob_probes(set, kind, syms, cookies);
+		*link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+		err = *link ? 0 : -errno;
+	}
+	for (int i = 0; !err && i < set->n; i++)
+		set->v[i].multi |= set->v[i].kind == kind && set->v[i].from_glob &&
+				   !set->v[i].link;
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+void kfunc_attach_multi(struct probe_set *set, struct trace *skel)
+{
+	static const enum probe_kind kinds[2] = { PK_KPROBE, PK_KRETPROBE };
+	struct bpf_program *progs[2] = { skel->progs.trace_kprobe_multi,
+					 skel->progs.trace_kretprobe_multi };
+
+	for (int k = 0; k < 2; k++) {
+		int err;
+
+		if (!kfunc_wants_multi(set, kinds[k]) || !bpf_program__fd(progs[k]) ||
+		    bpf_program__fd(progs[k]) < 0)
+			continue;
+		err = attach_multi(set, progs[k], kinds[k], &set->multi_link[k]);
+		if (err)
+			fprintf(stderr, "%s: no multi-attach for %s globs here (%s): one %s per function\n",
+				PROG, k ? "kretprobe" : "kprobe", cli_strerror(err),
+				k ? "kretprobe" : "kprobe");
+	}
+}
