@@ -90,6 +90,12 @@ stop_at() {
 	stop_trace
 }
 
+# bad values: one line, exit 1, nothing loaded
+error_case metrics_bad_port '--metrics wants \[ADDR:\]PORT' trace --metrics 65536 "$PROBE"
+error_case metrics_bad_addr 'does not resolve' profile --metrics no.such.host.invalid:1
+error_case metrics_port_in_use 'cannot listen there: Address already in use' \
+	trace -o /dev/null --metrics 127.0.0.1:$PPORT "$PROBE"
+
 # --- run A: the exposition, abuse while events flow, no_ring ---
 if ! start_trace --json -o "$tmp/a.json" --metrics 127.0.0.1:$MPORT "$PROBE"; then
 	fail metrics_start "$(head -c 300 "$tmp/err")"
