@@ -36,8 +36,11 @@ apt_update() {
 	EOF
 	# once per hour at most: a clean tree updates, a cached one does not
 	if [[ -z $(find "$a/lists" -maxdepth 1 -name '*Packages*' -mmin -60) ]]; then
-		apt-get $(apt_opts) -qq update >"$a/update.log" 2>&1 ||
-			die "cannot reach deb.debian.org ($(grep -m1 -E '^(W|E):' "$a/update.log"))" 2
+		apt-get $(apt_opts) -qq update >"$a/update.log" 2>&1
+	fi
+	# apt-get update exits 0 when it could fetch nothing: no lists then
+	if [[ -z $(find "$a/lists" -maxdepth 1 -name '*Packages*') ]]; then
+		die "cannot reach deb.debian.org: $(grep -m1 -E '^(W|E|Err):' "$a/update.log")" 2
 	fi
 }
 
