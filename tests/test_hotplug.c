@@ -1053,8 +1053,12 @@ struct stats_reader {
 static void *stats_reader_main(void *arg)
 {
 	struct stats_reader *r = arg;
+	bool last = false;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+	/* one more round after the stop is seen: the last read comes after
+	 * the poller's last drain (a round begun before it was stale) */
+	while (!last) {
+		last = __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
 		for (int c = 0; c < NCPU; c++) {
 			struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 			__u64 now[4];
