@@ -315,6 +315,15 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 	case TRACE_BUF_USER_PTR:
 		n = read_buf(ctx, s, off, dst, cap, &cut);
 		break;
+	case TRACE_STR_ANY_PTR:
+		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + off);
+		n = s->user_first ? bpf_probe_read_user_str(dst, cap + 2, (void *)ptr)
+				  : bpf_probe_read_kernel_str(dst, cap + 2, (void *)ptr);
+		if (n <= 0)
+			n = s->user_first ? bpf_probe_read_kernel_str(dst, cap + 2, (void *)ptr)
+					  : bpf_probe_read_user_str(dst, cap + 2, (void *)ptr);
+		n = str_cut(dst, n, cap, &cut);
+		break;
 	}
 	if (n <= 0)
 		return pos;
@@ -445,6 +454,23 @@ int trace_tp(void *ctx)
 	return 0;
 }
 
+/* A function's @raw bytes of u64s in e->data, then its string slots (typed
+ * arguments: the probe's config), then the event out. */
+static __always_inline void args_send(void *ctx, struct trace_record *e,
+				      __u32 raw)
+{
+	__u32 key = e->cookie, pos = raw;
+	struct trace_probe_cfg *cfg = bpf_map_lookup_elem(&cfgs, &key);
+
+	e->raw_size = raw;
+	for (int i = 0; cfg && i < TRACE_MAX_STRS; i++) {
+		if (i >= cfg->nstr)
+			break;
+		pos = read_str(e->data, e, &cfg->str[i], i, pos);
+	}
+	event_send(ctx, e, pos);
+}
+
 static __always_inline int send_args(struct pt_regs *ctx)
 {
 	struct trace_record *e = event_start(bpf_get_attach_cookie(ctx));
@@ -465,8 +491,7 @@ static __always_inline int send_args(struct pt_regs *ctx)
 #endif
 	if (!event_filter(a, e))
 		return 0;
-	e->raw_size = TRACE_MAX_ARGS * 8;
-	event_send(ctx, e, TRACE_MAX_ARGS * 8);
+	args_send(ctx, e, TRACE_MAX_ARGS * 8);
 	return 0;
 }
 
@@ -581,24 +606,33 @@ int trace_fentry(void *ctx)
 	}
 	if (!event_filter(a, e))
 		return 0;
-	e->raw_size = cnt * 8;
-	event_send(ctx, e, cnt * 8);
+	args_send(ctx, e, cnt * 8);
 	return 0;
 }
 
+/* The return value first (what a record of an exit probe starts with),
+ * then the arguments, as the function had them */
 SEC("fexit")
 int trace_fexit(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
+	__u64 cnt = bpf_get_func_arg_cnt(ctx), *a;
 
 	if (!e)
 		return 0;
-	*(__u64 *)e->data = 0;
-	bpf_get_func_ret(ctx, (__u64 *)e->data);
-	if (!event_filter(e->data, e))
+	a = (__u64 *)e->data;
+	if (cnt > TRACE_MAX_ARGS)
+		cnt = TRACE_MAX_ARGS;
+	a[0] = 0;
+	bpf_get_func_ret(ctx, a);
+	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
+		a[i + 1] = 0;
+		if (i < cnt)
+			bpf_get_func_arg(ctx, i, &a[i + 1]);
+	}
+	if (!event_filter(a, e))
 		return 0;
-	e->raw_size = 8;
-	event_send(ctx, e, 8);
+	args_send(ctx, e, (cnt + 1) * 8);
 	return 0;
 }
 

@@ -13,7 +13,10 @@
  *    its NUL, then TRACE_ARGV_END. Bit i of str_cut: slot i was cut (at
  *    str_size bytes, or an argv with more arguments than were read).
  *  - kprobe/uprobe/fentry/raw tracepoints: raw_size / 8 u64 arguments;
- *  - kretprobe/uretprobe/fexit: one u64, the return value;
+ *  - kretprobe/uretprobe: one u64, the return value;
+ *  - fexit: the return value, then the arguments (raw_size / 8 - 1);
+ *  - kprobe, uprobe, fentry, fexit: then the probe's string slots, as a
+ *    tracepoint's (offsets into the u64s above; typed arguments);
  * then, with --kstack/--ustack, at data + stack_off (8-aligned), the
  * kernel frames (kstack_n u64 addresses, leaf first), then the user
  * frames (ustack_n); stack_off is TRACE_NO_STACK_ROOM when the data left
@@ -55,6 +58,9 @@ enum trace_str_kind {
 	TRACE_BYTES_REL_LOC,
 	TRACE_BUF_USER_PTR,	/* user buffer (u64) at off, len_off its length */
 	TRACE_ARGV_USER_PTR,	/* user char *argv[] (u64) at off */
+	TRACE_STR_ANY_PTR,	/* a kernel function's char * (u64) at off:
+				 * the kernel read, or the user's when it
+				 * faults (user_first: the other way) */
 };
 
 /* The byte before each argument of an argv slot. */
@@ -68,7 +74,7 @@ enum trace_arg_mark {
 struct trace_str_cfg {
 	unsigned short off;	/* field offset in the tracepoint record */
 	unsigned char kind;	/* enum trace_str_kind */
-	unsigned char pad;
+	unsigned char user_first;	/* TRACE_STR_ANY_PTR */
 	unsigned short len_off;	/* TRACE_BUF_USER_PTR: its u64 length */
 };
 

@@ -108,6 +108,11 @@ static __always_inline bool filter_str_read(const void *data, __u8 *tmp,
 		if (bpf_probe_read_kernel(&ptr, sizeof(ptr), src))
 			return false;
 		return bpf_probe_read_user_str(tmp, want, (void *)ptr) > 0;
+	case TFS_ANY_PTR:
+		if (bpf_probe_read_kernel(&ptr, sizeof(ptr), src))
+			return false;
+		return bpf_probe_read_kernel_str(tmp, want, (void *)ptr) > 0 ||
+		       bpf_probe_read_user_str(tmp, want, (void *)ptr) > 0;
 	}
 	return false;
 }

@@ -34,6 +34,8 @@ enum trace_filter_src {
 	TFS_DATA_LOC,	/* __data_loc u32 at off: kernel string */
 	TFS_REL_LOC,	/* __rel_loc u32 at off */
 	TFS_USER_PTR,	/* user pointer (u64) at off: user string */
+	TFS_ANY_PTR,	/* pointer (u64) at off: a kernel string, else a
+			 * user one (a kernel function's char *) */
 };
 
 enum trace_filter_cmp { TF_EQ, TF_NE, TF_LT, TF_LE, TF_GT, TF_GE };

@@ -70,7 +70,7 @@ nats_counts() {
 	sed -n 's/^NATS '"${2:-events}"': \([0-9]*\) published, \([0-9]*\) acknowledged ([0-9]* duplicates), \([0-9]*\) retried, \([0-9]*\) dropped.*/\1 \2 \3 \4/p' "$1"
 }
 # events_once LINES SUBJECT_PREFIX N: the stream has N pb_target_seq
-# events under the prefix, each (pid, arg0) once (LINES: nats_util.py
+# events under the prefix, each (pid, i) once (LINES: nats_util.py
 # lines)
 events_once() {
 	python3 - "$@" <<'PY'
@@ -82,7 +82,7 @@ for l in open(sys.argv[1]):
         continue	# (perfbuf.inj.x: not JSON on purpose)
     d = json.loads(m["data"])
     if d["type"] == "event":
-        seen[(d["pid"], d["args"]["arg0"])] += 1
+        seen[(d["pid"], d["args"]["i"])] += 1
 n = int(sys.argv[3])
 ok = len(seen) == n and all(c == 1 for c in seen.values())
 if not ok:
@@ -222,7 +222,7 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-host ha "
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1])]
 t = [o["realtime_ns"] for o in objs]
-seq = {h: [o["args"]["arg0"] for o in objs if o["host"] == h and
+seq = {h: [o["args"]["i"] for o in objs if o["host"] == h and
            o["type"] == "event" and o["probe"].endswith("pb_target_seq")]
        for h in ("ha", "hb")}
 # both hosts whole, in time order, and interleaved (not one after the other)
@@ -233,7 +233,7 @@ sys.exit(0 if t == sorted(t) and seq["ha"] == list(range(200)) and
 PY
 	"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.ha.>' --since 1h --no-follow \
 		>"$tmp/tail.txt" 2>"$tmp/tail.err"
-	check nats_tail_text_lines test "$(grep -c '^[0-9:.]* ha  *[0-9]  *[0-9]* .* uprobe_target  *pb_target_seq arg0=' "$tmp/tail.txt")" = 200
+	check nats_tail_text_lines test "$(grep -c '^[0-9:.]* ha  *[0-9]  *[0-9]* .* uprobe_target  *pb_target_seq i=' "$tmp/tail.txt")" = 200
 	check nats_tail_text_summary grep -q '^ha: ended: [0-9]* events received, 0 lost$' "$tmp/tail.err"
 	"$PERFBUF" nats-tail --nats "$U1" --no-follow >"$tmp/tail.new" 2>&1
 	check nats_tail_new_only_by_default test "$(cat "$tmp/tail.new")" = \

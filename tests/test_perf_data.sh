@@ -61,7 +61,7 @@ def same(j, p):
         return None if p["rest"] == want else "exec's fields"
     if p["name"] != probe:
         return "name"
-    return None if p.get("arg0") == args["arg0"] else "arg0 in the bpf-output bytes"
+    return None if p.get("arg0") == args["i"] else "pb_target_seq's i in the bpf-output bytes"
 
 key = lambda e: (e.get("time_ns", e.get("time")), e["cpu"], e["tid"])
 events.sort(key=key)

@@ -35,14 +35,14 @@ stop_record() {
 	rrc=$?
 	rpid=
 }
-# seqs FILE: the arg0 of each pb_target_seq event of report --json FILE
+# seqs FILE: the i (its DWARF name) of each pb_target_seq event of report --json FILE
 seqs() {
 	python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o.get("type") == "event":
-        print(int(o["args"]["arg0"]))' "$1"
+        print(int(o["args"]["i"]))' "$1"
 }
 
 # untimed FILE: its event lines without "time_ns":N, (summary left out)

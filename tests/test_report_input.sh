@@ -38,7 +38,7 @@ fi
 # 3.1: no label line: the text names the probe by its spec's last part
 "${EDIT[@]}" "$tmp/base.cap" "$tmp/nolabel.cap" nolabel
 "$PERFBUF" report "$tmp/nolabel.cap" >"$tmp/nolabel.txt" 2>"$tmp/err"
-check report_probe_without_label test $? = 0 -a "$(grep -c ' pb_target_seq arg0=' "$tmp/nolabel.txt")" = 5
+check report_probe_without_label test $? = 0 -a "$(grep -c ' pb_target_seq i=' "$tmp/nolabel.txt")" = 5
 
 # 3.4: DATA frames of 50,000 CPUs that META does not list: refused at
 # the first, in bounded time and memory

@@ -86,7 +86,7 @@ if start_trace --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:pb_targe
 	stop_trace
 	cp "$tmp/out" "$tmp/uprobe.out"
 	check uprobe_args json_check "$tmp/out" \
-		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'arg0':1,'arg1':2,'arg2':3,'arg3':4,'arg4':5,'arg5':6})==3"
+		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'a':1,'b':2,'c':3,'d':4,'e':5,'f':6})==3"
 	check uretprobe_ret json_check "$tmp/out" \
 		"sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_add') and o['args']=={'ret':21})==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
 	if ((failed)); then	# what arrived, for the log

@@ -3,8 +3,13 @@
  * `uprobe_target N` calls each function N times with known arguments.
  *   pb_target_add(1, 2, 3, 4, 5, 6) returns 21
  *   pb_target_neg(7) returns -7
- *   pb_target_seq(i) for i = 0..N-1: a numbered sequence (record tests) */
+ *   pb_target_seq(i) for i = 0..N-1: a numbered sequence (record tests)
+ *   pb_target_str(PATH, 4242, PB_GREEN, true): PATH is argv[2] ("/pb/none"
+ *   without), typed arguments from DWARF (test_trace_typed.sh) */
+#include <stdbool.h>
 #include <stdlib.h>
+
+enum pb_color { PB_RED = 1, PB_GREEN = 2 };
 
 __attribute__((noinline, used)) long pb_target_add(long a, long b, long c,
 						     long d, long e, long f)
@@ -25,13 +30,23 @@ __attribute__((noinline, used)) long pb_target_seq(long i)
 	return i;
 }
 
+__attribute__((noinline, used)) int pb_target_str(const char *path, unsigned int n,
+						   enum pb_color color, bool on)
+{
+	asm volatile("" ::: "memory");
+	return (int)n + (path[0] == '/') + (int)color + on;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1;
 	volatile long sum = 0;
+	volatile int s = 0;
 
 	for (int i = 0; i < n; i++)
 		sum += pb_target_add(1, 2, 3, 4, 5, 6) + pb_target_neg(7) +
 		       pb_target_seq(i) - i;
+	for (int i = 0; i < n; i++)
+		s += pb_target_str(argc > 2 ? argv[2] : "/pb/none", 4242, PB_GREEN, true);
 	return sum == 14L * n ? 0 : 1;
 }

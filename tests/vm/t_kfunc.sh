@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kprobe, kretprobe, fentry, fexit on vfs_read in one trace: read()s of
-# 1234 and 999 bytes asked (arg2) of a file of 777 (ret), by the test's
-# own command; --filter on the kprobe's arg2 keeps the 1234 one only;
+# 1234 and 999 bytes asked (count, BTF's name) of a file of 777 (ret),
+# by the test's own command; --filter on the kprobe's arg2 (count's old
+# name, still taken) keeps the 1234 one only;
 # kprobe:vfs_read+OFFSET sees it too;
 # --kstack: the kprobe's and fentry's stacks are the read() system
 # call's.
@@ -18,22 +19,23 @@ ev() {
 	jcheck "$tmp/k" "any(o.get('probe') == '$1' and
 		(lambda a: $2)(o['args']) for o in objs)"
 }
-check kprobe ev kprobe:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
-check fentry ev fentry:vfs_read "a['arg2'] == 1234" || show "$tmp/k"
+check kprobe ev kprobe:vfs_read "a['count'] == 1234" || show "$tmp/k"
+check fentry ev fentry:vfs_read "a['count'] == 1234" || show "$tmp/k"
+# at +OFFSET the registers are whatever the code left: arg0..arg5, untyped
 [[ -n $off ]] && { check kprobe_offset ev "kprobe:vfs_read+$off" "a['arg2'] == 1234" || show "$tmp/k"; }
 check kretprobe ev kretprobe:vfs_read "a['ret'] == 777" || show "$tmp/k"
 check fexit ev fexit:vfs_read "a['ret'] == 777" || show "$tmp/k"
 # the filter: fentry saw the 999-byte read, the filtered kprobe did not
 check filter_kprobe_arg jcheck "$tmp/k" "
-	any(o.get('probe') == 'fentry:vfs_read' and o['args']['arg2'] == 999 for o in objs) and
-	all(o['args']['arg2'] == 1234 for o in objs if o.get('probe') == 'kprobe:vfs_read')" ||
+	any(o.get('probe') == 'fentry:vfs_read' and o['args']['count'] == 999 for o in objs) and
+	all(o['args']['count'] == 1234 for o in objs if o.get('probe') == 'kprobe:vfs_read')" ||
 	show "$tmp/k"
 check kstack_kprobe jcheck "$tmp/k" "any(o.get('probe') == 'kprobe:vfs_read' and
-	o['args']['arg2'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]'] and
+	o['args']['count'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]'] and
 	'entry_SYSCALL_64_after_hwframe_[k]' in o['kstack'] for o in objs)" || show "$tmp/k"
 # fentry's stack starts at the function too: the program and its
 # trampoline are left out
 check kstack_fentry jcheck "$tmp/k" "any(o.get('probe') == 'fentry:vfs_read' and
-	o['args']['arg2'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]']
+	o['args']['count'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]']
 	for o in objs)" || show "$tmp/k"
 finish

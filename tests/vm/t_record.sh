@@ -18,7 +18,7 @@ wait $tpid
 tpid=
 "$PERFBUF" report --json "$tmp/cap" >"$tmp/r" 2>"$tmp/r.err"
 check record_report_kprobe jcheck "$tmp/r" "
-	any(o.get('probe') == 'kprobe:vfs_read' and o['args']['arg2'] == 1234 for o in objs) and
+	any(o.get('probe') == 'kprobe:vfs_read' and o['args']['count'] == 1234 for o in objs) and
 	any(o.get('probe') == 'kretprobe:vfs_read' and o['args']['ret'] == 777 for o in objs)" ||
 	{ cat "$tmp/rec.err"; show "$tmp/r"; }
 finish

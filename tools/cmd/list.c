@@ -11,6 +11,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "trace/args.h"
 #include "trace/tool.h"
 
 /* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */
@@ -24,6 +25,50 @@ static bool names_function(const char *glob)
 		if (strlen(kinds[i]) == n && !strncmp(glob, kinds[i], n))
 			return true;
 	return false;
+}
+
+struct proto_ctx {
+	const char *kind;	/* "fentry:" */
+	bool out_gone;
+};
+
+static int print_proto(const char *name, void *ctx)
+{
+	struct proto_ctx *c = ctx;
+	char proto[1024];
+
+	if (kfunc_proto(name, proto, sizeof(proto)))
+		return 0;
+	if (printf("%s%s\t%s\n", c->kind, name, proto) < 0) {
+		c->out_gone = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* list -v KIND:GLOB: the prototypes BTF gives the functions GLOB names
+ * (without a wildcard: that one function) */
+static int list_protos(const char *glob)
+{
+	size_t n = strcspn(glob, ":");
+	struct proto_ctx c = { .kind = NULL };
+	char kind[32];
+	long found;
+
+	snprintf(kind, sizeof(kind), "%.*s", (int)(n < 20 ? n + 1 : 0), glob);
+	c.kind = kind;
+	found = kfunc_each(glob + n + 1, print_proto, &c);
+	kfunc_btf_free();
+	if (fflush(stdout) == EOF && errno != EPIPE) {
+		fprintf(stderr, "perfbuf list: writing the list failed: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!found) {
+		fprintf(stderr, "perfbuf list: the kernel's BTF (/sys/kernel/btf/vmlinux) describes no function '%s': a probe on it prints arg0..arg5\n",
+			glob + n + 1);
+		return 1;
+	}
+	return 0;
 }
 
 /* The lines of @f whose first word matches @pat, alone or after
@@ -47,18 +92,25 @@ static long list_matches(FILE *f, const char *prefix, const char *pat)
 
 /* GLOB from the command line ("*" without one); NULL after a message
  * (@help: -h was given) */
-static const char *list_args(int argc, char **argv, bool *help)
+static const char *list_args(int argc, char **argv, bool *help, bool *verbose)
 {
 	const char *glob = NULL;
 
 	*help = false;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			*verbose = true;
+			continue;
+		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("Usage: perfbuf list [GLOB]\n\n"
+			printf("Usage: perfbuf list [-v] [GLOB]\n\n"
 			       "List the probes perfbuf trace can use: tracepoints, and kernel\n"
 			       "functions for kprobe: where the kernel has kprobes.\n\n"
+			       "  -v, --verbose  with KIND:FUNC (kprobe, kretprobe, fentry, fexit):\n"
+			       "                 the function's prototype from BTF, the names and\n"
+			       "                 types its arguments are traced with\n\n"
 			       "Examples:\n  perfbuf list\n  perfbuf list 'syscalls:sys_enter_open*'\n"
-			       "  perfbuf list sched_process\n");
+			       "  perfbuf list sched_process\n  perfbuf list -v fentry:vfs_read\n");
 			*help = true;
 			return NULL;
 		}
@@ -86,12 +138,18 @@ int cmd_list(int argc, char **argv)
 	char path[256], pat[512];
 	const char *glob;
 	long found = 0;
-	bool help;
+	bool help, verbose = false;
 	FILE *f;
 
-	glob = list_args(argc, argv, &help);
+	glob = list_args(argc, argv, &help, &verbose);
 	if (!glob)
 		return help ? 0 : 1;
+	if (verbose && names_function(glob)) {
+		if (cli_need_stdout("perfbuf list"))
+			return 1;
+		signal(SIGPIPE, SIG_IGN);
+		return list_protos(glob);
+	}
 	snprintf(pat, sizeof(pat), strpbrk(glob, "*?[") ? "%s" : "*%s*", glob);
 	if (cli_need_stdout("perfbuf list") ||
 	    cli_need_privileges("perfbuf list", CLI_TRACEFS))

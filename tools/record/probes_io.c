@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "probes_io.h"
+#include "trace/args.h"
 #include "trace/format.h"
 #include "trace/tracefs.h"
 
@@ -33,7 +34,9 @@ static void put_probe(FILE *f, const struct trace_probe *p)
 		fprintf(f, "target %s\n", p->target);
 	if (p->path)
 		fprintf(f, "path %s\n", p->path);
-	fprintf(f, "offset %lu\nnargs %d\nend\n", p->offset, p->nargs);
+	fprintf(f, "offset %lu\nnargs %d\n", p->offset, p->nargs);
+	kfunc_fields_write(f, p);	/* a function's typed arguments */
+	fputs("end\n", f);
 }
 
 /* The format file of tracepoint @p, from tracefs, in a CAP_FORMAT frame. */
@@ -144,6 +147,8 @@ static int set_key(struct trace_probe *p, const char *key, const char *val)
 		      !strcmp(key, "target") ? &p->target :
 		      !strcmp(key, "path") ? &p->path : NULL;
 
+	if (!strcmp(key, "typed") || !strcmp(key, "field") || !strcmp(key, "fieldname"))
+		return kfunc_fields_read(p, key, val);
 	if (slot) {
 		free(*slot);
 		*slot = strdup(val);
@@ -166,7 +171,7 @@ static int parse_probes(struct probe_set *set, char *text, char *why,
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *val = strchr(line, ' ');
-		int kind;
+		int kind, err;
 
 		if (val)
 			*val++ = '\0';
@@ -188,8 +193,11 @@ static int parse_probes(struct probe_set *set, char *text, char *why,
 				return -ENOMEM;
 		} else if (!strcmp(line, "end")) {
 			p = NULL;
-		} else if (p && val && set_key(p, line, val)) {
-			return -ENOMEM;
+		} else if (p && val && (err = set_key(p, line, val))) {
+			if (err == -EBADMSG)
+				snprintf(why, why_sz, "a malformed '%s' line in probe %s of the capture",
+					 line, p->spec ? p->spec : "(no spec yet)");
+			return err;
 		}
 	}
 	return 0;

@@ -118,7 +118,7 @@ static int probe_names(struct trace_decoder *d, const char **names)
 
 		*tp = (struct tv_probe){ .id = i, .spec = p->spec,
 					 .label = p->label };
-		if (p->kind == PK_TRACEPOINT) {
+		if (p->kind == PK_TRACEPOINT || p->typed) {
 			tp->nfields = p->nfields;
 			tp->names = names;
 			for (int k = 0; k < p->nfields; k++)
@@ -257,6 +257,11 @@ static void field_value(struct trace_decoder *dec, struct tv_field *v,
 	switch (f->kind) {
 	case FK_INT:
 		int_value(v, TV_INT, d, f->size, f->is_signed);
+		break;
+	case FK_BOOL:
+		v->type = TV_JSON;
+		v->data = tv_load(d, f->size, false) ? "true" : "false";
+		v->len = strlen(v->data);
 		break;
 	case FK_CHARS:
 		str_value(v, d, f->size, false);
@@ -399,8 +404,8 @@ const struct tv_event *trace_decoder__decode(struct trace_decoder *d,
 		.comm_len = cstrnlen(r->comm, sizeof(r->comm)),
 		.probe = &d->probes[r->cookie], .fields = d->fields,
 	};
-	e->nfields = p->kind == PK_TRACEPOINT ? decode_tp(d, p, r, sz)
-					      : decode_args(d, p, r, sz);
+	e->nfields = p->kind == PK_TRACEPOINT || p->typed ? decode_tp(d, p, r, sz)
+							  : decode_args(d, p, r, sz);
 	decode_stacks(d, r, sz, e);
 	return e;
 }

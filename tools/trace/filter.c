@@ -83,6 +83,7 @@ static void tp_field(const struct trace_probe *p, const struct tp_field *tf,
 	out->sgn = tf->is_signed;
 	switch (tf->kind) {
 	case FK_INT:
+	case FK_BOOL:
 		out->src = TFS_FIELD;
 		break;
 	case FK_PTR:
@@ -98,9 +99,12 @@ static void tp_field(const struct trace_probe *p, const struct tp_field *tf,
 		break;
 	case FK_STR:
 		out->str = true;
-		out->src = tf->user_ptr ? TFS_USER_PTR :
-			   p->cfg.str[tf->slot].kind == TRACE_STR_REL_LOC ? TFS_REL_LOC :
-			   TFS_DATA_LOC;
+		switch (p->cfg.str[tf->slot].kind) {
+		case TRACE_STR_USER_PTR: out->src = TFS_USER_PTR; break;
+		case TRACE_STR_ANY_PTR: out->src = TFS_ANY_PTR; break;
+		case TRACE_STR_REL_LOC: out->src = TFS_REL_LOC; break;
+		default: out->src = TFS_DATA_LOC; break;
+		}
 		break;
 	case FK_BUF:
 		out->why_not = "a buffer (bytes, with --buffers): filters compare integers and strings";
@@ -120,7 +124,7 @@ static void names_of(const struct trace_probe *p, char *buf, size_t sz)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	if (p->kind == PK_TRACEPOINT) {
+	if (p->kind == PK_TRACEPOINT || p->typed) {
 		for (int i = 0; i < p->nfields && len < sz; i++)
 			len += snprintf(buf + len, sz - len, "%s ", p->fields[i].name);
 	} else if (is_ret_kind(p->kind)) {
@@ -131,6 +135,16 @@ static void names_of(const struct trace_probe *p, char *buf, size_t sz)
 	}
 	if (len < sz)
 		snprintf(buf + len, sz - len, "pid tid comm cpu");
+}
+
+/* argN of a probe typed from BTF: its parameter N's offset (fexit: after
+ * ret), as the untyped probe had it; -1 when @n is not argN */
+static int typed_arg(const struct trace_probe *p, const char *n)
+{
+	if (p->kind == PK_KRETPROBE || p->kind == PK_URETPROBE || strncmp(n, "arg", 3) ||
+	    !isdigit((unsigned char)n[3]) || n[4])
+		return -1;
+	return (n[3] - '0') * 8 + (p->kind == PK_FEXIT ? 8 : 0);
 }
 
 /* @name for probe @p: pid, tid, comm and cpu are the task's and CPU's;
@@ -154,9 +168,10 @@ static int resolve(struct cc *c, const char *name, struct fx_field *out)
 			return 0;
 		}
 	}
-	if (p->kind == PK_TRACEPOINT) {
+	if (p->kind == PK_TRACEPOINT || p->typed) {
 		for (int i = 0; i < p->nfields; i++) {
-			if (!strcmp(p->fields[i].name, n)) {
+			if (!strcmp(p->fields[i].name, n) ||
+			    (p->typed && typed_arg(p, n) == p->fields[i].off)) {
 				tp_field(p, &p->fields[i], out);
 				return 0;
 			}

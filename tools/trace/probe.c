@@ -22,6 +22,7 @@
 #include "common/cli.h"
 #include "common/elf.h"
 #include "format.h"
+#include "args.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"
@@ -52,6 +53,7 @@ void probe_features_free(void)
 {
 	btf__free(vmlinux_btf);
 	vmlinux_btf = NULL;
+	kfunc_btf_free();
 }
 
 /* As libbpf-tools' fentry_can_attach(): load an empty fentry program.
@@ -151,6 +153,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 	p->kind = kind;
 	p->read = &set->read;
 	p->sys_nr = -1;
+	p->cfg.argv_slot = -1;
 	return p;
 }
 
@@ -315,6 +318,7 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		"uprobe" : "uretprobe";
 	char name[4096], path[4200], *plus, *end;
 	struct trace_probe *p;
+	int err;
 
 	if (!sym || sym == rest || !sym[1]) {
 		err_line("bad probe '%s': want %s:PATH:SYMBOL%s\n", spec, kw,
@@ -359,7 +363,13 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 			return -ENOMEM;
 		}
 	}
-	return uprobe_check(p);
+	err = uprobe_check(p);
+	/* typed from DWARF at the function's start (no DWARF: arg0..arg5) */
+	if (!err && !p->offset && ufunc_fields(p) == -ENOMEM) {
+		err_line("out of memory\n");
+		return -ENOMEM;
+	}
+	return err;
 }
 
 static const struct {
@@ -427,6 +437,10 @@ static int parse_one(struct probe_set *set, const char *spec)
 	}
 	if (p->kind == PK_RAWTP)
 		p->nargs = rawtp_nargs(rest);
+	/* typed at the function's start (past it the registers may hold
+	 * something else); -ENOENT: arg0..arg5, said */
+	else if (!p->offset && kfunc_fields(p) == -ENOMEM)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -527,8 +541,8 @@ static size_t record_max(const struct trace_probe *p, size_t str_size,
 	const struct trace_probe_cfg *c = &p->cfg;
 	size_t pos = c->raw_size < TRACE_RAW_MAX ? c->raw_size : TRACE_RAW_MAX;
 
-	if (p->kind != PK_TRACEPOINT)
-		return sizeof(struct trace_record) + with_stacks(tf, TRACE_MAX_ARGS * 8);
+	if (p->kind != PK_TRACEPOINT)	/* fexit: ret and the arguments */
+		pos = (TRACE_MAX_ARGS + 1) * 8;
 	for (int i = 0; i < (int)c->nstr && i < TRACE_MAX_STRS; i++)
 		if (i != c->argv_slot && pos < TRACE_ROOM)
 			pos += str_size + 1;

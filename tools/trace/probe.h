@@ -34,6 +34,7 @@ enum probe_kind {
 
 enum field_kind {
 	FK_INT,		/* signed or unsigned, 1/2/4/8 bytes */
+	FK_BOOL,	/* a C bool (BTF) */
 	FK_CHARS,	/* char name[N]: a NUL-terminated string */
 	FK_STR,		/* read by BPF into a string slot */
 	FK_BYTES,	/* __data_loc array of non-chars: hex bytes */
@@ -88,6 +89,9 @@ struct trace_probe {
 	bool sys_exit;
 	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
 	bool multi;		/* attached through its set's multi_link */
+	/* fields typed from BTF or DWARF (args_btf.c, args_dwarf.c):
+	 * decoded and filtered by them as a tracepoint's, not as arg0..arg5 */
+	bool typed;
 };
 
 /* What every probe's program checks (-p, --comm, --cpu) and what its

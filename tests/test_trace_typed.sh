@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Typed arguments of a uprobe from the binary's DWARF (uprobe_target is
+# built with -g): named as its source names them, as many as it has, a
+# char * a string (the path the test passed), an enum by name, a bool;
+# --filter by those names; a copy without DWARF prints arg0..arg5. (The
+# kernel function kinds are tested in the guest: tests/vm/t_typed.sh.)
+source "$(dirname "$0")/lib.sh"
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+tmp=$(mktemp -d /tmp/perfbuf-typed.XXXXXX)
+tpid=
+cleanup() { [[ -n $tpid ]] && kill "$tpid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+if ! need_root; then
+	skip trace_typed "needs root"
+	finish
+fi
+source "$(dirname "$0")/trace_lib.sh"
+path="/tmp/pb_typed_$$_$RANDOM"
+
+if start_trace --json --filter "uprobe:$TARGET:pb_target_str:path == \"/tmp/pb_typed_*\" && n > 4000" \
+		"uprobe:$TARGET:pb_target_str" "uretprobe:$TARGET:pb_target_str"; then
+	"$TARGET" 2 "$path"
+	"$TARGET" 1 /pb/other
+	stop_trace
+	check uprobe_dwarf_names json_check "$tmp/out" "(
+		[o['args'] for o in objs if o['type'] == 'event' and o['probe'].startswith('uprobe:')] ==
+		[{'path': '$path', 'n': 4242, 'color': 2, 'on': True}] * 2)"
+	check uprobe_dwarf_enum_name json_check "$tmp/out" "(
+		sum(o['names'] == {'color': 'PB_GREEN'} for o in objs
+		    if o['type'] == 'event' and o['probe'].startswith('uprobe:')) == 2)"
+	# int: 4242 + 1 + PB_GREEN + true, for both runs (no filter on it)
+	check uretprobe_dwarf_ret json_check "$tmp/out" "(
+		[o['args'] for o in objs if o['type'] == 'event' and o['probe'].startswith('uretprobe:')] ==
+		[{'ret': 4246}] * 3)"
+else
+	fail uprobe_dwarf "trace did not start: $(head -c 300 "$tmp/err")"
+fi
+
+# text: name=value, the string quoted as trace prints strings
+if start_trace "uprobe:$TARGET:pb_target_str"; then
+	"$TARGET" 1 "$path"
+	stop_trace
+	check uprobe_dwarf_text grep -q "pb_target_str path=.*$path.* n=4242 color=2(PB_GREEN) on=true" "$tmp/out" ||
+		cat "$tmp/out"
+fi
+
+# without DWARF: the registers as arg0..arg5
+objcopy --strip-debug "$TARGET" "$tmp/nodwarf"
+if start_trace --json "uprobe:$tmp/nodwarf:pb_target_str"; then
+	"$tmp/nodwarf" 1 "$path"
+	stop_trace
+	check uprobe_no_dwarf_args json_check "$tmp/out" "(
+		[sorted(o['args']) for o in objs if o['type'] == 'event'] ==
+		[['arg0', 'arg1', 'arg2', 'arg3', 'arg4', 'arg5']] and
+		[o['args']['arg1'] for o in objs if o['type'] == 'event'] == [4242])"
+fi
+finish

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A kernel function's parameters from BTF, as the fields of its probe
+ * (args.h). Each parameter is one u64 of the record (a register, or the
+ * trampoline's slot), so field i sits at i * 8 (fexit: after ret); an
+ * integer is its low bytes. Types: integers by size and sign, bool, enums
+ * with the names of their values, `char *` a string read by BPF into a
+ * slot (user memory when BTF's `user` tag says so; else the kernel's, or
+ * the user's when the kernel read faults: Debian's GCC-built BTF has no
+ * tags), a `char *` followed by its length a buffer (its address), every
+ * other pointer an address.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "args.h"
+#include "probe.h"
+
+static struct btf *vmlinux_btf;
+
+void kfunc_btf_free(void)
+{
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+}
+
+static struct btf *vmlinux(void)
+{
+	if (!vmlinux_btf)
+		vmlinux_btf = btf__load_vmlinux_btf();
+	return vmlinux_btf;
+}
+
+/* Is @func in kallsyms? Its module into @mod ("" when built in). */
+static bool kallsyms_find(const char *func, char *mod, size_t sz)
+{
+	char line[512], name[256], m[128];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%*s %*c %255s [%127[^]]]", name, m);
+
+		found = n >= 1 && !strcmp(name, func);
+		if (found)
+			snprintf(mod, sz, "%s", n == 2 ? m : "");
+	}
+	fclose(f);
+	return found;
+}
+
+/* @func's FUNC_PROTO in vmlinux's BTF or its module's (*@own: that one,
+ * the caller frees it); 0 when BTF lacks it */
+static const struct btf_type *find_proto(const char *func, struct btf **btf,
+					 struct btf **own)
+{
+	struct btf *base = vmlinux();
+	char mod[128];
+	int id;
+
+	*own = NULL;
+	*btf = base;
+	if (!base)
+		return NULL;
+	id = btf__find_by_name_kind(base, func, BTF_KIND_FUNC);
+	if (id < 0 && kallsyms_find(func, mod, sizeof(mod)) && mod[0]) {
+		*own = btf__load_module_btf(mod, base);
+		if (*own) {
+			*btf = *own;
+			id = btf__find_by_name_kind(*own, func, BTF_KIND_FUNC);
+		}
+	}
+	if (id < 0)
+		return NULL;
+	return btf__type_by_id(*btf, btf__type_by_id(*btf, id)->type);
+}
+
+/* @id past typedefs and qualifiers; *@user when a `user` tag is on the way */
+static const struct btf_type *skip_mods(const struct btf *btf, __u32 id,
+					bool *user)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t))) {
+		if (btf_is_type_tag(t) && user &&
+		    !strcmp(btf__name_by_offset(btf, t->name_off), "user"))
+			*user = true;
+		t = btf__type_by_id(btf, t->type);
+	}
+	return t;
+}
+
+/* The names of enum @t's values (f->names, TV_HINT_SYMBOLIC) */
+static int enum_names(const struct btf *btf, const struct btf_type *t,
+		      struct tp_field *f)
+{
+	int n = btf_vlen(t);
+
+	f->names = calloc(n ? n : 1, sizeof(*f->names));
+	if (!f->names)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct tv_name *nm = &f->names[f->nnames];
+		__u32 off = btf_is_enum(t) ? btf_enum(t)[i].name_off
+					   : btf_enum64(t)[i].name_off;
+
+		nm->value = btf_is_enum(t) ? (__u64)(__s64)btf_enum(t)[i].val
+					   : btf_enum64_value(&btf_enum64(t)[i]);
+		if (f->size < 8)
+			nm->value &= (1ULL << (f->size * 8)) - 1;
+		nm->name = strdup(btf__name_by_offset(btf, off));
+		if (!nm->name)
+			return -ENOMEM;
+		f->nnames++;
+	}
+	f->hint = TV_HINT_SYMBOLIC;
+	return 0;
+}
+
+/* Field @f (name and offset set) typed by BTF type @id */
+static int type_field(const struct btf *btf, __u32 id, struct tp_field *f)
+{
+	bool user = false;
+	const struct btf_type *t = skip_mods(btf, id, NULL), *to;
+
+	f->kind = FK_RAW;
+	f->size = 8;
+	f->slot = -1;
+	if (!t)
+		return 0;
+	if (btf_is_int(t) && (t->size == 1 || t->size == 2 || t->size == 4 ||
+			      t->size == 8)) {
+		f->size = t->size;
+		f->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		f->kind = btf_int_encoding(t) & BTF_INT_BOOL ? FK_BOOL : FK_INT;
+	} else if (btf_is_any_enum(t) && t->size >= 1 && t->size <= 8) {
+		f->size = t->size;
+		f->is_signed = btf_kflag(t);
+		f->kind = FK_INT;
+		return enum_names(btf, t, f);
+	} else if (btf_is_ptr(t)) {
+		f->kind = FK_PTR;
+		to = skip_mods(btf, t->type, &user);
+		f->user_ptr = user;
+		if (to && btf_is_int(to) && to->size == 1 &&
+		    !strcmp(btf__name_by_offset(btf, to->name_off), "char"))
+			f->ptr = PTR_CHARS;
+	}
+	return 0;
+}
+
+/* A name rule of the syscall tracepoints' (format.c): is @f, named so, a
+ * string a user passed? Then the user read goes first. */
+static bool user_string_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n >= 4 && (!strcmp(name + n - 4, "name") ||
+			   !strcmp(name + n - 4, "path")));
+}
+
+/* Is parameter @f a length (of the buffer before it)? */
+static bool length_name(const struct tp_field *f)
+{
+	static const char *const names[] = { "count", "len", "size", "nbytes",
+		"bufsiz", "buflen" };
+
+	for (size_t i = 0; f->kind == FK_INT && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f->name, names[i]))
+			return true;
+	return false;
+}
+
+/* `char *` parameters: strings in slots, but buffers (followed by their
+ * length) and those past the slots stay addresses */
+void probe_string_slots(struct trace_probe *p)
+{
+	struct trace_probe_cfg *c = &p->cfg;
+
+	for (int i = 0; i < p->nfields; i++) {
+		struct tp_field *f = &p->fields[i];
+		bool buf = i + 1 < p->nfields && length_name(&p->fields[i + 1]);
+
+		if (f->kind != FK_PTR || f->ptr != PTR_CHARS || buf ||
+		    c->nstr >= TRACE_MAX_STRS)
+			continue;
+		c->str[c->nstr].off = f->off;
+		c->str[c->nstr].kind = f->user_ptr ? TRACE_STR_USER_PTR :
+				       TRACE_STR_ANY_PTR;
+		c->str[c->nstr].user_first = !f->user_ptr && user_string_name(f->name);
+		f->slot = c->nstr++;
+		f->kind = FK_STR;
+		f->user_ptr = true;	/* unread: its address printed */
+	}
+}
+
+struct tp_field *probe_field_add(struct trace_probe *p, const char *name,
+				 unsigned short off)
+{
+	struct tp_field *v = realloc(p->fields, (p->nfields + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	p->fields = v;
+	v += p->nfields;
+	memset(v, 0, sizeof(*v));
+	v->name = strdup(name);
+	v->off = off;
+	if (!v->name)
+		return NULL;
+	p->nfields++;
+	return v;
+}
+
+static bool is_exit(const struct trace_probe *p)
+{
+	return p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
+}
+
+/* ret (exit probes, unless void), then the parameters the probe reads */
+static int proto_fields(struct trace_probe *p, const struct btf *btf,
+			const struct btf_type *proto)
+{
+	const struct btf_param *prm = btf_params(proto);
+	int n = btf_vlen(proto), base = 0;
+	struct tp_field *f;
+	char name[32];
+
+	if (is_exit(p) && proto->type) {
+		base = 8;
+		if (!(f = probe_field_add(p, "ret", 0)) || type_field(btf, proto->type, f))
+			return -ENOMEM;
+	}
+	if (n > TRACE_MAX_ARGS && p->kind != PK_KRETPROBE)
+		fprintf(stderr, "%s: %s: %s has %d parameters; %s reads the first %d\n",
+			PROG, p->spec, p->target, n,
+			p->kind == PK_KPROBE ? "a kprobe" : "the trampoline", TRACE_MAX_ARGS);
+	for (int i = 0; p->kind != PK_KRETPROBE && i < n && i < TRACE_MAX_ARGS; i++) {
+		const char *pn = btf__name_by_offset(btf, prm[i].name_off);
+
+		if (!prm[i].type)	/* ... of a variadic function */
+			break;
+		snprintf(name, sizeof(name), "arg%d", i);
+		if (!(f = probe_field_add(p, pn && *pn ? pn : name, base + i * 8)) ||
+		    type_field(btf, prm[i].type, f))
+			return -ENOMEM;
+	}
+	probe_string_slots(p);
+	return 0;
+}
+
+int kfunc_fields(struct trace_probe *p)
+{
+	struct btf *btf, *own;
+	const struct btf_type *proto = find_proto(p->target, &btf, &own);
+	char mod[128];
+	int err;
+
+	if (!proto || !btf_is_func_proto(proto)) {
+		btf__free(own);
+		if (!kallsyms_find(p->target, mod, sizeof(mod)))
+			return -ENOENT;	/* no such function: attach says so */
+		fprintf(stderr, "%s: %s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
+			PROG, p->spec, p->target, TRACE_MAX_ARGS - 1);
+		return -ENOENT;
+	}
+	p->cfg.argv_slot = -1;
+	err = proto_fields(p, btf, proto);
+	btf__free(own);
+	if (err) {
+		tp_fields_free(p);
+		p->cfg = (struct trace_probe_cfg){ .argv_slot = -1 };
+		return err;
+	}
+	p->typed = true;
+	return 0;
+}
+
+struct textbuf {
+	char *buf;
+	size_t sz, len;
+};
+
+static void text_printf(void *ctx, const char *fmt, va_list ap)
+{
+	struct textbuf *t = ctx;
+	int n;
+
+	if (t->len >= t->sz)
+		return;
+	n = vsnprintf(t->buf + t->len, t->sz - t->len, fmt, ap);
+	if (n > 0)
+		t->len += n;
+}
+
+int kfunc_proto(const char *func, char *buf, size_t sz)
+{
+	struct btf *btf, *own;
+	const struct btf_type *proto = find_proto(func, &btf, &own);
+	struct textbuf t = { .buf = buf, .sz = sz };
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = func);
+	struct btf_dump *d;
+	int err = -ENOENT;
+
+	if (sz)
+		buf[0] = '\0';
+	if (proto) {
+		d = btf_dump__new(btf, text_printf, &t, NULL);
+		err = d ? btf_dump__emit_type_decl(d, btf__type_by_id(btf,
+				btf__find_by_name_kind(btf, func, BTF_KIND_FUNC))->type, &o)
+			: -ENOMEM;
+		btf_dump__free(d);
+	}
+	btf__free(own);
+	return err;
+}
+
+long kfunc_each(const char *glob, int (*fn)(const char *name, void *ctx),
+		void *ctx)
+{
+	struct btf *btf = vmlinux();
+	long found = 0;
+	int n;
+
+	if (!btf)
+		return 0;
+	n = btf__type_cnt(btf);
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name;
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (fnmatch(glob, name, 0))
+			continue;
+		found++;
+		if (fn(name, ctx))
+			break;
+	}
+	return found;
+}
+
+/* ---- the fields in a capture's probe block (record, report) ---- */
+
+void kfunc_fields_write(FILE *f, const struct trace_probe *p)
+{
+	if (!p->typed)
+		return;
+	fprintf(f, "typed 1\n");
+	for (int i = 0; i < p->nfields; i++) {
+		const struct tp_field *fl = &p->fields[i];
+
+		fprintf(f, "field %u %u %d %d %d %d %s\n", fl->off, fl->size,
+			fl->kind, fl->is_signed, fl->slot, fl->user_ptr, fl->name);
+		for (int k = 0; k < fl->nnames; k++)
+			fprintf(f, "fieldname %llu %s\n",
+				(unsigned long long)fl->names[k].value, fl->names[k].name);
+	}
+}
+
+static int read_field(struct trace_probe *p, const char *val)
+{
+	unsigned int off, size;
+	int kind, sgn, slot, user, n = 0;
+	struct tp_field *f;
+
+	if (sscanf(val, "%u %u %d %d %d %d %n", &off, &size, &kind, &sgn, &slot,
+		   &user, &n) != 6 || !n || !val[n] || off > TRACE_RAW_MAX ||
+	    !size || size > 8 || slot < -1 || slot >= TRACE_MAX_STRS ||
+	    (slot < 0) == (kind == FK_STR) || p->nfields >= 2 * TRACE_MAX_ARGS ||
+	    (kind != FK_INT && kind != FK_BOOL && kind != FK_STR &&
+	     kind != FK_PTR && kind != FK_RAW))
+		return -EBADMSG;
+	f = probe_field_add(p, val + n, off);
+	if (!f)
+		return -ENOMEM;
+	f->size = size;
+	f->kind = kind;
+	f->is_signed = sgn;
+	f->slot = slot;
+	f->user_ptr = user;
+	return 0;
+}
+
+static int read_name(struct trace_probe *p, const char *val)
+{
+	struct tp_field *f = p->nfields ? &p->fields[p->nfields - 1] : NULL;
+	unsigned long long v;
+	struct tv_name *nm;
+	int n = 0;
+
+	if (!f || f->kind != FK_INT || f->nnames >= 4096 ||
+	    sscanf(val, "%llu %n", &v, &n) != 1 || !n || !val[n])
+		return -EBADMSG;
+	nm = realloc(f->names, (f->nnames + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	f->names = nm;
+	nm[f->nnames] = (struct tv_name){ .value = v, .name = strdup(val + n) };
+	if (!nm[f->nnames].name)
+		return -ENOMEM;
+	f->nnames++;
+	f->hint = TV_HINT_SYMBOLIC;
+	return 0;
+}
+
+int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val)
+{
+	bool fn = p->kind != PK_TRACEPOINT && p->kind != PK_RAWTP;
+
+	if (!strcmp(key, "typed")) {
+		p->typed = fn;
+		return fn ? 0 : -EBADMSG;
+	}
+	if (!p->typed)
+		return -EBADMSG;
+	return !strcmp(key, "field") ? read_field(p, val) : read_name(p, val);
+}
