@@ -16,12 +16,12 @@ vm_trace "$tmp/m" "\"\$tmp/pbvm_mmap\" -e 'syscall(9, 0, $len, 3, 0x22, -1, 0) >
 fell() { grep -q "$2" "$1.err" && jcheck "$1" "$3"; }
 if grep -q 'fentry:do_mmap: fentry refused' "$tmp/m.err"; then
 	check fentry_to_kprobe fell "$tmp/m" 'fentry:do_mmap: fentry refused .*, using kprobe' "
-		any(o.get('probe') == 'fentry:do_mmap' and o['args']['arg2'] == $len for o in objs)" ||
+		any(o.get('probe') == 'fentry:do_mmap' and o['args']['len'] == $len for o in objs)" ||
 		show "$tmp/m"
 	check fexit_to_kretprobe fell "$tmp/m" 'fexit:do_mmap: fexit refused .*, using kretprobe' "
 		any(o.get('probe') == 'fexit:do_mmap' and o['args']['ret'] > 0 for o in objs)" ||
 		show "$tmp/m"
-elif ((trc == 0)) && grep -q "\"arg2\":$len" "$tmp/m"; then
+elif ((trc == 0)) && grep -q "\"len\":$len" "$tmp/m"; then
 	skip fentry_to_kprobe "this kernel takes fentry on a function of 9 parameters"
 	skip fexit_to_kretprobe "this kernel takes fexit on a function of 9 parameters"
 else
@@ -37,7 +37,7 @@ unshare -m bash -c '
 	mount -t tmpfs none /sys/kernel/tracing && mkdir /sys/kernel/tracing/events &&
 	vm_trace "$tmp/k" "pbdd $tmp/file 1234" -- --comm pbvm_dd kprobe:vfs_read kretprobe:vfs_read'
 check kprobe_to_fentry fell "$tmp/k" 'kprobe:vfs_read: no kprobes in this kernel, using fentry' "
-	any(o.get('probe') == 'kprobe:vfs_read' and o['args']['arg2'] == 1234 for o in objs)" ||
+	any(o.get('probe') == 'kprobe:vfs_read' and o['args']['count'] == 1234 for o in objs)" ||
 	show "$tmp/k"
 check kretprobe_to_fexit fell "$tmp/k" 'kretprobe:vfs_read: no kprobes in this kernel, using fexit' "
 	any(o.get('probe') == 'kretprobe:vfs_read' and o['args']['ret'] == 777 for o in objs)" ||
