@@ -5,15 +5,20 @@
 # name, still taken) keeps the 1234 one only;
 # kprobe:vfs_read+OFFSET sees it too;
 # --kstack: the kprobe's and fentry's stacks are the read() system
-# call's.
+# call's. Typed arguments from BTF, each kind: do_sys_openat2's filename
+# (a user string) is the file's own path, its ret an fd; exactly the
+# prototype's names; --filter by name (a string glob, count > 1000 on
+# fexit); list -v prints the prototype.
 source "$(dirname "$0")/lib.sh"
 head -c 777 /dev/urandom >"$tmp/file"
 # kprobe:vfs_read+OFF: its first instruction (past endbr64 and the
 # ftrace call site), where the registers still hold the arguments
 off=$(/usr/bin/python3 "$(dirname "$0")/kfunc_start.py" vfs_read) || fail kprobe_offset "$off"
 vm_trace "$tmp/k" 'pbdd $tmp/file 1234; pbdd $tmp/file 999' -- --comm pbvm_dd --kstack \
-	--filter 'kprobe:vfs_read:arg2 == 1234' \
-	kprobe:vfs_read kretprobe:vfs_read fentry:vfs_read fexit:vfs_read ${off:+kprobe:vfs_read+$off}
+	--filter 'kprobe:vfs_read:arg2 == 1234' --filter 'fexit:vfs_read:count > 1000' \
+	--filter "kprobe:do_sys_openat2:filename == \"$tmp/fil*\"" \
+	kprobe:vfs_read kretprobe:vfs_read fentry:vfs_read fexit:vfs_read ${off:+kprobe:vfs_read+$off} \
+	kprobe:do_sys_openat2 kretprobe:do_sys_openat2 fentry:do_sys_openat2 fexit:do_sys_openat2
 # ev PROBE EXPR: some event of PROBE has EXPR (o: the event, a: its args)
 ev() {
 	jcheck "$tmp/k" "any(o.get('probe') == '$1' and
@@ -38,4 +43,26 @@ check kstack_kprobe jcheck "$tmp/k" "any(o.get('probe') == 'kprobe:vfs_read' and
 check kstack_fentry jcheck "$tmp/k" "any(o.get('probe') == 'fentry:vfs_read' and
 	o['args']['count'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]']
 	for o in objs)" || show "$tmp/k"
+# typed: names and values as the prototype gives them
+open="a.get('filename') == '$tmp/file'"
+check typed_kprobe_string ev kprobe:do_sys_openat2 \
+	"$open and sorted(a) == ['dfd', 'filename', 'how'] and a['dfd'] == -100 and
+	 a['how'].startswith('0x')" || show "$tmp/k"
+check typed_fentry_string ev fentry:do_sys_openat2 "$open and len(a) == 3" || show "$tmp/k"
+check typed_fexit_ret ev fexit:do_sys_openat2 "$open and a['ret'] >= 3" || show "$tmp/k"
+check typed_kretprobe_ret ev kretprobe:do_sys_openat2 "a['ret'] >= 3 and list(a) == ['ret']" ||
+	show "$tmp/k"
+check typed_keys ev kprobe:vfs_read "sorted(a) == ['buf', 'count', 'file', 'pos'] and
+	a['file'].startswith('0x')" || show "$tmp/k"
+check typed_fexit_count_ret ev fexit:vfs_read "a['count'] == 1234 and a['ret'] == 777" ||
+	show "$tmp/k"
+check typed_filter_string jcheck "$tmp/k" "all(o['args']['filename'] == '$tmp/file'
+	for o in objs if o.get('probe') == 'kprobe:do_sys_openat2')" || show "$tmp/k"
+check typed_filter_int jcheck "$tmp/k" "
+	any(o.get('probe') == 'fexit:vfs_read' for o in objs) and
+	all(o['args']['count'] > 1000 for o in objs if o.get('probe') == 'fexit:vfs_read')" ||
+	show "$tmp/k"
+"$PERFBUF" list -v fentry:vfs_read >"$tmp/l" 2>&1
+check typed_list_proto grep -q 'vfs_read(struct file \*file, char \*buf, size_t count, loff_t \*pos)' "$tmp/l" ||
+	cat "$tmp/l"
 finish
