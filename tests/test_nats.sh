@@ -13,11 +13,11 @@ source "$(dirname "$0")/lib.sh"
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
 UTIL=(/usr/bin/python3 "$(dirname "$0")/nats_util.py")
 tmp=$(mktemp -d)
-tpid= tpid2= gpid=
+tpid= tpid2= gpid= wpid=
 declare -A SPID
 cleanup() {
 	local p
-	for p in "$tpid" "$tpid2" "$gpid"; do
+	for p in "$tpid" "$tpid2" "$gpid" "$wpid"; do
 		[[ -n $p ]] && kill -INT "$p" 2>/dev/null
 	done
 	for p in "${SPID[@]}"; do
@@ -147,6 +147,55 @@ PY
 	check nats_stream_created grep -q '^perfbuf trace: created stream T1 (subjects perfbuf.>, 1 replica)$' "$tmp/err"
 else
 	fail nats_exec_n_events "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- perfbuf run --nats: a BPF object's typed records (tests/bpf/
+# run_types.bpf.o copies what its target writes to fd -1) in the stream,
+# each once, decoded as run --json decodes them ---------------------------
+RUN_N=40
+mkfifo "$tmp/go"
+# the writer: its pid is the object's target_pid; it writes RUN_N records
+# (struct run_event, 120 bytes, s8 = i) once "go" comes through the fifo;
+# on CPU0, as target() (CPU1 may go offline and back meanwhile)
+taskset -c 0 /usr/bin/python3 -c '
+import os, sys
+open(sys.argv[1]).read()
+for i in range(int(sys.argv[2])):
+    try:
+        os.write(-1, bytes([i]) + bytes(119))
+    except OSError:
+        pass' "$tmp/go" "$RUN_N" &
+wpid=$!
+if start_attached tpid "$tmp/out" "$tmp/err" run --nats "$U1" --nats-stream R1 \
+	--subject 'pbrun.{host}.{probe}' --nats-host h1 --set "target_pid=$wpid" --set tag=nats \
+	"$BUILD/tests/bpf/run_types.bpf.o"; then
+	echo go >"$tmp/go"
+	wait "$wpid"; wpid=
+	stop_trace
+	"${UTIL[@]}" lines "$U1" R1 >"$tmp/r1.lines"
+	check nats_run_typed_events python3 - "$tmp/r1.lines" "$RUN_N" "$trc" <<'PY'
+import json, sys
+n = int(sys.argv[2])
+s8, summ = [], []
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    d = json.loads(m["data"])
+    if d["type"] == "event":
+        assert m["subject"] == "pbrun.h1.events" and d["probe"] == "events", m
+        assert d["args"]["tag"] == "nats" and d["args"]["state"] == "RUN_IDLE", d
+        s8.append(int(d["args"]["s8"]))
+    elif d["type"] == "summary":
+        summ.append(d)
+ok = sorted(s8) == list(range(n)) and len(summ) == 1 and summ[0]["received"] == n
+if not ok:
+    print("events s8 %s, summaries %s" % (sorted(s8), summ), file=sys.stderr)
+sys.exit(0 if ok and sys.argv[3] == "0" else 1)
+PY
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
+	check nats_run_published_acknowledged test "${pub:-x}" = "$ack" -a "$drop" = 0 -a \
+		"$pub" = "$(wc -l <"$tmp/r1.lines")"
+else
+	fail nats_run_typed_events "did not attach: $(cat "$tmp/err")"
 fi
 
 # --- batches: at most --nats-batch events (or bytes), each subject's
@@ -424,6 +473,10 @@ error_case err_nats_subject_not_in_stream 'stream T1 does not hold subject' \
 error_case err_nats_bad_subject 'empty token' trace --nats "$U1" --subject 'a..b' "$SEQ"
 error_case err_nats_options_need_url 'need --nats URL' trace --subject a.b "$SEQ"
 error_case err_nats_and_output 'give one of them' trace --nats "$U1" -o "$tmp/x" "$SEQ"
+error_case err_run_nats_and_record 'give one of them' \
+	run --nats "$U1" --record "$BUILD/tests/bpf/run_types.bpf.o"
+error_case err_run_nats_refused 'Connection refused' \
+	run --nats "nats://127.0.0.1:$P3" "$BUILD/tests/bpf/run_types.bpf.o"
 error_case err_nats_batch_zero 'nats-batch wants events per message' \
 	trace --nats "$U1" --nats-batch 0 "$SEQ"
 error_case err_nats_batch_unit 'nats-batch wants events per message' \

@@ -18,7 +18,6 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "metrics/metrics.h"
-#include "nats/pub.h"
 #include "nats/sink_nats.h"
 #include "record/record.h"
 #include "sym/sym.h"
@@ -219,19 +218,6 @@ static void metrics_sources(struct run *run)
 	metrics_ready(m);
 }
 
-/* --nats: the publisher's counts, in events (not batches) */
-static void nats_counts(struct trace_sink *sink, struct metrics_counts *m)
-{
-	struct nats_pub_counts c;
-
-	trace_sink_nats_counts(sink, &c);
-	m->nats_published = c.published.events;
-	m->nats_acknowledged = c.acknowledged.events;
-	m->nats_buffer_full = c.buffer_full.events;
-	m->nats_rejected = c.rejected.events;
-	m->nats_unacked = c.unacked.events;
-}
-
 /* --metrics: the loop's counters, for the next scrape */
 static void publish(struct run *run)
 {
@@ -249,7 +235,7 @@ static void publish(struct run *run)
 		c.written = run->sink->written;
 		c.sink_errors = run->sink->err != 0;
 		if (run->o.nats.nurls)
-			nats_counts(run->sink, &c);
+			trace_sink_nats_metrics(run->sink, &c);
 	}
 	metrics_publish(&run->metrics, &c);
 }

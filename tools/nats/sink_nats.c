@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "perfbuf.h"
+#include "metrics/metrics.h"
 #include "batch.h"
 #include "pub.h"
 #include "sink_nats.h"
@@ -300,9 +301,16 @@ static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 	return 0;
 }
 
-void trace_sink_nats_counts(struct trace_sink *s, struct nats_pub_counts *out)
+void trace_sink_nats_metrics(struct trace_sink *s, struct metrics_counts *m)
 {
-	nats_pub_counts(&nats_of(s)->pub, out);
+	struct nats_pub_counts c;
+
+	nats_pub_counts(&nats_of(s)->pub, &c);
+	m->nats_published = c.published.events;
+	m->nats_acknowledged = c.acknowledged.events;
+	m->nats_buffer_full = c.buffer_full.events;
+	m->nats_rejected = c.rejected.events;
+	m->nats_unacked = c.unacked.events;
 }
 
 static void nats_end(struct trace_sink *s)

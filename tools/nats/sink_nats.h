@@ -18,9 +18,9 @@
 
 /* NULL with errno set (ENOMEM). @o must outlive the sink. */
 struct trace_sink *trace_sink_nats_new(const struct nats_opts *o);
-/* The publisher's counts of sink @s (events and batches), readable from
- * any thread while it runs. */
-struct nats_pub_counts;
-void trace_sink_nats_counts(struct trace_sink *s, struct nats_pub_counts *out);
+/* --metrics: the publisher's counts of sink @s, in events (not batches),
+ * into @m's nats_* fields; readable from any thread while it runs. */
+struct metrics_counts;
+void trace_sink_nats_metrics(struct trace_sink *s, struct metrics_counts *m);
 
 #endif

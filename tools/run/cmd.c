@@ -20,6 +20,7 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "metrics/metrics.h"
+#include "nats/sink_nats.h"
 #include "trace/sink.h"
 #include "trace/tool.h"		/* tracefs_ensure() */
 #include "run.h"
@@ -340,7 +341,8 @@ static int open_map(struct run *run)
 	return add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
 }
 
-/* The decoder and the sink (text columns or JSON Lines), or the capture */
+/* The decoder and the sink (text columns, JSON Lines or NATS), or the
+ * capture */
 static int open_sink(struct run *run)
 {
 	int err;
@@ -356,14 +358,20 @@ static int open_sink(struct run *run)
 				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
 
 	trace_clock_init(&so.clock, run->o.time);
+	run->o.nats.clock = so.clock;
+	run->o.nats.latency_ms = run->o.latency ?: NATS_DEFAULT_LATENCY_MS;
 	run->dec = run_decoder__new(run->o.prog, run->maps, run->nmaps);
-	run->sink = run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
-	if (!run->dec || !run->sink ||
-	    trace_sink__begin(run->sink, run_decoder__schema(run->dec))) {
+	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
+		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+	if (!run->dec || !run->sink) {
 		fprintf(stderr, "%s: out of memory\n", run->o.prog);
 		return -ENOMEM;
 	}
-	return 0;
+	/* the NATS sink says itself what went wrong (no server, a bad stream) */
+	err = trace_sink__begin(run->sink, run_decoder__schema(run->dec));
+	if (err && !run->o.nats.nurls)
+		fprintf(stderr, "%s: out of memory\n", run->o.prog);
+	return err;
 }
 
 /* --metrics: every perf map's collector (a ring buffer has no CPUs),
@@ -378,6 +386,7 @@ static void metrics_sources(struct run *run)
 		if (run->pb[i])
 			m->pb[m->npb++] = run->pb[i];
 	m->sink = run->cap ? "capture" : run->sink->ops->name;
+	m->nats = run->o.nats.nurls;
 	metrics_ready(m);
 }
 
@@ -448,6 +457,8 @@ static void publish(struct run *run)
 	} else {
 		c.written = run->sink->written;
 		c.sink_errors = run->sink->err != 0;
+		if (run->o.nats.nurls)
+			trace_sink_nats_metrics(run->sink, &c);
 	}
 	metrics_publish(&run->metrics, &c);
 }
@@ -546,7 +557,8 @@ static int finish_capture(struct run *run)
  * wrong-size records; then (cleanup) detach. 0 or -EIO. */
 static int finish(struct run *run)
 {
-	const char *name = run->o.output ? run->o.output : "stdout";
+	const char *name = run->o.nats.nurls ? "to NATS" :
+			   run->o.output ? run->o.output : "stdout";
 	int wr, err = 0;
 
 	/* run: the programs stop writing (detached, and those mid-record
@@ -602,6 +614,7 @@ static void cleanup(struct run *run)
 		close(run->map_fd);
 	if (run->epfd > 0)
 		close(run->epfd);
+	nats_opts_free(&run->o.nats);
 	if (run->fd > 2)
 		close(run->fd);
 }

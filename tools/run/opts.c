@@ -7,6 +7,7 @@
 
 #include "common/cli.h"
 #include "metrics/metrics.h"
+#include "nats/options.h"
 #include "run.h"
 
 static const char run_usage[] =
@@ -36,6 +37,7 @@ static const char run_usage[] =
 METRICS_USAGE
 "  -v, --verbose        libbpf's debug output (the verifier's log)\n"
 "  -h, --help           this help\n"
+NATS_TRACE_USAGE
 "\n"
 "The type of a map's records: --type; else the marker PERFBUF_EVENT(MAP, TYPE)\n"
 "of <perfbuf/bpf.h> in the program; else a struct named event, in BTF, then\n"
@@ -74,6 +76,7 @@ static const char attach_usage[] =
 "                       as perfbuf run\n"
 "  -v, --verbose        libbpf's debug output\n"
 "  -h, --help           this help\n"
+NATS_TRACE_USAGE
 "\n"
 "Without --type: the marker or struct event in the BTF of a program using\n"
 "the map, else hex (each record's size and bytes).\n";
@@ -121,7 +124,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", o->prog, arg);
 		return false;
 	}
-	return false;
+	/* --nats and its family: trace's parser (nats/options.h) */
+	return opt >= NATS_OPT_URLS && opt < NATS_OPT_END && nats_opts_set(&o->nats, opt, arg);
 }
 
 /* What the options say together: one line when they disagree */
@@ -136,6 +140,13 @@ static int check(struct run_opts *o, int argc, char **argv)
 	if (o->record && o->json) {
 		fprintf(stderr, "%s: --record writes a capture; --json is for perfbuf report\n",
 			o->prog);
+		return -1;
+	}
+	if (!nats_opts_check(&o->nats))
+		return -1;
+	if (o->nats.nurls && (o->record || o->output)) {
+		fprintf(stderr, "%s: with --nats events go to NATS, not to %s: give one of them\n",
+			o->prog, o->record ? "--record's capture" : o->output);
 		return -1;
 	}
 	if (o->record && !o->output)
@@ -188,6 +199,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "map-id", required_argument, NULL, OPT_MAP_ID },
 		{ "map-pinned", required_argument, NULL, OPT_MAP_PINNED },
 		{ "map-name", required_argument, NULL, OPT_MAP_NAME },
+		NATS_TRACE_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -201,6 +213,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 	int err;
 
 	*o = (struct run_opts){ .prog = prog, .attach = attach, .pages = 256 };
+	nats_opts_init(&o->nats, prog);
 	err = cli_options(&c, argc, argv, o);
 	return err ?: check(o, argc, argv);
 }

@@ -17,6 +17,7 @@
 
 #include "perfbuf.h"
 #include "common/clock.h"
+#include "nats/options.h"
 #include "trace/values.h"
 
 #define RUN_MAX_MAPS 16
@@ -72,6 +73,7 @@ struct run_opts {
 	bool json, unordered, verbose, attach;
 	bool record;		/* --record: a capture file (-o) */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
+	struct nats_opts nats;	/* --nats: events to JetStream (trace's parser) */
 };
 
 /* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */
