@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Several rings read as one stream in time order, without copying a
- * record: a fold begins an iteration on every ring, keeps the rings in a
- * min-heap keyed by the time of the record at their head (read in place,
- * ring_peek_time()), and hands over the head record of the top ring until
+ * Several sources read as one stream in time order, without copying a
+ * record: a fold begins an iteration on every ring (and asks every other
+ * source, struct perfbuf_source_ops, for its next record's time), keeps
+ * the sources in a min-heap keyed by (time of the record at their head,
+ * order of adding), and hands over the head record of the top source until
  * it is newer than the horizon. Records past the horizon stay in their
- * rings for the next fold. Each ring's head is read once and its tail
+ * sources for the next fold. Each ring's head is read once and its tail
  * stored once per fold.
  */
 #include <errno.h>
@@ -15,9 +16,13 @@
 #include "internal.h"
 
 struct merge_src {
-	struct perfbuf_ring *ring;
+	struct perfbuf_ring *ring;	/* NULL: a source of @ops */
 	struct perfbuf_iter it;
+	struct perfbuf_source_ops ops;
+	void *ctx;
 	__u64 key;		/* time of the record at the head */
+	__u64 seq;		/* order of adding: ties go to the elder */
+	bool done;		/* (sources) none left this fold */
 };
 
 struct perfbuf_merge {
@@ -25,6 +30,7 @@ struct perfbuf_merge {
 	size_t cnt, cap;
 	struct merge_src **heap;
 	size_t heap_cnt;
+	__u64 seq;
 	__u64 last_ns;		/* newest time delivered */
 };
 
@@ -42,11 +48,8 @@ void perfbuf_merge__free(struct perfbuf_merge *m)
 	free(m);
 }
 
-int perfbuf_merge__add(struct perfbuf_merge *m, struct perfbuf_ring *ring)
+static int grow(struct perfbuf_merge *m)
 {
-	for (size_t i = 0; i < m->cnt; i++)
-		if (m->src[i].ring == ring)
-			return -EEXIST;
 	if (m->cnt == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 8;
 		struct merge_src *src = realloc(m->src, cap * sizeof(*src));
@@ -61,13 +64,62 @@ int perfbuf_merge__add(struct perfbuf_merge *m, struct perfbuf_ring *ring)
 		m->heap = heap;
 		m->cap = cap;
 	}
-	m->src[m->cnt++] = (struct merge_src){ .ring = ring };
 	return 0;
+}
+
+int perfbuf_merge__add(struct perfbuf_merge *m, struct perfbuf_ring *ring)
+{
+	int err;
+
+	if (!ring)
+		return -EINVAL;
+	for (size_t i = 0; i < m->cnt; i++)
+		if (m->src[i].ring == ring)
+			return -EEXIST;
+	err = grow(m);
+	if (err)
+		return err;
+	m->src[m->cnt++] = (struct merge_src){ .ring = ring, .seq = m->seq++ };
+	return 0;
+}
+
+int perfbuf_merge__add_source(struct perfbuf_merge *m,
+			      const struct perfbuf_source_ops *ops, void *ctx)
+{
+	struct merge_src s = { .ctx = ctx };
+	int err;
+
+	if (!m || !ops || !OPTS_VALID(ops, perfbuf_source_ops) ||
+	    !OPTS_HAS(ops, next) || !ops->peek || !ops->next)
+		return -EINVAL;
+	for (size_t i = 0; i < m->cnt; i++)
+		if (!m->src[i].ring && m->src[i].ctx == ctx)
+			return -EEXIST;
+	err = grow(m);
+	if (err)
+		return err;
+	s.ops.peek = ops->peek;
+	s.ops.next = ops->next;
+	s.ops.end = OPTS_GET(ops, end, NULL);
+	s.seq = m->seq++;
+	m->src[m->cnt++] = s;
+	return 0;
+}
+
+int perfbuf_merge__remove_source(struct perfbuf_merge *m, void *ctx)
+{
+	for (size_t i = 0; i < m->cnt; i++) {
+		if (!m->src[i].ring && m->src[i].ctx == ctx) {
+			m->src[i] = m->src[--m->cnt];
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int perfbuf_merge__remove(struct perfbuf_merge *m, struct perfbuf_ring *ring)
 {
-	for (size_t i = 0; i < m->cnt; i++) {
+	for (size_t i = 0; ring && i < m->cnt; i++) {
 		if (m->src[i].ring == ring) {
 			m->src[i] = m->src[--m->cnt];
 			return 0;
@@ -81,6 +133,11 @@ __u64 perfbuf_merge__last_ns(const struct perfbuf_merge *m)
 	return m->last_ns;
 }
 
+static inline bool before(const struct merge_src *a, const struct merge_src *b)
+{
+	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
 static void sift_down(struct merge_src **h, size_t n, size_t i)
 {
 	struct merge_src *s = h[i];
@@ -90,9 +147,9 @@ static void sift_down(struct merge_src **h, size_t n, size_t i)
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1]->key < h[c]->key)
+		if (c + 1 < n && before(h[c + 1], h[c]))
 			c++;
-		if (s->key <= h[c]->key)
+		if (!before(h[c], s))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -112,6 +169,12 @@ static void heap_build(struct perfbuf_merge *m)
 	for (size_t i = 0; i < m->cnt; i++) {
 		struct merge_src *s = &m->src[i];
 
+		if (!s->ring) {
+			s->done = !s->ops.peek(s->ctx, &s->key);
+			if (!s->done)
+				m->heap[m->heap_cnt++] = s;
+			continue;
+		}
 		s->it = perfbuf_ring__begin(s->ring);
 		if (iter_done(&s->it))
 			continue;
@@ -129,7 +192,8 @@ static int deliver(struct perfbuf_merge *m,
 {
 	if (rec->time_ns && rec->time_ns < m->last_ns) {
 		rec->flags |= PERFBUF_RECF_LATE;
-		s->ring->st.late++;
+		if (s->ring)
+			s->ring->st.late++;
 	} else if (rec->time_ns) {
 		m->last_ns = rec->time_ns;
 	}
@@ -148,6 +212,30 @@ static inline __u64 peek_time(const struct perfbuf_iter *it)
 			     eh->size >= it->raw_off + 4, 1))
 		return *(const __u64 *)(it->pos + it->time_off);
 	return ring_peek_time(it);
+}
+
+static bool src_done(const struct merge_src *s)
+{
+	return s->ring ? iter_done(&s->it) : s->done;
+}
+
+/* A source's head record, then its next time: false when the fold must
+ * end. One record per call: ties with the runner-up go by seq. */
+static bool take(struct perfbuf_merge *m, struct merge_src *s,
+		 size_t budget, size_t *n, perfbuf_record_fn fn, void *ctx)
+{
+	struct perfbuf_record rec;
+	int r;
+
+	if (*n == budget)
+		return false;
+	s->ops.next(s->ctx, &rec);
+	++*n;
+	r = deliver(m, s, &rec, fn, ctx);
+	if (r != PERFBUF_CONTINUE)
+		return false;	/* the next fold peeks again */
+	s->done = !s->ops.peek(s->ctx, &s->key);
+	return true;
 }
 
 /* The smallest key of the other rings: the top's children. */
@@ -206,19 +294,26 @@ int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
 
 		if (s->key > horizon)
 			break;
-		if (!run(m, s, bound < horizon ? bound : horizon, budget, &n,
-			 fn, ctx)) {
+		if (s->ring ? !run(m, s, bound < horizon ? bound : horizon,
+				   budget, &n, fn, ctx) :
+			      !take(m, s, budget, &n, fn, ctx)) {
 			*more = true;
 			break;
 		}
-		if (iter_done(&s->it))
+		if (src_done(s))
 			m->heap[0] = m->heap[--m->heap_cnt];
 		if (m->heap_cnt)
 			sift_down(m->heap, m->heap_cnt, 0);
 	}
 	/* corruption was logged and counted by the ring: keep going */
-	for (size_t i = 0; i < m->cnt; i++)
-		perfbuf_ring__end(m->src[i].ring, m->src[i].it);
+	for (size_t i = 0; i < m->cnt; i++) {
+		struct merge_src *s = &m->src[i];
+
+		if (s->ring)
+			perfbuf_ring__end(s->ring, s->it);
+		else if (s->ops.end)
+			s->ops.end(s->ctx);
+	}
 	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 

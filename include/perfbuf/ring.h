@@ -390,7 +390,9 @@ PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);
 PERFBUF_API size_t perfbuf_ring__data_size(const struct perfbuf_ring *ring);
 
 /*
- * A merge: several rings read as one stream in non-decreasing time_ns.
+ * A merge: several rings, and other sources of timed records (a capture's
+ * CPU streams, a snapshot, a queue of messages: struct perfbuf_source_ops),
+ * read as one stream in non-decreasing time_ns.
  * Records wait in their rings, not in copies: each fold takes the oldest
  * head record of all rings until the next one is newer than the horizon.
  *
@@ -425,6 +427,33 @@ PERFBUF_API int perfbuf_merge__remove(struct perfbuf_merge *m,
 PERFBUF_API int perfbuf_merge__fold(struct perfbuf_merge *m, __u64 horizon_ns,
 				    size_t budget, perfbuf_record_fn fn,
 				    void *ctx);
+
+/*
+ * A source of timed records that is not a ring. The merge orders sources
+ * by the time peek() gives, as given (a ring's untimed record goes as
+ * "now"; a source decides itself), ties going to the source added first.
+ * A late record is flagged, not counted (no ring statistic to count it).
+ */
+struct perfbuf_source_ops {
+	size_t sz;
+	/* the time its next record is ordered by into *time_ns: true; false
+	 * when it has none now (asked again at the next fold) */
+	bool (*peek)(void *ctx, __u64 *time_ns);
+	/* that record into *rec, taken: valid until the next call of peek()
+	 * or next() on this source */
+	void (*next)(void *ctx, struct perfbuf_record *rec);
+	/* optional: called at the end of every fold */
+	void (*end)(void *ctx);
+};
+
+/** @brief Add a source (@ctx is its identity and its callbacks' argument;
+ *  the caller keeps owning it). 0, -EINVAL, -EEXIST or -ENOMEM. */
+PERFBUF_API int perfbuf_merge__add_source(struct perfbuf_merge *m,
+					  const struct perfbuf_source_ops *ops,
+					  void *ctx);
+/** @brief Take the source of @ctx out of the merge. 0 or -ENOENT. */
+PERFBUF_API int perfbuf_merge__remove_source(struct perfbuf_merge *m,
+					     void *ctx);
 
 /** @brief time_ns of the newest record delivered so far (0: none). */
 PERFBUF_API __u64 perfbuf_merge__last_ns(const struct perfbuf_merge *m);

@@ -30,6 +30,7 @@ struct cpu_stream {
 	bool in_data;
 	struct perfbuf_record rec;	/* the next one, when @have */
 	bool have;
+	bool taken;			/* rec handed over: advance first */
 };
 
 struct cap_stream {
@@ -274,17 +275,40 @@ static void advance(struct cpu_stream *c, bool cross)
 	}
 }
 
-static struct cpu_stream *oldest(struct cap_stream *s)
+/* A CPU's stream as a source of the library's merge (perfbuf_merge):
+ * the record handed over stays in c->rec until the next peek moves on. */
+static bool src_peek(void *ctx, __u64 *time_ns)
 {
-	struct cpu_stream *best = NULL;
+	struct cpu_stream *c = ctx;
 
-	for (size_t i = 0; i < s->n_cpus; i++) {
-		struct cpu_stream *c = &s->cpus[i];
-
-		if (c->have && (!best || c->rec.time_ns < best->rec.time_ns))
-			best = c;
+	if (c->taken) {
+		advance(c, true);
+		c->taken = false;
 	}
-	return best;
+	*time_ns = c->rec.time_ns;
+	return c->have;
+}
+
+static void src_next(void *ctx, struct perfbuf_record *rec)
+{
+	struct cpu_stream *c = ctx;
+
+	*rec = c->rec;
+	c->taken = true;
+}
+
+struct count_ctx {
+	perfbuf_record_fn fn;
+	void *ctx;
+	long long n;
+};
+
+static int count_rec(void *ctx, const struct perfbuf_record *rec)
+{
+	struct count_ctx *cc = ctx;
+
+	cc->n++;
+	return cc->fn(cc->ctx, rec);
 }
 
 /* Record counts are 64-bit: a capture may hold more than 2^31 records
@@ -292,23 +316,21 @@ static struct cpu_stream *oldest(struct cap_stream *s)
 static long long fold_ordered(struct cap_stream *s, perfbuf_record_fn fn,
 			      void *ctx)
 {
-	struct cpu_stream *c;
-	__u64 last = 0;
-	long long n = 0;
+	static const struct perfbuf_source_ops ops = {
+		.sz = sizeof(ops), .peek = src_peek, .next = src_next,
+	};
+	struct count_ctx cc = { .fn = fn, .ctx = ctx };
+	struct perfbuf_merge *m = perfbuf_merge__new();
+	int err = m ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < s->n_cpus; i++)
-		advance(&s->cpus[i], true);
-	while ((c = oldest(s))) {
-		if (c->rec.time_ns && c->rec.time_ns < last)
-			c->rec.flags |= PERFBUF_RECF_LATE;
-		else if (c->rec.time_ns)
-			last = c->rec.time_ns;
-		n++;
-		if (fn(ctx, &c->rec) != PERFBUF_CONTINUE)
-			break;
-		advance(c, true);
+	for (size_t i = 0; !err && i < s->n_cpus; i++) {
+		s->cpus[i].taken = true;	/* the first peek reads */
+		err = perfbuf_merge__add_source(m, &ops, &s->cpus[i]);
 	}
-	return n;
+	if (!err)
+		perfbuf_merge__fold(m, UINT64_MAX, 0, count_rec, &cc);
+	perfbuf_merge__free(m);
+	return err ? err : cc.n;
 }
 
 static long long fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
