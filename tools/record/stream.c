@@ -339,7 +339,9 @@ static long long fold_file_order(struct cap_stream *s, perfbuf_record_fn fn,
 	long long n = 0;
 
 	for (size_t i = 0; i < s->n_order; i++) {
-		struct cpu_stream *c = cpu_of(s, s->order[i].cpu, false);
+		/* by its slot, not cpu_of(): a META frame after the frames
+		 * may list other CPUs (NULL: fuzz_capture) */
+		struct cpu_stream *c = &s->cpus[s->slot[s->order[i].cpu] - 1];
 
 		for (advance(c, false); c->have; advance(c, false)) {
 			n++;
