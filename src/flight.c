@@ -3,9 +3,10 @@
  * The collector as a flight recorder (opts.overwrite): every CPU's ring
  * keeps its newest records and nothing is read until perfbuf__snapshot().
  * A snapshot copies each ring's new records out (snapshot.c), then hands
- * them over merged by time, with the CPU notices queued since the last one
- * in their place. A CPU that went offline keeps its ring until then: it is
- * read one last time, and closed after its CPU_OFFLINE notice.
+ * them over merged by time (each a source of merge.c), with the CPU
+ * notices queued since the last one in their place. A CPU that went
+ * offline keeps its ring until then: it is read one last time, and closed
+ * after its CPU_OFFLINE notice.
  */
 #include <stdlib.h>
 
@@ -34,13 +35,14 @@ static int take_all(struct perfbuf *pb, struct ring_snap *snaps, size_t *n)
 	return err;
 }
 
-static void merge_to(struct perfbuf *pb, struct ring_snap *snaps, size_t n,
-		     __u64 horizon, __u64 *last_ns)
+/* The snapshots' records up to @horizon, in time order. */
+static void merge_to(struct perfbuf *pb, struct perfbuf_merge *m,
+		     __u64 horizon)
 {
 	bool stop;
 
-	pb->delivered += ring_snap_merge(snaps, n, horizon, last_ns, pb->fn,
-					 pb->ctx, &stop);
+	pb->delivered += merge_fold(m, horizon, SIZE_MAX, pb->fn, pb->ctx,
+				    &stop);
 	pb->halt |= stop;
 }
 
@@ -56,29 +58,34 @@ static void close_retired(struct perfbuf *pb, struct notice *gone, size_t n)
 int perfbuf__snapshot(struct perfbuf *pb)
 {
 	size_t cnt = pb->cnt + pb->notice_cnt, n, n_gone = 0;
+	struct perfbuf_merge *m;
 	struct ring_snap *snaps;
 	struct notice *gone;
-	__u64 last_ns = 0;
-	int err;
+	int err, e = 0;
 
 	if (!pb->cfg.overwrite)
 		return -EINVAL;
 	collector_begin_call(pb);
 	snaps = calloc(cnt, sizeof(*snaps));
 	gone = calloc(pb->notice_cnt + 1, sizeof(*gone));
-	if (!snaps || !gone) {
+	m = perfbuf_merge__new();
+	if (!snaps || !gone || !m) {
 		free(snaps);
 		free(gone);
+		perfbuf_merge__free(m);
 		return -ENOMEM;
 	}
 	err = take_all(pb, snaps, &n);
-	while (pb->notice_cnt && !pb->halt) {
+	for (size_t i = 0; i < n && !e; i++)
+		e = ring_snap_add(m, &snaps[i]);
+	err = err ?: e;		/* ENOMEM: the copies released unread */
+	while (!e && pb->notice_cnt && !pb->halt) {
 		struct notice no = pb->notices[0];
 		struct perfbuf_record rec = {
 			.kind = no.kind, .cpu = no.slot->cpu, .time_ns = no.time_ns,
 		};
 
-		merge_to(pb, snaps, n, no.time_ns, &last_ns);
+		merge_to(pb, m, no.time_ns);
 		if (pb->halt)
 			break;
 		collector_pop_notice(pb);
@@ -86,8 +93,9 @@ int perfbuf__snapshot(struct perfbuf *pb)
 			gone[n_gone++] = no;
 		collector_deliver(pb, &rec);
 	}
-	if (!pb->halt)
-		merge_to(pb, snaps, n, UINT64_MAX, &last_ns);
+	if (!e && !pb->halt)
+		merge_to(pb, m, UINT64_MAX);
+	perfbuf_merge__free(m);
 	/* the snapshots point at their rings: release them first */
 	for (size_t i = 0; i < n; i++)
 		ring_snap_release(&snaps[i]);

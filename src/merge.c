@@ -101,6 +101,7 @@ int perfbuf_merge__add_source(struct perfbuf_merge *m,
 	s.ops.peek = ops->peek;
 	s.ops.next = ops->next;
 	s.ops.end = OPTS_GET(ops, end, NULL);
+	s.ops.late = OPTS_GET(ops, late, NULL);
 	s.seq = m->seq++;
 	m->src[m->cnt++] = s;
 	return 0;
@@ -194,6 +195,8 @@ static int deliver(struct perfbuf_merge *m,
 		rec->flags |= PERFBUF_RECF_LATE;
 		if (s->ring)
 			s->ring->st.late++;
+		else if (s->ops.late)
+			s->ops.late(s->ctx);
 	} else if (rec->time_ns) {
 		m->last_ns = rec->time_ns;
 	}
@@ -229,7 +232,10 @@ static bool take(struct perfbuf_merge *m, struct merge_src *s,
 
 	if (*n == budget)
 		return false;
-	s->ops.next(s->ctx, &rec);
+	if (!s->ops.next(s->ctx, &rec)) {	/* none after all */
+		s->done = !s->ops.peek(s->ctx, &s->key);
+		return true;
+	}
 	++*n;
 	r = deliver(m, s, &rec, fn, ctx);
 	if (r != PERFBUF_CONTINUE)

@@ -174,44 +174,35 @@ __u64 ring_snap_peek_time(const struct ring_snap *s)
 	return ring_peek_time(&it);
 }
 
-size_t ring_snap_merge(struct ring_snap *s, size_t n, __u64 horizon,
-		       __u64 *last_ns, perfbuf_record_fn fn, void *ctx,
-		       bool *stop)
+/* A snapshot as a source of the merge (merge.c): ordered by its next
+ * record's time as ring_snap_peek_time() reads it, ties to the CPU added
+ * first, a LOST record already reported giving none. */
+static bool snap_peek(void *ctx, __u64 *time_ns)
 {
-	struct perfbuf_record rec;
-	size_t cnt = 0;
+	struct ring_snap *s = ctx;
 
-	*stop = false;
-	for (;;) {
-		struct ring_snap *best = NULL;
-		__u64 best_t = UINT64_MAX;
+	*time_ns = ring_snap_peek_time(s);
+	return s->left;
+}
 
-		/* a scan, not a heap: snapshots are rare and CPUs few */
-		for (size_t i = 0; i < n; i++) {
-			__u64 t = ring_snap_peek_time(&s[i]);
+static bool snap_next(void *ctx, struct perfbuf_record *rec)
+{
+	return ring_snap_next(ctx, rec);
+}
 
-			if (s[i].left && (!best || t < best_t)) {
-				best = &s[i];
-				best_t = t;
-			}
-		}
-		if (!best || best_t > horizon)
-			break;
-		if (!ring_snap_next(best, &rec))
-			continue;
-		if (rec.time_ns && rec.time_ns < *last_ns) {
-			rec.flags |= PERFBUF_RECF_LATE;
-			best->view.st.late++;
-		} else if (rec.time_ns) {
-			*last_ns = rec.time_ns;
-		}
-		cnt++;
-		if (fn(ctx, &rec) != PERFBUF_CONTINUE) {
-			*stop = true;
-			break;
-		}
-	}
-	return cnt;
+static void snap_late(void *ctx)
+{
+	((struct ring_snap *)ctx)->view.st.late++;
+}
+
+int ring_snap_add(struct perfbuf_merge *m, struct ring_snap *s)
+{
+	static const struct perfbuf_source_ops ops = {
+		.sz = sizeof(ops), .peek = snap_peek, .next = snap_next,
+		.late = snap_late,
+	};
+
+	return perfbuf_merge__add_source(m, &ops, s);
 }
 
 void ring_snap_release(struct ring_snap *s)

@@ -24,12 +24,10 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s);
 bool ring_snap_next(struct ring_snap *s, struct perfbuf_record *rec);
 /* The next record's time: 0 when it has none, UINT64_MAX at the end. */
 __u64 ring_snap_peek_time(const struct ring_snap *s);
-/* Hand over the records of @n snapshots in time order up to @horizon
- * (those without a time as they come), flagging late ones against
- * *@last_ns; *@stop when the callback stopped. Returns records handed. */
-size_t ring_snap_merge(struct ring_snap *s, size_t n, __u64 horizon,
-		       __u64 *last_ns, perfbuf_record_fn fn, void *ctx,
-		       bool *stop);
+/* @s as a source of @m (perfbuf_merge__add_source()): the collector
+ * merges several snapshots by time with it, a late record counted in the
+ * snapshot's ring. 0 or a negative errno. */
+int ring_snap_add(struct perfbuf_merge *m, struct ring_snap *s);
 /* Statistics back to the ring; memory freed. */
 void ring_snap_release(struct ring_snap *s);
 

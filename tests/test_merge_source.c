@@ -18,7 +18,7 @@ struct arr {
 	size_t n, next, avail;	/* avail: how many exist now */
 	int id;
 	bool taken;
-	size_t ends;
+	size_t ends, lates;
 };
 
 static bool arr_peek(void *ctx, __u64 *time_ns)
@@ -35,7 +35,8 @@ static bool arr_peek(void *ctx, __u64 *time_ns)
 	return true;
 }
 
-static void arr_next(void *ctx, struct perfbuf_record *rec)
+/* a time of 1 stands for a record that gives none after all */
+static bool arr_next(void *ctx, struct perfbuf_record *rec)
 {
 	struct arr *a = ctx;
 
@@ -44,6 +45,7 @@ static void arr_next(void *ctx, struct perfbuf_record *rec)
 	rec->cpu = a->id;
 	rec->time_ns = a->t[a->next];
 	a->taken = true;
+	return rec->time_ns != 1;
 }
 
 static void arr_end(void *ctx)
@@ -51,8 +53,14 @@ static void arr_end(void *ctx)
 	((struct arr *)ctx)->ends++;
 }
 
+static void arr_late(void *ctx)
+{
+	((struct arr *)ctx)->lates++;
+}
+
 static const struct perfbuf_source_ops ops = {
 	.sz = sizeof(ops), .peek = arr_peek, .next = arr_next, .end = arr_end,
+	.late = arr_late,
 };
 
 struct got {
@@ -77,9 +85,9 @@ static int collect(void *ctx, const struct perfbuf_record *rec)
 
 TEST(sources_in_order_ties_to_the_elder)
 {
-	static const __u64 t0[] = { 10, 20, 20, 40 }, t1[] = { 5, 20, 30 };
+	static const __u64 t0[] = { 10, 20, 20, 40 }, t1[] = { 5, 20, 1, 30 };
 	struct arr a = { .t = t0, .n = 4, .avail = 4, .id = 0 };
-	struct arr b = { .t = t1, .n = 3, .avail = 3, .id = 1 };
+	struct arr b = { .t = t1, .n = 4, .avail = 4, .id = 1 };
 	static const int want_cpu[] = { 1, 0, 0, 0, 1, 1, 0 };
 	static const __u64 want_t[] = { 5, 10, 20, 20, 20, 30, 40 };
 	struct perfbuf_merge *m = perfbuf_merge__new();
@@ -133,6 +141,8 @@ TEST(late_stop_budget_horizon_lose_nothing)
 	ASSERT_OK(perfbuf_merge__add_source(m, &ops, &c), "add c");
 	ASSERT_EQ(perfbuf_merge__fold(m, UINT64_MAX, 0, collect, &g), 1, "late one");
 	ASSERT_EQ(g.flags[6], PERFBUF_RECF_LATE, "flagged late");
+	ASSERT_EQ(c.lates, 1, "counted by its source");
+	ASSERT_EQ(a.lates + b.lates, 0, "the others none");
 	perfbuf_merge__free(m);
 }
 
@@ -171,6 +181,8 @@ TEST(bad_ops_refused)
 {
 	struct perfbuf_source_ops small = { .sz = sizeof(size_t), .peek = arr_peek };
 	struct perfbuf_source_ops no_peek = { .sz = sizeof(no_peek), .next = arr_next };
+	struct perfbuf_source_ops big[2] = { { .sz = 2 * sizeof(big[0]), .peek = arr_peek,
+					       .next = arr_next } };
 	struct perfbuf_merge *m = perfbuf_merge__new();
 	struct arr a = {};
 
@@ -179,6 +191,10 @@ TEST(bad_ops_refused)
 	ASSERT_EQ(perfbuf_merge__add_source(m, NULL, &a), -EINVAL, "no ops");
 	ASSERT_EQ(perfbuf_merge__add_source(m, &small, &a), -EINVAL, "too small");
 	ASSERT_EQ(perfbuf_merge__add_source(m, &no_peek, &a), -EINVAL, "no peek");
+	ASSERT_OK(perfbuf_merge__add_source(m, big, &a), "larger, zeros past");
+	ASSERT_OK(perfbuf_merge__remove_source(m, &a), "removed");
+	big[1].sz = 1;
+	ASSERT_EQ(perfbuf_merge__add_source(m, big, &a), -EINVAL, "unknown bytes");
 	ASSERT_EQ(perfbuf_merge__add(m, NULL), -EINVAL, "no ring");
 	ASSERT_EQ(perfbuf_merge__remove(m, NULL), -ENOENT, "no ring to remove");
 	perfbuf_merge__free(m);

@@ -432,7 +432,7 @@ PERFBUF_API int perfbuf_merge__fold(struct perfbuf_merge *m, __u64 horizon_ns,
  * A source of timed records that is not a ring. The merge orders sources
  * by the time peek() gives, as given (a ring's untimed record goes as
  * "now"; a source decides itself), ties going to the source added first.
- * A late record is flagged, not counted (no ring statistic to count it).
+ * A late record is flagged, and counted by late() if the source has one.
  */
 struct perfbuf_source_ops {
 	size_t sz;
@@ -440,10 +440,13 @@ struct perfbuf_source_ops {
 	 * when it has none now (asked again at the next fold) */
 	bool (*peek)(void *ctx, __u64 *time_ns);
 	/* that record into *rec, taken: valid until the next call of peek()
-	 * or next() on this source */
-	void (*next)(void *ctx, struct perfbuf_record *rec);
+	 * or next() on this source. false: it gave none after all (a LOST
+	 * record already reported); peek() is asked again */
+	bool (*next)(void *ctx, struct perfbuf_record *rec);
 	/* optional: called at the end of every fold */
 	void (*end)(void *ctx);
+	/* optional: its record just handed over was late (to count it) */
+	void (*late)(void *ctx);
 };
 
 /** @brief Add a source (@ctx is its identity and its callbacks' argument;

@@ -289,12 +289,13 @@ static bool src_peek(void *ctx, __u64 *time_ns)
 	return c->have;
 }
 
-static void src_next(void *ctx, struct perfbuf_record *rec)
+static bool src_next(void *ctx, struct perfbuf_record *rec)
 {
 	struct cpu_stream *c = ctx;
 
 	*rec = c->rec;
 	c->taken = true;
+	return true;
 }
 
 struct count_ctx {
