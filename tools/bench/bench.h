@@ -207,6 +207,7 @@ int stop_tracer(pid_t pid);
 void storm_traced(char *const argv[], const char *log, bool pb,
 		  double secs, bool cycle, struct trace_run *r);
 int cmp_rate(const void *a, const void *b);
+int json_summary_counts(const char *path, struct trace_run *t);
 void storm_rounds(void (*once)(int t, const char *tool, double secs,
 			       struct trace_run *r),
 		  int nt, const char *tool, double secs, int reps,

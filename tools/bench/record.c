@@ -96,31 +96,6 @@ static int record_counts(const char *log, struct rec_run *r)
 	return err;
 }
 
-/* trace --json's last line: {"type":"summary","received":N,...,"lost":N,...} */
-static int json_counts(const char *path, struct rec_run *r)
-{
-	char buf[8192], *p, *e, *l;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
-	ssize_t n = end < 0 ? -1 :
-		pread(fd, buf, sizeof(buf) - 1,
-		      end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "{\"type\":\"summary\",");
-	e = p ? strstr(p, "\"received\":") : NULL;
-	l = p ? strstr(p, "\"lost\":") : NULL;	/* the total's, before per_cpu */
-	if (!e || !l)
-		return -EBADMSG;
-	r->t.events = strtoull(e + 11, NULL, 10);
-	r->t.lost = strtoull(l + 7, NULL, 10);
-	return 0;
-}
-
 /*
  * One storm under row @k: `perfbuf record` or `perfbuf trace --json`
  * writing to a file on tmpfs or disk, 1024 pages. The output is deleted,
@@ -156,7 +131,7 @@ static void rec_once(int k, const char *tool, const struct rec_fs *fs,
 	if (!stat(out, &st))
 		r->bytes = (__u64)st.st_size;
 	if (!WIFEXITED(r->t.status) || WEXITSTATUS(r->t.status) ||
-	    (rr_record(k) ? record_counts(log, r) : json_counts(out, r)))
+	    (rr_record(k) ? record_counts(log, r) : json_summary_counts(out, &r->t)))
 		r->t.rate = 0;
 	if (!keep || rename(out, keep))
 		unlink(out);

@@ -25,31 +25,6 @@ struct run_once {
 	double cpu_s;		/* the tool's user + system seconds */
 };
 
-/* received and lost of the summary line at the end of @path */
-static int summary_counts(const char *path, struct run_once *r)
-{
-	char buf[8192], *p, *e, *l;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
-	ssize_t n = end < 0 ? -1 :
-		pread(fd, buf, sizeof(buf) - 1,
-		      end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "{\"type\":\"summary\",");
-	e = p ? strstr(p, "\"received\":") : NULL;
-	l = p ? strstr(p, "\"lost\":") : NULL;
-	if (!e || !l)
-		return -EBADMSG;
-	r->t.events = strtoull(e + 11, NULL, 10);
-	r->t.lost = strtoull(l + 7, NULL, 10);
-	return 0;
-}
-
 /* stop_tracer(), with the tool's CPU time (wait4) */
 static int stop_timed(pid_t pid, double *cpu_s)
 {
@@ -94,7 +69,7 @@ static void run_once(int k, const char *tool, const char *obj, const char *out,
 	r->t.rate = secs ? run_storm(secs, false, &r->t.calls) : 1;
 	status = stop_timed(pid, &r->cpu_s);
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) ||
-	    summary_counts(out, r))
+	    json_summary_counts(out, &r->t))
 		r->t.rate = 0;
 	unlink(out);
 }

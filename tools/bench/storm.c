@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -226,4 +228,30 @@ void storm_rounds(void (*once)(int t, const char *tool, double secs,
 		qsort(runs[t], reps, sizeof(runs[t][0]), cmp_rate);
 		med[t] = runs[t][reps / 2];
 	}
+}
+
+/* The received and lost of the summary line that ends @path (trace --json,
+ * run --json: {"type":"summary","received":N,...,"lost":N,...}) into @t. */
+int json_summary_counts(const char *path, struct trace_run *t)
+{
+	char buf[8192], *p, *e, *l;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	ssize_t n = end < 0 ? -1 :
+		pread(fd, buf, sizeof(buf) - 1,
+		      end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "{\"type\":\"summary\",");
+	e = p ? strstr(p, "\"received\":") : NULL;
+	l = p ? strstr(p, "\"lost\":") : NULL;	/* the total's, before per_cpu */
+	if (!e || !l)
+		return -EBADMSG;
+	t->events = strtoull(e + 11, NULL, 10);
+	t->lost = strtoull(l + 7, NULL, 10);
+	return 0;
 }
