@@ -20,27 +20,18 @@ import struct
 import sys
 import time
 
-libbpf = ctypes.CDLL("libbpf.so.1", use_errno=True)
-libbpf.bpf_prog_test_run_opts.argtypes = [ctypes.c_int, ctypes.c_void_p]
-
-
-class TestRunOpts(ctypes.Structure):
-    _fields_ = [("sz", ctypes.c_size_t), ("data_in", ctypes.c_void_p),
-                ("data_out", ctypes.c_void_p), ("data_size_in", ctypes.c_uint32),
-                ("data_size_out", ctypes.c_uint32), ("ctx_in", ctypes.c_void_p),
-                ("ctx_out", ctypes.c_void_p), ("ctx_size_in", ctypes.c_uint32),
-                ("ctx_size_out", ctypes.c_uint32), ("retval", ctypes.c_uint32),
-                ("repeat", ctypes.c_int), ("duration", ctypes.c_uint32),
-                ("flags", ctypes.c_uint32), ("cpu", ctypes.c_uint32),
-                ("batch_size", ctypes.c_uint32)]
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# the package loads the library it is given before anything else
+_BUILD = sys.argv[sys.argv.index("--build") + 1] if "--build" in sys.argv[:-1] else "build"
+os.environ.setdefault("PERFBUF_LIB", os.path.join(_BUILD, "libperfbuf.so.3"))
+from perfbuf._libbpf import libbpf, prog_fd, run_on_cpu_opts  # noqa: E402
 
 
 def produce(prog_fd, a, wfd):
     """The child: runs until a.secs are up, then writes records offered."""
     os.sched_setaffinity(0, {0})
     buf = ctypes.create_string_buffer(struct.pack("QQ", a.batch, a.size))
-    o = TestRunOpts(sz=ctypes.sizeof(TestRunOpts), ctx_in=ctypes.addressof(buf),
-                    ctx_size_in=16, flags=1, cpu=0)
+    o = run_on_cpu_opts(buf, 16, 0)
     run, offered = libbpf.bpf_prog_test_run_opts, 0
     start = time.monotonic()
     end = start + a.secs
@@ -71,8 +62,7 @@ def start_producer(prog_fd, a):
 def fill_ring(prog_fd, a):
     """Records of a full ring of a.pages on CPU0, written while nobody reads."""
     buf = ctypes.create_string_buffer(struct.pack("QQ", 1, a.size))
-    o = TestRunOpts(sz=ctypes.sizeof(TestRunOpts), ctx_in=ctypes.addressof(buf),
-                    ctx_size_in=16, flags=1, cpu=0)
+    o = run_on_cpu_opts(buf, 16, 0)
     rec = (a.size + 4 + 8 + 7) // 8 * 8        # header, u32 size, payload
     n = (a.pages * 4096 - 8) // rec
     struct.pack_into("QQ", buf, 0, n, a.size)
@@ -101,25 +91,19 @@ def drain_rounds(prog_fd, a, drain_once, rounds=7):
 def load_emit(a):
     """bpf/emit.bpf.o loaded (not attached): the object, its emit program's
     fd, and a function giving the BPF side's ENOSPC count (all CPUs)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    os.environ.setdefault("PERFBUF_LIB", os.path.join(a.build, "libperfbuf.so.3"))
     import perfbuf
     lib = perfbuf._lib.lib
-    libbpf.bpf_object__find_program_by_name.restype = ctypes.c_void_p
-    libbpf.bpf_object__find_program_by_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    libbpf.bpf_program__fd.argtypes = [ctypes.c_void_p]
-    libbpf.bpf_map_lookup_elem.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     lib.perfbuf_object__bpf.restype = ctypes.c_void_p
     lib.perfbuf_object__bpf.argtypes = [ctypes.c_void_p]
     obj = perfbuf.Object(os.path.join(a.build, "bpf/emit.bpf.o"), attach=False)
-    prog = libbpf.bpf_object__find_program_by_name(lib.perfbuf_object__bpf(obj._obj), b"emit")
+    emit_fd = prog_fd(lib.perfbuf_object__bpf(obj._obj), "emit")
     stats_fd, ncpu = obj.map_fd("stats"), os.cpu_count()
 
     def enospc():       # struct emit_stats per CPU: attempts, ok, enospc, ...
         key, val = ctypes.c_uint32(0), ctypes.create_string_buffer(56 * 1024)
         libbpf.bpf_map_lookup_elem(stats_fd, ctypes.byref(key), val)
         return sum(struct.unpack_from("7Q", val, 56 * c)[2] for c in range(ncpu))
-    return obj, libbpf.bpf_program__fd(prog), enospc
+    return obj, emit_fd, enospc
 
 
 def live(a, prog_fd, poll, final):

@@ -51,6 +51,22 @@ class Field(ctypes.Structure):
                 ("nenum", c_s32), ("is_signed", ctypes.c_uint8)]
 
 
+class Closable:
+    """close() on leaving a with block, and when collected."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
 def sized(struct_type):
     """A zeroed struct with its sz set, as PERFBUF_OPTS() does in C."""
     s = struct_type()

@@ -105,7 +105,7 @@ class Batch:
         return rows.view(dt).reshape(k)
 
 
-class PerfBuffer:
+class PerfBuffer(_lib.Closable):
     """The rings of a BPF_MAP_TYPE_PERF_EVENT_ARRAY map, one per CPU."""
 
     def __init__(self, map_fd, page_cnt=64, ordered=False, latency_ms=10,
@@ -208,15 +208,3 @@ class PerfBuffer:
             lib.perfbuf_batch__free(self._batch)
             self._batch = None
             self._owner = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass

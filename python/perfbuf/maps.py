@@ -2,13 +2,8 @@
 """BPF maps by fd or pinned path, checked before a collector is built on them."""
 import ctypes
 import os
-import stat
 
-_libbpf = ctypes.CDLL("libbpf.so.1", use_errno=True)
-_libbpf.bpf_obj_get.restype, _libbpf.bpf_obj_get.argtypes = ctypes.c_int, [ctypes.c_char_p]
-_libbpf.bpf_obj_get_info_by_fd.restype = ctypes.c_int
-_libbpf.bpf_obj_get_info_by_fd.argtypes = [ctypes.c_int, ctypes.c_void_p,
-                                           ctypes.POINTER(ctypes.c_uint32)]
+from ._libbpf import libbpf as _libbpf
 
 PERF_EVENT_ARRAY = 4
 RINGBUF = 27

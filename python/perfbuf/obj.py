@@ -87,7 +87,7 @@ def _set_arg(name, value):
     return ("%s=%s" % (name, value)).encode()
 
 
-class Object:
+class Object(_lib.Closable):
     """Open, set `const volatile` globals, load and auto-attach a BPF object."""
 
     def __init__(self, path, set=None, attach=True):
@@ -166,15 +166,3 @@ class Object:
         if self._obj:
             lib.perfbuf_object__free(self._obj)
             self._obj = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
