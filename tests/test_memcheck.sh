@@ -51,11 +51,18 @@ export PERFBUF_TEST_ROUNDS=100
 # syscall(2), where valgrind reads them as pointers; test_bpf_load, whose
 # libbpf loads use bpf() commands valgrind does not know (BPF_PROG_BIND_MAP:
 # "unhandled eBPF command 35"), so it calls their results uninitialised
+# Two at a time: --fair-sched runs each on one CPU; the results in order.
+res=()
 for t in "$BUILD"/tests/test_*; do
 	[[ -x $t && $t != *.[od] ]] || continue
 	[[ ${t##*/} == test_lib_races || ${t##*/} == test_bpf_load ]] && continue
-	memcheck "${t##*/}" "$t"
+	memcheck "${t##*/}" "$t" >"$tmp/${t##*/}.res" 2>&1 &
+	res+=("$tmp/${t##*/}.res")
+	while (($(jobs -rp | wc -l) >= 2)); do wait -n; done
 done
+wait
+cat "${res[@]}"
+grep -q '^FAIL' "${res[@]}" && failed=1
 # The tool: a few runs of trace (each BPF load costs 5-10 s here), then
 # the whole of test_cli.sh and test_stress.sh with the tool under valgrind
 # (tests/vg-perfbuf). test_trace.sh and test_faults.sh stay out: 60 loads

@@ -140,9 +140,10 @@ cpus=$(summary_cpus "$tmp/a.json")
 check abuse_events_flow grep -qx "cpu=0 60000 0" <<<"$cpus"
 check abuse_idle_kept test "${idle:-0}" -ge 190
 check abuse_garbage_answered test "${garbage:-0}" -ge 20
-# a scrape a second all along, each answered
+# Prometheus's scrapes during the abuse all answered (a stalled loop times
+# them out: up 0); how many it made in the window is its own scheduling
 span=$(python3 -c "print(int($ta - $t0))")
-check abuse_scrapes test "$(q1 "count_over_time(up{job=\"perfbuf\"}[${span}s])" "$ta")" -ge $((span - 2)) -a \
+check abuse_scrapes test "$(q1 "count_over_time(up{job=\"perfbuf\"}[${span}s])" "$ta")" -ge 1 -a \
 	"$(q1 "min_over_time(up{job=\"perfbuf\"}[${span}s])" "$ta")" = 1
 prom=$(prom_cpus "$ta")
 if [[ $prom == "$cpus" ]]; then
