@@ -151,7 +151,7 @@ static int load_all(const char *path, const char *obj_name)
  * allocations, 6 MB, all in libbpf.so) that no call of ours can free after
  * a load the kernel refused (fentry here: EPERM). Its leak, not ours. */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void)
 {
 	return "leak:libbpf.so.1\n";
 }
