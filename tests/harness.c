@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "perfbuf.h"
@@ -89,4 +91,29 @@ perfbuf_print_fn test_capture_warnings(void)
 {
 	test_warning[0] = '\0';
 	return perfbuf_set_print(capture);
+}
+
+void touch_new_pages(int n)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, ps * n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	for (int i = 0; i < n; i++)
+		((volatile char *)p)[i * ps] = 1;
+	munmap(p, ps * n);
+}
+
+/* Burn @ms of this thread's CPU time, not of wall time: the counters and
+ * samplers here count CPU time, and a preempted thread must still reach it. */
+void spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }

@@ -79,6 +79,11 @@ struct test_case {
 
 /* Run the listed subtests (all, or those named on the command line). */
 int test_main(int argc, char **argv, const struct test_case *cases, size_t n);
+
+/* Fault in @n fresh anonymous pages (page-fault software events), then unmap. */
+void touch_new_pages(int n);
+/* Burn @ms of this thread's CPU time (what CPU-time counters count). */
+void spin_ms(int ms);
 #define TEST_MAIN(...)							\
 	int main(int argc, char **argv)					\
 	{								\

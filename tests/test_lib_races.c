@@ -16,19 +16,6 @@
 #include "emit_util.h"
 #include "test.h"
 
-static void touch_new_pages(int n)
-{
-	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, ps * n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	for (int i = 0; i < n; i++)
-		((volatile char *)p)[i * ps] = 1;
-	munmap(p, ps * n);
-}
-
 /* The sampler counted the online CPUs (1), allocated, then read them
  * again (2: one came online) and went through 2 entries of its 1. */
 TEST(sampler_cpu_online_between_reads)

@@ -14,31 +14,6 @@
 #include "perfbuf.h"
 #include "test.h"
 
-static void touch_new_pages(int n)
-{
-	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, ps * n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	for (int i = 0; i < n; i++)
-		((volatile char *)p)[i * ps] = 1;
-	munmap(p, ps * n);
-}
-
-/* Burn @ms of this thread's CPU time, not of wall time: the counters and
- * samplers here count CPU time, and a preempted thread must still reach it. */
-static void spin_ms(int ms)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
-}
-
 TEST(attr_from_opts)
 {
 	struct perf_event_attr a;

@@ -724,16 +724,6 @@ static pid_t gettid_(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-static void spin_ms(int ms)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
-}
-
 struct seen {
 	pid_t pid, tid;
 	int samples, wrong_task, with_user_frames, mmap2_seen, comm_seen;
