@@ -7,8 +7,10 @@
 # "# normal build only: WHY" is not run again: it tests what ASan adds
 # nothing to (the kernel's behaviour, install layout, the same binaries).
 set -u
+# a hung file fails, and the suite still ends within its 20 minutes' order
+script_limit=600 binary_limit=300
 pass=0 fail=0 skip=0
-times=()
+times=() failures=()
 for dir in "$@"; do
 	san=
 	readelf -sW "$dir/perfbuf" 2>/dev/null | grep -q '__asan_init' && san=1
@@ -22,9 +24,9 @@ for dir in "$@"; do
 		fi
 		start=$SECONDS
 		if [[ $t == *.sh ]]; then
-			out=$(timeout 900 bash "$t" "$dir" 2>&1 </dev/null)
+			out=$(timeout $script_limit bash "$t" "$dir" 2>&1 </dev/null)
 		else
-			out=$(timeout 300 "$t" 2>&1 </dev/null)
+			out=$(timeout $binary_limit "$t" 2>&1 </dev/null)
 		fi
 		rc=$?
 		secs=$((SECONDS - start))
@@ -32,13 +34,21 @@ for dir in "$@"; do
 		while IFS= read -r line; do
 			case $line in
 			PASS\ *) pass=$((pass + 1)); echo "  $name: $line" ;;
-			FAIL\ *) fail=$((fail + 1)); echo "  $name: $line" ;;
+			FAIL\ *) fail=$((fail + 1)); echo "  $name: $line"
+				failures+=("$name: ${line:0:200}") ;;
 			SKIP\ *) skip=$((skip + 1)); echo "  $name: $line" ;;
 			*) echo "    $line" ;;
 			esac
 		done <<<"$out"
-		if ((rc != 0)) && ! grep -q '^FAIL ' <<<"$out"; then
+		if ((rc == 124)); then
+			# the lines above say how far it got; name where it stopped
+			why="timed out after $secs s, its last line: $(tail -n1 <<<"$out" | cut -c1-200)"
+			echo "  $name: FAIL ($why)"
+			failures+=("$name: FAIL ($why)")
+			fail=$((fail + 1))
+		elif ((rc != 0)) && ! grep -q '^FAIL ' <<<"$out"; then
 			echo "  $name: FAIL (exit status $rc)"
+			failures+=("$name: FAIL (exit status $rc)")
 			fail=$((fail + 1))
 		fi
 		echo "  $name: $secs s"
@@ -46,5 +56,7 @@ for dir in "$@"; do
 done
 echo "slowest files (seconds):"
 printf '%s\n' "${times[@]}" | sort -rn | head -10 | sed 's/^/  /'
+# the failures again, where the end of a long log shows them
+((${#failures[@]})) && printf 'failed: %s\n' "${failures[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0 && pass > 0))

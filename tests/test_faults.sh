@@ -19,6 +19,10 @@ if ! need_root; then
 	finish
 fi
 
+# the tool, bounded: an error case it accepted would run for ever (exit 124
+# then, and the test that expected an error fails)
+PB=(timeout -k 5 60 "$PERFBUF")
+
 # one_line NAME RC REGEX: the last command exited RC with exactly one
 # stderr line ($tmp/eerr) matching REGEX
 one_line() {
@@ -33,31 +37,31 @@ one_line() {
 # 1. unprivileged: one line naming what is missing, exit 1
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 if as_nobody test -x "$PERFBUF"; then
-	as_nobody "$PERFBUF" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB[@]}" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 	one_line nobody_trace 1 "^perfbuf trace: missing CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH \(tracefs is root's only\); run it as root"
-	as_nobody "$PERFBUF" stress >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB[@]}" stress >/dev/null 2>"$tmp/eerr"
 	one_line nobody_stress 1 "^perfbuf stress: missing CAP_BPF, CAP_PERFMON; run it as root"
-	as_nobody "$PERFBUF" demo >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB[@]}" demo >/dev/null 2>"$tmp/eerr"
 	one_line nobody_demo 1 "^perfbuf demo: missing CAP_BPF, CAP_PERFMON"
-	as_nobody "$PERFBUF" list >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB[@]}" list >/dev/null 2>"$tmp/eerr"
 	one_line nobody_list 1 "^perfbuf list: missing CAP_DAC_READ_SEARCH"
 	# granted the capabilities, an unprivileged user may run it
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"$PERFBUF" stress --rate 1k --duration 0.3 --json >"$tmp/out" 2>"$tmp/eerr"
+		"${PB[@]}" stress --rate 1k --duration 0.3 --json >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_stress grep -q '"ok":true' "$tmp/out"
 	as_nobody --inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \
-		"$PERFBUF" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
+		"${PB[@]}" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_trace grep -q sched_switch "$tmp/out"
 	# without CAP_IPC_LOCK, 2 x 16 MiB of rings is over the mlock limits
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"$PERFBUF" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
+		"${PB[@]}" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
 	one_line nobody_mlock_limit 1 "^perfbuf stress: setting up the perf buffer failed: Operation not permitted \(ring: mmap of 4097 pages refused \(EPERM\): over kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK; run as root or raise them\)$"
 	# tracefs not mounted, and no CAP_SYS_ADMIN to mount it (own namespace)
 	if unshare -m true 2>/dev/null; then
 		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
 			setpriv --reuid=nobody --regid=nogroup --clear-groups \\
 				--inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \\
-				'$PERFBUF' trace tracepoint:sched:sched_switch" >/dev/null 2>"$tmp/eerr"
+				timeout -k 5 60 '$PERFBUF' trace tracepoint:sched:sched_switch" >/dev/null 2>"$tmp/eerr"
 		one_line tracefs_mount_refused 1 "^perfbuf trace: tracefs is not mounted and mounting it failed \\(Operation not permitted: needs CAP_SYS_ADMIN\\); as root run: mount -t tracefs"
 	else
 		skip tracefs_mount_refused "no unshare -m"
@@ -67,18 +71,18 @@ else
 fi
 # root with every capability dropped is refused the same way
 setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
-	"$PERFBUF" stress >/dev/null 2>"$tmp/eerr"
+	"${PB[@]}" stress >/dev/null 2>"$tmp/eerr"
 one_line root_without_caps 1 "^perfbuf stress: missing CAP_BPF, CAP_PERFMON"
 
 # 2. too few fds (fewer than the CPUs at the lowest): EMFILE, raise ulimit -n
 for n in 4 8 32 64; do
-	prlimit --nofile=$n "$PERFBUF" stress --duration 0.2 >/dev/null 2>"$tmp/eerr"
+	prlimit --nofile=$n "${PB[@]}" stress --duration 0.2 >/dev/null 2>"$tmp/eerr"
 	one_line "nofile_${n}_stress" 1 "^perfbuf stress: Too many open files \(RLIMIT_NOFILE $n, [0-9]+ needed.*raise 'ulimit -n'$"
-	prlimit --nofile=$n "$PERFBUF" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	prlimit --nofile=$n "${PB[@]}" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 	one_line "nofile_${n}_trace" 1 "^perfbuf trace: Too many open files \(RLIMIT_NOFILE $n, .*raise 'ulimit -n'$"
 done
 # a low soft limit under a high hard one is raised, not an error
-(ulimit -Sn 8 && "$PERFBUF" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
+(ulimit -Sn 8 && "${PB[@]}" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
 check nofile_soft_limit_raised grep -q '"ok":true' "$tmp/out"
 
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops
@@ -133,27 +137,27 @@ fi
 
 # 5. output files: created 0600, never through a symlink, truncated only
 # when regular; a FIFO is written as is
-"$PERFBUF" trace -n 2 -o "$tmp/new" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+"${PB[@]}" trace -n 2 -o "$tmp/new" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 check output_mode_0600 test "$(stat -c %a "$tmp/new")" = 600 -a "$(grep -c sched_switch "$tmp/new")" = 2
 echo precious >"$tmp/victim"
 ln -s "$tmp/victim" "$tmp/link"
-"$PERFBUF" trace -n 2 -o "$tmp/link" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+"${PB[@]}" trace -n 2 -o "$tmp/link" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_symlink_refused 1 "^perfbuf trace: cannot write '$tmp/link': it is a symbolic link"
 check output_symlink_target_kept test "$(cat "$tmp/victim")" = precious
 ln "$tmp/victim" "$tmp/hardlink"
-"$PERFBUF" trace -n 2 -o "$tmp/hardlink" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+"${PB[@]}" trace -n 2 -o "$tmp/hardlink" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_hardlink_refused 1 "^perfbuf trace: cannot write '$tmp/hardlink': it has other hard links"
 check output_hardlink_target_kept test "$(cat "$tmp/victim")" = precious
 head -c 100000 /dev/zero >"$tmp/old"
-"$PERFBUF" trace -n 1 -o "$tmp/old" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+"${PB[@]}" trace -n 1 -o "$tmp/old" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 check output_regular_truncated test "$(grep -c sched_switch "$tmp/old")" = 1 -a "$(stat -c %s "$tmp/old")" -lt 1000
 mkfifo "$tmp/fifo"
-cat "$tmp/fifo" >"$tmp/from_fifo" &
-"$PERFBUF" trace -n 3 -o "$tmp/fifo" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+timeout 60 cat "$tmp/fifo" >"$tmp/from_fifo" &
+"${PB[@]}" trace -n 3 -o "$tmp/fifo" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 rc=$?
 wait
 check output_fifo test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/from_fifo")" = 3
 mkdir "$tmp/dir"
-"$PERFBUF" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+"${PB[@]}" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_directory 1 "^perfbuf trace: cannot write '$tmp/dir': Is a directory$"
 finish

@@ -25,10 +25,28 @@ start_attached() {
 start_trace() {
 	start_attached tpid "$tmp/out" "$tmp/err" trace "$@"
 }
-# stop_trace: SIGINT, wait; $trc is the exit status
+# running PID: it exists and has not exited (an unreaped child is a zombie)
+running() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	[[ ${st:0:1} != Z ]]
+}
+# stop_trace: SIGINT, wait; $trc is the exit status. One that is still
+# there 30 s later is killed (trc 137, a line on stderr): a hang fails its
+# test instead of the whole file's time limit.
 stop_trace() {
 	sleep 0.3
 	kill -INT "$tpid" 2>/dev/null	# it may have ended on its own
+	local i
+	for ((i = 0; i < 300; i++)); do
+		running "$tpid" || break
+		sleep 0.1
+	done
+	if running "$tpid"; then
+		echo "stop_trace: pid $tpid did not end 30 s after SIGINT; killed" >>"$tmp/err"
+		kill -KILL "$tpid" 2>/dev/null
+	fi
 	wait "$tpid"
 	trc=$?
 	tpid=
