@@ -178,6 +178,9 @@ $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o write
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)
 
+# nats-tail's merge: its hosts as sources of perfbuf_merge (no server)
+$(OUTPUT)/tests/test_tail_merge: $(addprefix $(OUTPUT)/tools/nats/,tail_src.o tail_check.o tail_out.o)
+
 # tests of the trace pipeline link its libbpf-free part
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
 		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o

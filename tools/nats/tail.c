@@ -3,8 +3,9 @@
  * perfbuf nats-tail: what `perfbuf trace --nats` published, read back
  * from the stream with an ordered JetStream consumer (no acks, no state
  * on the server beyond the consumer's life), each batch split into its
- * lines, merged across hosts by the lines' Unix time (merge.h) and
- * printed as trace prints, with the host.
+ * lines, merged across hosts by the lines' Unix time (tail_src.h: each
+ * host a source of the library's merge) and printed as trace prints,
+ * with the host.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,7 @@
 #include "common/commands.h"
 #include "conn.h"
 #include "subject.h"
-#include "tail.h"
+#include "tail_src.h"
 
 #define PROG "perfbuf nats-tail"
 
@@ -209,65 +210,17 @@ static bool nothing_pending(natsSubscription *sub)
 
 struct tail {
 	struct tail_opts *o;
-	struct merge m;
-	char *line;		/* the line being taken, NUL-terminated */
-	size_t line_cap;
+	struct tail_src *src;
 	__u64 events, skipped;
 	bool caught_up;		/* --no-follow: the stream's end reached */
 };
-
-/* The Unix time of each line of a batch: the batch's Perfbuf-Time is
- * its first line's, and the lines' time_ns (on one clock, whatever
- * --time was) give the rest; a line without one takes its elder's. */
-struct line_clock {
-	__s64 first_real, offset, prev;
-	bool have_offset;
-};
-
-static __s64 line_time(struct line_clock *lc, const char *line)
-{
-	__s64 t;
-
-	if (!tail_line_time(line, &t))
-		return lc->prev;
-	if (!lc->have_offset) {
-		lc->offset = lc->first_real - t;
-		lc->have_offset = true;
-	}
-	return lc->prev = t + lc->offset;
-}
-
-/* The lines of a batch into the merge (a line not perfbuf's JSON is
- * skipped, counted). */
-static void take_lines(struct tail *t, const char *host, const char *args,
-		       struct line_clock *lc, const char *data, int len)
-{
-	const char *end = data + len;
-
-	while (data < end) {
-		const char *nl = memchr(data, '\n', end - data);
-		size_t n = (nl ? nl : end) - data;
-
-		if (n && n < t->line_cap && tail_json_ok(data, n)) {
-			memcpy(t->line, data, n);
-			t->line[n] = 0;
-			if (merge_push(&t->m, line_time(lc, t->line), host, args,
-				       t->line, n))
-				t->skipped++;
-		} else if (n) {
-			t->skipped++;	/* not perfbuf's, or forged */
-		}
-		data += n + 1;
-	}
-}
 
 /* @msg's lines into the merge; with --no-follow, is it the stream's last? */
 static void take(struct tail *t, natsMsg *msg)
 {
 	const char *host = NULL, *time = NULL, *args = NULL;
-	int len = natsMsg_GetDataLength(msg);
 	jsMsgMetaData *meta = NULL;
-	struct line_clock lc = {};
+	__s64 first_real = 0;
 
 	natsMsg_GetMetaData(&meta, msg);
 	if (natsMsgHeader_Get(msg, "Perfbuf-Host", &host) != NATS_OK)
@@ -275,39 +228,33 @@ static void take(struct tail *t, natsMsg *msg)
 	if (natsMsgHeader_Get(msg, "Perfbuf-Args", &args) != NATS_OK)
 		args = "";
 	if (natsMsgHeader_Get(msg, "Perfbuf-Time", &time) == NATS_OK)
-		lc.first_real = strtoll(time, NULL, 10);
+		first_real = strtoll(time, NULL, 10);
 	else if (meta)
-		lc.first_real = meta->Timestamp;	/* when the stream stored it */
-	lc.prev = lc.first_real;
-	if ((size_t)len >= t->line_cap) {
-		char *p = realloc(t->line, len + 1);
-
-		if (p) {
-			t->line = p;
-			t->line_cap = len + 1;
-		}
-	}
-	take_lines(t, host, args, &lc, natsMsg_GetData(msg), len);
+		first_real = meta->Timestamp;	/* when the stream stored it */
+	t->skipped += tail_src_add(t->src, host, args, first_real,
+				   natsMsg_GetData(msg),
+				   natsMsg_GetDataLength(msg));
 	if (!t->o->follow && meta && !meta->NumPending)
 		t->caught_up = true;
 	jsMsgMetaData_Destroy(meta);
 }
 
+static int print_line(void *ctx, const struct tail_line *l)
+{
+	struct tail *t = ctx;
+	bool ev = !strncmp(l->data, "{\"type\":\"event\"", 15);
+
+	tail_print(stdout, l, t->o->json);
+	if (ev && t->o->count && ++t->events >= (__u64)t->o->count)
+		return PERFBUF_STOP;
+	return PERFBUF_CONTINUE;
+}
+
 /* Print what is due (everything when @all): false when -n is reached. */
 static bool emit(struct tail *t, bool all)
 {
-	__s64 window = t->o->latency_ms * 1000000LL;
-	struct merge_item it;
-
-	while (merge_pop(&t->m, window, all, &it)) {
-		bool ev = !strncmp(it.data, "{\"type\":\"event\"", 15);
-
-		tail_print(stdout, &it, t->o->json);
-		free(it.host);
-		if (ev && t->o->count && ++t->events >= (__u64)t->o->count)
-			return false;
-	}
-	return true;
+	tail_src_emit(t->src, t->o->latency_ms * 1000000LL, all, print_line, t);
+	return !t->o->count || t->events < (__u64)t->o->count;
 }
 
 /* Read until Ctrl-C, -n, -d, the stream's end (--no-follow) or a closed
@@ -339,7 +286,7 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 		more = emit(t, t->caught_up || now - last >= idle);
 		if (fflush(stdout) || ferror(stdout))
 			return 0;	/* the reader went away */
-		if ((t->caught_up && !t->m.n) || (deadline && now >= deadline))
+		if ((t->caught_up && !tail_src_waiting(t->src)) || (deadline && now >= deadline))
 			break;
 	}
 	if (more)
@@ -369,7 +316,12 @@ int cmd_nats_tail(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	err = nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub);
+	t.src = tail_src_new();
+	if (!t.src) {
+		fprintf(stderr, PROG ": out of memory\n");
+		err = -ENOMEM;
+	}
+	err = err ?: nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub);
 	if (!err) {
 		if (!o.json)
 			tail_print_header(stdout);
@@ -378,9 +330,12 @@ int cmd_nats_tail(int argc, char **argv)
 	if (t.skipped)
 		fprintf(stderr, PROG ": %llu lines skipped: not perfbuf's JSON objects\n",
 			(unsigned long long)t.skipped);
+	if (t.src && tail_src_late(t.src))
+		fprintf(stderr, PROG ": %llu lines came more than --latency after newer ones: printed late%s\n",
+			(unsigned long long)tail_src_late(t.src),
+			o.json ? "" : " ('*' after the time)");
 	natsSubscription_Destroy(sub);
-	merge_free(&t.m);
-	free(t.line);
+	tail_src_free(t.src);
 	nats_conn_close(&c);
 	nats_CloseAndWait(2000);
 	nats_opts_free(&o.n);

@@ -371,14 +371,14 @@ static void put_frames(FILE *f, const char *d, const char *key)
 }
 
 /* An event in trace's columns; its probe by the last part of its spec. */
-static void print_event(FILE *f, const struct merge_item *it)
+static void print_event(FILE *f, const struct tail_line *it)
 {
 	const char *d = it->data, *v, *args, *label, *k;
 	size_t n = 0, an = 0, kn = 0, nargs = strlen(it->args);
 	int i = 0, w;
 
 	member(d, "late", &n);
-	put_time(f, it->time, n == 4);	/* "late":true */
+	put_time(f, it->time, n == 4 || it->late);	/* "late":true, or here */
 	w = put_host(f, it->host);
 	fprintf(f, "%*s", w < 12 ? 13 - w : 1, " ");
 	put_member(f, d, "cpu", 3);
@@ -409,7 +409,7 @@ bool tail_line_time(const char *line, __s64 *ns)
 }
 
 /* lost, cpu and summary objects: a line on stderr, as trace says them */
-static void print_other(const struct merge_item *it, const char *type, size_t tn)
+static void print_other(const struct tail_line *it, const char *type, size_t tn)
 {
 	const char *d = it->data, *a, *b;
 	size_t an, bn;
@@ -434,7 +434,7 @@ static void print_other(const struct merge_item *it, const char *type, size_t tn
 	}
 }
 
-void tail_print(FILE *f, const struct merge_item *it, bool json)
+void tail_print(FILE *f, const struct tail_line *it, bool json)
 {
 	const char *type;
 	size_t tn;
