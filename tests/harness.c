@@ -78,6 +78,14 @@ const char *test_need_root(void)
 	return geteuid() == 0 ? NULL : "needs root (CAP_BPF, CAP_PERFMON)";
 }
 
+bool test_root_or_skip(void)
+{
+	if (!test_need_root())
+		return true;
+	test__skip = test_need_root();
+	return false;
+}
+
 char test_warning[1024];
 
 static int capture(enum perfbuf_print_level level, const char *fmt, va_list ap)

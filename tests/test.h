@@ -94,6 +94,9 @@ void spin_ms(int ms);
 
 /* Helpers for tests that need BPF: NULL reason means we can run. */
 const char *test_need_root(void);
+/* The same for a helper that sets a subtest up: false, and the subtest
+ * marked skipped, without root. */
+bool test_root_or_skip(void);
 #define TEST_NEED_ROOT() do {						\
 	if (test_need_root())						\
 		TEST_SKIP(test_need_root());				\

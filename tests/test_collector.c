@@ -61,18 +61,24 @@ static int on_rec(void *ctx, const struct perfbuf_record *rec)
 	return 0;
 }
 
+/* emit loaded; NULL: a SKIP without root, or a failed assertion */
 static struct emit *setup(__u32 max_entries)
 {
-	struct emit *skel = emit_load(max_entries);
+	struct emit *skel;
 
+	if (!test_root_or_skip())
+		return NULL;
+	skel = emit_load(max_entries);
 	ASSERT_OK_PTR(skel, "emit_load");
 	return skel;
 }
 
-/* emit loaded and a collector on its map, records to on_rec(@ctx) */
+/* emit loaded and a collector on its map, records to on_rec(@ctx); cpu
+ * is the first ring's. False: close it and end the subtest. */
 struct fixture {
 	struct emit *skel;
 	struct perfbuf *pb;
+	int cpu;
 };
 
 static bool fixture_open(struct fixture *f, __u32 max_entries, void *ctx,
@@ -83,7 +89,10 @@ static bool fixture_open(struct fixture *f, __u32 max_entries, void *ctx,
 	if (!f->skel)
 		return false;
 	f->pb = perfbuf__new(bpf_map__fd(f->skel->maps.events), on_rec, ctx, o);
-	return ASSERT_OK_PTR(f->pb, "perfbuf__new");
+	if (!ASSERT_OK_PTR(f->pb, "perfbuf__new"))
+		return false;
+	f->cpu = perfbuf__ring_cpu(f->pb, 0);
+	return true;
 }
 
 static void fixture_close(struct fixture *f)
@@ -92,13 +101,33 @@ static void fixture_close(struct fixture *f)
 	emit__destroy(f->skel);
 }
 
+/* emit loaded, and this process's fds and ring mappings before the test
+ * makes a collector: as many must be there at the end. */
+struct base {
+	struct emit *skel;
+	int fds, maps;
+};
+
+static bool base_open(struct base *b)
+{
+	b->skel = setup(0);
+	b->fds = count_fds();
+	b->maps = count_maps();
+	return b->skel;
+}
+
+static void base_check(const struct base *b, const char *fds, const char *maps)
+{
+	ASSERT_EQ(count_fds(), b->fds, fds);
+	ASSERT_EQ(count_maps(), b->maps, maps);
+}
+
 TEST(in_order_per_cpu)
 {
 	int cpus[MAX_CPU], n = perfbuf_cpus__online(cpus, MAX_CPU);
 	struct seen s = {};
 	struct fixture f;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, NULL))
 		goto cleanup;
 	ASSERT_EQ(perfbuf__ring_cnt(f.pb), n, "one ring per online CPU");
@@ -134,36 +163,33 @@ TEST(overflow_accounting)
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct emit_stats st;
 	struct fixture f;
-	int cpu;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(f.pb, 0);
-	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
-	ASSERT_OK(emit_stats_cpu(f.skel, cpu, &st), "stats");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
+	ASSERT_OK(emit_stats_cpu(f.skel, f.cpu, &st), "stats");
 	ASSERT_GT(st.enospc, 0, "the ring overflowed");
 	/* the losses are at the end: no LOST record exists yet */
 	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain");
-	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "offered == received + lost");
-	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == BPF -ENOSPC count");
+	ASSERT_EQ(s.samples[f.cpu] + s.lost[f.cpu], st.attempts, "offered == received + lost");
+	ASSERT_EQ(s.lost[f.cpu], st.enospc, "lost == BPF -ENOSPC count");
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
 	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST == -ENOSPC count");
 	ASSERT_EQ(cs.lost, st.enospc, "stats.lost");
-	ASSERT_EQ(cs.samples, s.samples[cpu], "stats.samples");
+	ASSERT_EQ(cs.samples, s.samples[f.cpu], "stats.samples");
 	ASSERT_GE(cs.high_water, 4096 - 8 - 80, "ring was full");
 
 	/* overflow again, then one record that fits: the kernel writes a LOST
 	 * record first, which must not be counted twice after a drain */
-	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "overflow again");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 500, 64), "overflow again");
 	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain 2");
-	ASSERT_OK(emit_run(f.skel, cpu, 500, 64), "overflow a third time");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 500, 64), "overflow a third time");
 	ASSERT_GE(perfbuf__consume(f.pb), 0, "consume");
-	ASSERT_OK(emit_run(f.skel, cpu, 1, 64), "one more, after a LOST record");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 1, 64), "one more, after a LOST record");
 	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain 3");
-	ASSERT_OK(emit_stats_cpu(f.skel, cpu, &st), "stats");
-	ASSERT_EQ(s.samples[cpu] + s.lost[cpu], st.attempts, "identity after LOST records");
-	ASSERT_EQ(s.lost[cpu], st.enospc, "lost == -ENOSPC after LOST records");
+	ASSERT_OK(emit_stats_cpu(f.skel, f.cpu, &st), "stats");
+	ASSERT_EQ(s.samples[f.cpu] + s.lost[f.cpu], st.attempts, "identity after LOST records");
+	ASSERT_EQ(s.lost[f.cpu], st.enospc, "lost == -ENOSPC after LOST records");
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
 	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST after LOST records");
 	ASSERT_EQ(s.bad_payload, 0, "payloads exact, seq gaps == LOST counts");
@@ -175,19 +201,14 @@ TEST(bad_page_counts)
 {
 	size_t bad[] = { 3, 6, 100, (size_t)1 << 30 };
 	struct perfbuf *pb;
-	struct emit *skel;
-	int fds, maps;
+	struct base b;
 
-	TEST_NEED_ROOT();
-	skel = setup(0);
-	if (!skel)
+	if (!base_open(&b))
 		return;
-	fds = count_fds();
-	maps = count_maps();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = bad[i]);
 
-		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
 		ASSERT_TRUE(pb == NULL, "refused");
 		ASSERT_EQ(errno, EINVAL, "EINVAL");
 	}
@@ -205,9 +226,8 @@ TEST(bad_page_counts)
 			close(fd);
 		}
 	}
-	ASSERT_EQ(count_fds(), fds, "no fd left behind");
-	ASSERT_EQ(count_maps(), maps, "no mapping left behind");
-	emit__destroy(skel);
+	base_check(&b, "no fd left behind", "no mapping left behind");
+	emit__destroy(b.skel);
 }
 
 TEST(sparse_cpu_list)
@@ -219,7 +239,6 @@ TEST(sparse_cpu_list)
 	struct emit *skel;
 	int last;
 
-	TEST_NEED_ROOT();
 	if (n < 2)
 		TEST_SKIP("needs 2 online CPUs");
 	last = cpus[n - 1];
@@ -265,7 +284,6 @@ TEST(bad_ring_index)
 	struct fixture f;
 	size_t n;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, NULL, NULL))
 		goto cleanup;
 	n = perfbuf__ring_cnt(f.pb);
@@ -285,7 +303,6 @@ TEST(max_entries_below_cpu_count)
 	struct emit_stats st;
 	struct emit *skel;
 
-	TEST_NEED_ROOT();
 	if (n < 2 || cpus[0] != 0)
 		TEST_SKIP("needs CPUs 0 and 1 online");
 	skel = setup(1);
@@ -309,34 +326,28 @@ TEST(teardown_leaves_nothing)
 	PERFBUF_OPTS(perfbuf_opts, o, .drain_on_free = true);
 	struct seen s = {};
 	struct perfbuf *pb;
-	struct emit *skel;
-	int fds, maps;
+	struct base b;
 
-	TEST_NEED_ROOT();
-	skel = setup(0);
-	if (!skel)
+	if (!base_open(&b))
 		return;
-	fds = count_fds();
-	maps = count_maps();
 	for (int round = 0; round < 3; round++) {
-		pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, &s, &o);
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, &s, &o);
 		if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
 			break;
-		ASSERT_OK(emit_run(skel, cpus[0], 3, 40), "emit");
+		ASSERT_OK(emit_run(b.skel, cpus[0], 3, 40), "emit");
 		perfbuf__free(pb);	/* drains first */
 	}
 	ASSERT_EQ(s.samples[cpus[0]], 9, "drained on free");
-	ASSERT_EQ(count_fds(), fds, "fds back to baseline");
-	ASSERT_EQ(count_maps(), maps, "mappings back to baseline");
+	base_check(&b, "fds back to baseline", "mappings back to baseline");
 	for (int i = 0; i < n; i++) {
 		struct emit_stats before, after;
 
-		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &before), "stats");
-		ASSERT_OK(emit_run(skel, cpus[i], 4, 32), "emit after free");
-		ASSERT_OK(emit_stats_cpu(skel, cpus[i], &after), "stats");
+		ASSERT_OK(emit_stats_cpu(b.skel, cpus[i], &before), "stats");
+		ASSERT_OK(emit_run(b.skel, cpus[i], 4, 32), "emit after free");
+		ASSERT_OK(emit_stats_cpu(b.skel, cpus[i], &after), "stats");
 		ASSERT_EQ(after.enoent - before.enoent, 4, "map slot deleted");
 	}
-	emit__destroy(skel);
+	emit__destroy(b.skel);
 }
 
 struct emitter {
@@ -366,7 +377,6 @@ TEST(free_drains_after_disable)
 	struct perfbuf *pb;
 	pthread_t t;
 
-	TEST_NEED_ROOT();
 	e.skel = setup(0);
 	if (!e.skel)
 		return;
@@ -419,20 +429,16 @@ TEST(stop_while_polling_1000)
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1, .page_cnt = 1);
 	const char *env = getenv("PERFBUF_TEST_ROUNDS");	/* valgrind: fewer */
 	int rounds = env ? atoi(env) : 1000;
-	int fds, maps, stuck = 0, woken = 0;
+	int stuck = 0, woken = 0;
 	struct poller p = {};
-	struct emit *skel;
+	struct base b;
 	pthread_t t;
 
-	TEST_NEED_ROOT();
-	skel = setup(0);
-	if (!skel)
+	if (!base_open(&b))
 		return;
-	fds = count_fds();
-	maps = count_maps();
 	srand(1);
 	for (int i = 0; i < rounds; i++) {
-		p.pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+		p.pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
 		if (!ASSERT_OK_PTR(p.pb, "perfbuf__new"))
 			break;
 		p.started = false;
@@ -453,10 +459,9 @@ TEST(stop_while_polling_1000)
 		perfbuf__free(p.pb);
 	}
 	ASSERT_EQ(stuck, 0, "every blocked poll ended with -ECANCELED, and later ones");
-	ASSERT_EQ(count_fds(), fds, "fds back to baseline");
-	ASSERT_EQ(count_maps(), maps, "mappings back to baseline");
+	base_check(&b, "fds back to baseline", "mappings back to baseline");
 
-	p.pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, &o);
+	p.pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
 	if (!ASSERT_OK_PTR(p.pb, "perfbuf__new"))
 		goto cleanup;
 	for (int i = 0; i < rounds; i++) {
@@ -475,7 +480,7 @@ TEST(stop_while_polling_1000)
 	ASSERT_EQ(woken, rounds, "every wake() ended a blocked poll with 0");
 	perfbuf__free(p.pb);
 cleanup:
-	emit__destroy(skel);
+	emit__destroy(b.skel);
 }
 
 static void on_alarm(int sig)
@@ -489,7 +494,6 @@ TEST(eintr_reaches_caller)
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
 	struct fixture f;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, NULL, &o))
 		goto cleanup;
 	sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
@@ -509,14 +513,12 @@ TEST(latency_bound_drains)
 	struct seen s = {};
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
-	int got = 0, cpu;
+	int got = 0;
 	__u64 t0;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(f.pb, 0);
-	ASSERT_OK(emit_run(f.skel, cpu, 1, 32), "one record");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 1, 32), "one record");
 	t0 = perfbuf_now_ns();
 	for (int i = 0; i < 100 && !got; i++) {
 		int r = perfbuf__poll(f.pb, 1000);
@@ -538,13 +540,11 @@ TEST(wakeup_events_mode)
 	struct seen s = {};
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct fixture f;
-	int cpu, r;
+	int r;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(f.pb, 0);
-	ASSERT_OK(emit_run(f.skel, cpu, 3, 32), "three records");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 3, 32), "three records");
 	r = perfbuf__poll(f.pb, 2000);
 	ASSERT_EQ(r, 3, "woken and drained");
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
@@ -557,15 +557,12 @@ TEST(stop_in_callback)
 {
 	struct seen s = { .stop_after = 4 };
 	struct fixture f;
-	int cpu;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, NULL))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(f.pb, 0);
-	ASSERT_OK(emit_run(f.skel, cpu, 10, 32), "ten records");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 10, 32), "ten records");
 	ASSERT_EQ(perfbuf__consume(f.pb), 4, "the call returns the 4 delivered");
-	ASSERT_EQ(s.samples[cpu], 4, "stopped after the 4th");
+	ASSERT_EQ(s.samples[f.cpu], 4, "stopped after the 4th");
 	ASSERT_EQ(perfbuf__consume(f.pb), 6, "the rest on the next call");
 	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
 cleanup:
@@ -588,7 +585,6 @@ TEST(stop_value_ebadmsg)
 	struct fixture f = {};
 	int n = 0, cpu;
 
-	TEST_NEED_ROOT();
 	f.skel = setup(0);
 	if (!f.skel)
 		return;
@@ -614,7 +610,6 @@ TEST(drain_ignores_budget)
 	struct seen s = {};
 	struct fixture f;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &s, &o))
 		goto cleanup;
 	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
@@ -698,7 +693,6 @@ TEST(spans_capture)
 	struct seen live = { .capture = &cap }, back = {};
 	struct fixture f;
 
-	TEST_NEED_ROOT();
 	if (!fixture_open(&f, 0, &live, &o))
 		goto cleanup;
 	for (int round = 0; round < 3; round++) {
@@ -742,7 +736,6 @@ TEST(max_record_size_limits)
 	struct emit *skel;
 	int fd;
 
-	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -780,7 +773,6 @@ TEST(bad_setup)
 	struct emit *skel;
 	int fd;
 
-	TEST_NEED_ROOT();
 	skel = setup(0);
 	if (!skel)
 		return;
@@ -835,38 +827,32 @@ TEST(out_of_fds)
 	struct rlimit old, rl;
 	struct perfbuf *pb;
 	perfbuf_print_fn prev;
-	struct emit *skel;
-	int fds, maps;
+	struct base b;
 
-	TEST_NEED_ROOT();
-	skel = setup(0);
-	if (!skel)
+	if (!base_open(&b))
 		return;
 	getrlimit(RLIMIT_NOFILE, &old);
-	fds = count_fds();
-	maps = count_maps();
 	/* room for the epoll fd, the eventfd, the hotplug socket and one
 	 * event only */
 	rl.rlim_max = old.rlim_max;
 	rl.rlim_cur = (rlim_t)limit_for_free_fds(4);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	prev = test_capture_warnings();
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_rec, NULL, NULL);
+	pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, NULL);
 	perfbuf_set_print(prev);
 	setrlimit(RLIMIT_NOFILE, &old);
 	if (pb && perfbuf__ring_cnt(pb) == 1) {
 		perfbuf__free(pb);
-		emit__destroy(skel);
+		emit__destroy(b.skel);
 		TEST_SKIP("one CPU: every fd fits");
 	}
 	ASSERT_TRUE(pb == NULL, "refused");
 	ASSERT_EQ(errno, EMFILE, "EMFILE");
 	if (!ASSERT_TRUE(strstr(test_warning, "ulimit -n") != NULL, "says to raise ulimit -n"))
 		fprintf(stderr, "  the warning was: %s", test_warning);
-	ASSERT_EQ(count_fds(), fds, "no fd leaked");
-	ASSERT_EQ(count_maps(), maps, "no mapping leaked");
+	base_check(&b, "no fd leaked", "no mapping leaked");
 	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit__destroy(b.skel);
 }
 
 TEST_MAIN(

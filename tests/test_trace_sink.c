@@ -61,6 +61,63 @@ static bool str_eq(const char *got, const char *want, const char *what)
 	return false;
 }
 
+typedef void feed_fn(struct trace_sink *s, const void *arg);
+
+/* A new sink of @mk on options @o, fed by @fn(@arg), then ended: what it
+ * wrote to the output and to stderr (malloc). False: no sink was made. */
+static bool sink_run(struct trace_sink *(*mk)(const struct trace_sink_opts *),
+		     struct trace_sink_opts o, feed_fn *fn, const void *arg,
+		     char **out, char **err)
+{
+	struct trace_sink *s;
+	struct capture c;
+
+	capture_start(&c);
+	o.fd = c.fd;
+	s = mk(&o);
+	if (s) {
+		fn(s, arg);
+		trace_sink__end(s);
+	}
+	capture_end(&c, out, err);
+	return s;
+}
+
+/* One event, after the schema when there is one (the text header). */
+struct one_event {
+	const struct tv_schema *sc;
+	const struct tv_event *e;
+};
+
+static void feed_one(struct trace_sink *s, const void *arg)
+{
+	const struct one_event *a = arg;
+
+	if (a->sc)
+		trace_sink__begin(s, a->sc);
+	trace_sink__event(s, a->e);
+	trace_sink__flush(s);
+}
+
+/* A record of a synthetic tracepoint, with room for its data */
+union record {
+	struct trace_record r;
+	unsigned char b[sizeof(struct trace_record) + 128];
+};
+
+/* @p's fields from the format file @fmt */
+static bool parse_format(struct trace_probe *p, const char *fmt)
+{
+	FILE *f = fmemopen((void *)fmt, strlen(fmt), "r");
+	int err;
+
+	if (!ASSERT_OK_PTR(f, "fmemopen"))
+		return false;
+	err = tp_format_parse(p, f);
+	fclose(f);
+	return ASSERT_OK(err, "parse");
+}
+
 static const char *const names[] = {
 	"u8", "s16", "s32", "u64", "s64", "ptr", "str", "bytes", "ints",
 	"nr", "q\"uote", "argv", "long",
@@ -105,7 +162,7 @@ static const struct tv_cpu_summary cpus[] = { { 0, 2, 5 }, { 3, 1, 0 } };
 /* The same stream to any sink: two events (the second late, of the
  * probe with an awkward name), losses, notices, the summary twice (to
  * the output, then as after a failed output). */
-static void feed(struct trace_sink *s)
+static void feed(struct trace_sink *s, const void *arg)
 {
 	struct tv_event e = { .time_ns = 5123456789, .cpu = 1, .pid = 42,
 			      .tid = 43, .comm = "sh\x01", .comm_len = 3,
@@ -113,6 +170,7 @@ static void feed(struct trace_sink *s)
 	struct tv_summary sum = { .received = 3, .lost = 5, .printed = 2,
 				  .discarded = 1, .ncpus = 2, .cpus = cpus };
 
+	(void)arg;
 	ASSERT_OK(trace_sink__begin(s, &schema), "begin");
 	trace_sink__event(s, &e);
 	e = (struct tv_event){ .time_ns = 6000000999, .cpu = 3, .late = true,
@@ -143,18 +201,11 @@ TEST(text_sink_pinned)
 {
 	struct trace_sink_opts o = { .max_cols = 0,
 				     .clock = { TRACE_TIME_REL, 1000000000, 0 } };
-	struct trace_sink *s;
-	struct capture c;
 	char *out, *err;
 
-	capture_start(&c);
-	o.fd = c.fd;
-	s = trace_sink_text_new(&o);
-	if (!ASSERT_OK_PTR(s, "text sink"))
-		return;
-	feed(s);
-	trace_sink__end(s);
-	capture_end(&c, &out, &err);
+	if (!ASSERT_TRUE(sink_run(trace_sink_text_new, o, feed, NULL, &out, &err),
+			 "text sink"))
+		goto out;
 	str_eq(out,
 	       "TIME(s)    CPU PID     TID     COMM             PROBE ARGS\n"
 	       "4.123456   1   42      43      sh\\x01           ev u8=255 s16=-32768"
@@ -177,25 +228,18 @@ TEST(text_sink_pinned)
 	       "\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
 	       "text stderr");
 	ASSERT_TRUE(strstr(err, text_summary) != NULL, "summary on stderr");
+out:
 	free(out);
 	free(err);
 }
 
 TEST(json_sink_pinned)
 {
-	struct trace_sink_opts o = {};
-	struct trace_sink *s;
-	struct capture c;
 	char *out, *err;
 
-	capture_start(&c);
-	o.fd = c.fd;
-	s = trace_sink_json_new(&o);
-	if (!ASSERT_OK_PTR(s, "json sink"))
-		return;
-	feed(s);
-	trace_sink__end(s);
-	capture_end(&c, &out, &err);
+	if (!ASSERT_TRUE(sink_run(trace_sink_json_new, (struct trace_sink_opts){},
+				  feed, NULL, &out, &err), "json sink"))
+		goto out;
 	str_eq(out,
 	       "{\"type\":\"event\",\"time_ns\":5123456789,\"cpu\":1,\"pid\":42,\"tid\":43,"
 	       "\"comm\":\"sh\\u0001\",\"probe\":\"tracepoint:cat:ev\",\"args\":{"
@@ -220,6 +264,7 @@ TEST(json_sink_pinned)
 	       "{\"type\":\"summary\",\"received\":3,\"printed\":2,\"discarded\":1,\"lost\":5,\"per_cpu\":["
 	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
 	       "json stderr");
+out:
 	free(out);
 	free(err);
 }
@@ -231,22 +276,12 @@ static char *render(struct trace_sink *(*mk)(const struct trace_sink_opts *),
 		    const struct trace_clock *clock)
 {
 	struct trace_sink_opts o = {};
-	struct trace_sink *s;
-	struct capture c;
+	struct one_event a = { sc, e };
 	char *out, *err;
 
-	capture_start(&c);
-	o.fd = c.fd;
 	if (clock)
 		o.clock = *clock;
-	s = mk(&o);
-	if (s) {
-		trace_sink__begin(s, sc);
-		trace_sink__event(s, e);
-		trace_sink__flush(s);
-		trace_sink__end(s);
-	}
-	capture_end(&c, &out, &err);
+	sink_run(mk, o, feed_one, &a, &out, &err);
 	free(err);
 	return out;
 }
@@ -335,22 +370,16 @@ TEST(text_sink_cut)
 	struct trace_sink_opts o = { .max_cols = 40 };
 	struct tv_event e = { .comm = "x", .comm_len = 1, .probe = &probes[0],
 			      .nfields = 13, .fields = fields };
-	struct trace_sink *s;
-	struct capture c;
 	char *out, *err, *line;
 
-	capture_start(&c);
-	o.fd = c.fd;
-	s = trace_sink_text_new(&o);
-	if (!ASSERT_OK_PTR(s, "text sink"))
-		return;
-	trace_sink__event(s, &e);
-	trace_sink__flush(s);
-	trace_sink__end(s);
-	capture_end(&c, &out, &err);
+	if (!ASSERT_TRUE(sink_run(trace_sink_text_new, o, feed_one,
+				  &(struct one_event){ NULL, &e }, &out, &err),
+			 "text sink"))
+		goto out;
 	line = out;
 	str_eq(line, "0.000000   0   0       0       x     ...\n", "cut line");
 	ASSERT_EQ(strlen(line), 41, "40 columns and the newline");
+out:
 	free(out);
 	free(err);
 }
@@ -396,20 +425,14 @@ TEST(decode_values)
 	struct trace_probe p = { .kind = PK_TRACEPOINT, .spec = spec,
 				 .target = target, .label = label };
 	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
-	union {
-		struct trace_record r;
-		unsigned char b[sizeof(struct trace_record) + 128];
-	} u = {};
+	union record u = {};
 	struct trace_decoder *d;
 	const struct tv_event *e;
-	FILE *f = fmemopen((void *)format, sizeof(format) - 1, "r");
 	__s64 dfd = -100;
 	__u64 ptr = 0xffffffff81000000ULL, user = 0x7ffd0000;
 
-	if (!ASSERT_OK_PTR(f, "fmemopen") ||
-	    !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+	if (!parse_format(&p, format))
 		return;
-	fclose(f);
 	ASSERT_EQ(p.nfields, 7, "fields (common_* left out)");
 	ASSERT_EQ(p.cfg.nstr, 2, "two string slots");
 	/* the record: raw part, then the slot strings (the second unread) */
@@ -446,20 +469,12 @@ TEST(decode_values)
 	ASSERT_EQ(trace_decoder__decode(d, &u.r, sizeof(u.r) + 61, 0, false), NULL,
 		  "unknown probe refused");
 	{
-		struct trace_sink_opts o = {};
-		struct trace_sink *s;
-		struct capture c;
 		char *out, *err;
 
 		u.r.cookie = 0;
 		e = trace_decoder__decode(d, &u.r, sizeof(u.r) + 61, 0, false);
-		capture_start(&c);
-		o.fd = c.fd;
-		s = trace_sink_text_new(&o);
-		trace_sink__event(s, e);
-		trace_sink__flush(s);
-		trace_sink__end(s);
-		capture_end(&c, &out, &err);
+		sink_run(trace_sink_text_new, (struct trace_sink_opts){}, feed_one,
+			 &(struct one_event){ NULL, e }, &out, &err);
 		str_eq(out, "0.000000   0   1       0       cat              sys_enter_fake"
 		       " dfd=-100 filename=\"/etc\" pathname=0x7ffd0000 comm=\"abcd\"... ids=[1,65535]"
 		       " ptr=0xffffffff81000000\n", "decoded, as text");
@@ -491,18 +506,14 @@ static void decode_fake2(enum trace_buffers buffers)
 	struct trace_probe p = { .kind = PK_TRACEPOINT, .spec = spec,
 				 .target = target, .label = label };
 	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
-	union {
-		struct trace_record r;
-		unsigned char b[sizeof(struct trace_record) + 128];
-	} u = {};
+	union record u = {};
 	struct trace_decoder *d = NULL;
 	const struct tv_event *e;
 	const struct tv_field *f;
-	FILE *f2 = fmemopen((void *)format2, sizeof(format2) - 1, "r");
 
 	set.read = (struct trace_read_opts){ .str_size = 4, .buffers = buffers };
 	p.read = &set.read;
-	if (!ASSERT_OK_PTR(f2, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f2), "parse"))
+	if (!parse_format(&p, format2))
 		goto out;
 	ASSERT_EQ(p.cfg.nstr, 3, "slots: filename, argv, buf (not rbuf: filled by the call)");
 	ASSERT_EQ(p.cfg.argv_slot, 1, "argv's slot");
@@ -539,8 +550,6 @@ static void decode_fake2(enum trace_buffers buffers)
 out:
 	trace_decoder__free(d);
 	tp_fields_free(&p);
-	if (f2)
-		fclose(f2);
 }
 
 TEST(decode_argv_buffers)
@@ -554,11 +563,9 @@ TEST(decode_buffers_off)
 {
 	static char target[] = "syscalls:sys_enter_fake2";
 	struct trace_probe p = { .kind = PK_TRACEPOINT, .target = target };
-	FILE *f = fmemopen((void *)format2, sizeof(format2) - 1, "r");
 
-	if (!ASSERT_OK_PTR(f, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+	if (!parse_format(&p, format2))
 		return;
-	fclose(f);
 	ASSERT_EQ(p.cfg.nstr, 2, "slots: filename, argv");
 	ASSERT_EQ(p.fields[3].kind, FK_PTR, "buf: a pointer");
 	tp_fields_free(&p);
@@ -589,20 +596,15 @@ TEST(print_fmt_hints)
 	struct trace_probe p = { .kind = PK_TRACEPOINT, .target = target,
 				 .spec = spec, .label = label };
 	struct probe_set set = { .v = &p, .n = 1, .cap = 1 };
-	union {
-		struct trace_record r;
-		unsigned char b[sizeof(struct trace_record) + 80];
-	} u = {};
+	union record u = {};
 	static const unsigned char sa[28] = { 10, 0, 0x1f, 0x90, 0, 0, 0, 0,
 		[23] = 1 };	/* AF_INET6 (host order), port 8080, ::1 */
-	FILE *f = fmemopen((void *)format3, sizeof(format3) - 1, "r");
 	struct trace_decoder *d = NULL;
 	const struct tv_event *e;
 	char *out;
 
-	if (!ASSERT_OK_PTR(f, "fmemopen") || !ASSERT_OK(tp_format_parse(&p, f), "parse"))
+	if (!parse_format(&p, format3))
 		goto out;
-	fclose(f);
 	ASSERT_EQ(p.fields[0].hint, TV_HINT_SYMBOLIC, "state: symbolic");
 	ASSERT_EQ(p.fields[0].nnames, 2, "an enum name tracefs left is skipped");
 	ASSERT_EQ(p.fields[1].hint, TV_HINT_FLAGS, "flags, through a cast");
@@ -622,7 +624,7 @@ TEST(print_fmt_hints)
 	memcpy(u.r.data + 44, sa, sizeof(sa));
 	memcpy(u.r.data + 72, &(__s32){ 2 }, 4);
 	d = trace_decoder__new(&set);
-	e = d ? trace_decoder__decode(d, &u.r, sizeof(u.b), 0, false) : NULL;
+	e = d ? trace_decoder__decode(d, &u.r, sizeof(u.r) + 80, 0, false) : NULL;
 	if (!ASSERT_OK_PTR(e, "decoded"))
 		goto out;
 	out = render(trace_sink_text_new, trace_decoder__schema(d), e, NULL);
@@ -641,7 +643,7 @@ TEST(print_fmt_hints)
 	u.r.data[16] = 0;
 	u.r.data[17] = 0;
 	u.r.data[8] = 5;
-	e = trace_decoder__decode(d, &u.r, sizeof(u.b), 0, false);
+	e = trace_decoder__decode(d, &u.r, sizeof(u.r) + 80, 0, false);
 	out = render(trace_sink_text_new, trace_decoder__schema(d), e, NULL);
 	ASSERT_TRUE(out && strstr(out, " state=5 flags=0(NONE) "), "no name; the name of 0");
 	free(out);
