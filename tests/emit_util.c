@@ -10,6 +10,7 @@
 
 #include "emit_util.h"
 #include "common/producer.h"
+#include "test.h"
 
 struct emit *emit_load(__u32 max_entries)
 {
@@ -110,4 +111,51 @@ int count_maps(void)
 		n += strstr(line, "[perf_event]") != NULL;
 	fclose(f);
 	return n;
+}
+
+void leak_base_take(struct leak_base *b)
+{
+	b->fds = count_fds();
+	b->maps = count_maps();
+}
+
+void leak_base_check(const struct leak_base *b, const char *fds, const char *maps)
+{
+	ASSERT_EQ(count_fds(), b->fds, fds);
+	ASSERT_EQ(count_maps(), b->maps, maps);
+}
+
+bool emit_fixture_load(struct emit_fixture *f, __u32 max_entries, bool cpus01)
+{
+	memset(f, 0, sizeof(*f));
+	if (!test_root_or_skip())
+		return false;
+	if (cpus01 && !emit_cpus01_online()) {
+		test__skip = "needs CPUs 0 and 1 online";
+		return false;
+	}
+	f->skel = emit_load(max_entries);
+	return ASSERT_OK_PTR(f->skel, "emit_load");
+}
+
+bool emit_fixture_collect(struct emit_fixture *f, perfbuf_record_fn fn, void *ctx,
+			  const struct perfbuf_opts *o)
+{
+	f->pb = perfbuf__new(bpf_map__fd(f->skel->maps.events), fn, ctx, o);
+	if (!ASSERT_OK_PTR(f->pb, "perfbuf__new"))
+		return false;
+	f->cpu = perfbuf__ring_cpu(f->pb, 0);
+	return true;
+}
+
+bool emit_fixture_open(struct emit_fixture *f, bool cpus01, perfbuf_record_fn fn,
+		       void *ctx, const struct perfbuf_opts *o)
+{
+	return emit_fixture_load(f, 0, cpus01) && emit_fixture_collect(f, fn, ctx, o);
+}
+
+void emit_fixture_close(struct emit_fixture *f)
+{
+	perfbuf__free(f->pb);
+	emit__destroy(f->skel);
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "perfbuf.h"
 #include "emit.skel.h"
 #include "emit.h"
 
@@ -33,5 +34,31 @@ void busy_stop(struct busy *b);
 /* Number of open fds and of perf ring mappings of this process. */
 int count_fds(void);
 int count_maps(void);
+/* Both, taken before a test makes a collector and asserted the same at
+ * its end (@fds, @maps: the assertions' names). */
+struct leak_base {
+	int fds, maps;
+};
+void leak_base_take(struct leak_base *b);
+void leak_base_check(const struct leak_base *b, const char *fds, const char *maps);
+
+/* The tests on real rings: emit loaded, a collector on its map; cpu is
+ * its first ring's. Each step false: the subtest skipped (no root; with
+ * @cpus01, CPUs 0 and 1 not both online) or an assertion failed; then
+ * emit_fixture_close() still applies. */
+struct emit_fixture {
+	struct emit *skel;
+	struct perfbuf *pb;
+	int cpu;
+};
+/* Emit with a PERF_EVENT_ARRAY of @max_entries (0: CPUs) loaded */
+bool emit_fixture_load(struct emit_fixture *f, __u32 max_entries, bool cpus01);
+/* A collector on its map, records to @fn(@ctx) */
+bool emit_fixture_collect(struct emit_fixture *f, perfbuf_record_fn fn, void *ctx,
+			  const struct perfbuf_opts *o);
+/* Both, @max_entries 0 */
+bool emit_fixture_open(struct emit_fixture *f, bool cpus01, perfbuf_record_fn fn,
+		       void *ctx, const struct perfbuf_opts *o);
+void emit_fixture_close(struct emit_fixture *f);
 
 #endif

@@ -64,71 +64,31 @@ static int on_rec(void *ctx, const struct perfbuf_record *rec)
 /* emit loaded; NULL: a SKIP without root, or a failed assertion */
 static struct emit *setup(__u32 max_entries)
 {
-	struct emit *skel;
+	struct emit_fixture f;
 
-	if (!test_root_or_skip())
-		return NULL;
-	skel = emit_load(max_entries);
-	ASSERT_OK_PTR(skel, "emit_load");
-	return skel;
+	return emit_fixture_load(&f, max_entries, false) ? f.skel : NULL;
 }
 
-/* emit loaded and a collector on its map, records to on_rec(@ctx); cpu
- * is the first ring's. False: close it and end the subtest. */
-struct fixture {
-	struct emit *skel;
-	struct perfbuf *pb;
-	int cpu;
-};
-
-static bool fixture_open(struct fixture *f, __u32 max_entries, void *ctx,
-			 const struct perfbuf_opts *o)
-{
-	f->pb = NULL;
-	f->skel = setup(max_entries);
-	if (!f->skel)
-		return false;
-	f->pb = perfbuf__new(bpf_map__fd(f->skel->maps.events), on_rec, ctx, o);
-	if (!ASSERT_OK_PTR(f->pb, "perfbuf__new"))
-		return false;
-	f->cpu = perfbuf__ring_cpu(f->pb, 0);
-	return true;
-}
-
-static void fixture_close(struct fixture *f)
-{
-	perfbuf__free(f->pb);
-	emit__destroy(f->skel);
-}
-
-/* emit loaded, and this process's fds and ring mappings before the test
- * makes a collector: as many must be there at the end. */
+/* emit loaded, and leaks looked for from then on */
 struct base {
 	struct emit *skel;
-	int fds, maps;
+	struct leak_base leaks;
 };
 
 static bool base_open(struct base *b)
 {
 	b->skel = setup(0);
-	b->fds = count_fds();
-	b->maps = count_maps();
+	leak_base_take(&b->leaks);
 	return b->skel;
-}
-
-static void base_check(const struct base *b, const char *fds, const char *maps)
-{
-	ASSERT_EQ(count_fds(), b->fds, fds);
-	ASSERT_EQ(count_maps(), b->maps, maps);
 }
 
 TEST(in_order_per_cpu)
 {
 	int cpus[MAX_CPU], n = perfbuf_cpus__online(cpus, MAX_CPU);
 	struct seen s = {};
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, &s, NULL))
+	if (!emit_fixture_open(&f, false, on_rec, &s, NULL))
 		goto cleanup;
 	ASSERT_EQ(perfbuf__ring_cnt(f.pb), n, "one ring per online CPU");
 	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
@@ -152,7 +112,7 @@ TEST(in_order_per_cpu)
 	ASSERT_EQ(s.bad_cpu, 0, "cpu in range");
 	ASSERT_GT(s.wrapped, 0, "some payloads wrapped the ring end");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 /* A 1-page ring and no reader: offered == received + lost, exactly. */
@@ -162,9 +122,9 @@ TEST(overflow_accounting)
 	struct seen s = {};
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 	struct emit_stats st;
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, &s, &o))
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
 		goto cleanup;
 	ASSERT_OK(emit_run(f.skel, f.cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
 	ASSERT_OK(emit_stats_cpu(f.skel, f.cpu, &st), "stats");
@@ -194,7 +154,7 @@ TEST(overflow_accounting)
 	ASSERT_EQ(cs.lost_kernel, st.enospc, "PERF_FORMAT_LOST after LOST records");
 	ASSERT_EQ(s.bad_payload, 0, "payloads exact, seq gaps == LOST counts");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 TEST(bad_page_counts)
@@ -226,7 +186,7 @@ TEST(bad_page_counts)
 			close(fd);
 		}
 	}
-	base_check(&b, "no fd left behind", "no mapping left behind");
+	leak_base_check(&b.leaks, "no fd left behind", "no mapping left behind");
 	emit__destroy(b.skel);
 }
 
@@ -281,10 +241,10 @@ cleanup:
 TEST(bad_ring_index)
 {
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
-	struct fixture f;
+	struct emit_fixture f;
 	size_t n;
 
-	if (!fixture_open(&f, 0, NULL, NULL))
+	if (!emit_fixture_open(&f, false, on_rec, NULL, NULL))
 		goto cleanup;
 	n = perfbuf__ring_cnt(f.pb);
 	ASSERT_EQ(perfbuf__ring_cpu(f.pb, n), -EINVAL, "ring_cpu");
@@ -292,7 +252,7 @@ TEST(bad_ring_index)
 	ASSERT_EQ(perfbuf__consume_ring(f.pb, n), -EINVAL, "consume_ring");
 	ASSERT_EQ(perfbuf__stats(f.pb, n, &cs), -EINVAL, "stats");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 TEST(max_entries_below_cpu_count)
@@ -338,7 +298,7 @@ TEST(teardown_leaves_nothing)
 		perfbuf__free(pb);	/* drains first */
 	}
 	ASSERT_EQ(s.samples[cpus[0]], 9, "drained on free");
-	base_check(&b, "fds back to baseline", "mappings back to baseline");
+	leak_base_check(&b.leaks, "fds back to baseline", "mappings back to baseline");
 	for (int i = 0; i < n; i++) {
 		struct emit_stats before, after;
 
@@ -459,7 +419,7 @@ TEST(stop_while_polling_1000)
 		perfbuf__free(p.pb);
 	}
 	ASSERT_EQ(stuck, 0, "every blocked poll ended with -ECANCELED, and later ones");
-	base_check(&b, "fds back to baseline", "mappings back to baseline");
+	leak_base_check(&b.leaks, "fds back to baseline", "mappings back to baseline");
 
 	p.pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
 	if (!ASSERT_OK_PTR(p.pb, "perfbuf__new"))
@@ -492,16 +452,16 @@ TEST(eintr_reaches_caller)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, NULL, &o))
+	if (!emit_fixture_open(&f, false, on_rec, NULL, &o))
 		goto cleanup;
 	sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
 	ualarm(50 * 1000, 0);
 	ASSERT_EQ(perfbuf__poll(f.pb, 5000), -EINTR, "signal interrupts poll");
 	sigaction(SIGALRM, &old, NULL);
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 /* Below the watermark, records still arrive within the latency bound:
@@ -512,11 +472,11 @@ TEST(latency_bound_drains)
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 5);
 	struct seen s = {};
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
-	struct fixture f;
+	struct emit_fixture f;
 	int got = 0;
 	__u64 t0;
 
-	if (!fixture_open(&f, 0, &s, &o))
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
 		goto cleanup;
 	ASSERT_OK(emit_run(f.skel, f.cpu, 1, 32), "one record");
 	t0 = perfbuf_now_ns();
@@ -531,7 +491,7 @@ TEST(latency_bound_drains)
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
 	ASSERT_EQ(cs.wakeups, 0, "without a kernel wake-up");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 TEST(wakeup_events_mode)
@@ -539,10 +499,10 @@ TEST(wakeup_events_mode)
 	PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 1, .latency_ms = -1);
 	struct seen s = {};
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
-	struct fixture f;
+	struct emit_fixture f;
 	int r;
 
-	if (!fixture_open(&f, 0, &s, &o))
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
 		goto cleanup;
 	ASSERT_OK(emit_run(f.skel, f.cpu, 3, 32), "three records");
 	r = perfbuf__poll(f.pb, 2000);
@@ -550,15 +510,15 @@ TEST(wakeup_events_mode)
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
 	ASSERT_EQ(cs.wakeups, 1, "one epoll wake-up");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 TEST(stop_in_callback)
 {
 	struct seen s = { .stop_after = 4 };
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, &s, NULL))
+	if (!emit_fixture_open(&f, false, on_rec, &s, NULL))
 		goto cleanup;
 	ASSERT_OK(emit_run(f.skel, f.cpu, 10, 32), "ten records");
 	ASSERT_EQ(perfbuf__consume(f.pb), 4, "the call returns the 4 delivered");
@@ -566,7 +526,7 @@ TEST(stop_in_callback)
 	ASSERT_EQ(perfbuf__consume(f.pb), 6, "the rest on the next call");
 	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 static int stop_ebadmsg(void *ctx, const struct perfbuf_record *rec)
@@ -582,24 +542,19 @@ static int stop_ebadmsg(void *ctx, const struct perfbuf_record *rec)
 TEST(stop_value_ebadmsg)
 {
 	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
-	struct fixture f = {};
-	int n = 0, cpu;
+	struct emit_fixture f;
+	int n = 0;
 
-	f.skel = setup(0);
-	if (!f.skel)
-		return;
-	f.pb = perfbuf__new(bpf_map__fd(f.skel->maps.events), stop_ebadmsg, &n, NULL);
-	if (!ASSERT_OK_PTR(f.pb, "perfbuf__new"))
+	if (!emit_fixture_open(&f, false, stop_ebadmsg, &n, NULL))
 		goto cleanup;
-	cpu = perfbuf__ring_cpu(f.pb, 0);
-	ASSERT_OK(emit_run(f.skel, cpu, 5, 32), "five records");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 5, 32), "five records");
 	ASSERT_EQ(perfbuf__consume(f.pb), 2, "records delivered, not the callback's value");
 	ASSERT_EQ(n, 2, "stopped on the second");
 	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
 	ASSERT_EQ(cs.corrupt, 0, "no corruption");
 	ASSERT_EQ(perfbuf__consume(f.pb), 3, "the rest on the next call");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 /* A final drain empties every ring whatever the budget, then reports the
@@ -608,9 +563,9 @@ TEST(drain_ignores_budget)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .budget = 4);
 	struct seen s = {};
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, &s, &o))
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
 		goto cleanup;
 	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
 		ASSERT_OK(emit_run(f.skel, perfbuf__ring_cpu(f.pb, i), 1024, 256),
@@ -632,7 +587,7 @@ TEST(drain_ignores_budget)
 	}
 	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 /* A capture: the rings' bytes as they are, per CPU, read back as a ring
@@ -691,9 +646,9 @@ TEST(spans_capture)
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .span_fn = on_span);
 	struct capture cap = {};
 	struct seen live = { .capture = &cap }, back = {};
-	struct fixture f;
+	struct emit_fixture f;
 
-	if (!fixture_open(&f, 0, &live, &o))
+	if (!emit_fixture_open(&f, false, on_rec, &live, &o))
 		goto cleanup;
 	for (int round = 0; round < 3; round++) {
 		for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
@@ -725,7 +680,7 @@ TEST(spans_capture)
 		ASSERT_EQ(errno, EINVAL, "EINVAL");
 	}
 cleanup:
-	fixture_close(&f);
+	emit_fixture_close(&f);
 }
 
 /* max_record_size: no overflow in the size arithmetic, and a record must
@@ -850,7 +805,7 @@ TEST(out_of_fds)
 	ASSERT_EQ(errno, EMFILE, "EMFILE");
 	if (!ASSERT_TRUE(strstr(test_warning, "ulimit -n") != NULL, "says to raise ulimit -n"))
 		fprintf(stderr, "  the warning was: %s", test_warning);
-	base_check(&b, "no fd leaked", "no mapping leaked");
+	leak_base_check(&b.leaks, "no fd leaked", "no mapping leaked");
 	perfbuf__free(pb);
 	emit__destroy(b.skel);
 }

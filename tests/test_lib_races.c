@@ -51,33 +51,28 @@ static int ignore(void *ctx, const struct perfbuf_record *rec)
  * held 8,192 of them, and the look-ups went on past it. */
 TEST(collector_online_list_past_buffer)
 {
-	struct emit *skel;
-	struct perfbuf *pb = NULL;
+	struct emit_fixture f;
 	int slot1 = -1;
+	bool ok;
 
-	TEST_NEED_ROOT();
-	if (!emit_cpus01_online())
-		TEST_SKIP("needs CPUs 0 and 1 online");
-	skel = emit_load(0);
-	if (!ASSERT_OK_PTR(skel, "emit_load"))
-		return;
-	fake.online[0] = "2-9000,1\n";
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), ignore, NULL, NULL);
-	fake_sys_reset();
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	if (!emit_fixture_load(&f, 0, true))
 		goto out;
-	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++)
-		if (perfbuf__ring_cpu(pb, i) == 1)
+	fake.online[0] = "2-9000,1\n";
+	ok = emit_fixture_collect(&f, ignore, NULL, NULL);
+	fake_sys_reset();
+	if (!ok)
+		goto out;
+	for (size_t i = 0; i < perfbuf__ring_cnt(f.pb); i++)
+		if (perfbuf__ring_cpu(f.pb, i) == 1)
 			slot1 = (int)i;
 	if (ASSERT_GE(slot1, 0, "a slot for CPU1")) {
-		ASSERT_GE(perfbuf__ring_fd(pb, (size_t)slot1), 0,
+		ASSERT_GE(perfbuf__ring_fd(f.pb, (size_t)slot1), 0,
 			  "CPU1, listed online at entry 9000: its ring");
-		ASSERT_EQ(perfbuf__ring_fd(pb, (size_t)!slot1), -ENODEV,
+		ASSERT_EQ(perfbuf__ring_fd(f.pb, (size_t)!slot1), -ENODEV,
 			  "CPU0, not listed: none yet");
 	}
 out:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit_fixture_close(&f);
 }
 
 static int count_samples(void *ctx, const struct perfbuf_record *rec)

@@ -375,27 +375,20 @@ TEST(timestamps_real)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .timestamps = true);
 	struct live l = { .last_cpu = -1 };
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct emit_fixture f;
 	__u64 t0 = perfbuf_now_ns();
 
-	TEST_NEED_ROOT();
-	skel = emit_load(0);
-	if (!ASSERT_OK_PTR(skel, "emit_load"))
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	if (!emit_fixture_open(&f, false, on_live, &l, &o))
 		goto out;
-	ASSERT_OK(emit_run(skel, 0, 100, 64), "emit");
-	ASSERT_EQ(perfbuf__drain(pb), 100, "drained");
+	ASSERT_OK(emit_run(f.skel, 0, 100, 64), "emit");
+	ASSERT_EQ(perfbuf__drain(f.pb), 100, "drained");
 	ASSERT_EQ(l.untimed, 0, "every record has a time");
 	ASSERT_EQ(l.stamp_before_emit, 0, "after the BPF program's clock");
 	ASSERT_GE(l.last_ns, t0, "CLOCK_MONOTONIC, after the start");
 	ASSERT_LE(l.last_ns, perfbuf_now_ns(), "before now");
 	ASSERT_EQ(l.bad_order, 0, "one CPU: in order");
 out:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit_fixture_close(&f);
 }
 
 static int stop_flag;
@@ -407,32 +400,24 @@ TEST(ordered_two_cpus)
 	PERFBUF_OPTS(perfbuf_opts, o, .ordered = true, .page_cnt = 256);
 	struct producer p[2] = {};
 	struct live l = { .last_cpu = -1 };
-	struct perfbuf *pb = NULL;
-	struct emit *skel;
+	struct emit_fixture f;
 
-	TEST_NEED_ROOT();
-	if (!emit_cpus01_online())
-		TEST_SKIP("needs CPUs 0 and 1 online");
-	skel = emit_load(0);
-	if (!ASSERT_OK_PTR(skel, "emit_load"))
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	if (!emit_fixture_open(&f, true, on_live, &l, &o))
 		goto out;
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
 	for (int c = 0; c < 2; c++) {
-		p[c] = (struct producer){ .prog_fd = bpf_program__fd(skel->progs.emit),
+		p[c] = (struct producer){ .prog_fd = bpf_program__fd(f.skel->progs.emit),
 					  .cpu = c, .size = 64, .batch = 64,
 					  .stop = &stop_flag };
 		ASSERT_OK(producer_start(&p[c]), "producer");
 	}
 	while (l.n < 1200000 && !test__failed)
-		if (perfbuf__poll(pb, 100) < 0)
+		if (perfbuf__poll(f.pb, 100) < 0)
 			break;
 	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELEASE);
 	for (int c = 0; c < 2; c++)
 		producer_join(&p[c]);
-	perfbuf__drain(pb);
+	perfbuf__drain(f.pb);
 	ASSERT_GE(l.n, 1200000, "over a million records");
 	ASSERT_EQ(l.bad_order, 0, "non-decreasing time_ns but for late records");
 	ASSERT_LT(l.late, l.n / 1000, "late records are rare");
@@ -441,8 +426,8 @@ TEST(ordered_two_cpus)
 		struct emit_stats es;
 		struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
 
-		ASSERT_OK(emit_stats_cpu(skel, c, &es), "emit stats");
-		ASSERT_OK(perfbuf__stats(pb, (size_t)c, &cs), "stats");
+		ASSERT_OK(emit_stats_cpu(f.skel, c, &es), "emit stats");
+		ASSERT_OK(perfbuf__stats(f.pb, (size_t)c, &cs), "stats");
 		ASSERT_EQ(l.samples[c], es.ok, "every record written delivered");
 		ASSERT_EQ(cs.lost, es.enospc, "every loss reported");
 		ASSERT_EQ(es.attempts, es.ok + es.enospc, "no other failure");
@@ -451,8 +436,7 @@ TEST(ordered_two_cpus)
 		(unsigned long long)l.n, (unsigned long long)l.late,
 		(unsigned long long)l.switches);
 out:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit_fixture_close(&f);
 }
 
 /* Overflowed 1-page rings: the kernel's LOST records, with their time,
@@ -461,37 +445,28 @@ TEST(ordered_lost_real)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .ordered = true, .page_cnt = 1);
 	struct live l = { .last_cpu = -1 };
-	struct perfbuf *pb = NULL;
 	struct emit_stats es[2];
-	struct emit *skel;
+	struct emit_fixture f;
 
-	TEST_NEED_ROOT();
-	if (!emit_cpus01_online())
-		TEST_SKIP("needs CPUs 0 and 1 online");
-	skel = emit_load(0);
-	if (!ASSERT_OK_PTR(skel, "emit_load"))
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	if (!emit_fixture_open(&f, true, on_live, &l, &o))
 		goto out;
-	ASSERT_EQ(perfbuf__consume_ring(pb, 0), -EINVAL,
+	ASSERT_EQ(perfbuf__consume_ring(f.pb, 0), -EINVAL,
 		  "one ring alone would break the order: refused");
 	for (int round = 0; round < 4; round++) {
 		for (int c = 0; c < 2; c++)
-			ASSERT_OK(emit_run(skel, c, 200, 256), "overflow");
-		perfbuf__consume(pb);
+			ASSERT_OK(emit_run(f.skel, c, 200, 256), "overflow");
+		perfbuf__consume(f.pb);
 	}
-	perfbuf__drain(pb);
+	perfbuf__drain(f.pb);
 	ASSERT_EQ(l.bad_order, 0, "in order, LOST records too");
 	ASSERT_EQ(l.untimed, 0, "LOST records have their time");
 	for (int c = 0; c < 2; c++)
-		ASSERT_OK(emit_stats_cpu(skel, c, &es[c]), "emit stats");
+		ASSERT_OK(emit_stats_cpu(f.skel, c, &es[c]), "emit stats");
 	ASSERT_GT(es[0].enospc + es[1].enospc, 0, "records were lost");
 	ASSERT_EQ(l.lost, es[0].enospc + es[1].enospc, "every loss reported");
 	ASSERT_EQ(l.samples[0] + l.samples[1], es[0].ok + es[1].ok, "every record delivered");
 out:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit_fixture_close(&f);
 }
 
 TEST_MAIN(

@@ -307,45 +307,36 @@ TEST(flight_recorder_real)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .overwrite = true, .timestamps = true,
 		     .page_cnt = 1, .cpus = cpu01, .cpu_cnt = 2);
-	struct perfbuf *pb = NULL;
 	struct emit_stats es;
 	struct live l = {};
-	struct emit *skel;
+	struct emit_fixture f;
 	/* 64-byte payloads with a time: 88-byte records, 46 in 4 KiB */
 	const int keep = 4096 / 88;
 
-	TEST_NEED_ROOT();
-	if (!emit_cpus01_online())
-		TEST_SKIP("needs CPUs 0 and 1 online");
-	skel = emit_load(0);
-	if (!ASSERT_OK_PTR(skel, "emit_load"))
-		return;
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), on_live, &l, &o);
-	if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
+	if (!emit_fixture_open(&f, true, on_live, &l, &o))
 		goto out;
 	for (int c = 0; c < 2; c++)
-		ASSERT_OK(emit_run(skel, c, 1000, 64), "emit");
-	ASSERT_EQ(perfbuf__poll(pb, 10), 0, "poll hands nothing over");
-	ASSERT_EQ(perfbuf__consume(pb), -EINVAL, "consume refused");
-	ASSERT_EQ(perfbuf__drain(pb), -EINVAL, "drain refused");
-	ASSERT_EQ(perfbuf__snapshot(pb), 2 * keep, "the newest of each CPU");
+		ASSERT_OK(emit_run(f.skel, c, 1000, 64), "emit");
+	ASSERT_EQ(perfbuf__poll(f.pb, 10), 0, "poll hands nothing over");
+	ASSERT_EQ(perfbuf__consume(f.pb), -EINVAL, "consume refused");
+	ASSERT_EQ(perfbuf__drain(f.pb), -EINVAL, "drain refused");
+	ASSERT_EQ(perfbuf__snapshot(f.pb), 2 * keep, "the newest of each CPU");
 	for (int c = 0; c < 2; c++) {
 		ASSERT_EQ(l.n[c], keep, "kept per CPU");
 		ASSERT_EQ(l.last[c], 999, "ending at the last");
-		ASSERT_OK(emit_stats_cpu(skel, c, &es), "emit stats");
+		ASSERT_OK(emit_stats_cpu(f.skel, c, &es), "emit stats");
 		ASSERT_EQ(es.ok, 1000, "the kernel never refused");
 	}
 	ASSERT_TRUE(!l.gap && !l.bad && !l.other, "contiguous, intact");
 	ASSERT_TRUE(!l.unordered, "in time order across CPUs");
 	memset(&l, 0, sizeof(l));
-	ASSERT_OK(emit_run(skel, 0, 10, 64), "emit more");
-	ASSERT_EQ(perfbuf__snapshot(pb), 10, "only what is new");
+	ASSERT_OK(emit_run(f.skel, 0, 10, 64), "emit more");
+	ASSERT_EQ(perfbuf__snapshot(f.pb), 10, "only what is new");
 	ASSERT_EQ(l.n[0], 10, "CPU0's ten");
 	ASSERT_EQ(l.first[0], 1000, "from 1000");
 	ASSERT_EQ(l.n[1], 0, "nothing of CPU1 twice");
 out:
-	perfbuf__free(pb);
-	emit__destroy(skel);
+	emit_fixture_close(&f);
 }
 
 TEST_MAIN(
