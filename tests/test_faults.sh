@@ -136,7 +136,7 @@ else
 fi
 
 # 5. output files: created 0600, never through a symlink, truncated only
-# when regular; a FIFO is written as is
+# when regular; a FIFO is written as is, its reader waited for a second
 "${PB[@]}" trace -n 2 -o "$tmp/new" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 check output_mode_0600 test "$(stat -c %a "$tmp/new")" = 600 -a "$(grep -c sched_switch "$tmp/new")" = 2
 echo precious >"$tmp/victim"
@@ -157,6 +157,12 @@ timeout 60 cat "$tmp/fifo" >"$tmp/from_fifo" &
 rc=$?
 wait
 check output_fifo test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/from_fifo")" = 3
+# a reader that opens the FIFO a little after us (its start raced ours)
+(sleep 0.3; timeout 60 cat "$tmp/fifo" >"$tmp/from_fifo") &
+"${PB[@]}" trace -n 3 -o "$tmp/fifo" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+rc=$?
+wait
+check output_fifo_late_reader test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/from_fifo")" = 3
 mkdir "$tmp/dir"
 "${PB[@]}" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_directory 1 "^perfbuf trace: cannot write '$tmp/dir': Is a directory$"

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
@@ -175,16 +176,37 @@ int cli_need_fds(const char *prog, unsigned int extra)
 	return -EMFILE;
 }
 
+/* A FIFO's reader started just before us (`cat FIFO & perfbuf ... -o
+ * FIFO`) may not have opened it yet: give it a second, never longer (a
+ * blocking open() would ignore -d). A signal ends the wait. */
+static int open_fifo_grace(const char *path, int flags)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0 && errno == ENXIO; i++) {
+		if (nanosleep(&tick, NULL))
+			break;
+		fd = open(path, flags, 0600);
+	}
+	if (fd < 0)
+		errno = ENXIO;
+	return fd;
+}
+
 /* O_NOFOLLOW and no O_TRUNC at open: a planted symlink, or a hard link to
  * a file that is not the user's, is never clobbered; only a regular file
  * is truncated, a FIFO or device (/dev/null) is written as it is. */
 int cli_open_output(const char *path)
 {
+	const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	struct stat st;
 	int fd, err;
 
 	/* O_NONBLOCK: a FIFO's open() would wait for a reader (ENXIO now) */
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	fd = open(path, flags, 0600);
+	if (fd < 0 && errno == ENXIO)
+		fd = open_fifo_grace(path, flags);
 	if (fd < 0)
 		return -errno;
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || fstat(fd, &st)) {
