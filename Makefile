@@ -195,13 +195,14 @@ $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
 	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
 
 # The tests of `perfbuf run`: BPF objects of their own (tests/bpf/), as a
-# person builds theirs: clang -g, <perfbuf/bpf.h> from include/
+# person builds theirs: clang -g, <perfbuf/bpf.h> from include/ (and the
+# license and `events` map of bpf/common.bpf.h)
 TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 all: $(TEST_BPF_OBJS)
-$(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h
+$(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c bpf/common.bpf.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Itests/bpf -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Itests/bpf -Ibpf -c $< -o $@
 
 # The examples' BPF objects, built here too: tests/test_bpf_load.c loads
 # every program the project ships on the running kernel

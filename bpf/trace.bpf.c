@@ -538,16 +538,6 @@ int trace_uretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
 const volatile __u64 probe_cookie = 0;
 const volatile __u32 nargs = 0;
 
-#define COPY_ARGS(a, get)					\
-	do {							\
-		a[0] = nargs > 0 ? get(0) : 0;			\
-		a[1] = nargs > 1 ? get(1) : 0;			\
-		a[2] = nargs > 2 ? get(2) : 0;			\
-		a[3] = nargs > 3 ? get(3) : 0;			\
-		a[4] = nargs > 4 ? get(4) : 0;			\
-		a[5] = nargs > 5 ? get(5) : 0;			\
-	} while (0)
-
 static __always_inline void send_n(void *ctx, struct trace_record *e)
 {
 	__u32 n = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
@@ -558,8 +548,9 @@ static __always_inline void send_n(void *ctx, struct trace_record *e)
 	event_send(ctx, e, n * 8);
 }
 
-SEC("tp_btf")
-int trace_tp_btf(__u64 *ctx)
+/* tp_btf's and raw_tp's arguments: u64s in the context, nargs of them
+ * (each read at a fixed offset, as the verifier wants) */
+static __always_inline int send_ctx_args(void *ctx, const __u64 *args)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 *a;
@@ -567,36 +558,34 @@ int trace_tp_btf(__u64 *ctx)
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
-#define BTF_ARG(i) ctx[i]
-	COPY_ARGS(a, BTF_ARG);
+	a[0] = nargs > 0 ? args[0] : 0;
+	a[1] = nargs > 1 ? args[1] : 0;
+	a[2] = nargs > 2 ? args[2] : 0;
+	a[3] = nargs > 3 ? args[3] : 0;
+	a[4] = nargs > 4 ? args[4] : 0;
+	a[5] = nargs > 5 ? args[5] : 0;
 	send_n(ctx, e);
 	return 0;
+}
+
+SEC("tp_btf")
+int trace_tp_btf(__u64 *ctx)
+{
+	return send_ctx_args(ctx, ctx);
 }
 
 SEC("raw_tp")
 int trace_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct trace_record *e = event_start(probe_cookie);
-	__u64 *a;
-
-	if (!e)
-		return 0;
-	a = (__u64 *)e->data;
-#define RAW_ARG(i) ctx->args[i]
-	COPY_ARGS(a, RAW_ARG);
-	send_n(ctx, e);
-	return 0;
+	return send_ctx_args(ctx, ctx->args);
 }
 
-SEC("fentry")
-int trace_fentry(void *ctx)
+/* fentry's and fexit's arguments into @a, as many as the function has
+ * (TRACE_MAX_ARGS at the most; the rest 0): how many */
+static __always_inline __u64 func_args(void *ctx, __u64 *a)
 {
-	struct trace_record *e = event_start(probe_cookie);
-	__u64 cnt = bpf_get_func_arg_cnt(ctx), *a;
+	__u64 cnt = bpf_get_func_arg_cnt(ctx);
 
-	if (!e)
-		return 0;
-	a = (__u64 *)e->data;
 	if (cnt > TRACE_MAX_ARGS)
 		cnt = TRACE_MAX_ARGS;
 	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
@@ -604,9 +593,21 @@ int trace_fentry(void *ctx)
 		if (i < cnt)
 			bpf_get_func_arg(ctx, i, &a[i]);
 	}
-	if (!event_filter(a, e))
+	return cnt;
+}
+
+SEC("fentry")
+int trace_fentry(void *ctx)
+{
+	struct trace_record *e = event_start(probe_cookie);
+	__u64 cnt, *a;
+
+	if (!e)
 		return 0;
-	args_send(ctx, e, cnt * 8);
+	a = (__u64 *)e->data;
+	cnt = func_args(ctx, a);
+	if (event_filter(a, e))
+		args_send(ctx, e, cnt * 8);
 	return 0;
 }
 
@@ -616,23 +617,16 @@ SEC("fexit")
 int trace_fexit(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
-	__u64 cnt = bpf_get_func_arg_cnt(ctx), *a;
+	__u64 cnt, *a;
 
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
-	if (cnt > TRACE_MAX_ARGS)
-		cnt = TRACE_MAX_ARGS;
 	a[0] = 0;
 	bpf_get_func_ret(ctx, a);
-	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
-		a[i + 1] = 0;
-		if (i < cnt)
-			bpf_get_func_arg(ctx, i, &a[i + 1]);
-	}
-	if (!event_filter(a, e))
-		return 0;
-	args_send(ctx, e, (cnt + 1) * 8);
+	cnt = func_args(ctx, a + 1);
+	if (event_filter(a, e))
+		args_send(ctx, e, (cnt + 1) * 8);
 	return 0;
 }
 

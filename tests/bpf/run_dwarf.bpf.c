@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* struct event only as a local variable's type: clang leaves it out of
  * BTF, the DWARF of this -g build has it (as libbpf-tools' exitsnoop) */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 
 const volatile __u32 target_pid = 0;
 
@@ -12,12 +11,6 @@ struct event {
 	char name[12];
 	__u64 value;
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 SEC("tracepoint/syscalls/sys_enter_write")
 int dwarf_write(struct trace_event_raw_sys_enter *ctx)
@@ -32,5 +25,3 @@ int dwarf_write(struct trace_event_raw_sys_enter *ctx)
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";

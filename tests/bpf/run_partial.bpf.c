@@ -1,17 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Two programs, one of which cannot be attached (no such tracepoint):
  * perfbuf run attaches the other, and says which one failed and why */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 #include "run_test.h"
 
 const volatile __u32 target_pid = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 SEC("tracepoint/perfbuf_test/no_such_event")
 int missing(void *ctx)
@@ -30,5 +23,3 @@ int partial_write(struct trace_event_raw_sys_enter *ctx)
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";

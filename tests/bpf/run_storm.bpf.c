@@ -2,8 +2,7 @@
 /* perfbuf-bench's part "run": the getpgid() storm's calls of one process
  * as typed records, the fields `perfbuf trace` prints for the same
  * tracepoint (its task, its argument) */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 #include <perfbuf/bpf.h>
 
 const volatile __u32 target_pid = 0;
@@ -14,12 +13,6 @@ struct storm_event {
 	__s64 arg;
 	char comm[16];
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 PERFBUF_EVENT(events, struct storm_event);
 
@@ -35,5 +28,3 @@ int storm_getpgid(struct trace_event_raw_sys_enter *ctx)
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,20 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A perf event array of struct run_event, named by the marker; --set
  * target_pid (the test's), tag (copied into each record). */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include "common.bpf.h"
 #include <perfbuf/bpf.h>
 #include "run_test.h"
 
 const volatile __u32 target_pid = 0;
 const volatile char tag[8] = "none";
 const volatile bool mark = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
 
 PERFBUF_EVENT(events, struct run_event);
 
@@ -35,5 +28,3 @@ int run_write(struct trace_event_raw_sys_enter *ctx)
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
