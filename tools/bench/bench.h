@@ -29,6 +29,8 @@
  *                  the time to name 10 k stacks
  *   record.c       `perfbuf record` against `trace --json` on the storm, a
  *                  full ring drained to a file (file_drain.c), report's rate
+ *   record_load.c  `perfbuf record`'s loss on the storm with and without
+ *                  busy loops on every CPU, against `trace --json -o FILE`
  *   python.c       the Python package's numpy batches against bcc's Python
  *                  reader and a C consumer
  *   run.c          `perfbuf run --json` of a typed object against `trace
@@ -94,6 +96,7 @@ int bench_trace(void);		/* vs_bpftrace.c */
 int bench_filter(void);		/* vs_bpftrace.c */
 int bench_profile(void);	/* profile.c, with bench_symbolize() */
 int bench_record(void);		/* record.c */
+int bench_record_load(void);	/* record_load.c */
 int bench_python(void);		/* python.c: the Python package vs bcc and C */
 int bench_run(void);		/* run.c */
 int bench_nats(void);		/* nats.c */
@@ -204,6 +207,7 @@ bool perfbuf_tool(char *tool, size_t sz);
 double run_storm(double secs, bool cycle, __u64 *calls);
 pid_t spawn_tracer(char *const argv[], const char *log, const char *ready);
 int stop_tracer(pid_t pid);
+int stop_tracer_after(pid_t pid, __u64 settle_ns);
 void storm_traced(char *const argv[], const char *log, bool pb,
 		  double secs, bool cycle, struct trace_run *r);
 int cmp_rate(const void *a, const void *b);
@@ -226,6 +230,9 @@ struct rec_fs {
 };
 
 extern const char *const fs_name[FS_N];
+void rec_fs_find(struct rec_fs *fs);
+/* events and lost of record's closing line in its stderr @log */
+int record_summary_counts(const char *log, struct trace_run *t);
 int bench_file_drain(const struct rec_fs *fs);
 
 #endif

@@ -36,6 +36,7 @@ static const struct bench_part {
 	{ "filter", bench_filter, true },
 	{ "profile", bench_profile },
 	{ "record", bench_record },
+	{ "record_load", bench_record_load },
 	{ "python", bench_python },
 	{ "run", bench_run },
 	{ "nats", bench_nats },
@@ -54,8 +55,10 @@ static const char usage_text[] =
 "and bpftrace (a profiled workload's slowdown) with the time to name 10 k\n"
 "stacks, and perfbuf record against perfbuf trace --json (to tmpfs and\n"
 "disk), a full ring drained to a file against libbpf with fwrite(),\n"
-"perfbuf report's rate, and perfbuf trace --nats (batches of several\n"
-"sizes, an event a message) against trace --json -o FILE.\n"
+"perfbuf report's rate, perfbuf record's loss with and without busy\n"
+"loops on every CPU against trace --json -o FILE, and perfbuf trace\n"
+"--nats (batches of several sizes, an event a message) against\n"
+"trace --json -o FILE.\n"
 "Needs root and 2 online CPUs. Takes about 14 minutes (--quick: 4).\n"
 "\n"
 "Options:\n"
@@ -69,7 +72,7 @@ static const char usage_text[] =
 "      --no-trace     skip the perfbuf trace vs bpftrace comparisons\n"
 "      --only PART    only one part: throughput (the first table, no\n"
 "                     sweep), ordered, drain, trace, filter, profile,\n"
-"                     record, python, run or nats\n"
+"                     record, record_load, python, run or nats\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"

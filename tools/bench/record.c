@@ -42,7 +42,7 @@ static bool fs_of(const char *dir, char *type, char *src)
 	return found;
 }
 
-static void rec_fs_find(struct rec_fs *fs)
+void rec_fs_find(struct rec_fs *fs)
 {
 	char type[64], src[256];
 
@@ -77,7 +77,7 @@ struct rec_run {
 
 /* record's closing line on stderr:
  * "perfbuf record: N events, B bytes of records in FILE, L lost" */
-static int record_counts(const char *log, struct rec_run *r)
+int record_summary_counts(const char *log, struct trace_run *t)
 {
 	FILE *f = fopen(log, "r");
 	unsigned long long e, b, l;
@@ -87,8 +87,8 @@ static int record_counts(const char *log, struct rec_run *r)
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "perfbuf record: %llu events, %llu bytes of records in %*s %llu lost",
 			   &e, &b, &l) == 3) {
-			r->t.events = e;
-			r->t.lost = l;
+			t->events = e;
+			t->lost = l;
 			err = 0;
 		}
 	if (f)
@@ -131,7 +131,7 @@ static void rec_once(int k, const char *tool, const struct rec_fs *fs,
 	if (!stat(out, &st))
 		r->bytes = (__u64)st.st_size;
 	if (!WIFEXITED(r->t.status) || WEXITSTATUS(r->t.status) ||
-	    (rr_record(k) ? record_counts(log, r) : json_summary_counts(out, &r->t)))
+	    (rr_record(k) ? record_summary_counts(log, &r->t) : json_summary_counts(out, &r->t)))
 		r->t.rate = 0;
 	if (!keep || rename(out, keep))
 		unlink(out);

@@ -107,9 +107,16 @@ pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 
 int stop_tracer(pid_t pid)
 {
+	return stop_tracer_after(pid, 1500000000);	/* its last stats too */
+}
+
+/* SIGINT to @pid after @settle_ns (its drains), SIGKILL 10 s later; its
+ * exit status. */
+int stop_tracer_after(pid_t pid, __u64 settle_ns)
+{
 	int status = 0;
 
-	sleep_ns(1500000000);	/* let it drain and print its last stats */
+	sleep_ns(settle_ns);
 	kill(pid, SIGINT);
 	for (int i = 0; i < 100; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
