@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -66,16 +67,22 @@ double run_storm(double secs, bool cycle, __u64 *calls)
 pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 {
 	char buf[4096];
-	pid_t pid;
+	pid_t pid, parent;
 
 	/* a previous run's log saying @ready would start the storm before
 	 * this tracer attached */
 	unlink(log);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		int fd = cli_open_output(log);
+
+		/* ended with the bench, however it ends (Ctrl-C, a kill) */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 
 		if (fd >= 0) {
 			dup2(fd, 1);
