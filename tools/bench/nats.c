@@ -369,7 +369,7 @@ int bench_nats(void)
 	__u64 lost_all[NR_N] = {};
 	int reps = env.quick ? 1 : MAX_REPS;
 
-	emit_md("\n### perfbuf trace --nats vs perfbuf trace --json\n\n");
+	emit_section("perfbuf trace --nats vs perfbuf trace --json");
 	if (!perfbuf_tool(e.tool, sizeof(e.tool))) {
 		emit_md("skipped: no perfbuf tool next to perfbuf-bench\n\n");
 		return 0;
