@@ -392,7 +392,7 @@ static int wait_events(struct perfbuf *pb, __s64 wait_ns)
 	struct timespec ts = {
 		.tv_sec = wait_ns / 1000000000, .tv_nsec = wait_ns % 1000000000,
 	};
-	int max = (int)pb->cnt + 2, n;
+	int max = (int)pb->cnt + 3, n;
 
 	n = pb->no_pwait2 ? -1 :
 	    epoll_pwait2(pb->cfg.epfd, pb->events, max,
@@ -434,6 +434,9 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 
 		if (p == &pb->hotplug_fd) {
 			hotplug = true;
+		} else if (p == &pb->wake_tag) {
+			/* the caller's fd (perfbuf__add_wake_fd()): the
+			 * caller looks at it after the call */
 		} else if (p == &pb->evfd) {
 			if (read(pb->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				return -errno;
@@ -624,6 +627,13 @@ static int add_fd(struct perfbuf *pb, int fd, void *tag)
 	return epoll_ctl(pb->cfg.epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+int perfbuf__add_wake_fd(struct perfbuf *pb, int fd)
+{
+	if (!pb || fd < 0)
+		return -EINVAL;
+	return add_fd(pb, fd, &pb->wake_tag);
+}
+
 /* The epoll set, wake-up eventfd and hotplug socket; then the channels. */
 static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 		 __u32 max_entries)
@@ -658,7 +668,7 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 				     max_entries) :
 		     slots_from_system(pb, max_entries, hotplug, online, n_on);
 	if (!err)
-		pb->events = calloc(pb->cnt + 2, sizeof(*pb->events));
+		pb->events = calloc(pb->cnt + 3, sizeof(*pb->events));
 	if (!err && !pb->events)
 		err = -ENOMEM;
 	if (!err)

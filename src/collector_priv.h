@@ -39,6 +39,7 @@ struct perfbuf {
 	struct channel_cfg cfg;
 	int evfd;
 	int hotplug_fd;
+	char wake_tag;		/* epoll's tag of the caller's fds (add_wake_fd) */
 	struct slot *slots;
 	size_t cnt;
 	struct epoll_event *events;

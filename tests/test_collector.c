@@ -464,6 +464,43 @@ cleanup:
 	emit_fixture_close(&f);
 }
 
+/* A caller's fd ends a poll when readable, not before; added twice is
+ * -EEXIST; closed, it is out. */
+TEST(wake_fd_ends_poll)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1);
+	struct seen s = {};
+	struct emit_fixture f;
+	int pfd[2] = { -1, -1 };
+	__u64 t0;
+
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o) || !ASSERT_OK(pipe(pfd), "pipe"))
+		goto cleanup;
+	ASSERT_EQ(perfbuf__add_wake_fd(f.pb, -1), -EINVAL, "a bad fd");
+	ASSERT_OK(perfbuf__add_wake_fd(f.pb, pfd[0]), "add");
+	ASSERT_EQ(perfbuf__add_wake_fd(f.pb, pfd[0]), -EEXIST, "added twice");
+	t0 = perfbuf_now_ns();
+	ASSERT_EQ(perfbuf__poll(f.pb, 50), 0, "nothing readable: the timeout");
+	ASSERT_GE(perfbuf_now_ns() - t0, 40000000ULL, "it waited");
+	ASSERT_EQ(write(pfd[1], "x", 1), 1, "write");
+	t0 = perfbuf_now_ns();
+	ASSERT_EQ(perfbuf__poll(f.pb, 5000), 0, "readable: the poll returns");
+	ASSERT_EQ(perfbuf__poll(f.pb, 5000), 0, "and again while it stays so");
+	ASSERT_LT(perfbuf_now_ns() - t0, 1000000000ULL, "at once, not at the timeout");
+	close(pfd[0]);
+	close(pfd[1]);
+	pfd[0] = pfd[1] = -1;
+	t0 = perfbuf_now_ns();
+	ASSERT_EQ(perfbuf__poll(f.pb, 50), 0, "closed: the timeout again");
+	ASSERT_GE(perfbuf_now_ns() - t0, 40000000ULL, "it waited");
+cleanup:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	emit_fixture_close(&f);
+}
+
 /* Below the watermark, records still arrive within the latency bound:
  * one poll of 1 s returns the record after about 5 ms, not its timeout
  * (500 ms allowed: a loaded machine, an ASan build). */
@@ -821,6 +858,7 @@ TEST_MAIN(
 	TEST_ENTRY(free_drains_after_disable),
 	TEST_ENTRY(stop_while_polling_1000),
 	TEST_ENTRY(eintr_reaches_caller),
+	TEST_ENTRY(wake_fd_ends_poll),
 	TEST_ENTRY(latency_bound_drains),
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),

@@ -154,6 +154,15 @@ PERFBUF_API int perfbuf__quiesce(struct perfbuf *pb);
 PERFBUF_API int perfbuf__wake(struct perfbuf *pb);
 /** @brief Make perfbuf__poll() return -ECANCELED from now on (any thread). */
 PERFBUF_API int perfbuf__stop(struct perfbuf *pb);
+/**
+ * @brief Make perfbuf__poll() also return when @fd becomes readable (a
+ *        pidfd, a timerfd, a socket): the call drains as usual and
+ *        returns; what @fd says is the caller's to read. Level-triggered:
+ *        while @fd stays readable, every poll returns at once. Closing
+ *        @fd (its last reference) takes it out.
+ * @return 0, -EEXIST when @fd is added already, or another negative errno
+ */
+PERFBUF_API int perfbuf__add_wake_fd(struct perfbuf *pb, int fd);
 
 /** @brief The epoll fd, for the caller's own event loop. */
 PERFBUF_API int perfbuf__epoll_fd(const struct perfbuf *pb);
