@@ -31,7 +31,7 @@ static const char usage_text[] =
 "  uprobe:PATH:SYMBOL[+OFFSET]  uretprobe:PATH:SYMBOL\n"
 "\n"
 "Options:\n"
-"  -p, --pid PID        only this process\n"
+"  -p, --pid PID        only this process (the run ends when it does)\n"
 "      --comm NAME      only tasks with this command name\n"
 "      --cpu N          only events on CPU N\n"
 "      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"

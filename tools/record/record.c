@@ -20,7 +20,7 @@ const char record_usage[] =
 "\n"
 "Options:\n"
 "  -o, --output FILE           the capture (default " RECORD_DEFAULT_OUTPUT "); created 0600\n"
-"  -p, --pid PID               only this process\n"
+"  -p, --pid PID               only this process (the run ends when it does)\n"
 "      --comm NAME             only tasks with this command name\n"
 "      --cpu N                 only events on CPU N\n"
 "  -d, --duration SEC          stop after SEC seconds\n"

@@ -32,6 +32,7 @@ void trace_session__init(struct trace_session *s, const char *prog,
 	s->o = *o;
 	s->set.filter = o->filter;
 	s->set.read = o->read;
+	s->pid.fd = -1;
 }
 
 /* The filters' syntax first: a typo costs nothing. */
@@ -184,8 +185,18 @@ static void print_stats(struct perfbuf *pb, struct trace_totals *prev)
 	*prev = tot;
 }
 
-/* Poll until a signal, the duration, l->stop or l->done(). 0 or -errno
- * (said). */
+/* -p's process exited: said, and the run ends as after Ctrl-C (the
+ * programs stopped, then what the rings hold drained) */
+static bool pid_exited(struct trace_session *s)
+{
+	if (!pidwatch_gone(&s->pid))
+		return false;
+	fprintf(stderr, "%s: process %d exited\n", s->prog, (int)s->pid.pid);
+	return true;
+}
+
+/* Poll until a signal, the duration, the exit of -p's process, l->stop or
+ * l->done(). 0 or -errno (said). */
 int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 {
 	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
@@ -193,7 +204,8 @@ int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 	struct trace_totals prev = {};
 	int err;
 
-	while (!*l->exiting && !(l->stop && *l->stop)) {
+	pidwatch_open(&s->pid, (pid_t)s->o.filter.pid, s->pb);
+	while (!*l->exiting && !(l->stop && *l->stop) && !pid_exited(s)) {
 		err = perfbuf__poll(s->pb, 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "%s: reading the perf buffer failed: %s\n", s->prog,
@@ -253,6 +265,7 @@ int trace_session__detach(struct trace_session *s, volatile sig_atomic_t *signal
 
 void trace_session__free(struct trace_session *s)
 {
+	pidwatch_close(&s->pid);
 	probes_free(&s->set);
 	filters_free(&s->filters);
 	perfbuf__free(s->pb);

@@ -16,7 +16,8 @@
  *   trace_session__open_rings(&s, &po, on_record, ctx)
  *   (the command opens its sink: trace_decoder + trace_sink, a capture...)
  *   trace_session__attach(&s, between, ctx)   "Attached N probes."
- *   trace_session__loop(&s, &loop)      poll until a signal, -d or done()
+ *   trace_session__loop(&s, &loop)      poll until a signal, -d, done() or
+ *                                       the exit of -p's process
  *   trace_session__stop(&s)             programs stop writing; then the
  *   (command drains and writes its end: trace_session__summary())
  *   trace_session__detach(&s, signals)
@@ -32,6 +33,7 @@
 
 #include "perfbuf.h"
 #include "filter.h"
+#include "pidwatch.h"
 #include "probe.h"
 #include "values.h"
 
@@ -55,11 +57,13 @@ struct trace_session {
 	struct perfbuf *pb;
 	size_t max_rec;		/* the largest record the probes write */
 	struct trace_filters filters;	/* --filter, parsed */
+	struct pidwatch pid;	/* -p: the loop ends when it exits */
 };
 
-/* The loop's end, besides a signal and the duration: @stop (may be NULL)
- * set by the record callback, or @done() after a poll (may be NULL;
- * flushes, snapshots: what the output does between polls). */
+/* The loop's end, besides a signal, the duration and the exit of -p's
+ * process: @stop (may be NULL) set by the record callback, or @done()
+ * after a poll (may be NULL; flushes, snapshots: what the output does
+ * between polls). */
 struct trace_loop {
 	volatile sig_atomic_t *exiting;
 	const bool *stop;

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# trace -p PID ends by itself when the process exits (a pidfd in the
+# collector's epoll set; without pidfds, a look at each wake-up): exit 0,
+# "process PID exited", every event the process made in the output and
+# the summary; -p of no process is one line and exit 1. (record -p ends
+# the same way: one loop, trace/session.c.)
+source "$(dirname "$0")/lib.sh"
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+tmp=$(mktemp -d /tmp/perfbuf-tpid.XXXXXX)
+tpid=
+cleanup() {
+	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null
+	touch "$tmp/go" 2>/dev/null	# a waiting target runs and ends
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if ! need_root; then
+	skip trace_pid "needs root"
+	finish
+fi
+source "$(dirname "$0")/trace_lib.sh"
+
+# target N: uprobe_target N in the background once $tmp/go exists (it
+# waits for the attach: a loaded machine takes seconds); its pid in $target
+target() {
+	rm -f "$tmp/go"
+	(while [[ ! -e $tmp/go ]]; do sleep 0.05; done; exec "$TARGET" "$1") &
+	target=$!
+}
+# ends_alone NAME: the run ($tpid) ends by itself within 20 s of the
+# target's end; $trc its status
+ends_alone() {
+	wait "$target"
+	for _ in $(seq 200); do
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$tpid" 2>/dev/null; then
+		fail "$1" "still running 20 s after process $target exited"
+		stop_trace
+		return 1
+	fi
+	wait "$tpid"
+	trc=$?
+	tpid=
+	check "$1" test "$trc" = 0 || head -c 300 "$tmp/err"
+}
+ASAN=
+asan_build && ASAN=1
+N=${ASAN:+2000}
+N=${N:-20000}
+
+# 1. Events up to the exit, all drained after it (--pages: none lost);
+# the summary last; "process PID exited" on stderr
+target "$N"
+if start_trace --json --pages 256 -p "$target" "uprobe:$TARGET:pb_target_add"; then
+	touch "$tmp/go"
+	if ends_alone pid_exit_ends_trace; then
+		check pid_exit_said grep -qx "perfbuf trace: process $target exited" "$tmp/err"
+		check pid_exit_drains_all json_check "$tmp/out" "(
+			[o['pid'] for o in objs if o['type'] == 'event'] == [$target] * $N and
+			objs[-1]['type'] == 'summary' and objs[-1]['received'] == $N and
+			objs[-1]['lost'] == 0)"
+	fi
+else
+	fail pid_exit_ends_trace "did not attach: $(head -c 300 "$tmp/err")"
+fi
+
+# 2. No pidfd (ENOSYS injected by strace): the look at each wake-up
+if command -v strace >/dev/null && [[ -z ${PERFBUF_VG_LOGS:-} ]]; then
+	target 3
+	# (LeakSanitizer cannot run under ptrace: the ASan build's leak check
+	# is off for this run only)
+	printf '#!/bin/bash\nexport ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\nexec strace -f -qq --seccomp-bpf -o %q -e trace=pidfd_open -e inject=pidfd_open:error=ENOSYS %q "$@"\n' \
+		"$tmp/strace" "$(realpath "$PERFBUF")" >"$tmp/no-pidfd"
+	chmod +x "$tmp/no-pidfd"
+	real=$PERFBUF
+	PERFBUF=$tmp/no-pidfd
+	if start_attached tpid "$tmp/out" "$tmp/err" trace -p "$target" \
+		"uprobe:$TARGET:pb_target_add"; then
+		touch "$tmp/go"
+		if ends_alone pid_exit_no_pidfd; then
+			check pid_exit_no_pidfd_injected grep -q 'ENOSYS.*INJECTED' "$tmp/strace"
+			check pid_exit_no_pidfd_counts grep -qx '3 events received: 3 printed, 0 discarded (past -n); 0 lost' "$tmp/err"
+		fi
+	else
+		fail pid_exit_no_pidfd "did not attach: $(head -c 300 "$tmp/err")"
+	fi
+	PERFBUF=$real
+else
+	skip pid_exit_no_pidfd "strace is not installed (or under valgrind)"
+fi
+
+# 3. -p of no process: one line, exit 1 (pid_max is at most 2^22)
+error_case pid_missing '^perfbuf trace: -p 2147483647: no such process' \
+	trace -p 2147483647 "uprobe:$TARGET:pb_target_add"
+finish
