@@ -23,7 +23,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 # only); the flags the build needs are PB_CFLAGS.
 CFLAGS ?= -O2 -g
 PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
-	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -I$(OUTPUT)
+	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -Ilib -I$(OUTPUT)
 LDLIBS += -lbpf -ldw -lelf -lz -lpthread -lm
 # the NATS client (tools/nats/: trace --nats, nats-tail): perfbuf only
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
@@ -66,8 +66,13 @@ DOCDIR ?= $(PREFIX)/share/doc/libperfbuf
 PYTHON_SITE ?= $(PREFIX)/lib/python3/dist-packages
 PY_FILES := $(wildcard python/perfbuf/*.py)
 
-LIB_SRCS := $(wildcard src/*.c)
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUTPUT)/src/%.o)
+# lib/: what the library and the tool both link (each its own copy: the
+# library's is hidden), below both
+SHARED_SRCS := $(wildcard lib/*.c)
+SHARED_OBJS := $(SHARED_SRCS:lib/%.c=$(OUTPUT)/lib/%.o)
+SRC_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(wildcard src/*.c))
+LIB_SRCS := $(wildcard src/*.c) $(SHARED_SRCS)
+LIB_OBJS := $(SRC_OBJS) $(SHARED_OBJS)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
@@ -93,7 +98,7 @@ all: lib $(OUTPUT)/perfbuf $(TEST_BINS) $(BENCH)
 
 lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so
 
-$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/bpf $(TOOL_DIRS) $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/lib $(OUTPUT)/bpf $(TOOL_DIRS) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -118,7 +123,11 @@ $(OUTPUT)/syscall_names.h: | $(OUTPUT)
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/{ "\1", \2 },/p' | sort > $@
 $(OUTPUT)/tools/trace/syscalls.o: $(OUTPUT)/syscall_names.h
 
-$(LIB_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
+$(SRC_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(SHARED_OBJS): $(OUTPUT)/lib/%.o: lib/%.c | $(OUTPUT)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -155,11 +164,12 @@ $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itests -Itools -c $< -o $@
 
-$(OUTPUT)/perfbuf: $(TOOL_OBJS) $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/perfbuf: $(TOOL_OBJS) $(SHARED_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
-$(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) \
+		$(SHARED_OBJS) $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
@@ -334,7 +344,7 @@ clean:
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
-	       -Wno-missing-field-initializers -Iinclude -Ibpf -Itools
+	       -Wno-missing-field-initializers -Iinclude -Ibpf -Ilib -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
 FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
 		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \

@@ -5,46 +5,10 @@
  * it (libbpf-tools' exitsnoop.bpf.c is such a program).
  */
 #include <dwarf.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
-#include <elfutils/libdw.h>
 
+#include "dwarf_walk.h"
 #include "type_priv.h"
-
-static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
-{
-	Dwarf_Attribute a;
-
-	return dwarf_attr_integrate(die, DW_AT_type, &a) &&
-	       dwarf_formref_die(&a, out);
-}
-
-static Dwarf_Word die_udata(Dwarf_Die *die, int name, Dwarf_Word fallback)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word v;
-
-	if (!dwarf_attr_integrate(die, name, &a) || dwarf_formudata(&a, &v))
-		return fallback;
-	return v;
-}
-
-/* Through typedefs and qualifiers; false for void */
-static bool die_skip(Dwarf_Die *die)
-{
-	for (int hops = 0; hops < 64; hops++) {
-		int tag = dwarf_tag(die);
-
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
-		    tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type &&
-		    tag != DW_TAG_atomic_type)
-			return true;
-		if (!die_type(die, die))
-			return false;
-	}
-	return false;
-}
 
 static int dw_fill(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth);
 
@@ -75,9 +39,7 @@ static int dw_members(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth
 		err = die_type(&c, &mt) ? dw_fill(t, first + i, &mt, depth + 1) : -EINVAL;
 		if (err)
 			return err;
-		bits = die_udata(&c, DW_AT_data_bit_offset,
-				 8 * die_udata(&c, DW_AT_data_member_location, 0));
-		bsize = die_udata(&c, DW_AT_bit_size, 0);
+		die_member_bits(&c, &bits, &bsize);
 		f = &t->f[first + i++];
 		f->offset = (__u32)(bits / 8);
 		if (bsize) {
@@ -91,28 +53,27 @@ static int dw_members(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth
 	return 0;
 }
 
+struct dw_field {
+	struct perfbuf_type *t;
+	int idx;
+};
+
+static int dw_enum_value(const char *name, Dwarf_Sword v, void *ctx)
+{
+	const struct dw_field *e = ctx;
+
+	return type_add_enum(e->t, e->idx, name, v);
+}
+
 static int dw_enum(struct perfbuf_type *t, int idx, Dwarf_Die *die)
 {
-	Dwarf_Die c, base;
-	int err;
+	struct dw_field e = { t, idx };
+	Dwarf_Die base;
 
 	t->f[idx].kind = PERFBUF_FIELD_ENUM;
 	if (die_type(die, &base) && die_skip(&base))
 		t->f[idx].is_signed = die_udata(&base, DW_AT_encoding, 0) == DW_ATE_signed;
-	if (dwarf_child(die, &c))
-		return 0;
-	do {
-		Dwarf_Attribute a;
-		Dwarf_Sword v = 0;
-
-		if (dwarf_tag(&c) != DW_TAG_enumerator ||
-		    !dwarf_attr(&c, DW_AT_const_value, &a) || dwarf_formsdata(&a, &v))
-			continue;
-		err = type_add_enum(t, idx, dwarf_diename(&c), v);
-		if (err)
-			return err;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return 0;
+	return die_enum_each(die, dw_enum_value, &e);
 }
 
 /* An array of one dimension per subrange, @dim the one at @idx */
@@ -122,23 +83,19 @@ static int dw_array(struct perfbuf_type *t, int idx, Dwarf_Die *die, int dim,
 	Dwarf_Word dims[8];
 	Dwarf_Die c, et;
 	int n = 0, child, err;
-	const char *name;
 
 	if (dwarf_child(die, &c) == 0)
 		do {
 			if (dwarf_tag(&c) != DW_TAG_subrange_type || n == 8)
 				continue;
-			dims[n++] = die_udata(&c, DW_AT_count,
-					      die_udata(&c, DW_AT_upper_bound, (Dwarf_Word)-1) + 1);
+			dims[n++] = die_subrange_len(&c);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	if (!n)
 		dims[n++] = 0;
 	if (!die_type(die, &et) || !die_skip(&et))
 		return -EINVAL;
 	t->f[idx].nelem = (__u32)dims[dim];
-	name = dwarf_diename(&et);
-	if (dim == n - 1 && dwarf_tag(&et) == DW_TAG_base_type &&
-	    die_udata(&et, DW_AT_byte_size, 0) == 1 && name && !strcmp(name, "char")) {
+	if (dim == n - 1 && die_is_char(&et)) {
 		t->f[idx].kind = PERFBUF_FIELD_STRING;
 		t->f[idx].size = (__u32)dims[dim];
 		return 0;
@@ -156,8 +113,9 @@ static int dw_array(struct perfbuf_type *t, int idx, Dwarf_Die *die, int dim,
 static int dw_fill(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth)
 {
 	Dwarf_Die d = *die;
-	Dwarf_Word enc;
 	struct perfbuf_field *f = &t->f[idx];
+	enum die_base_kind base;
+	bool is_signed;
 
 	if (depth > TYPE_MAX_DEPTH)
 		return -ELOOP;
@@ -168,10 +126,10 @@ static int dw_fill(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth)
 	f->size = (__u32)die_udata(&d, DW_AT_byte_size, 0);
 	switch (dwarf_tag(&d)) {
 	case DW_TAG_base_type:
-		enc = die_udata(&d, DW_AT_encoding, 0);
-		f->kind = enc == DW_ATE_boolean ? PERFBUF_FIELD_BOOL :
-			  enc == DW_ATE_float ? PERFBUF_FIELD_FLOAT : PERFBUF_FIELD_INT;
-		f->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		base = die_base(&d, &is_signed);
+		f->kind = base == DIE_BASE_BOOL ? PERFBUF_FIELD_BOOL :
+			  base == DIE_BASE_FLOAT ? PERFBUF_FIELD_FLOAT : PERFBUF_FIELD_INT;
+		f->is_signed = is_signed;
 		return 0;
 	case DW_TAG_enumeration_type:
 		return dw_enum(t, idx, &d);
@@ -190,33 +148,6 @@ static int dw_fill(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth)
 		f->kind = PERFBUF_FIELD_BYTES;
 		return 0;
 	}
-}
-
-/* A definition of struct/union/typedef @bare under @die, at any depth
- * (a struct may be declared inside a function) */
-static bool dw_find(Dwarf_Die *die, const char *bare, int tagwant, Dwarf_Die *out,
-		    int depth)
-{
-	Dwarf_Die c;
-
-	if (depth > 16 || dwarf_child(die, &c))
-		return false;
-	do {
-		int tag = dwarf_tag(&c);
-		const char *name = dwarf_diename(&c);
-		bool kind = tagwant ? tag == tagwant :
-			    tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-			    tag == DW_TAG_typedef;
-
-		if (kind && name && !strcmp(name, bare) && !dwarf_hasattr(&c, DW_AT_declaration)) {
-			*out = c;
-			return true;
-		}
-		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
-		    dw_find(&c, bare, tagwant, out, depth + 1))
-			return true;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
 }
 
 static struct perfbuf_type *dw_build(Dwarf_Die *die, const char *bare)
@@ -240,28 +171,40 @@ static struct perfbuf_type *dw_build(Dwarf_Die *die, const char *bare)
 	return t;
 }
 
+struct dw_query {
+	int tag;	/* DW_TAG_structure_type, _union_type, 0: either or a typedef */
+	const char *bare;
+	struct perfbuf_type *t;
+};
+
+static bool dw_want(Dwarf_Die *die, void *ctx)
+{
+	const struct dw_query *q = ctx;
+	int tag = dwarf_tag(die);
+
+	return q->tag ? tag == q->tag :
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_typedef;
+}
+
+static int dw_use(Dwarf_Die *die, void *ctx)
+{
+	struct dw_query *q = ctx;
+
+	q->t = dw_build(die, q->bare);
+	return q->t ? 0 : -errno;
+}
+
 struct perfbuf_type *type_from_dwarf(const char *path, const char *name)
 {
-	int tag = !strncmp(name, "struct ", 7) ? DW_TAG_structure_type :
-		  !strncmp(name, "union ", 6) ? DW_TAG_union_type : 0;
-	const char *bare = type_bare_name(name);
-	struct perfbuf_type *t = NULL;
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, found;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Dwarf *dw = fd < 0 ? NULL : dwarf_begin(fd, DWARF_C_READ);
+	struct dw_query q = {
+		.tag = !strncmp(name, "struct ", 7) ? DW_TAG_structure_type :
+		       !strncmp(name, "union ", 6) ? DW_TAG_union_type : 0,
+		.bare = type_bare_name(name),
+	};
+	int err = die_find(path, q.bare, true, dw_want, dw_use, &q);
 
-	errno = ENOENT;
-	while (dw && !t && dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
-		if (dw_find(&cudie, bare, tag, &found, 0)) {
-			t = dw_build(&found, bare);
-			break;
-		}
-	if (dw)
-		dwarf_end(dw);
-	if (fd >= 0)
-		close(fd);
-	if (!t && errno != EINVAL && errno != ENOMEM)
-		errno = ENOENT;
-	return t;
+	if (!q.t)
+		errno = err == -EINVAL || err == -ENOMEM ? -err : ENOENT;
+	return q.t;
 }

@@ -84,10 +84,10 @@ else
 	pass include_edges
 fi
 
-big=$(find src include tools bpf fuzz scripts examples -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \) \
+big=$(find src lib include tools bpf fuzz scripts examples -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \) \
 	-exec wc -l {} + 2>/dev/null | awk '$2 != "total" && $1 > 1000 { printf "%s (%d lines) ", $2, $1 }')
 echo "largest source files:"
-find src include tools bpf fuzz -type f -name '*.[ch]' -exec wc -l {} + | grep -v ' total$' | sort -rn | head -5 | sed 's/^/  /'
+find src lib include tools bpf fuzz -type f -name '*.[ch]' -exec wc -l {} + | grep -v ' total$' | sort -rn | head -5 | sed 's/^/  /'
 if [[ -n $big ]]; then
 	fail file_sizes "over 1000 lines: $big"
 else
@@ -95,7 +95,7 @@ else
 fi
 
 # A function: from its NAME( line at column 0 to its "}" at column 0.
-funcs=$(find src include tools bpf fuzz -type f -name '*.[ch]' | sort | xargs awk '
+funcs=$(find src lib include tools bpf fuzz -type f -name '*.[ch]' | sort | xargs awk '
 	/^[A-Za-z_].*\(/ { sig = $0; sigline = FNR }
 	/^\{/ { start = sigline ? sigline : FNR; name = sig; inbody = 1; next }
 	/^\}/ {
