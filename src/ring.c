@@ -467,49 +467,58 @@ static void sample_init(struct perfbuf_record *rec, int cpu, const char *data)
 }
 
 /*
- * The fold's inner loop: perfbuf_iter__next()'s inline part over one
- * stretch, with the record's fixed fields stored before (the callback
- * sees it const) and the loop's state in registers: a sample costs three
- * loads, four checks, three stores and the call. It stops at a record it
- * does not take, at the callback's stop or when *left runs out (> 0 on
- * entry). Inlined twice, with and without a time field, so that neither
- * tests for it.
- *
- * (Runs of one size, stepped by a register instead of the header's size,
- * took the load off the next address's path: faster on warm rings, but
- * slower on rings another CPU just wrote, the case that matters, on AMD
- * EPYC: measured, left out.)
+ * The fold's inner loop over one stretch, with the record's fixed fields
+ * stored before (the callback sees it const). The records of a stream are
+ * mostly alike: one header (type, misc, size) and one raw size. A record
+ * is checked in full once and its header and raw size learnt, with misc,
+ * size and data_sz stored in the record; a record after it that has the
+ * same 8 header bytes and raw size, and ends before lim, is taken on those
+ * compares alone, and the next address comes from the size learnt, not
+ * from the load of the header just read (the loads of a run do not wait
+ * on each other). A record that differs is checked and learnt in turn; one
+ * that fails the check stops the loop for the slow path. A sample costs
+ * three compares, one or two stores and the call. It stops at the
+ * callback's stop or when *left runs out (> 0 on entry). Inlined for the
+ * collector's two layouts, raw_off 8 (RAW) and 16 with the time at 8
+ * (TIME | RAW), so that the offsets are constants, and once for any other.
  */
 static inline __attribute__((always_inline)) int
 fold_stretch(const char **pp, const char *lim, size_t *left, size_t raw_off,
-	     size_t time_off, bool timed, perfbuf_record_fn fn, void *ctx,
+	     size_t time_off, perfbuf_record_fn fn, void *ctx,
 	     struct perfbuf_record *rec)
 {
 	const char *p = *pp;
-	size_t n = *left, k = raw_off + 4;
+	size_t n = *left, k = raw_off + 4, size = 0;
+	uintptr_t last = 0;	/* a run's records start below; 0: none learnt */
+	__u64 hdr = 0, h;
+	__u32 raw = 0, r;
 	int ret;
 
 	do {
-		const struct perf_event_header *eh = (const void *)p;
-		__u32 raw_sz = *(const __u32 *)(p + raw_off), misc_size;
-		size_t size = eh->size;
+		memcpy(&h, p, sizeof(h));
+		memcpy(&r, p + raw_off, sizeof(r));
+		if (__builtin_expect(h != hdr || r != raw ||
+				     (uintptr_t)p >= last, 0)) {
+			const struct perf_event_header *eh = (const void *)p;
 
-		if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE ||
-				     raw_sz + k != size || (size & 7) ||
-				     size >= (size_t)(lim - p), 0)) {
-			ret = PERFBUF_CONTINUE;
-			break;
+			/* { header, fixed fields, u32 size, char data[size] }:
+			 * the kernel's size includes the padding */
+			size = eh->size;
+			if (eh->type != PERF_RECORD_SAMPLE || r + k != size ||
+			    (size & 7) || size >= (size_t)(lim - p)) {
+				ret = PERFBUF_CONTINUE;
+				break;
+			}
+			hdr = h;
+			raw = r;
+			last = (uintptr_t)(lim - size);
+			/* misc then size: the same 4 bytes in both */
+			memcpy(&rec->misc, p + 4, 4);
+			rec->data_sz = r;
 		}
-		if (PERFBUF_ITER_PREFETCH &&
-		    (size_t)(lim - p) > PERFBUF_ITER_PREFETCH)
-			__builtin_prefetch(p + PERFBUF_ITER_PREFETCH);
-		/* misc then size: the same 4 bytes in both */
-		memcpy(&misc_size, &eh->misc, 4);
-		memcpy(&rec->misc, &misc_size, 4);
-		if (timed)
+		if (time_off)
 			memcpy(&rec->time_ns, p + time_off, 8);
 		rec->data = p + k;
-		rec->data_sz = raw_sz;
 		p += size;
 		ret = fn(ctx, rec);
 	} while (ret == PERFBUF_CONTINUE && --n);
@@ -536,11 +545,15 @@ size_t ring_fold(struct perfbuf_ring *r, perfbuf_record_fn fn, void *ctx,
 	while (left) {
 		const char *p0 = it.pos;
 
-		ret = it.time_off ?
-		      fold_stretch(&it.pos, it.lim, &left, it.raw_off,
-				   it.time_off, true, fn, ctx, &rec) :
-		      fold_stretch(&it.pos, it.lim, &left, it.raw_off, 0,
-				   false, fn, ctx, &rec);
+		if (it.raw_off == 8 && !it.time_off)
+			ret = fold_stretch(&it.pos, it.lim, &left, 8, 0, fn,
+					   ctx, &rec);
+		else if (it.raw_off == 16 && it.time_off == 8)
+			ret = fold_stretch(&it.pos, it.lim, &left, 16, 8, fn,
+					   ctx, &rec);
+		else
+			ret = fold_stretch(&it.pos, it.lim, &left, it.raw_off,
+					   it.time_off, fn, ctx, &rec);
 		fast_bytes += it.pos - p0;
 		if (ret != PERFBUF_CONTINUE || !left || !iter_slow(&it, &rec))
 			break;
