@@ -196,7 +196,8 @@ TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode
 		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # and kernel functions' typed arguments, from the kernel's BTF
-$(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o
+$(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
+	$(OUTPUT)/tools/common/say.o
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
@@ -364,7 +365,7 @@ $(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filter_parse.c \
-		      $(wildcard tools/trace/*.h) | $(OUTPUT)
+		      tools/common/say.c $(wildcard tools/trace/*.h tools/common/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
 

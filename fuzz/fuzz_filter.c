@@ -15,8 +15,6 @@
 #include "trace/filter.h"
 #include "trace/tool.h"
 
-const char *trace_prog = "perfbuf trace";
-
 /* filters_load()'s two maps: the compiled programs checked, not stored */
 int bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
 {
@@ -50,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		.label = "main", .nargs = -1, .sys_nr = -1,
 	};
 	struct probe_set set = { .v = &probe, .n = 1, .cap = 1 };
-	struct trace_filters fs = {};
+	struct trace_filters fs = { .prog = "perfbuf trace" };
 	char *s = malloc(len + 1);
 
 	if (!s)

@@ -13,8 +13,6 @@
 #include "trace/decode.h"
 #include "trace/args.h"
 
-const char *trace_prog = "perfbuf trace";
-
 #define ASSERT_STREQ(a, b, name) ASSERT_TRUE(!strcmp((a), (b)), name)
 
 /* A probe of @kind on @func typed from BTF: 0, or a skip reason */
@@ -31,6 +29,7 @@ static const char *typed_probe(struct trace_probe *p, enum probe_kind kind,
 	memset(p, 0, sizeof(*p));
 	snprintf(spec, sizeof(spec), "%s:%s", kinds[kind], func);
 	p->kind = kind;
+	p->prog = "perfbuf trace";
 	p->spec = spec;
 	p->label = spec;
 	p->target = (char *)func;

@@ -145,6 +145,7 @@ static int open_capture(struct report *rp)
 			 rp->meta.options);
 		err = -EBADMSG;
 	}
+	rp->set.prog = RPROG;
 	if (!err)
 		err = capture_probes_read(rp->r, &rp->set, why, sizeof(why));
 	if (err) {

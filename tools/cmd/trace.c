@@ -144,7 +144,7 @@ static int open_sink(struct run *run)
 	if (err) {
 		/* the NATS sink says what went wrong itself */
 		if (!run->dec || !run->sink || !run->o.nats.nurls)
-			fprintf(stderr, "%s: out of memory\n", PROG);
+			fprintf(stderr, "%s: out of memory\n", run->o.prog);
 		return err;
 	}
 	run->pipe.dec = run->dec;
@@ -186,10 +186,10 @@ static int check_pages(struct run *run)
 		return 0;
 	if (run->o.flight_pages)
 		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
-			PROG, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
+			run->o.prog, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
 	else
 		fprintf(stderr, "%s: --pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
-			PROG, pages, max_rec, need);
+			run->o.prog, pages, max_rec, need);
 	return -EINVAL;
 }
 
@@ -243,7 +243,7 @@ static void publish(struct run *run)
 /* Before the load (a port in use costs nothing): --metrics served. */
 static int start_metrics(struct run *run)
 {
-	return run->o.metrics ? metrics_start(&run->metrics, PROG, run->o.metrics) : 0;
+	return run->o.metrics ? metrics_start(&run->metrics, run->o.prog, run->o.metrics) : 0;
 }
 
 /* Before the load (a bad path costs nothing): the capture, or -o FILE. */
@@ -254,7 +254,7 @@ static int open_output(struct run *run)
 	if (run->o.record) {
 		err = capture_out_open(&run->cap, run->o.output);
 		if (err) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
+			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
 				cli_output_error(err));
 			return err;
 		}
@@ -262,7 +262,7 @@ static int open_output(struct run *run)
 		run->fd = cli_open_output(run->o.output);
 		if (run->fd < 0) {
 			err = run->fd;
-			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, run->o.output,
+			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
 				cli_output_error(err));
 			return err;
 		}
@@ -279,7 +279,7 @@ static int setup(struct run *run, int nprobes, char **probes)
 	err = trace_session__add_filters(s);
 	if (err)
 		return err;
-	if (!run->o.output && cli_need_stdout(PROG))
+	if (!run->o.output && cli_need_stdout(run->o.prog))
 		return -EPERM;
 	err = trace_session__prepare(s, nprobes, probes) ?: check_pages(run) ?:
 	      trace_session__need_fds(s, run->o.metrics ? METRICS_FDS : 0) ?:
@@ -311,7 +311,7 @@ static void snapshot(struct run *run)
 	err = perfbuf__snapshot(run->s.pb);
 	capture_out_snapshot_end(&run->cap);
 	if (err < 0)
-		fprintf(stderr, "%s: a snapshot failed: %s\n", PROG, strerror(-err));
+		fprintf(stderr, "%s: a snapshot failed: %s\n", run->o.prog, strerror(-err));
 }
 
 /* After a poll: is the output gone, or -n reached (record: counted in
@@ -371,7 +371,7 @@ static int write_end(struct run *run, const char *name)
 	if (run->o.record)
 		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
 	if (err < 0 && err != -EINTR)
-		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", PROG,
+		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", run->o.prog,
 			strerror(-err));
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
@@ -380,14 +380,14 @@ static int write_end(struct run *run, const char *name)
 	if (wr && wr != -EPIPE) {
 		__u64 lost = run->to_write - run->sink->written;
 
-		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", PROG,
+		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", run->o.prog,
 			name, strerror(-wr), (unsigned long long)lost,
 			lost == 1 ? "" : "s");
 		err = -EIO;
 	}
 	sum_wr = summary(run, wr != 0);
 	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
-		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", PROG,
+		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", run->o.prog,
 			name, strerror(-sum_wr));
 		err = -EIO;
 	}
@@ -438,8 +438,8 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	int err;
 
 	memset(&run, 0, sizeof(run));
-	trace_prog = prog;
 	run.fd = 1;
+	run.o.prog = prog;
 	run.o.record = record;
 	/* before the load (a second or more): a signal meanwhile, even to a
 	 * background job (started with SIGINT ignored), ends the run after
@@ -466,7 +466,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	if (!exiting)
 		err = trace_session__attach(&run.s, consume_some, &run);
 	if (!err && run.o.realtime)	/* after the attach: long work, not real-time */
-		record_realtime(PROG, (int)run.o.realtime);
+		record_realtime(prog, (int)run.o.realtime);
 	err = err ?: trace_session__loop(&run.s, &loop);
 	record_realtime_end((int)run.o.realtime);
 	err = err ?: finish(&run);

@@ -21,6 +21,8 @@
 #include "trace/probe.h"
 
 struct trace_opts {
+	const char *prog;	/* "perfbuf trace" or "perfbuf record": what
+				 * messages start with; set by the caller */
 	const char *output;	/* NULL: stdout */
 	long duration, count;	/* 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
@@ -39,8 +41,7 @@ struct trace_opts {
 	int nfilters;
 };
 
-/* The options into @o (o->record set by the caller, @prog: what messages
- * start with): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace
+/* The options into @o (o->prog and o->record set by the caller): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace
  * the probes from argv[optind]. */
 int trace_parse_options(int argc, char **argv, struct trace_opts *o);
 

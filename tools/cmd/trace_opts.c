@@ -96,24 +96,25 @@ enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
        OPT_REALTIME };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
-static bool filter_option(int opt, const char *arg, struct trace_filter *tf)
+static bool filter_option(int opt, const char *arg, struct trace_opts *o)
 {
+	struct trace_filter *tf = &o->filter;
 	int cpu_cnt;
 	long v;
 
 	switch (opt) {
 	case 'p':
-		if (!cli_parse_num(PROG, "-p", arg, 1, 0x7fffffff, &v))
+		if (!cli_parse_num(o->prog, "-p", arg, 1, 0x7fffffff, &v))
 			return false;
 		if (kill(v, 0) && errno == ESRCH) {
-			fprintf(stderr, "%s: -p %ld: no such process\n", PROG, v);
+			fprintf(stderr, "%s: -p %ld: no such process\n", o->prog, v);
 			return false;
 		}
 		tf->pid = v;
 		return true;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
-			fprintf(stderr, "%s: --comm wants a command name of 1 to %d characters, not '%s'\n", PROG,
+			fprintf(stderr, "%s: --comm wants a command name of 1 to %d characters, not '%s'\n", o->prog,
 				TRACE_COMM_LEN - 1, arg);
 			return false;
 		}
@@ -121,7 +122,7 @@ static bool filter_option(int opt, const char *arg, struct trace_filter *tf)
 		return true;
 	default:	/* OPT_CPU */
 		cpu_cnt = libbpf_num_possible_cpus();
-		if (!cli_parse_num(PROG, "--cpu", arg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
+		if (!cli_parse_num(o->prog, "--cpu", arg, 0, cpu_cnt > 0 ? cpu_cnt - 1 : 0, &v))
 			return false;
 		tf->cpu = v;
 		return true;
@@ -132,26 +133,27 @@ static bool filter_option(int opt, const char *arg, struct trace_filter *tf)
 static bool output_option(int opt, const char *arg, struct trace_opts *o)
 {
 	if (o->record) {
-		fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+		fprintf(stderr, "%s: %s is an option of perfbuf report\n", o->prog,
 			opt == OPT_TIME ? "--time" : "--width");
 		return false;
 	}
 	if (opt == OPT_WIDTH)
-		return cli_parse_num(PROG, "--width", arg, 40, 100000, &o->width);
+		return cli_parse_num(o->prog, "--width", arg, 40, 100000, &o->width);
 	if (trace_time_parse(arg, &o->time)) {
-		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", PROG, arg);
+		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", o->prog, arg);
 		return false;
 	}
 	return true;
 }
 
 /* What BPF reads of syscall arguments: --string-size, --buffers. */
-static bool read_option(int opt, const char *arg, struct trace_read_opts *r)
+static bool read_option(int opt, const char *arg, struct trace_opts *o)
 {
+	struct trace_read_opts *r = &o->read;
 	long v;
 
 	if (opt == OPT_STRING_SIZE) {
-		if (!cli_parse_num(PROG, "--string-size", arg, 1, TRACE_STR_SIZE_MAX, &v))
+		if (!cli_parse_num(o->prog, "--string-size", arg, 1, TRACE_STR_SIZE_MAX, &v))
 			return false;
 		r->str_size = v;
 	} else if (!arg || !strcmp(arg, "escaped")) {
@@ -159,7 +161,7 @@ static bool read_option(int opt, const char *arg, struct trace_read_opts *r)
 	} else if (!strcmp(arg, "hex")) {
 		r->buffers = BUFFERS_HEX;
 	} else {
-		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", PROG, arg);
+		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", o->prog, arg);
 		return false;
 	}
 	return true;
@@ -174,21 +176,21 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	switch (opt) {
 	case OPT_REALTIME:
 		if (!o->record) {
-			fprintf(stderr, "%s: --realtime is an option of perfbuf record\n", PROG);
+			fprintf(stderr, "%s: --realtime is an option of perfbuf record\n", o->prog);
 			return false;
 		}
-		return cli_parse_num(PROG, "--realtime", arg, 0, 99, &o->realtime);
+		return cli_parse_num(o->prog, "--realtime", arg, 0, 99, &o->realtime);
 	case OPT_FLIGHT:
 		if (!o->record) {
 			fprintf(stderr, "%s: --flight-recorder is an option of perfbuf record\n",
-				PROG);
+				o->prog);
 			return false;
 		}
 		return record_parse_size(arg, &o->flight_pages);
 	case OPT_JSON:
 	case OPT_UNORDERED:
 		if (o->record) {
-			fprintf(stderr, "%s: %s is an option of perfbuf report\n", PROG,
+			fprintf(stderr, "%s: %s is an option of perfbuf report\n", o->prog,
 				opt == OPT_JSON ? "--json" : "--unordered");
 			return false;
 		}
@@ -198,7 +200,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_KSTACK:
 	case OPT_USTACK:
 		if (o->record) {
-			fprintf(stderr, "%s: %s is an option of perfbuf trace\n", PROG,
+			fprintf(stderr, "%s: %s is an option of perfbuf trace\n", o->prog,
 				opt == OPT_KSTACK ? "--kstack" : "--ustack");
 			return false;
 		}
@@ -208,7 +210,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	default:	/* NATS_OPT_* */
 		if (o->record) {
 			fprintf(stderr, "%s: the NATS options are options of perfbuf trace\n",
-				PROG);
+				o->prog);
 			return false;
 		}
 		return nats_opts_set(&o->nats, opt, arg);
@@ -225,45 +227,45 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'p':
 	case OPT_COMM:
 	case OPT_CPU:
-		return filter_option(opt, arg, &o->filter);
+		return filter_option(opt, arg, o);
 	case 'd':
-		return cli_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
+		return cli_parse_num(o->prog, "-d", arg, 1, 100000000, &o->duration);
 	case 'n':
-		return cli_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
+		return cli_parse_num(o->prog, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'o':
 		o->output = arg;
 		return true;
 	case OPT_FILTER:
 		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
-			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", PROG,
+			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", o->prog,
 				o->nfilters);
 			return false;
 		}
 		o->filters[o->nfilters++] = arg;
 		return true;
 	case OPT_PAGES:
-		if (!cli_parse_num(PROG, "--pages", arg, 1, 1 << 20, &o->pages))
+		if (!cli_parse_num(o->prog, "--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
 		if (perfbuf_ring__check_page_cnt((size_t)o->pages)) {
-			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", PROG,
+			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", o->prog,
 				o->pages);
 			return false;
 		}
 		return true;
 	case OPT_LATENCY:
-		return cli_parse_num(PROG, "--latency", arg, 1, 60000, &o->latency);
+		return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_WIDTH:
 	case OPT_TIME:
 		return output_option(opt, arg, o);
 	case OPT_STRING_SIZE:
 	case OPT_BUFFERS:
-		return read_option(opt, arg, &o->read);
+		return read_option(opt, arg, o);
 	case OPT_STATS:
 		o->stats = o->nats.stats = true;
 		return true;
 	case OPT_METRICS:
 		o->metrics = arg;
-		return !metrics_check_addr(PROG, arg);
+		return !metrics_check_addr(o->prog, arg);
 	case 'v':
 		o->verbose = true;
 		return true;
@@ -307,9 +309,9 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 			      .set = set_option };
 	int err;
 
-	*o = (struct trace_opts){ .pages = 256, .record = o->record,
+	*o = (struct trace_opts){ .prog = o->prog, .pages = 256, .record = o->record,
 				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
-	nats_opts_init(&o->nats, PROG);
+	nats_opts_init(&o->nats, o->prog);
 	o->filter = (struct trace_filter){ .cpu = -1 };
 	o->read = TRACE_READ_DEFAULT;
 	err = cli_options(&c, argc, argv, o);
@@ -321,12 +323,12 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		return -1;
 	if (o->nats.nurls && o->output) {
 		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",
-			PROG, o->output);
+			o->prog, o->output);
 		return -1;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
-			PROG, PROG);
+			o->prog, o->prog);
 		return -1;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 
 #include <bpf/btf.h>
 
+#include "common/say.h"
 #include "args.h"
 #include "probe.h"
 
@@ -240,8 +241,8 @@ static int proto_fields(struct trace_probe *p, const struct btf *btf,
 			return -ENOMEM;
 	}
 	if (n > TRACE_MAX_ARGS && p->kind != PK_KRETPROBE)
-		fprintf(stderr, "%s: %s: %s has %d parameters; %s reads the first %d\n",
-			PROG, p->spec, p->target, n,
+		cli_say(p->prog, "%s: %s has %d parameters; %s reads the first %d\n",
+			p->spec, p->target, n,
 			p->kind == PK_KPROBE ? "a kprobe" : "the trampoline", TRACE_MAX_ARGS);
 	for (int i = 0; p->kind != PK_KRETPROBE && i < n && i < TRACE_MAX_ARGS; i++) {
 		const char *pn = btf__name_by_offset(btf, prm[i].name_off);
@@ -268,8 +269,8 @@ int kfunc_fields(struct trace_probe *p)
 		btf__free(own);
 		if (!kallsyms_find(p->target, mod, sizeof(mod)))
 			return -ENOENT;	/* no such function: attach says so */
-		fprintf(stderr, "%s: %s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
-			PROG, p->spec, p->target, TRACE_MAX_ARGS - 1);
+		cli_say(p->prog, "%s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
+			p->spec, p->target, TRACE_MAX_ARGS - 1);
 		return -ENOENT;
 	}
 	p->cfg.argv_slot = -1;

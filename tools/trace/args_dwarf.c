@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/say.h"
 #include "dwarf_walk.h"
 #include "args.h"
 #include "probe.h"
@@ -108,8 +109,8 @@ static int func_fields(struct trace_probe *p, Dwarf_Die *fn)
 		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
 		if (i == TRACE_MAX_ARGS) {
-			fprintf(stderr, "%s: %s: %s has more than %d parameters; a uprobe reads the first %d\n",
-				PROG, p->spec, p->target, TRACE_MAX_ARGS, TRACE_MAX_ARGS);
+			cli_say(p->prog, "%s: %s has more than %d parameters; a uprobe reads the first %d\n",
+				p->spec, p->target, TRACE_MAX_ARGS, TRACE_MAX_ARGS);
 			break;
 		}
 		snprintf(name, sizeof(name), "arg%d", i);

@@ -16,14 +16,13 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/say.h"
 #include "format.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"
 #include "tracefs.h"
 #include "trace.skel.h"
-
-#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 struct trace *trace_obj_open(const struct probe_set *set)
 {
@@ -123,7 +122,6 @@ static int attach_own(struct trace_probe *p, struct trace *main_obj,
 	return p->link ? 0 : -errno;
 }
 
-
 static void drop_obj(struct trace_probe *p)
 {
 	bpf_link__destroy(p->link);
@@ -161,10 +159,10 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 			break;
 	}
 	if (err == -ENOENT)
-		err_line("no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
+		cli_say(p->prog, "no raw tracepoint '%s'; run 'perfbuf list' to see tracepoints\n",
 			 p->target);
 	else
-		err_line("attaching %s failed: %s%s\n", p->spec,
+		cli_say(p->prog, "attaching %s failed: %s%s\n", p->spec,
 			 cli_strerror(err), cli_hint(err));
 	return err;
 }
@@ -213,7 +211,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	ferr = fentry_probe(p->target);
 
 	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
-		err_line("%s: no kernel function '%s' (see /proc/kallsyms)\n",
+		cli_say(p->prog, "%s: no kernel function '%s' (see /proc/kallsyms)\n",
 			 p->spec, p->target);
 		return -ENOENT;
 	}
@@ -223,7 +221,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
 		if (!err) {
 			if (!want_fentry)
-				fprintf(stderr, "%s: %s: no kprobes in this kernel, using %s\n", PROG,
+				cli_say(p->prog, "%s: no kprobes in this kernel, using %s\n",
 					p->spec, ret ? "fexit" : "fentry");
 			return 0;
 		}
@@ -238,18 +236,18 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 							  p->target, &ko);
 		if (p->link) {
 			if (want_fentry)
-				fprintf(stderr, "%s: %s: %s refused (%s), using %s\n", PROG,
+				cli_say(p->prog, "%s: %s refused (%s), using %s\n",
 					p->spec, ret ? "fexit" : "fentry",
 					cli_strerror(ferr), ret ? "kretprobe" : "kprobe");
 			return 0;
 		}
 		err = -errno;
-		err_line("attaching %s failed: %s%s\n", p->spec,
+		cli_say(p->prog, "attaching %s failed: %s%s\n", p->spec,
 			 cli_strerror(err), cli_hint(err));
 		return err;
 	}
 	suggest(p->target, tp, sizeof(tp));
-	err_line("cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
+	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
 		 p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
 		 tp);
 	return -EOPNOTSUPP;
@@ -271,7 +269,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 						  &key, &val, BPF_ANY) ? -errno : 0;
 			p->on_syscall = !err;
 			if (err)
-				err_line("attaching %s failed: %s\n", p->spec,
+				cli_say(p->prog, "attaching %s failed: %s\n", p->spec,
 					 strerror(-err));
 			return err;
 		}
@@ -281,12 +279,12 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 		err = p->link ? 0 : -errno;
 		*colon = ':';
 		if (err && p->from_glob) {
-			fprintf(stderr, "%s: warning: skipping %s: %s\n", PROG, p->spec,
+			cli_say(p->prog, "warning: skipping %s: %s\n", p->spec,
 				strerror(-err));
 			return 0;
 		}
 		if (err)
-			err_line("attaching %s failed: %s%s\n", p->spec,
+			cli_say(p->prog, "attaching %s failed: %s%s\n", p->spec,
 				 cli_strerror(err), cli_hint(err));
 		return err;
 	}
@@ -303,14 +301,14 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 			return 0;
 		err = -errno;
 		if (err == -ENOENT)
-			err_line("%s: no function symbol '%s' in %s\n", p->spec,
+			cli_say(p->prog, "%s: no function symbol '%s' in %s\n", p->spec,
 				 p->target, p->path);
 		else if (p->offset && (err == -EINVAL || err == -524))
-			err_line("%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start, e.g. from 'objdump -d %s'\n",
+			cli_say(p->prog, "%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start, e.g. from 'objdump -d %s'\n",
 				 p->spec, p->offset, p->target, cli_strerror(err),
 				 p->path);
 		else
-			err_line("attaching %s failed: %s%s\n", p->spec,
+			cli_say(p->prog, "attaching %s failed: %s%s\n", p->spec,
 				 cli_strerror(err), cli_hint(err));
 		return err;
 	}
@@ -382,7 +380,7 @@ void probes_warn_cost(const struct probe_set *set)
 
 	if (n <= WARN_PROBES)
 		return;
-	fprintf(stderr, "%s: warning: %d tracepoints: attaching takes about %d s and detaching at the end about %d s (the kernel waits ~%d ms per tracepoint); narrow the globs to trace fewer\n", PROG,
+	cli_say(set->prog, "warning: %d tracepoints: attaching takes about %d s and detaching at the end about %d s (the kernel waits ~%d ms per tracepoint); narrow the globs to trace fewer\n",
 		n, (n * ATTACH_US_PER_TP + 999999) / 1000000,
 		(n * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
 }
@@ -404,7 +402,7 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 				continue;
 			if (bpf_map_update_elem(cfg_fd, &key, &p->cfg, BPF_ANY)) {
 				err = -errno;
-				err_line("configuring %s failed: %s\n", p->spec,
+				cli_say(set->prog, "configuring %s failed: %s\n", p->spec,
 					 strerror(-err));
 				return err;
 			}
@@ -416,7 +414,7 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 		}
 	}
 	if (!probes_attached(set)) {
-		err_line("none of the probes could be attached\n");
+		cli_say(set->prog, "none of the probes could be attached\n");
 		return -ENOENT;
 	}
 	return 0;
@@ -437,7 +435,7 @@ int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
 			links[n++] = set->multi_link[k];
 	}
 	if (links) {
-		left = links_destroy(links, n, probes_slow(set), signals);
+		left = links_destroy(set->prog, links, n, probes_slow(set), signals);
 		free(links);
 		for (int i = 0; i < set->n; i++)
 			set->v[i].link = NULL;

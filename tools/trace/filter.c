@@ -17,13 +17,12 @@
 
 #include <bpf/bpf.h>
 
+#include "common/say.h"
 #include "filter.h"
 #include "filter_ast.h"
 #include "format.h"
 #include "probe.h"
 #include "syscalls.h"
-
-#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 /* ---- compiling one probe's filters ---- */
 
@@ -404,7 +403,7 @@ int filters_load(const struct trace_filters *fs, const struct probe_set *set,
 		for (int j = 0; j < set->n && !any; j++)
 			any = probe_matches(&fs->v[i], &set->v[j]);
 		if (!any) {
-			err_line("--filter '%s': no probe matches '%s'; give it as on the command line or as the probe's full name\n",
+			cli_say(fs->prog, "--filter '%s': no probe matches '%s'; give it as on the command line or as the probe's full name\n",
 				 fs->v[i].arg, fs->v[i].probe);
 			return -ENOENT;
 		}
@@ -423,14 +422,14 @@ int filters_load(const struct trace_filters *fs, const struct probe_set *set,
 			struct trace_filter_prog *v;
 
 			if (nprogs == TRACE_MAX_FILTERS) {
-				err_line("the filters compile to more than %d different programs; give fewer per-probe filters or narrow the globs\n",
+				cli_say(fs->prog, "the filters compile to more than %d different programs; give fewer per-probe filters or narrow the globs\n",
 					 TRACE_MAX_FILTERS);
 				err = -E2BIG;
 				break;
 			}
 			v = realloc(progs, (nprogs + 1) * sizeof(*v));
 			if (!v) {
-				err_line("out of memory\n");
+				cli_say(fs->prog, "out of memory\n");
 				err = -ENOMEM;
 				break;
 			}
@@ -438,7 +437,7 @@ int filters_load(const struct trace_filters *fs, const struct probe_set *set,
 			progs[nprogs++] = prog;
 			if (bpf_map_update_elem(filters_fd, &k, &prog, BPF_ANY)) {
 				err = -errno;
-				err_line("storing the filter of %s failed: %s\n",
+				cli_say(fs->prog, "storing the filter of %s failed: %s\n",
 					 set->v[i].spec, strerror(errno));
 				break;
 			}
@@ -446,7 +445,7 @@ int filters_load(const struct trace_filters *fs, const struct probe_set *set,
 		idx = k + 1;
 		if (bpf_map_update_elem(filter_of_fd, &key, &idx, BPF_ANY)) {
 			err = -errno;
-			err_line("storing the filter of %s failed: %s\n",
+			cli_say(fs->prog, "storing the filter of %s failed: %s\n",
 				 set->v[i].spec, strerror(errno));
 		}
 	}

@@ -7,10 +7,11 @@
 struct probe_set;
 struct filter;		/* one parsed expression: filter_ast.h */
 
-/* A session's filters: zeroed before the first filter_add(). */
+/* A session's filters: zeroed, @prog set, before the first filter_add(). */
 struct trace_filters {
 	struct filter *v;
 	int n;
+	const char *prog;	/* "perfbuf trace": what messages start with */
 };
 
 /* One --filter [PROBE:]EXPR into @fs, checked for syntax: 0 or -errno

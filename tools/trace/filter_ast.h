@@ -40,6 +40,7 @@ struct filter {
 	char *probe;		/* NULL: every probe */
 	const char *expr;	/* into arg */
 	struct fx_node *root;
+	const char *prog;	/* its trace_filters' */
 };
 
 /* One line about filter @f, unless *@err says one was printed. */

@@ -21,13 +21,12 @@
 
 #include <bpf/bpf.h>
 
+#include "common/say.h"
 #include "filter.h"
 #include "filter_ast.h"
 #include "format.h"
 #include "probe.h"
 #include "syscalls.h"
-
-#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 struct tok {
 	enum tok_kind kind;
@@ -72,7 +71,7 @@ void filter_say(const struct filter *f, int *err, const char *fmt, va_list ap)
 		return;
 	*err = -EINVAL;
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s: --filter '%.*s%s': %s%s\n", PROG, alen > 100 ? 100 : alen,
+	cli_say(f->prog, "--filter '%.*s%s': %s%s\n", alen > 100 ? 100 : alen,
 		f->arg, alen > 100 ? "..." : "", msg,
 		n >= (int)sizeof(msg) ? "..." : "");
 }
@@ -265,7 +264,7 @@ static struct fx_node *node(struct parser *ps, enum fx_kind kind, int at)
 	}
 	n = calloc(1, sizeof(*n));
 	if (!n && !ps->err) {
-		err_line("out of memory\n");
+		cli_say(ps->f->prog, "out of memory\n");
 		ps->err = -ENOMEM;
 	}
 	if (n) {
@@ -435,7 +434,7 @@ static int split_probe(struct filter *f)
 			return f->probe ? 0 : -ENOMEM;
 		}
 	}
-	err_line("--filter '%s': ':' outside a string; per probe, write --filter 'PROBE:EXPR', e.g. 'tracepoint:syscalls:sys_enter_openat:filename == \"/etc/*\"'\n",
+	cli_say(f->prog, "--filter '%s': ':' outside a string; per probe, write --filter 'PROBE:EXPR', e.g. 'tracepoint:syscalls:sys_enter_openat:filename == \"/etc/*\"'\n",
 		 f->arg);
 	return -EINVAL;
 }
@@ -446,15 +445,16 @@ int filter_add(struct trace_filters *fs, const char *arg)
 	struct parser ps = {};
 
 	if (!v) {
-		err_line("out of memory\n");
+		cli_say(fs->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	fs->v = v;
 	f = &fs->v[fs->n];
 	memset(f, 0, sizeof(*f));
+	f->prog = fs->prog;
 	f->arg = strdup(arg);
 	if (!f->arg) {
-		err_line("out of memory\n");
+		cli_say(fs->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	fs->n++;

@@ -15,10 +15,9 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/say.h"
 #include "tool.h"
 #include "trace.skel.h"
-
-#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 int kfunc_parse_offset(struct trace_probe *p, const char *spec)
 {
@@ -29,7 +28,7 @@ int kfunc_parse_offset(struct trace_probe *p, const char *spec)
 	errno = 0;
 	p->offset = strtoul(plus + 1, &end, 0);
 	if (errno || *end || end == plus + 1 || plus == p->target) {
-		err_line("bad probe '%s': want kprobe:FUNCTION+OFFSET, e.g. kprobe:vfs_read+9\n",
+		cli_say(p->prog, "bad probe '%s': want kprobe:FUNCTION+OFFSET, e.g. kprobe:vfs_read+9\n",
 			 spec);
 		return -EINVAL;
 	}
@@ -43,7 +42,7 @@ int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool
 	int err;
 
 	if (!kprobes) {
-		err_line("cannot trace %s: an offset into a function needs a kprobe (fentry has no offsets), and this kernel has no kprobes (CONFIG_KPROBES is off)\n",
+		cli_say(p->prog, "cannot trace %s: an offset into a function needs a kprobe (fentry has no offsets), and this kernel has no kprobes (CONFIG_KPROBES is off)\n",
 			 p->spec);
 		return -EOPNOTSUPP;
 	}
@@ -52,11 +51,11 @@ int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool
 		return 0;
 	err = -errno;
 	if (err == -EILSEQ || err == -EINVAL)	/* EILSEQ: inside an instruction */
-		err_line("%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start (objdump -d of the kernel's vmlinux)\n",
+		cli_say(p->prog, "%s: the kernel cannot probe offset %lu of %s (%s): give the offset of an instruction's start (objdump -d of the kernel's vmlinux)\n",
 			 p->spec, p->offset, p->target,
 			 err == -EILSEQ ? "not where an instruction starts" : cli_strerror(err));
 	else
-		err_line("attaching %s failed: %s%s\n", p->spec, cli_strerror(err),
+		cli_say(p->prog, "attaching %s failed: %s%s\n", p->spec, cli_strerror(err),
 			 cli_hint(err));
 	return err;
 }
@@ -74,7 +73,7 @@ static int add_func(struct probe_set *set, enum probe_kind kind, const char *kw,
 		p->spec = NULL;
 	p->label = p->spec ? strdup(p->spec) : NULL;
 	if (!p->target || !p->spec || !p->label) {
-		err_line("out of memory\n");
+		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	return 0;
@@ -88,14 +87,14 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 	FILE *f;
 
 	if (!kprobes_supported()) {
-		err_line("cannot trace %s: a glob of kernel functions needs kprobes, and this kernel has none (CONFIG_KPROBES is off); name one function (fentry) or trace a tracepoint\n",
+		cli_say(set->prog, "cannot trace %s: a glob of kernel functions needs kprobes, and this kernel has none (CONFIG_KPROBES is off); name one function (fentry) or trace a tracepoint\n",
 			 spec);
 		return -EOPNOTSUPP;
 	}
 	snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_path());
 	f = fopen(path, "re");
 	if (!f) {
-		err_line("%s: cannot list the kernel's functions (%s: %s)\n", spec, path,
+		cli_say(set->prog, "%s: cannot list the kernel's functions (%s: %s)\n", spec, path,
 			 strerror(errno));
 		return -errno;
 	}
@@ -109,7 +108,7 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 	}
 	fclose(f);
 	if (!err && !found) {
-		err_line("%s: no kernel function matches '%s' (see %s)\n", spec, pattern, path);
+		cli_say(set->prog, "%s: no kernel function matches '%s' (see %s)\n", spec, pattern, path);
 		return -ENOENT;
 	}
 	return err;
@@ -180,8 +179,8 @@ void kfunc_attach_multi(struct probe_set *set, struct trace *skel)
 			continue;
 		err = attach_multi(set, progs[k], kinds[k], &set->multi_link[k]);
 		if (err)
-			fprintf(stderr, "%s: no multi-attach for %s globs here (%s): one %s per function\n",
-				PROG, k ? "kretprobe" : "kprobe", cli_strerror(err),
+			cli_say(set->prog, "no multi-attach for %s globs here (%s): one %s per function\n",
+				k ? "kretprobe" : "kprobe", cli_strerror(err),
 				k ? "kretprobe" : "kprobe");
 	}
 }

@@ -21,6 +21,7 @@
 
 #include "common/cli.h"
 #include "common/elf.h"
+#include "common/say.h"
 #include "format.h"
 #include "args.h"
 #include "probe.h"
@@ -30,8 +31,6 @@
 #include "trace.skel.h"
 
 static struct btf *vmlinux_btf;
-
-#define err_line(fmt, ...) fprintf(stderr, "%s: " fmt, PROG, ##__VA_ARGS__)
 
 bool kprobes_supported(void)
 {
@@ -133,7 +132,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 	struct trace_probe *v, *p;
 
 	if (set->n >= TRACE_MAX_PROBES) {
-		err_line("more than %d probes; narrow the globs\n",
+		cli_say(set->prog, "more than %d probes; narrow the globs\n",
 			 TRACE_MAX_PROBES);
 		return NULL;
 	}
@@ -142,7 +141,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 
 		v = realloc(set->v, cap * sizeof(*v));
 		if (!v) {
-			err_line("out of memory\n");
+			cli_say(set->prog, "out of memory\n");
 			return NULL;
 		}
 		set->v = v;
@@ -152,6 +151,7 @@ struct trace_probe *probe_new(struct probe_set *set, enum probe_kind kind)
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->read = &set->read;
+	p->prog = set->prog;
 	p->sys_nr = -1;
 	p->cfg.argv_slot = -1;
 	return p;
@@ -183,12 +183,12 @@ static int add_tracepoint(struct probe_set *set, const char *cat,
 	p->target = xasprintf("%s:%s", cat, name);
 	p->label = strdup(name);
 	if (!p->spec || !p->target || !p->label) {
-		err_line("out of memory\n");
+		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	err = tp_format_load(p);
 	if (err) {
-		err_line("cannot read the format of tracepoint %s: %s\n",
+		cli_say(set->prog, "cannot read the format of tracepoint %s: %s\n",
 			 p->target, strerror(-err));
 		return err;
 	}
@@ -222,7 +222,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 
 	if (!name || name == rest || !name[1] || strchr(name + 1, ':') ||
 	    name - rest >= (long)sizeof(cat)) {
-		err_line("bad probe '%s': want tracepoint:CATEGORY:NAME, e.g. tracepoint:sched:sched_process_exec\n",
+		cli_say(set->prog, "bad probe '%s': want tracepoint:CATEGORY:NAME, e.g. tracepoint:sched:sched_process_exec\n",
 			 spec);
 		return -EINVAL;
 	}
@@ -233,7 +233,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	ncat = scandir(path, &cats, dir_only, by_name);
 	if (ncat < 0) {
 		err = -errno;
-		err_line("cannot read %s: %s\n", path, strerror(-err));
+		cli_say(set->prog, "cannot read %s: %s\n", path, strerror(-err));
 		return err;
 	}
 	for (int i = 0; i < ncat; i++) {
@@ -257,7 +257,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	}
 	free(cats);
 	if (!err && !found) {
-		err_line("no tracepoint matches '%s:%s'; run 'perfbuf list' to see them\n",
+		cli_say(set->prog, "no tracepoint matches '%s:%s'; run 'perfbuf list' to see them\n",
 			 cat, name);
 		return -ENOENT;
 	}
@@ -298,12 +298,12 @@ static int uprobe_check(const struct trace_probe *p)
 	int err = elf_func_size(p->path, p->target, &size);
 
 	if (err == -ENOEXEC) {
-		err_line("%s: %s is not an ELF executable or library; give a binary, e.g. uprobe:/bin/bash:readline\n",
+		cli_say(p->prog, "%s: %s is not an ELF executable or library; give a binary, e.g. uprobe:/bin/bash:readline\n",
 			 p->spec, p->path);
 		return err;
 	}
 	if (!err && size && p->offset >= size) {
-		err_line("%s: offset %lu is past the end of %s (%llu bytes); give one from 0 to %llu\n",
+		cli_say(p->prog, "%s: offset %lu is past the end of %s (%llu bytes); give one from 0 to %llu\n",
 			 p->spec, p->offset, p->target, (unsigned long long)size,
 			 (unsigned long long)size - 1);
 		return -EINVAL;
@@ -321,13 +321,13 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 	int err;
 
 	if (!sym || sym == rest || !sym[1]) {
-		err_line("bad probe '%s': want %s:PATH:SYMBOL%s\n", spec, kw,
+		cli_say(set->prog, "bad probe '%s': want %s:PATH:SYMBOL%s\n", spec, kw,
 			 kind == PK_UPROBE ? "[+OFFSET]" : "");
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
 	if (find_binary(name, path, sizeof(path))) {
-		err_line("%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
+		cli_say(set->prog, "%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
 			 rest);
 		return -ENOENT;
 	}
@@ -340,7 +340,7 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 	p->spec = xasprintf("%s:%s:%s", kw, p->path ? p->path : "", sym + 1);
 	p->label = xasprintf("%s:%s", kw, sym + 1);
 	if (!p->path || !p->target || !p->spec || !p->label) {
-		err_line("out of memory\n");
+		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	plus = strchr(p->target, '+');
@@ -349,7 +349,7 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		p->offset = strtoul(plus + 1, &end, 0);
 		if (errno || *end || end == plus + 1 || plus == p->target ||
 		    kind == PK_URETPROBE) {
-			err_line("bad probe '%s': %s\n", spec,
+			cli_say(set->prog, "bad probe '%s': %s\n", spec,
 				 kind == PK_URETPROBE ? "a uretprobe takes no +OFFSET"
 						      : "want SYMBOL+OFFSET, e.g. main+8");
 			return -EINVAL;
@@ -359,14 +359,14 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		free(p->spec);
 		p->spec = xasprintf("%s:%s:%s+%lu", kw, p->path, p->target, p->offset);
 		if (!p->spec) {
-			err_line("out of memory\n");
+			cli_say(set->prog, "out of memory\n");
 			return -ENOMEM;
 		}
 	}
 	err = uprobe_check(p);
 	/* typed from DWARF at the function's start (no DWARF: arg0..arg5) */
 	if (!err && !p->offset && ufunc_fields(p) == -ENOMEM) {
-		err_line("out of memory\n");
+		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	return err;
@@ -400,7 +400,7 @@ static int parse_one(struct probe_set *set, const char *spec)
 		     !strncmp(spec, kinds[k].alias, klen)))
 			break;
 	if (!colon || k == (int)(sizeof(kinds) / sizeof(kinds[0]))) {
-		err_line("unknown probe '%s': want tracepoint:, rawtracepoint:, kprobe:, kretprobe:, fentry:, fexit:, uprobe: or uretprobe: (see --help)\n",
+		cli_say(set->prog, "unknown probe '%s': want tracepoint:, rawtracepoint:, kprobe:, kretprobe:, fentry:, fexit:, uprobe: or uretprobe: (see --help)\n",
 			 spec);
 		return -EINVAL;
 	}
@@ -418,7 +418,7 @@ static int parse_one(struct probe_set *set, const char *spec)
 	    strpbrk(rest, "*?[") && !strpbrk(rest, ":+ "))
 		return kfunc_parse_glob(set, kinds[k].kind, kinds[k].name, spec, rest);
 	if (!*rest || strpbrk(rest, ":*?[ ")) {
-		err_line("bad probe '%s': want %s:NAME (no globs)\n", spec,
+		cli_say(set->prog, "bad probe '%s': want %s:NAME (no globs)\n", spec,
 			 kinds[k].name);
 		return -EINVAL;
 	}
@@ -432,7 +432,7 @@ static int parse_one(struct probe_set *set, const char *spec)
 			    : xasprintf("%s:%s", kinds[k].name, rest);
 	p->label = kinds[k].kind == PK_RAWTP ? strdup(rest) : strdup(p->spec ? p->spec : "");
 	if (!p->target || !p->spec || !p->label) {
-		err_line("out of memory\n");
+		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	if (p->kind == PK_RAWTP)

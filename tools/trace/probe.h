@@ -17,10 +17,6 @@
 #include "format.h"
 #include "values.h"	/* struct tv_name, TV_HINT_* */
 
-/* "perfbuf trace" or "perfbuf record": what messages start with */
-extern const char *trace_prog;
-#define PROG trace_prog
-
 enum probe_kind {
 	PK_TRACEPOINT,
 	PK_RAWTP,
@@ -85,6 +81,7 @@ struct trace_probe {
 	struct trace *obj;	/* per-probe object (tp_btf, raw_tp, fentry) */
 	bool from_glob;		/* failing to attach it is a warning */
 	const struct trace_read_opts *read;	/* its set's (NULL: defaults) */
+	const char *prog;	/* its set's: what its messages start with */
 	int sys_nr;		/* syscalls:sys_enter/exit_NAME: its number, else -1 */
 	bool sys_exit;
 	bool on_syscall;	/* attached through the raw tracepoint sys_enter/exit */
@@ -106,6 +103,7 @@ struct trace_filter {
 struct probe_set {
 	struct trace_probe *v;
 	int n, cap;
+	const char *prog;	/* "perfbuf trace": what messages start with */
 	struct trace_filter filter;	/* set before the probes are parsed */
 	struct trace_read_opts read;	/* likewise */
 	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */

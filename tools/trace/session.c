@@ -14,9 +14,6 @@
 #include "tracefs.h"
 #include "trace.skel.h"
 
-/* "perfbuf trace" or "perfbuf record": what messages start with */
-const char *trace_prog = "perfbuf trace";
-
 static int print_all(enum libbpf_print_level level, const char *fmt,
 		     va_list ap)
 {
@@ -28,8 +25,10 @@ void trace_session__init(struct trace_session *s, const char *prog,
 			 const struct trace_session_opts *o)
 {
 	memset(s, 0, sizeof(*s));
-	s->prog = trace_prog = prog;
+	s->prog = prog;
 	s->o = *o;
+	s->set.prog = prog;
+	s->filters.prog = prog;
 	s->set.filter = o->filter;
 	s->set.read = o->read;
 	s->pid.fd = -1;

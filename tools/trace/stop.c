@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
-#include "probe.h"	/* PROG */
+#include "common/say.h"
 #include "stop.h"
 #include "trace.skel.h"
 
@@ -105,7 +105,7 @@ static pid_t leave_to_kernel(void)
 	_exit(0);
 }
 
-int links_destroy(struct bpf_link **links, int n, int slow,
+int links_destroy(const char *prog, struct bpf_link **links, int n, int slow,
 		  volatile sig_atomic_t *signals)
 {
 	struct detach d = { .links = links, .n = n };
@@ -118,7 +118,7 @@ int links_destroy(struct bpf_link **links, int n, int slow,
 	pid_t child;
 
 	if (tell)
-		fprintf(stderr, "%s: detaching %d probes, about %d s (the kernel waits ~%d ms per tracepoint); Ctrl-C leaves it to the kernel\n", PROG,
+		cli_say(prog, "detaching %d probes, about %d s (the kernel waits ~%d ms per tracepoint); Ctrl-C leaves it to the kernel\n",
 			n, (slow * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
 	for (int i = 0; i < nth; i++)
 		started += !pthread_create(&th[started], NULL, detach_worker, &d);
@@ -139,16 +139,16 @@ int links_destroy(struct bpf_link **links, int n, int slow,
 		fputs("\r\033[K", stderr);
 	if (!atomic_load(&d.cancel)) {
 		if (tell)
-			fprintf(stderr, "%s: detached %d probes in %.1f s\n", PROG, n,
+			cli_say(prog, "detached %d probes in %.1f s\n", n,
 				(perfbuf_now_ns() - t0) / 1e9);
 		return 0;
 	}
 	child = leave_to_kernel();
 	if (child < 0)
-		fprintf(stderr, "%s: cannot leave the detaching to the kernel (fork: %s); finishing it here\n", PROG,
+		cli_say(prog, "cannot leave the detaching to the kernel (fork: %s); finishing it here\n",
 			strerror(errno));
 	else
-		fprintf(stderr, "%s: leaving %d probes for the kernel to detach (process %d exits when it is done)\n", PROG,
+		cli_say(prog, "leaving %d probes for the kernel to detach (process %d exits when it is done)\n",
 			n - atomic_load(&d.done), (int)child);
 	/* the child holds every file now: our closes only drop references */
 	atomic_store(&d.cancel, false);

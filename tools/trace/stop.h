@@ -16,8 +16,9 @@ struct bpf_link;
  * a drain after it sees every record there will be. 0 or -errno */
 int trace_stop(struct trace *skel);
 /* Destroy @links from several threads (@slow: perf-event tracepoints, for
- * the estimate); see probes_detach() for @signals. */
-int links_destroy(struct bpf_link **links, int n, int slow,
+ * the estimate; @prog: what its lines start with); see probes_detach()
+ * for @signals. */
+int links_destroy(const char *prog, struct bpf_link **links, int n, int slow,
 		  volatile sig_atomic_t *signals);
 
 #endif
