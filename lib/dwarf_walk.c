@@ -136,10 +136,23 @@ int die_enum_each(Dwarf_Die *die,
 
 void die_member_bits(Dwarf_Die *die, Dwarf_Word *bits, Dwarf_Word *width)
 {
-	/* DW_AT_data_bit_offset: a bitfield's (DWARF 5), else bytes */
-	*bits = die_udata(die, DW_AT_data_bit_offset,
-			  8 * die_udata(die, DW_AT_data_member_location, 0));
+	Dwarf_Word at = 8 * die_udata(die, DW_AT_data_member_location, 0);
+	Dwarf_Word unit = die_udata(die, DW_AT_byte_size, 0), top;
+	Dwarf_Die t;
+
 	*width = die_udata(die, DW_AT_bit_size, 0);
+	/* DWARF 5: bits from the struct's start. DWARF 2-4: DW_AT_bit_offset,
+	 * from the top of a storage unit (the member's type's size) at the
+	 * byte offset; little endian: the unit's bit 0 is its lowest */
+	if (dwarf_hasattr(die, DW_AT_data_bit_offset) || !*width ||
+	    !dwarf_hasattr(die, DW_AT_bit_offset)) {
+		*bits = die_udata(die, DW_AT_data_bit_offset, at);
+		return;
+	}
+	if (!unit && die_type(die, &t) && die_skip(&t))
+		unit = die_udata(&t, DW_AT_byte_size, 0);
+	top = die_udata(die, DW_AT_bit_offset, 0);
+	*bits = top + *width <= 8 * unit ? at + 8 * unit - top - *width : at;
 }
 
 Dwarf_Word die_subrange_len(Dwarf_Die *die)

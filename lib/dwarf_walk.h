@@ -44,8 +44,8 @@ bool die_is_char(Dwarf_Die *die);
 int die_enum_each(Dwarf_Die *die,
 		  int (*fn)(const char *name, Dwarf_Sword value, void *ctx),
 		  void *ctx);
-/* Member @die's place in its struct: bits from its start into @bits, and
- * a bitfield's width into @width (0: not a bitfield) */
+/* Member @die's place in its struct (DWARF 2 to 5): bits from its start
+ * into @bits, and a bitfield's width into @width (0: not a bitfield) */
 void die_member_bits(Dwarf_Die *die, Dwarf_Word *bits, Dwarf_Word *width);
 /* Elements of array dimension @die (a subrange): 0 for a flexible one */
 Dwarf_Word die_subrange_len(Dwarf_Die *die);

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
 #include "test.h"
 #include "bpf/run_test.h"
@@ -124,6 +125,58 @@ TEST(dwarf_only)
 	perfbuf_type__free(t);
 }
 
+/* Bitfields from DWARF as each producer writes them: a bit offset from
+ * the struct's start (DW_AT_data_bit_offset: gcc's DWARF 5) or from the top
+ * of the member's storage unit (DW_AT_bit_offset: gcc's DWARF 4; clang 14
+ * writes it in DWARF 5 too, for BPF objects as well) */
+#define BF_STRUCT struct bf { int a : 3; unsigned int b : 13; char c; \
+			      unsigned short e : 5; unsigned int f : 20; }
+#define STR_(x) #x
+#define STR(x) STR_(x)
+BF_STRUCT;
+
+TEST(dwarf_bitfields)
+{
+	static const char *const flags[] = { "-gdwarf-5", "-gdwarf-4" };
+	static const char src[] = STR(BF_STRUCT) " bf;\nint main(void) { return 0; }\n";
+	struct bf v = { .a = -3, .b = 4000, .c = 'x', .e = 17, .f = 1000000 };
+	char dir[] = "/tmp/perfbuf-bf.XXXXXX", cmd[512], bin[64];
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	libbpf_print_fn_t old = libbpf_set_print(NULL);	/* no BTF: said */
+	FILE *f;
+	bool ok;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		return;
+	snprintf(cmd, sizeof(cmd), "%s/bf.c", dir);
+	f = fopen(cmd, "w");
+	if (!ASSERT_OK_PTR(f, "source"))
+		goto out;
+	ok = fputs(src, f) >= 0;
+	if (!ASSERT_TRUE(!fclose(f) && ok, "source written"))
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		struct perfbuf_type *t;
+
+		snprintf(bin, sizeof(bin), "%s/bf%d", dir, i);
+		snprintf(cmd, sizeof(cmd), "%s -g %s -o %s %s/bf.c", cc, flags[i], bin, dir);
+		if (!ASSERT_OK(system(cmd), cmd))
+			continue;
+		t = perfbuf_type__from_file(bin, NULL, "struct bf");
+		if (!ASSERT_OK_PTR(t, flags[i]))
+			continue;
+		ASSERT_TRUE(!strcmp(to_json(t, &v, sizeof(v)),
+				    "{\"a\":-3,\"b\":4000,\"c\":120,\"e\":17,\"f\":1000000}"),
+			    flags[i]);
+		perfbuf_type__free(t);
+	}
+out:
+	libbpf_set_print(old);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 TEST(short_tail)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_ringbuf"), "rb", NULL);
@@ -225,7 +278,8 @@ int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
 		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
-		TEST_ENTRY(dwarf_only), TEST_ENTRY(short_tail),
+		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
+		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
 		TEST_ENTRY(object_set),
 	};
