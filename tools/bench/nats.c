@@ -24,6 +24,7 @@
 #include <nats/nats.h>
 
 #include "bench.h"
+#include "nats/options.h"	/* NATS_DEFAULT_BATCH_TEXT */
 
 #define NATS_PAGES "1024"
 #define NATS_STREAM "PBBENCH"
@@ -35,7 +36,7 @@ enum { NR_NONE, NR_JSON, NR_DEFAULT, NR_EV1, NR_PIPE, NR_B64, NR_B1024,
 static const char *const nr_name[NR_N] = {
 	"nothing",
 	"`trace --json -o FILE`",
-	"`trace --nats` (default: 256K batches)",
+	"`trace --nats` (default: " NATS_DEFAULT_BATCH_TEXT " batches)",
 	"`--nats-batch 1` (an event a message)",
 	"`--nats-batch 1 --nats-window 16384` (pipelined)",
 	"`--nats-batch 64`",
@@ -303,6 +304,12 @@ static double round_ratio(struct nats_run runs[NR_N][MAX_REPS], int k, int reps)
 	return r[reps / 2];
 }
 
+/* The tracer's and the server's CPU per event delivered, in ns. */
+static double event_cpu_ns(const struct nats_run *r)
+{
+	return r->got ? (r->tracer_ns + r->server_ns) * r->calls / r->got : 0;
+}
+
 static void nats_report(const struct nats_env *e, const struct nats_run *med,
 			const __u64 *lost_all, const double *ratio, int reps)
 {
@@ -335,6 +342,15 @@ static void nats_report(const struct nats_env *e, const struct nats_run *med,
 			  ratio[NR_DEFAULT], ratio[NR_EV1]);
 		info_line("batched / pipelined (acknowledged)",
 			  ratio[NR_DEFAULT], ratio[NR_PIPE]);
+	}
+	for (int k = NR_B64; k < NR_N; k++) {	/* what the default was chosen by */
+		char what[128];
+
+		if (!med[k].rate || !med[k].got)
+			continue;
+		snprintf(what, sizeof(what), "tracer + server CPU per event: default / %s",
+			 nr_name[k]);
+		info_line(what, event_cpu_ns(def), event_cpu_ns(&med[k]));
 	}
 }
 
