@@ -712,19 +712,38 @@ static void finish(struct fixture *f, __u64 cycles)
 			(unsigned long long)eopnotsupp);
 }
 
-/* 1. CPU1 offline and back while the producer writes on both CPUs. */
-TEST(offline_online_while_producing)
+/* The producer started with CPU1 only, until the callback lets CPU0
+ * write too: the first record delivered is CPU1's, in the middle of its
+ * ring (for a cycle FROM_CALLBACK). */
+static bool prod_start_cpu1_first(struct fixture *f)
+{
+	f->s.cb_allow0 = &f->prod.allow[0];
+	return ASSERT_OK(emit_run(f->skel, HP_CPU, 256, REC_SIZE), "fill CPU1") &&
+	       prod_start(&f->prod, f->skel, false, true);
+}
+
+/* One cycle @how, the producer on both CPUs, then every check. */
+static void one_cycle(enum how how)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 16, .timestamps = true);
 	struct fixture f;
 
-	HOTPLUG_NEEDED();
-	if (!fixture_open(&f, &o) || !prod_start(&f.prod, f.skel, true, true))
+	if (!fixture_open(&f, &o))
 		goto cleanup;
-	if (cycle(&f, FROM_MAIN, 1))
+	if (how == FROM_MAIN ? !prod_start(&f.prod, f.skel, true, true) :
+			       !prod_start_cpu1_first(&f))
+		goto cleanup;
+	if (cycle(&f, how, 1))
 		finish(&f, 1);
 cleanup:
 	fixture_close(&f);
+}
+
+/* 1. CPU1 offline and back while the producer writes on both CPUs. */
+TEST(offline_online_while_producing)
+{
+	HOTPLUG_NEEDED();
+	one_cycle(FROM_MAIN);
 }
 
 /* 2. Twenty cycles: nothing left behind, the counts exact, CPU1 works. */
@@ -732,14 +751,14 @@ TEST(twenty_cycles_no_leak)
 {
 	struct fixture f;
 	struct seen *s = &f.s;
-	int fds, maps, per = 8;
+	struct leak_base leaks;
+	int per = 8;
 	__u64 t0;
 
 	HOTPLUG_NEEDED();
 	if (!fixture_open(&f, NULL))
 		goto cleanup;
-	fds = count_fds();
-	maps = count_maps();
+	leak_base_take(&leaks);
 	t0 = perfbuf_now_ns();
 	for (__u64 k = 1; k <= 20; k++) {
 		/* records left in the ring when the CPU goes: retired with it */
@@ -757,15 +776,14 @@ TEST(twenty_cycles_no_leak)
 		    !poll_until(f.pb, &s->samples[HP_CPU], 2 * k * per, WAIT_MS,
 				"records of CPU1 after its return"))
 			goto cleanup;
-		ASSERT_EQ(count_fds(), fds, "fds back each cycle");
-		ASSERT_EQ(count_maps(), maps, "mappings back each cycle");
+		leak_base_check(&leaks, "fds back each cycle", "mappings back each cycle");
 		if (test__failed)
 			goto cleanup;
 	}
 	if (verbose())
 		fprintf(stderr, "    # 20 cycles in %llu ms\n", (unsigned long long)ms_since(t0));
-	ASSERT_EQ(count_fds(), fds, "fds as with the collector open, both CPUs online");
-	ASSERT_EQ(count_maps(), maps, "mappings as with the collector open, both CPUs online");
+	leak_base_check(&leaks, "fds as with the collector open, both CPUs online",
+			"mappings as with the collector open, both CPUs online");
 	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain");
 	check_slot(f.pb, true, 20, false);
 	check_accounting(f.pb, f.skel, s, 0);
@@ -780,22 +798,8 @@ cleanup:
  *    CPU1's), synchronously, and goes on. */
 TEST(offline_inside_callback)
 {
-	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 16, .timestamps = true);
-	struct fixture f;
-
 	HOTPLUG_NEEDED();
-	if (!fixture_open(&f, &o))
-		goto cleanup;
-	/* CPU1 only, until the callback lets CPU0 write too: the first
-	 * record delivered is CPU1's, in the middle of its ring */
-	f.s.cb_allow0 = &f.prod.allow[0];
-	if (!ASSERT_OK(emit_run(f.skel, HP_CPU, 256, REC_SIZE), "fill CPU1") ||
-	    !prod_start(&f.prod, f.skel, false, true))
-		goto cleanup;
-	if (cycle(&f, FROM_CALLBACK, 1))
-		finish(&f, 1);
-cleanup:
-	fixture_close(&f);
+	one_cycle(FROM_CALLBACK);
 }
 
 /* 4. Ordered: one stream in time order (every record, the CPU notices
@@ -808,11 +812,7 @@ TEST(ordered_across_hotplug)
 	__u64 late = 0;
 
 	HOTPLUG_NEEDED();
-	if (!fixture_open(&f, &o))
-		goto cleanup;
-	f.s.cb_allow0 = &f.prod.allow[0];
-	if (!ASSERT_OK(emit_run(f.skel, HP_CPU, 256, REC_SIZE), "fill CPU1") ||
-	    !prod_start(&f.prod, f.skel, false, true))
+	if (!fixture_open(&f, &o) || !prod_start_cpu1_first(&f))
 		goto cleanup;
 	if (!cycle(&f, FROM_CALLBACK, 1) || !cycle(&f, FROM_MAIN, 2))
 		goto cleanup;

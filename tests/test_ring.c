@@ -49,15 +49,22 @@ static void fill(unsigned char *p, size_t len, unsigned seed)
 		p[i] = (unsigned char)(seed * 31 + i);
 }
 
+/* Every record the ring holds, into g (emptied first): how many (what
+ * the fold returned, asserted the same: @what) */
+static size_t fold_all(struct synth *s, const char *what)
+{
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(s->ring, collect, &g), g.n, what);
+	return g.n;
+}
+
 TEST(empty)
 {
 	struct synth s;
 
 	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
 		return;
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 0, "no record");
+	ASSERT_EQ(fold_all(&s, "fold"), 0, "no record");
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), 0, "avail");
 	ASSERT_EQ(perfbuf_ring__data_size(s.ring), SYNTH_PAGE, "data size");
 	synth_free(&s);
@@ -75,9 +82,7 @@ TEST(one)
 	synth_sample(&s, p, sizeof(p));
 	synth_publish(&s);
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), 56, "avail before");
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 1, "one record");
+	ASSERT_EQ(fold_all(&s, "fold"), 1, "one record");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_SAMPLE, "sample");
 	ASSERT_EQ(g.r[0].cpu, 3, "cpu");
 	ASSERT_EQ(g.r[0].len, 44, "raw size: 40 + padding to 8-byte record");
@@ -146,9 +151,7 @@ TEST(lost)
 	synth_lost(&s, 0xdeadbeef, 17);	/* id first: it is not the count */
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 3, "three records");
+	ASSERT_EQ(fold_all(&s, "fold"), 3, "three records");
 	ASSERT_EQ(g.r[1].kind, PERFBUF_REC_LOST, "lost kind");
 	ASSERT_EQ(g.r[1].lost, 17, "lost count is the second u64");
 	ASSERT_EQ(g.r[1].type, PERF_RECORD_LOST, "header type");
@@ -168,9 +171,7 @@ TEST(lost_with_sample_id)
 		return;
 	synth_other(&s, PERF_RECORD_LOST, 0, body, sizeof(body));
 	synth_publish(&s);
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 1, "one record");
+	ASSERT_EQ(fold_all(&s, "fold"), 1, "one record");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_LOST, "lost");
 	ASSERT_EQ(g.r[0].lost, 5, "count");
 	ASSERT_EQ(g.r[0].len, 32, "body with trailer");
@@ -231,9 +232,7 @@ TEST(record_ends_at_ring_end)
 	synth_sample(&s, p, 20);
 	synth_sample(&s, p, 20);	/* starts at offset 0 */
 	synth_publish(&s);
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 2, "two records");
+	ASSERT_EQ(fold_all(&s, "fold"), 2, "two records");
 	ASSERT_EQ(g.r[0].len1, 20, "first: one slice up to the end");
 	ASSERT_EQ(g.r[0].len, 20, "first: no second slice");
 	ASSERT_MEMEQ(g.r[1].buf, p, 20, "second at ring start");
@@ -297,9 +296,7 @@ TEST(stop_then_resume)
 	ASSERT_EQ(g.n, 3, "stopped on the third");
 	tail = synth_tail(&s);
 	ASSERT_EQ(tail, 3 * 32, "the third counts as consumed");
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "resume");
-	ASSERT_EQ(g.n, 7, "the other seven");
+	ASSERT_EQ(fold_all(&s, "resume"), 7, "the other seven");
 	fill(p, sizeof(p), 3);
 	ASSERT_MEMEQ(g.r[0].buf, p, sizeof(p), "resumes at the fourth");
 	synth_free(&s);
@@ -338,9 +335,7 @@ TEST(full_ring)
 	synth_publish(&s);
 	ASSERT_EQ(n, (SYNTH_PAGE - 8) / 72, "ring full");
 	ASSERT_EQ(perfbuf_ring__avail(s.ring), n * 72, "avail");
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, n, "all delivered");
+	ASSERT_EQ(fold_all(&s, "fold"), n, "all delivered");
 	perfbuf_ring__stats(s.ring, &st);
 	ASSERT_EQ(st.high_water, n * 72, "high water");
 	ASSERT_TRUE(synth_sample(&s, p, sizeof(p)), "room again");
@@ -359,9 +354,7 @@ TEST(other_records)
 	synth_other(&s, PERF_RECORD_COMM, 0x2000, body, sizeof(body));	/* wraps */
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "fold");
-	ASSERT_EQ(g.n, 2, "both");
+	ASSERT_EQ(fold_all(&s, "fold"), 2, "both");
 	ASSERT_EQ(g.r[0].kind, PERFBUF_REC_OTHER, "other");
 	ASSERT_EQ(g.r[0].type, PERF_RECORD_COMM, "type");
 	ASSERT_EQ(g.r[0].misc, 0x2000, "misc");
@@ -408,9 +401,7 @@ static void corrupt_case(const char *name, const void *bad, size_t bad_len,
 	/* and the ring goes on */
 	synth_sample(&s, p, 8);
 	synth_publish(&s);
-	memset(&g, 0, sizeof(g));
-	ASSERT_EQ(perfbuf_ring__fold(s.ring, collect, &g), g.n, "next fold");
-	ASSERT_EQ(g.n, 1, "next record delivered");
+	ASSERT_EQ(fold_all(&s, "next fold"), 1, "next record delivered");
 	synth_free(&s);
 }
 
