@@ -70,69 +70,6 @@ static bool room(struct synth *s, size_t len)
 	return s->head - s->hdr->data_tail + len <= s->data_size - 8;
 }
 
-bool synth_sample(struct synth *s, const void *payload, size_t len)
-{
-	size_t total = perfbuf_record__sample_size(len, PERF_SAMPLE_RAW);
-	struct perf_event_header h = {
-		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
-	};
-	__u32 raw = (__u32)(total - 12);	/* the kernel's size: padding included */
-	static const unsigned char zero[8];
-
-	if (!room(s, total))
-		return false;
-	synth_raw(s, &h, sizeof(h));
-	synth_raw(s, &raw, sizeof(raw));
-	synth_raw(s, payload, len);
-	synth_raw(s, zero, total - 12 - len);
-	return true;
-}
-
-bool synth_lost(struct synth *s, __u64 id, __u64 lost)
-{
-	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 24 };
-
-	if (!room(s, 24))
-		return false;
-	synth_raw(s, &h, sizeof(h));
-	synth_raw(s, &id, sizeof(id));
-	synth_raw(s, &lost, sizeof(lost));
-	return true;
-}
-
-bool synth_sample_at(struct synth *s, __u64 time_ns, const void *payload,
-		     size_t len)
-{
-	size_t total = perfbuf_record__sample_size(len, PERF_SAMPLE_TIME | PERF_SAMPLE_RAW);
-	struct perf_event_header h = {
-		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
-	};
-	__u32 raw = (__u32)(total - 20);
-	static const unsigned char zero[8];
-
-	if (!room(s, total))
-		return false;
-	synth_raw(s, &h, sizeof(h));
-	synth_raw(s, &time_ns, sizeof(time_ns));
-	synth_raw(s, &raw, sizeof(raw));
-	synth_raw(s, payload, len);
-	synth_raw(s, zero, total - 20 - len);
-	return true;
-}
-
-bool synth_lost_at(struct synth *s, __u64 id, __u64 lost, __u64 time_ns)
-{
-	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 32 };
-
-	if (!room(s, 32))
-		return false;
-	synth_raw(s, &h, sizeof(h));
-	synth_raw(s, &id, sizeof(id));
-	synth_raw(s, &lost, sizeof(lost));
-	synth_raw(s, &time_ns, sizeof(time_ns));
-	return true;
-}
-
 bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
 		 size_t len)
 {
@@ -145,6 +82,51 @@ bool synth_other(struct synth *s, __u32 type, __u16 misc, const void *body,
 	synth_raw(s, &h, sizeof(h));
 	synth_raw(s, body, len);
 	return true;
+}
+
+/* A SAMPLE of PERF_SAMPLE_RAW, its time first when @timed */
+static bool sample(struct synth *s, bool timed, __u64 time_ns, const void *payload,
+		   size_t len)
+{
+	size_t total = perfbuf_record__sample_size(len, PERF_SAMPLE_RAW |
+						   (timed ? PERF_SAMPLE_TIME : 0));
+	struct perf_event_header h = {
+		.type = PERF_RECORD_SAMPLE, .size = (__u16)total,
+	};
+	/* the kernel's size: padding included */
+	__u32 raw = (__u32)(total - 12 - (timed ? 8 : 0));
+	static const unsigned char zero[8];
+
+	if (!room(s, total))
+		return false;
+	synth_raw(s, &h, sizeof(h));
+	if (timed)
+		synth_raw(s, &time_ns, sizeof(time_ns));
+	synth_raw(s, &raw, sizeof(raw));
+	synth_raw(s, payload, len);
+	synth_raw(s, zero, raw - len);
+	return true;
+}
+
+bool synth_sample(struct synth *s, const void *payload, size_t len)
+{
+	return sample(s, false, 0, payload, len);
+}
+
+bool synth_sample_at(struct synth *s, __u64 time_ns, const void *payload,
+		     size_t len)
+{
+	return sample(s, true, time_ns, payload, len);
+}
+
+bool synth_lost(struct synth *s, __u64 id, __u64 lost)
+{
+	return synth_other(s, PERF_RECORD_LOST, 0, (__u64[]){ id, lost }, 16);
+}
+
+bool synth_lost_at(struct synth *s, __u64 id, __u64 lost, __u64 time_ns)
+{
+	return synth_other(s, PERF_RECORD_LOST, 0, (__u64[]){ id, lost, time_ns }, 24);
 }
 
 void synth_publish(struct synth *s)

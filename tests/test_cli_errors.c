@@ -60,28 +60,33 @@ static char *bad_option(char **argv, int argc)
 
 TEST(bad_options_said)
 {
-	char *argv1[] = { "trace", "--json=yes", "x", NULL };
-	char *argv2[] = { "trace", "--nope", NULL };
-	char *argv3[] = { "trace", "--pages", NULL };
-	char *argv4[] = { "trace", "-x", NULL };
-	char *s;
+	static const struct {
+		const char *argv[4];
+		int argc;
+		const char *want, *what;
+	} cases[] = {
+		{ { "trace", "--json=yes", "x" }, 3,
+		  "perfbuf trace: --json takes no value, not '--json=yes'; run 'perfbuf trace --help'\n",
+		  "--json=yes" },
+		{ { "trace", "--nope" }, 2,
+		  "perfbuf trace: unknown option '--nope'; run 'perfbuf trace --help'\n", "--nope" },
+		{ { "trace", "--pages" }, 2,
+		  "perfbuf trace: --pages needs a value; run 'perfbuf trace --help'\n",
+		  "--pages without a value" },
+		{ { "trace", "-x" }, 2,
+		  "perfbuf trace: unknown option '-x'; run 'perfbuf trace --help'\n", "-x" },
+	};
 
-	s = bad_option(argv1, 3);
-	ASSERT_TRUE(s && !strcmp(s, "perfbuf trace: --json takes no value, not '--json=yes'; run 'perfbuf trace --help'\n"),
-		    "--json=yes");
-	free(s);
-	s = bad_option(argv2, 2);
-	ASSERT_TRUE(s && !strcmp(s, "perfbuf trace: unknown option '--nope'; run 'perfbuf trace --help'\n"),
-		    "--nope");
-	free(s);
-	s = bad_option(argv3, 2);
-	ASSERT_TRUE(s && !strcmp(s, "perfbuf trace: --pages needs a value; run 'perfbuf trace --help'\n"),
-		    "--pages without a value");
-	free(s);
-	s = bad_option(argv4, 2);
-	ASSERT_TRUE(s && !strcmp(s, "perfbuf trace: unknown option '-x'; run 'perfbuf trace --help'\n"),
-		    "-x");
-	free(s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[4];
+		char *s;
+
+		/* getopt permutes the pointers: a copy of them */
+		memcpy(argv, cases[i].argv, sizeof(argv));
+		s = bad_option(argv, cases[i].argc);
+		ASSERT_TRUE(s && !strcmp(s, cases[i].want), cases[i].what);
+		free(s);
+	}
 }
 
 TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said))
