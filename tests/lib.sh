@@ -16,6 +16,42 @@ skip() { echo "SKIP $1 ($2)"; }
 # check NAME COND...: PASS if the command succeeds, FAIL otherwise
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; return 1; fi; }
 need_root() { [[ $(id -u) == 0 ]]; }
+# root_or_finish NAME [WHY]: without root, SKIP NAME and end the script
+root_or_finish() {
+	need_root && return 0
+	skip "$1" "needs root${2:+ ($2)}"
+	finish
+}
+# scratch NAME: $tmp, a scratch directory; when the script ends, its
+# cleanup() runs if it has one (its background runs), what it mounted in
+# $tmp is unmounted, and $tmp goes (KEEP=1 keeps it all, to look at)
+scratch() {
+	tmp=$(mktemp -d "/tmp/perfbuf-$1.XXXXXX")
+	trap scratch_end EXIT
+	[[ -z ${KEEP:-} ]] || trap - EXIT
+}
+scratch_end() {
+	declare -F cleanup >/dev/null && cleanup
+	awk -v d="$tmp/" 'index($2, d) == 1 { print $2 }' /proc/mounts | xargs -r umount
+	rm -rf "$tmp"
+}
+# end_runs SIGNAL PID...: SIGNAL to each PID given (empty ones left
+# out), then wait for every background job (a cleanup's last step)
+end_runs() {
+	local sig=$1 p
+	shift
+	for p; do
+		[[ -n $p ]] && kill "-$sig" "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+# built_or_finish NAME FILE: FAIL NAME and end the script when make did
+# not build FILE
+built_or_finish() {
+	[[ -x $2 ]] && return 0
+	fail "$1" "$2 not built: run 'make'"
+	finish
+}
 # is $BUILD an ASan build? (gcc links libasan.so, clang its static
 # runtime: both name __asan_init) Behaviour checks can run smaller there.
 asan_build() { readelf -sW "$BUILD/perfbuf" 2>/dev/null | grep -q '__asan_init'; }

@@ -13,28 +13,19 @@
 source "$(dirname "$0")/lib.sh"
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
 UTIL=(/usr/bin/python3 "$(dirname "$0")/nats_util.py")
-tmp=$(mktemp -d)
+scratch nats
 tpid= tpid2= gpid= wpid=
 declare -A SPID
+# the servers killed, the clients stopped
 cleanup() {
 	local p
-	for p in "$tpid" "$tpid2" "$gpid" "$wpid"; do
-		[[ -n $p ]] && kill -INT "$p" 2>/dev/null
-	done
 	for p in "${SPID[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
-	wait 2>/dev/null
-	rm -rf "$tmp"
+	end_runs INT "$tpid" "$tpid2" "$gpid" "$wpid"
 }
-trap cleanup EXIT
-[[ -n ${KEEP:-} ]] && trap - EXIT
 source "$(dirname "$0")/trace_lib.sh"
-
-if ! need_root; then
-	skip nats_tests "needs root (BPF)"
-	finish
-fi
+root_or_finish nats_tests BPF
 if ! command -v nats-server >/dev/null; then
 	fail nats_tests "nats-server is not installed: run 'make setup'"
 	finish
@@ -227,24 +218,22 @@ full = sum(int(m["headers"]["Perfbuf-Count"]) == maxev or
 sys.exit(0 if events == want and full >= len(msgs) / 2 else 1)
 PY
 }
-if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-batch 50 \
-	--subject 'perfbuf.b50.{probe}' "$SEQ"; then
-	target 1000
-	stop_trace
-	"${UTIL[@]}" dump "$U1" T1 | grep '"subject": "perfbuf.b50.uprobe' >"$tmp/b50.dump"
-	check nats_batch_events_bound batch_check "$tmp/b50.dump" 50 1000000 1000
-else
-	fail nats_batch_events_bound "did not attach: $(cat "$tmp/err")"
-fi
-if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-batch 2K \
-	--subject 'perfbuf.b2k.{probe}' "$SEQ"; then
-	target 1000
-	stop_trace
-	"${UTIL[@]}" dump "$U1" T1 | grep '"subject": "perfbuf.b2k.uprobe' >"$tmp/b2k.dump"
-	check nats_batch_bytes_bound batch_check "$tmp/b2k.dump" 1000000 2048 1000
-else
-	fail nats_batch_bytes_bound "did not attach: $(cat "$tmp/err")"
-fi
+# batch_run NAME BATCH TAG MAXEV MAXB: 1000 events traced with
+# --nats-batch BATCH to perfbuf.TAG.{probe}, batch_check'ed
+batch_run() {
+	local name=$1 batch=$2 tag=$3
+	if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --nats-batch "$batch" \
+		--subject "perfbuf.$tag.{probe}" "$SEQ"; then
+		target 1000
+		stop_trace
+		"${UTIL[@]}" dump "$U1" T1 | grep "\"subject\": \"perfbuf.$tag.uprobe" >"$tmp/$tag.dump"
+		check "$name" batch_check "$tmp/$tag.dump" "$4" "$5" 1000
+	else
+		fail "$name" "did not attach: $(cat "$tmp/err")"
+	fi
+}
+batch_run nats_batch_events_bound 50 b50 50 1000000
+batch_run nats_batch_bytes_bound 2K b2k 1000000 2048
 # one event, the tracer still running: in the stream within a second
 if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" \
 	--subject 'perfbuf.lat.{probe}' "$SEQ"; then

@@ -5,22 +5,12 @@
 # tracepoint's fields as perf decodes them (a __data_loc string included),
 # a uprobe's arguments in its bpf-output bytes.
 source "$(dirname "$0")/lib.sh"
-TARGET=$(realpath "$BUILD/tests/uprobe_target")
-tmp=$(mktemp -d)
-tpid=
-cleanup() {
-	[[ -n $tpid ]] && kill -INT "$tpid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[[ -n ${KEEP:-} ]] && trap - EXIT
 source "$(dirname "$0")/trace_lib.sh"
-
-if ! need_root; then
-	skip perf_data_tests "needs root (BPF)"
-	finish
-fi
+TARGET=$(realpath "$BUILD/tests/uprobe_target")
+scratch perf-data
+tpid=
+cleanup() { end_runs INT "$tpid"; }
+root_or_finish perf_data_tests BPF
 if ! perf version >/dev/null 2>&1; then
 	fail perf_installed "perf is not installed: run 'make setup' (Debian package linux-perf)"
 	finish

@@ -4,10 +4,10 @@
 # that exits (its binary deleted) during the run, the outputs (folded, JSON,
 # an SVG rendered by headless Chromium), bad options.
 source "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d)
+scratch profile
 TARGET=$BUILD/tests/profile_target
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup() { kill "${pids[@]}" 2>/dev/null; }
 
 # one_line_error NAME REGEX ARGS...: exit 1 and exactly one stderr line
 one_line_error() {
@@ -35,14 +35,8 @@ one_line_error stray_argument "unexpected argument 'extra'" extra
 one_line_error unknown_option "unknown option '--frob'; run 'perfbuf profile --help'" --frob
 check help bash -c "'$PERFBUF' profile --help | grep -q '^Usage: perfbuf profile'"
 
-if ! need_root; then
-	skip profile_runs "needs root"
-	finish
-fi
-if [[ ! -x $TARGET ]]; then
-	fail profile_target "$TARGET not built: run 'make'"
-	finish
-fi
+root_or_finish profile_runs
+built_or_finish profile_target "$TARGET"
 
 # profile ENGINE MODE SECONDS HZ [OPTIONS...]: profile_target MODE under
 # `perfbuf profile -p`, from the moment sampling starts to the target's

@@ -3,25 +3,13 @@
 # printed live, byte for byte), cut and damaged captures, the flight
 # recorder keeping only the newest events, snapshots on SIGUSR1, a full disk.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/trace_lib.sh"
 PERFBUF=$BUILD/perfbuf
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
-tmp=$(mktemp -d)
+scratch record
 tpid= rpid=
-cleanup() {
-	[[ -n $tpid ]] && kill -INT "$tpid" 2>/dev/null
-	[[ -n $rpid ]] && kill -INT "$rpid" 2>/dev/null
-	wait 2>/dev/null
-	mountpoint -q "$tmp/small" && umount "$tmp/small"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[[ -n ${KEEP:-} ]] && trap - EXIT
-source "$(dirname "$0")/trace_lib.sh"
-
-if ! need_root; then
-	skip record_tests "needs root (BPF)"
-	finish
-fi
+cleanup() { end_runs INT "$tpid" "$rpid"; }
+root_or_finish record_tests BPF
 SEQ="uprobe:$TARGET:pb_target_seq"
 
 # start_record ARGS...: perfbuf record in the background until attached

@@ -8,18 +8,9 @@
 source "$(dirname "$0")/lib.sh"
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
 EDIT=(/usr/bin/python3 "$(dirname "$0")/capture_edit.py")
-tmp=$(mktemp -d)
-cleanup() {
-	mountpoint -q "$tmp/small" && umount "$tmp/small"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch report-input
 source "$(dirname "$0")/trace_lib.sh"
-
-if ! need_root; then
-	skip report_input "needs root (BPF: the capture edited is recorded)"
-	finish
-fi
+root_or_finish report_input "BPF: the capture edited is recorded"
 SEQ="uprobe:$TARGET:pb_target_seq"
 
 # one capture of 5 events, edited below

@@ -7,17 +7,8 @@
 # attaching hundreds of tracepoints.
 # normal build only: attaching and detaching hundreds of tracepoints is the kernel's time; ASan runs the same attach and detach code in test_trace's globs
 source "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d /tmp/perfbuf-stop.XXXXXX)
-tpid=
-cleanup() { [[ -n $tpid ]] && kill "$tpid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-if ! need_root; then
-	skip trace_stop "needs root"
-	finish
-fi
-
 source "$(dirname "$0")/trace_lib.sh"
+trace_test trace_stop stop
 # about 100 tracepoints with perf events: seconds to detach on 6.x
 many=('tracepoint:btrfs:*')
 if (($(ls -d /sys/kernel/tracing/events/btrfs/*/ 2>/dev/null | wc -l) < 60)); then

@@ -4,20 +4,13 @@
 # pointers): a system call's kernel stack under its user callers, a
 # uprobe's user stack; without the options, no stack anywhere.
 source "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d)
+scratch stacks
 TARGET=$(realpath "$BUILD/tests/profile_target" 2>/dev/null)
 tpid= t=
-trap 'kill $tpid $t 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup() { kill $tpid $t 2>/dev/null; }
 source "$(dirname "$0")/trace_lib.sh"
-
-if ! need_root; then
-	skip trace_stacks "needs root"
-	finish
-fi
-if [[ ! -x $TARGET ]]; then
-	fail trace_stacks "$BUILD/tests/profile_target not built: run 'make'"
-	finish
-fi
+root_or_finish trace_stacks
+built_or_finish trace_stacks "$BUILD/tests/profile_target"
 
 # getppid() from sys_loop: the tracepoint's kernel stack reaches the
 # system call entry; the user stack is sys_loop, main

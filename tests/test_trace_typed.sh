@@ -5,17 +5,8 @@
 # --filter by those names; a copy without DWARF prints arg0..arg5. (The
 # kernel function kinds are tested in the guest: tests/vm/t_typed.sh.)
 source "$(dirname "$0")/lib.sh"
-TARGET=$(realpath "$BUILD/tests/uprobe_target")
-tmp=$(mktemp -d /tmp/perfbuf-typed.XXXXXX)
-tpid=
-cleanup() { [[ -n $tpid ]] && kill "$tpid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-if ! need_root; then
-	skip trace_typed "needs root"
-	finish
-fi
 source "$(dirname "$0")/trace_lib.sh"
+trace_test trace_typed typed
 path="/tmp/pb_typed_$$_$RANDOM"
 
 if start_trace --json --filter "uprobe:$TARGET:pb_target_str:path == \"/tmp/pb_typed_*\" && n > 4000" \

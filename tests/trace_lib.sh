@@ -1,5 +1,17 @@
 # Helpers for the tests that run `perfbuf trace`: source it after lib.sh,
-# with $tmp a scratch directory and $tpid cleaned up by the caller's trap.
+# with $tmp a scratch directory and $tpid cleaned up by the caller's trap
+# (trace_test makes both).
+
+# trace_test NAME SCRATCH: what a test of perfbuf trace starts with: $tmp
+# (scratch SCRATCH), $TARGET (tests/uprobe_target), the trace in $tpid
+# killed when the script ends; without root, SKIP NAME and the end
+trace_test() {
+	TARGET=$(realpath "$BUILD/tests/uprobe_target")
+	scratch "$2"
+	tpid=
+	cleanup() { [[ -n $tpid ]] && kill "$tpid" 2>/dev/null; }
+	root_or_finish "$1"
+}
 
 # start_attached PIDVAR OUT ERR ARGS...: perfbuf ARGS in the background,
 # its pid in PIDVAR; wait until it has attached
@@ -31,6 +43,15 @@ running() {
 	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
 	st=${st##*) }
 	[[ ${st:0:1} != Z ]]
+}
+# traced NAME ARGS...: start_trace ARGS; when it did not attach, FAIL NAME
+# (the test it was for) and false
+traced() {
+	local name=$1
+	shift
+	start_trace "$@" && return 0
+	fail "$name" "did not attach: $(cat "$tmp/err")"
+	return 1
 }
 # stop_trace: SIGINT, wait; $trc is the exit status. One that is still
 # there 30 s later is killed (trc 137, a line on stderr): a hang fails its
