@@ -5,21 +5,12 @@
 # the summary; -p of no process is one line and exit 1. (record -p ends
 # the same way: one loop, trace/session.c.)
 source "$(dirname "$0")/lib.sh"
-TARGET=$(realpath "$BUILD/tests/uprobe_target")
-tmp=$(mktemp -d /tmp/perfbuf-tpid.XXXXXX)
-tpid=
+source "$(dirname "$0")/trace_lib.sh"
+trace_test trace_pid tpid
 cleanup() {
 	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null
 	touch "$tmp/go" 2>/dev/null	# a waiting target runs and ends
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-
-if ! need_root; then
-	skip trace_pid "needs root"
-	finish
-fi
-source "$(dirname "$0")/trace_lib.sh"
 
 # target N: uprobe_target N in the background once $tmp/go exists (it
 # waits for the attach: a loaded machine takes seconds); its pid in $target
