@@ -8,7 +8,9 @@
  * Wake-ups cost ~8 us each (an irq_work self-IPI), so by default the
  * kernel wakes us only once a quarter of a ring is full (a byte watermark)
  * and perfbuf__poll() bounds the latency of what waits under the watermark
- * by draining every ring on a grid finer than latency_ms.
+ * by draining every ring on a grid finer than latency_ms. A wake-up drains
+ * every ring too, and the grid restarts from it: a ring that fills faster
+ * than the grid costs no wake-ups but its own.
  *
  * Ordered: a drain delivers, merged, the records up to a horizon a little
  * behind now (SLACK_NS): a record older than the horizon that is not in
@@ -351,6 +353,16 @@ static bool drain_due(struct perfbuf *pb, __u64 now)
 	return true;
 }
 
+/* A wake-up drained every ring from @now on: what is written after it
+ * waits at most a period from there, so the grid restarts at @now + period
+ * (a ring busy enough to wake us first spares the grid's wake-ups). Not
+ * after a drain that may have left records: a budget, a stop. */
+static void grid_restart(struct perfbuf *pb, __u64 now)
+{
+	if (pb->latency_ms >= 0 && !pb->budget && !pb->halt)
+		pb->next_drain_ns = now + pb->period_ns;
+}
+
 void collector_begin_call(struct perfbuf *pb)
 {
 	pb->delivered = 0;
@@ -443,22 +455,23 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 			if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 				err = -ECANCELED;
 		} else {
+			/* one drain of every ring below (ordered: merged) */
 			ch->wakeups++;
-			/* ordered: one merged drain of all rings below */
-			if (pb->merge)
-				ready = true;
-			else
-				drain_channel(pb, ch, pb->budget ?: SIZE_MAX);
+			ready = true;
 		}
 	}
 	/* after the loop: a CPU going offline may free a channel the
 	 * events above point to */
 	if (hotplug)
 		hotplug_events(pb);
-	if (!pb->halt && (drain_due(pb, perfbuf_now_ns()) || ready))
+	now = perfbuf_now_ns();
+	if (!pb->halt && (drain_due(pb, now) || ready)) {
 		drain_round(pb);
-	else if (!pb->merge && !pb->cfg.overwrite)
+		if (ready)
+			grid_restart(pb, now);
+	} else if (!pb->merge && !pb->cfg.overwrite) {
 		hand_over_notices(pb);
+	}
 	return collector_result(pb, err);
 }
 

@@ -531,6 +531,34 @@ cleanup:
 	emit_fixture_close(&f);
 }
 
+/* A wake-up drains every ring and restarts the latency grid from it: with
+ * a 1 s bound (a grid of 800 ms), a wake-up 600 ms in moves the next grid
+ * drain to 1.4 s, so a poll of 400 ms after it waits out its timeout (with
+ * the grid kept, its drain at 800 ms ended that poll after 200 ms). A late
+ * run (a loaded machine) only makes the poll longer. */
+TEST(wakeup_restarts_grid)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 1000, .wakeup_events = 1);
+	struct seen s = {};
+	struct emit_fixture f;
+	__u64 t0;
+	int r;
+
+	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
+		goto cleanup;
+	usleep(600 * 1000);
+	ASSERT_OK(emit_run(f.skel, f.cpu, 1, 32), "one record, a wake-up");
+	r = perfbuf__poll(f.pb, 1000);
+	ASSERT_EQ(r, 1, "the wake-up's drain");
+	t0 = perfbuf_now_ns();
+	r = perfbuf__poll(f.pb, 400);
+	ASSERT_EQ(r, 0, "nothing more");
+	ASSERT_GE(perfbuf_now_ns() - t0, 350000000ULL,
+		  "the poll's timeout, no grid drain before it");
+cleanup:
+	emit_fixture_close(&f);
+}
+
 TEST(wakeup_events_mode)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .wakeup_events = 1, .latency_ms = -1);
@@ -860,6 +888,7 @@ TEST_MAIN(
 	TEST_ENTRY(eintr_reaches_caller),
 	TEST_ENTRY(wake_fd_ends_poll),
 	TEST_ENTRY(latency_bound_drains),
+	TEST_ENTRY(wakeup_restarts_grid),
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),
 	TEST_ENTRY(stop_value_ebadmsg),
