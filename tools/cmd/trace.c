@@ -232,10 +232,7 @@ static void publish(struct run *run)
 		c.written = t.samples;
 		c.sink_errors = capture_out_error(&run->cap) != 0;
 	} else {
-		c.written = run->sink->written;
-		c.sink_errors = run->sink->err != 0;
-		if (run->o.nats.nurls)
-			trace_sink_nats_metrics(run->sink, &c);
+		trace_sink_metrics(run->sink, &c);
 	}
 	metrics_publish(&run->metrics, &c);
 }
@@ -253,19 +250,12 @@ static int open_output(struct run *run)
 
 	if (run->o.record) {
 		err = capture_out_open(&run->cap, run->o.output);
-		if (err) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
-				cli_output_error(err));
-			return err;
-		}
+		if (err)
+			return cli_cannot_write(run->o.prog, run->o.output, err);
 	} else if (run->o.output) {
 		run->fd = cli_open_output(run->o.output);
-		if (run->fd < 0) {
-			err = run->fd;
-			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
-				cli_output_error(err));
-			return err;
-		}
+		if (run->fd < 0)
+			return cli_cannot_write(run->o.prog, run->o.output, run->fd);
 	}
 	return 0;
 }

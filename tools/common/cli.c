@@ -248,6 +248,13 @@ const char *cli_output_error(int err)
 	}
 }
 
+int cli_cannot_write(const char *prog, const char *path, int err)
+{
+	fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path,
+		cli_output_error(err));
+	return err;
+}
+
 FILE *cli_fopen_output(const char *path)
 {
 	int fd = cli_open_output(path);

@@ -60,6 +60,10 @@ int cli_open_output(const char *path);
 bool cli_is_file(int fd);
 /* What to say about cli_open_output()'s @err. */
 const char *cli_output_error(int err);
+/* The line of every command whose output @path failed to open with @err
+ * (cli_open_output()'s, or a capture writer's): "PROG: cannot write
+ * 'PATH': why". Returns @err. */
+int cli_cannot_write(const char *prog, const char *path, int err);
 /* The same as a stdio stream; NULL with errno set. */
 FILE *cli_fopen_output(const char *path);
 

@@ -301,18 +301,6 @@ static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 	return 0;
 }
 
-void trace_sink_nats_metrics(struct trace_sink *s, struct metrics_counts *m)
-{
-	struct nats_pub_counts c;
-
-	nats_pub_counts(&nats_of(s)->pub, &c);
-	m->nats_published = c.published.events;
-	m->nats_acknowledged = c.acknowledged.events;
-	m->nats_buffer_full = c.buffer_full.events;
-	m->nats_rejected = c.rejected.events;
-	m->nats_unacked = c.unacked.events;
-}
-
 static void nats_end(struct trace_sink *s)
 {
 	struct nats_sink *n = nats_of(s);
@@ -341,6 +329,22 @@ static const struct trace_sink_ops nats_ops = {
 	.summary = nats_summary,
 	.end = nats_end,
 };
+
+void trace_sink_metrics(struct trace_sink *s, struct metrics_counts *m)
+{
+	struct nats_pub_counts c;
+
+	m->written = s->written;
+	m->sink_errors = s->err != 0;
+	if (s->ops != &nats_ops)
+		return;
+	nats_pub_counts(&nats_of(s)->pub, &c);
+	m->nats_published = c.published.events;
+	m->nats_acknowledged = c.acknowledged.events;
+	m->nats_buffer_full = c.buffer_full.events;
+	m->nats_rejected = c.rejected.events;
+	m->nats_unacked = c.unacked.events;
+}
 
 struct trace_sink *trace_sink_nats_new(const struct nats_opts *o)
 {

@@ -18,9 +18,10 @@
 
 /* NULL with errno set (ENOMEM). @o must outlive the sink. */
 struct trace_sink *trace_sink_nats_new(const struct nats_opts *o);
-/* --metrics: the publisher's counts of sink @s, in events (not batches),
- * into @m's nats_* fields; readable from any thread while it runs. */
+/* --metrics: what sink @s (text, JSON or NATS) did, into @m: the events
+ * written whole, a write failure, and a NATS sink's publisher counts in
+ * events (not batches). The one publish of every command with a sink. */
 struct metrics_counts;
-void trace_sink_nats_metrics(struct trace_sink *s, struct metrics_counts *m);
+void trace_sink_metrics(struct trace_sink *s, struct metrics_counts *m);
 
 #endif

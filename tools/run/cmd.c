@@ -349,10 +349,7 @@ static int open_sink(struct run *run)
 
 	if (run->o.record) {
 		run->cap = run_capture__open(run->o.output, run->maps, run->nmaps, &err);
-		if (!run->cap)
-			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog,
-				run->o.output, cli_output_error(err));
-		return run->cap ? 0 : err;
+		return run->cap ? 0 : cli_cannot_write(run->o.prog, run->o.output, err);
 	}
 	struct trace_sink_opts so = { .fd = run->fd,
 				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
@@ -406,12 +403,8 @@ static int setup(struct run *run)
 		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
 		run->fd = cli_open_output(run->o.output);
-		if (run->fd < 0) {
-			err = run->fd;
-			fprintf(stderr, "%s: cannot write '%s': %s\n", run->o.prog, run->o.output,
-				cli_output_error(err));
-			return err;
-		}
+		if (run->fd < 0)
+			return cli_cannot_write(run->o.prog, run->o.output, run->fd);
 	}
 	err = run->o.attach ? open_map(run) : open_object(run);
 	if (err)
@@ -455,10 +448,7 @@ static void publish(struct run *run)
 		c.written = run_capture__records(run->cap);
 		c.sink_errors = run_capture__flush(run->cap) != 0;
 	} else {
-		c.written = run->sink->written;
-		c.sink_errors = run->sink->err != 0;
-		if (run->o.nats.nurls)
-			trace_sink_nats_metrics(run->sink, &c);
+		trace_sink_metrics(run->sink, &c);
 	}
 	metrics_publish(&run->metrics, &c);
 }
