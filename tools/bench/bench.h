@@ -204,6 +204,9 @@ struct trace_run {
 };
 
 bool perfbuf_tool(char *tool, size_t sz);
+/* Section @title and perfbuf_tool(); false when the tool is missing (the
+ * section says it is skipped). */
+bool tool_section(const char *title, char *tool, size_t sz);
 double run_storm(double secs, bool cycle, __u64 *calls);
 pid_t spawn_tracer(char *const argv[], const char *log, const char *ready);
 int stop_tracer(pid_t pid);

@@ -244,11 +244,8 @@ static int profile_table(double secs)
 	int reps = env.quick ? 1 : 3;
 	char tool[PATH_MAX];
 
-	emit_section("perfbuf profile vs perf record and bpftrace");
-	if (!perfbuf_tool(tool, sizeof(tool))) {
-		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+	if (!tool_section("perfbuf profile vs perf record and bpftrace", tool, sizeof(tool)))
 		return 0;
-	}
 	printf("\nprofiled workload, %d rounds of %.0f s: unprofiled, perfbuf profile (bpf, perf), perf record, bpftrace at 99 and 999 Hz...\n",
 	       reps, secs);
 	for (int i = 0; i < reps; i++)

@@ -26,6 +26,15 @@ bool perfbuf_tool(char *tool, size_t sz)
 	snprintf(strrchr(tool, '/') + 1, 16, "perfbuf");
 	return access(tool, X_OK) == 0;
 }
+
+bool tool_section(const char *title, char *tool, size_t sz)
+{
+	emit_section(title);
+	if (perfbuf_tool(tool, sz))
+		return true;
+	emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+	return false;
+}
 struct storm {
 	double secs;
 	__u64 calls;

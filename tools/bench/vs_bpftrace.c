@@ -9,6 +9,31 @@
 
 #include "bench.h"
 
+/* A row per tracer that ran (@n of them, med[0] untraced): its rate
+ * against the untraced; perfbuf's and bpftrace's (T_PERFBUF, T_BPFTRACE)
+ * with the events delivered of the calls / @per that made one. */
+static void storm_table(const char *const *row, int n, const struct trace_run *med,
+			unsigned int per)
+{
+	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
+		"|---|---:|---:|---:|---:|\n");
+	for (int t = 0; t < n; t++) {
+		const struct trace_run *r = &med[t];
+
+		if (!r->rate)
+			continue;
+		if (t == T_PERFBUF || t == T_BPFTRACE)
+			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
+				r->rate / 1e6, r->rate / med[0].rate,
+				(unsigned long long)r->events,
+				(unsigned long long)(r->calls / per),
+				(unsigned long long)r->lost);
+		else
+			emit_md("| %s | %.3f M | %.2fx | | |\n", row[t], r->rate / 1e6,
+				r->rate / med[0].rate);
+	}
+}
+
 static void trace_once(int t, const char *tool, double secs, struct trace_run *r)
 {
 	char log[PATH_MAX], prog[128];
@@ -47,11 +72,8 @@ int bench_trace(void)
 	int reps = env.quick ? 1 : 3;
 	char tool[PATH_MAX];
 
-	emit_section("perfbuf trace vs bpftrace");
-	if (!perfbuf_tool(tool, sizeof(tool))) {
-		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+	if (!tool_section("perfbuf trace vs bpftrace", tool, sizeof(tool)))
 		return 0;
-	}
 	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
 	       reps, secs);
 	storm_rounds(trace_once, T_N, tool, secs, reps, med);
@@ -64,22 +86,7 @@ int bench_trace(void)
 	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
 		"rounds; the tracers run where the scheduler puts them.\n\n",
 		env.prod_cpu, secs, reps);
-	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
-		"|---|---:|---:|---:|---:|\n");
-	for (int t = 0; t < T_N; t++) {
-		struct trace_run *r = &med[t];
-
-		if (!r->rate)
-			continue;
-		if (t == T_PERFBUF || t == T_BPFTRACE)
-			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
-				r->rate / 1e6, r->rate / med[T_NONE].rate,
-				(unsigned long long)r->events, (unsigned long long)r->calls,
-				(unsigned long long)r->lost);
-		else
-			emit_md("| %s | %.3f M | %.2fx | | |\n", row[t], r->rate / 1e6,
-				r->rate / med[T_NONE].rate);
-	}
+	storm_table(row, T_N, med, 1);
 	if (med[T_PERFBUF].rate && med[T_BPFTRACE].rate) {
 		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
 		ratio_line("traced thread: perfbuf trace / bpftrace printf",
@@ -95,7 +102,7 @@ int bench_trace(void)
 
 /* ---- a filter in the kernel against bpftrace's /pred/ ----------------- */
 
-enum ftracer { F_NONE, F_PERFBUF, F_BPFTRACE, F_N };
+enum ftracer { F_NONE = T_NONE, F_PERFBUF = T_PERFBUF, F_BPFTRACE = T_BPFTRACE, F_N };
 
 static void filter_once(int t, const char *tool, double secs,
 			struct trace_run *r)
@@ -130,11 +137,8 @@ int bench_filter(void)
 	int reps = env.quick ? 1 : MAX_REPS;
 	char tool[PATH_MAX];
 
-	emit_section("--filter in the kernel vs bpftrace /pred/");
-	if (!perfbuf_tool(tool, sizeof(tool))) {
-		emit_md("skipped: cannot find the perfbuf tool next to perfbuf-bench\n");
+	if (!tool_section("--filter in the kernel vs bpftrace /pred/", tool, sizeof(tool)))
 		return 0;
-	}
 	printf("\nfilter storm, %d rounds of %.0f s: untraced, perfbuf trace --filter, bpftrace /pred/...\n",
 	       reps, secs);
 	storm_rounds(filter_once, F_N, tool, secs, reps, med);
@@ -147,22 +151,7 @@ int bench_filter(void)
 	emit_md("getpgid(N + i %% 1000) in a loop on CPU%d (N = %d, above pid_max: the "
 		"call fails at once), 1 call in 1000 passes the filter; %.0f s per run, "
 		"median of %d interleaved rounds.\n\n", env.prod_cpu, FILTER_PID, secs, reps);
-	emit_md("| traced by | syscalls/s | vs untraced | events delivered | lost |\n"
-		"|---|---:|---:|---:|---:|\n");
-	for (int t = 0; t < F_N; t++) {
-		struct trace_run *r = &med[t];
-
-		if (!r->rate)
-			continue;
-		if (t == F_NONE)
-			emit_md("| %s | %.3f M | 1.00x | | |\n", row[t], r->rate / 1e6);
-		else
-			emit_md("| %s | %.3f M | %.2fx | %llu of %llu | %llu |\n", row[t],
-				r->rate / 1e6, r->rate / med[F_NONE].rate,
-				(unsigned long long)r->events,
-				(unsigned long long)(r->calls / 1000),
-				(unsigned long long)r->lost);
-	}
+	storm_table(row, F_N, med, 1000);
 	if (med[F_PERFBUF].rate && med[F_BPFTRACE].rate) {
 		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
 		ratio_line("traced thread: perfbuf --filter / bpftrace /pred/",
