@@ -24,12 +24,6 @@
 
 static volatile sig_atomic_t exiting;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
-
 struct demo_run {
 	__u64 events;
 	struct trace_clock clock;	/* --time, as perfbuf trace has it */
@@ -112,17 +106,9 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 	};
 	struct cli_opts c = { .cmd = "demo", .shortopts = ":d:h",
 			      .longopts = longopts, .usage = usage_text,
-			      .set = demo_option };
-	int err = cli_options(&c, argc, argv, o);
+			      .set = demo_option, .no_operands = true };
 
-	if (err)
-		return err;
-	if (optind < argc) {
-		fprintf(stderr, "perfbuf demo: unexpected argument '%s'; run 'perfbuf demo --help'\n",
-			argv[optind]);
-		return -1;
-	}
-	return 0;
+	return cli_options(&c, argc, argv, o);
 }
 
 /* Poll until the end or a signal, a /bin/true every second; 0 or -errno. */
@@ -198,8 +184,7 @@ int cmd_demo(int argc, char **argv)
 		err = -errno;
 		goto cleanup;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	cli_stop_on_signals(&exiting, true);
 	printf("Tracing exec() for %ld s (running /bin/true every second)... Ctrl-C to stop.\n",
 	       o.duration);
 	trace_clock_init(&run.clock, o.tmode);

@@ -53,14 +53,18 @@ bool cli_parse_num(const char *prog, const char *opt, const char *arg,
 	return false;
 }
 
+/* "trace": perfbuf trace's; "perfbuf-bench": a program of its own */
+static void prog_name(const char *cmd, char *prog, size_t sz)
+{
+	snprintf(prog, sz, "%s%s", strncmp(cmd, "perfbuf", 7) ? "perfbuf " : "", cmd);
+}
+
 int cli_bad_option(const char *cmd, int ret, char **argv)
 {
 	const char *arg = argv[optind - 1];
 	char prog[64];
 
-	/* "trace": perfbuf trace's; "perfbuf-bench": a program of its own */
-	snprintf(prog, sizeof(prog), "%s%s", strncmp(cmd, "perfbuf", 7) ? "perfbuf " : "",
-		 cmd);
+	prog_name(cmd, prog, sizeof(prog));
 	if (ret == ':')
 		fprintf(stderr, "%s: %s needs a value; run '%s --help'\n",
 			prog, arg, prog);
@@ -94,6 +98,14 @@ int cli_options(const struct cli_opts *c, int argc, char **argv, void *ctx)
 		}
 		if (!c->set(opt, optarg, ctx))
 			return -1;
+	}
+	if (c->no_operands && optind < argc) {
+		char prog[64];
+
+		prog_name(c->cmd, prog, sizeof(prog));
+		fprintf(stderr, "%s: unexpected argument '%s'; run '%s --help'\n",
+			prog, argv[optind], prog);
+		return -1;
 	}
 	return 0;
 }
@@ -377,6 +389,24 @@ const char *cli_strerror(int err)
 /* fds 0-2 that were closed: /dev/null holds their place (a BPF map
  * opened as fd 1 would take our output: "Invalid argument") */
 static bool stdout_closed;
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	*stop_flag = 1;
+}
+
+void cli_stop_on_signals(volatile sig_atomic_t *flag, bool restart)
+{
+	struct sigaction sa = { .sa_handler = on_stop,
+				.sa_flags = restart ? SA_RESTART : 0 };
+
+	stop_flag = flag;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 void cli_reserve_stdio(void)
 {

@@ -4,6 +4,7 @@
 #ifndef PERFBUF_COMMON_CLI_H
 #define PERFBUF_COMMON_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -26,12 +27,14 @@ struct cli_opts {
 	const char *usage;		/* what -h and --help print */
 	/* one option into @ctx; false after one line saying what is wrong */
 	bool (*set)(int opt, char *arg, void *ctx);
+	bool no_operands;		/* an operand: "unexpected argument" */
 };
 
 /* The one option loop of every command: getopt_long() over @argv, each
  * option to c->set(), --help printed, a bad option said in one line
- * (cli_bad_option()). -1 to exit 1 (said), 1 to exit 0 (--help), 0 to go
- * on with the operands from optind (the command checks them). */
+ * (cli_bad_option()), and with c->no_operands an operand too. -1 to exit
+ * 1 (said), 1 to exit 0 (--help), 0 to go on with the operands from
+ * optind (the command checks them). */
 int cli_options(const struct cli_opts *c, int argc, char **argv, void *ctx);
 
 /* getopt_long() (opterr = 0, optstring starting with ':') returned @ret,
@@ -81,6 +84,13 @@ const char *cli_strerror(int err);
 /* Is CPU @cpu online? true when the online list cannot be read (the
  * kernel decides then). The one check of every command's CPU option. */
 bool cli_cpu_online(int cpu);
+
+/* SIGINT and SIGTERM set *@flag to 1 from now on (even when the shell
+ * started a background job with SIGINT ignored): the one handler of the
+ * commands that end on them. @restart: reads and writes a signal
+ * interrupts go on (SA_RESTART, as signal() has it), else they see EINTR.
+ * One flag a process: the last call's. */
+void cli_stop_on_signals(volatile sig_atomic_t *flag, bool restart);
 
 /* Before anything opens a file: fds 0-2 that are closed get /dev/null,
  * so no BPF object or output file takes their number. */

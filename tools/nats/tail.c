@@ -26,12 +26,6 @@
 
 static volatile sig_atomic_t exiting;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
-
 static const char usage_text[] =
 "Usage: perfbuf nats-tail --nats URL[,URL...] [OPTIONS]\n"
 "\n"
@@ -132,7 +126,7 @@ static int parse_options(int argc, char **argv, struct tail_opts *o)
 	};
 	struct cli_opts c = { .cmd = "nats-tail", .shortopts = ":n:d:h",
 			      .longopts = longopts, .usage = usage_text,
-			      .set = set_option };
+			      .set = set_option, .no_operands = true };
 	int err;
 
 	nats_opts_init(&o->n, PROG);
@@ -143,11 +137,6 @@ static int parse_options(int argc, char **argv, struct tail_opts *o)
 	err = cli_options(&c, argc, argv, o);
 	if (err)
 		return err;
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected '%s'; run 'perfbuf nats-tail --help'\n",
-			argv[optind]);
-		return -1;
-	}
 	if (!o->n.nurls) {
 		fprintf(stderr, PROG ": which servers? e.g. --nats nats://127.0.0.1:4222\n");
 		return -1;
@@ -297,7 +286,6 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 
 int cmd_nats_tail(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct tail_opts o = {};
 	struct tail t = { .o = &o };
 	struct nats_conn c = {};
@@ -313,8 +301,7 @@ int cmd_nats_tail(int argc, char **argv)
 	}
 	/* before the connection (seconds with a slow server): the first
 	 * signal ends the run, even one sent to a background job */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_stop_on_signals(&exiting, false);
 	signal(SIGPIPE, SIG_IGN);
 	t.src = tail_src_new();
 	if (!t.src) {

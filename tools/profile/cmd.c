@@ -21,12 +21,6 @@
 
 static volatile sig_atomic_t exiting;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
-
 static const char usage_text[] =
 "Usage: perfbuf profile [OPTIONS]\n"
 "\n"
@@ -191,7 +185,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
 	struct cli_opts c = { .cmd = "profile", .shortopts = ":F:p:d:vh",
 			      .longopts = long_opts, .usage = usage_text,
-			      .set = profile_option };
+			      .set = profile_option, .no_operands = true };
 	struct prof_args a = { .o = o };
 	bool *stdout_output = a.stdout_output;
 	int err;
@@ -200,8 +194,6 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
 	err = cli_options(&c, argc, argv, &a);
 	if (err)
 		return err < 0 ? -EINVAL : 1;
-	if (optind < argc)
-		return bad("unexpected argument", argv[optind], "run 'perfbuf profile --help'");
 	/* --svg alone: the flame graph only; with --folded or --json, both */
 	o->output = o->svg_path && !stdout_output[0] ? PROF_SVG : o->output;
 	if (o->cpu >= 0 && !cli_cpu_online(o->cpu)) {
@@ -361,8 +353,7 @@ int cmd_profile(int argc, char **argv)
 		run.metrics = &metrics;
 	}
 	libbpf_set_print(o.verbose ? print_libbpf : NULL);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	cli_stop_on_signals(&exiting, true);
 	signal(SIGPIPE, SIG_IGN);
 	run.stacks = stacks_new();
 	run.maps = maps_new();

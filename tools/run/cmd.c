@@ -29,12 +29,6 @@
 static volatile sig_atomic_t exiting;
 static const char *prog_name = "perfbuf run";
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
-
 struct run;
 struct map_ctx {
 	struct run *run;
@@ -627,7 +621,6 @@ static int attach_all(struct run *run)
 static int run_main(int argc, char **argv, bool attach)
 {
 	static struct run run;	/* big: the record copy */
-	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
 
 	memset(&run, 0, sizeof(run));
@@ -640,8 +633,7 @@ static int run_main(int argc, char **argv, bool attach)
 	err = setup(&run);
 	if (err)
 		goto out;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_stop_on_signals(&exiting, false);
 	signal(SIGPIPE, SIG_IGN);
 	if (attach)
 		fprintf(stderr, "Reading map %s. Hit Ctrl-C to end.\n", run.maps[0].name);

@@ -208,18 +208,13 @@ static int parse_options(int argc, char **argv, struct stress_opts *o)
 	};
 	struct cli_opts c = { .cmd = "stress", .shortopts = ":s:b:r:md:c:p:l:jh",
 			      .longopts = longopts, .usage = usage(),
-			      .set = stress_option };
+			      .set = stress_option, .no_operands = true };
 	int err;
 
 	optind = 1;
 	err = cli_options(&c, argc, argv, o);
 	if (err)
 		return err;
-	if (optind < argc) {
-		fprintf(stderr, "perfbuf stress: unexpected argument '%s'; run 'perfbuf stress --help'\n",
-			argv[optind]);
-		return -1;
-	}
 	if (o->have_rate && o->have_max) {
 		fprintf(stderr, "perfbuf stress: --rate and --max are exclusive\n");
 		return -1;

@@ -17,12 +17,6 @@
 
 static volatile sig_atomic_t exiting;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
-
 static void check_order(struct stress *s, const struct perfbuf_record *rec)
 {
 	if (rec->flags & PERFBUF_RECF_LATE)
@@ -78,8 +72,7 @@ int stress_setup(struct stress_run *run)
 
 	/* before the load: a signal meanwhile, even to a background job
 	 * (SIGINT ignored from its start), ends the run after it */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	cli_stop_on_signals(&exiting, true);
 	if (cli_need_privileges("perfbuf stress", CLI_BPF) ||
 	    cli_need_fds("perfbuf stress", 0))
 		return -1;
