@@ -87,11 +87,8 @@ static bool demo_option(int opt, char *arg, void *ctx)
 			arg);
 		return false;
 	}
-	if (opt == 'T' && trace_time_parse(arg, &o->tmode)) {
-		fprintf(stderr, "perfbuf demo: --time wants rel, mono or wall, not '%s'\n",
-			arg);
-		return false;
-	}
+	if (opt == 'T')
+		return trace_time_option("perfbuf demo", arg, &o->tmode);
 	return true;
 }
 

@@ -71,12 +71,8 @@ enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH,
 /* --time, --width (as perfbuf trace has them) */
 static bool output_option(int opt, const char *arg, struct report *rp)
 {
-	if (opt == OPT_TIME) {
-		if (!trace_time_parse(arg, &rp->time))
-			return true;
-		fprintf(stderr, RPROG ": --time wants rel, mono or wall, not '%s'\n", arg);
-		return false;
-	}
+	if (opt == OPT_TIME)
+		return trace_time_option(RPROG, arg, &rp->time);
 	return cli_parse_num(RPROG, "--width", arg, 40, 100000, &rp->width);
 }
 

@@ -139,11 +139,7 @@ static bool output_option(int opt, const char *arg, struct trace_opts *o)
 	}
 	if (opt == OPT_WIDTH)
 		return cli_parse_num(o->prog, "--width", arg, 40, 100000, &o->width);
-	if (trace_time_parse(arg, &o->time)) {
-		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", o->prog, arg);
-		return false;
-	}
-	return true;
+	return trace_time_option(o->prog, arg, &o->time);
 }
 
 /* What BPF reads of syscall arguments: --string-size, --buffers. */

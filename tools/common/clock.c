@@ -40,6 +40,14 @@ int trace_time_parse(const char *arg, enum trace_time *mode)
 	return -EINVAL;
 }
 
+bool trace_time_option(const char *prog, const char *arg, enum trace_time *mode)
+{
+	if (!trace_time_parse(arg, mode))
+		return true;
+	fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", prog, arg);
+	return false;
+}
+
 __u64 trace_clock_ns(const struct trace_clock *c, __u64 mono_ns)
 {
 	switch (c->mode) {

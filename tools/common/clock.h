@@ -10,6 +10,7 @@
 #ifndef PERFBUF_TRACE_CLOCK_H
 #define PERFBUF_TRACE_CLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -25,6 +26,9 @@ struct trace_clock {
 void trace_clock_init(struct trace_clock *c, enum trace_time mode);
 /* "rel", "mono" or "wall": 0, or -EINVAL. */
 int trace_time_parse(const char *arg, enum trace_time *mode);
+/* The same for --time of command @prog: false after the line "PROG:
+ * --time wants rel, mono or wall, not 'ARG'". */
+bool trace_time_option(const char *prog, const char *arg, enum trace_time *mode);
 /* A record's CLOCK_MONOTONIC time on the clock: nanoseconds since the
  * start (0 before it), of CLOCK_MONOTONIC, or since the Unix epoch. */
 __u64 trace_clock_ns(const struct trace_clock *c, __u64 mono_ns);

@@ -118,11 +118,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_MAP_PINNED: o->map_pinned = arg; return true;
 	case OPT_MAP_NAME: o->map_name = arg; return true;
 	case OPT_METRICS: o->metrics = arg; return !metrics_check_addr(o->prog, arg);
-	case OPT_TIME:
-		if (!trace_time_parse(arg, &o->time))
-			return true;
-		fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", o->prog, arg);
-		return false;
+	case OPT_TIME: return trace_time_option(o->prog, arg, &o->time);
 	}
 	/* --nats and its family: trace's parser (nats/options.h) */
 	return opt >= NATS_OPT_URLS && opt < NATS_OPT_END && nats_opts_set(&o->nats, opt, arg);
