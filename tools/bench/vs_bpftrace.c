@@ -34,6 +34,38 @@ static void storm_table(const char *const *row, int n, const struct trace_run *m
 	}
 }
 
+/* A part's rounds: row 0 untraced, T_PERFBUF perfbuf trace, T_BPFTRACE
+ * (and more) bpftrace, @n of them by @once, interleaved; each row the
+ * median round. */
+struct storm_part {
+	const char *title;	/* the section */
+	const char *storm, *tracers;	/* stdout: "STORM, N rounds of S s:
+					 * TRACERS..." */
+	void (*once)(int t, const char *tool, double secs, struct trace_run *r);
+	int n, reps;
+	const char *pb_skip;	/* the note when perfbuf's row, bpftrace's */
+	const char *bt_skip;	/* did not run (%s: the logs' folder) */
+};
+
+/* The part's section, rounds and notes, the medians in @med: false
+ * (said) without the perfbuf tool. */
+static bool storm_part_run(const struct storm_part *p, double secs,
+			   struct trace_run *med)
+{
+	char tool[PATH_MAX];
+
+	if (!tool_section(p->title, tool, sizeof(tool)))
+		return false;
+	printf("\n%s, %d rounds of %.0f s: %s...\n", p->storm, p->reps, secs,
+	       p->tracers);
+	storm_rounds(p->once, p->n, tool, secs, p->reps, med);
+	if (!med[T_PERFBUF].rate)
+		emit_md(p->pb_skip, env.out);
+	if (!med[T_BPFTRACE].rate)
+		emit_md(p->bt_skip, env.out);
+	return true;
+}
+
 static void trace_once(int t, const char *tool, double secs, struct trace_run *r)
 {
 	char log[PATH_MAX], prog[128];
@@ -68,24 +100,22 @@ int bench_trace(void)
 		"`bpftrace -e '... { printf(...) }'`",
 		"`bpftrace -e '... { @n = count(); }'` (no output: the floor)",
 	};
+	const struct storm_part p = {
+		.title = "perfbuf trace vs bpftrace", .storm = "syscall storm",
+		.tracers = "untraced, perfbuf trace, bpftrace printf, bpftrace count",
+		.once = trace_once, .n = T_N, .reps = env.quick ? 1 : 3,
+		.pb_skip = "perfbuf trace row skipped: `perfbuf trace` did not start, attach or "
+			   "exit cleanly (see %s/trace.log)\n\n",
+		.bt_skip = "bpftrace rows skipped: bpftrace is missing or did not attach "
+			   "(scripts/setup.sh --bench installs it; see %s/bpftrace.log)\n\n",
+	};
 	struct trace_run med[T_N];
-	int reps = env.quick ? 1 : 3;
-	char tool[PATH_MAX];
 
-	if (!tool_section("perfbuf trace vs bpftrace", tool, sizeof(tool)))
+	if (!storm_part_run(&p, secs, med))
 		return 0;
-	printf("\nsyscall storm, %d rounds of %.0f s: untraced, perfbuf trace, bpftrace printf, bpftrace count...\n",
-	       reps, secs);
-	storm_rounds(trace_once, T_N, tool, secs, reps, med);
-	if (!med[T_PERFBUF].rate)
-		emit_md("perfbuf trace row skipped: `perfbuf trace` did not start, attach or "
-			"exit cleanly (see %s/trace.log)\n\n", env.out);
-	if (!med[T_BPFTRACE].rate)
-		emit_md("bpftrace rows skipped: bpftrace is missing or did not attach "
-			"(scripts/setup.sh --bench installs it; see %s/bpftrace.log)\n\n", env.out);
 	emit_md("getpgid() in a loop on CPU%d, %.0f s per run, median of %d interleaved "
 		"rounds; the tracers run where the scheduler puts them.\n\n",
-		env.prod_cpu, secs, reps);
+		env.prod_cpu, secs, p.reps);
 	storm_table(row, T_N, med, 1);
 	if (med[T_PERFBUF].rate && med[T_BPFTRACE].rate) {
 		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
@@ -133,24 +163,22 @@ int bench_filter(void)
 		"`perfbuf trace --filter 'args.pid == N'`",
 		"`bpftrace -e '... /args->pid == N/ { printf(...) }'`",
 	};
+	const struct storm_part p = {
+		.title = "--filter in the kernel vs bpftrace /pred/", .storm = "filter storm",
+		.tracers = "untraced, perfbuf trace --filter, bpftrace /pred/",
+		.once = filter_once, .n = F_N, .reps = env.quick ? 1 : MAX_REPS,
+		.pb_skip = "perfbuf row skipped: `perfbuf trace --filter` did not start, attach or "
+			   "exit cleanly (see %s/filter.log)\n\n",
+		.bt_skip = "bpftrace row skipped: bpftrace is missing or did not attach "
+			   "(scripts/setup.sh --bench installs it; see %s/bpftrace-filter.log)\n\n",
+	};
 	struct trace_run med[F_N];
-	int reps = env.quick ? 1 : MAX_REPS;
-	char tool[PATH_MAX];
 
-	if (!tool_section("--filter in the kernel vs bpftrace /pred/", tool, sizeof(tool)))
+	if (!storm_part_run(&p, secs, med))
 		return 0;
-	printf("\nfilter storm, %d rounds of %.0f s: untraced, perfbuf trace --filter, bpftrace /pred/...\n",
-	       reps, secs);
-	storm_rounds(filter_once, F_N, tool, secs, reps, med);
-	if (!med[F_PERFBUF].rate)
-		emit_md("perfbuf row skipped: `perfbuf trace --filter` did not start, attach or "
-			"exit cleanly (see %s/filter.log)\n\n", env.out);
-	if (!med[F_BPFTRACE].rate)
-		emit_md("bpftrace row skipped: bpftrace is missing or did not attach "
-			"(scripts/setup.sh --bench installs it; see %s/bpftrace-filter.log)\n\n", env.out);
 	emit_md("getpgid(N + i %% 1000) in a loop on CPU%d (N = %d, above pid_max: the "
 		"call fails at once), 1 call in 1000 passes the filter; %.0f s per run, "
-		"median of %d interleaved rounds.\n\n", env.prod_cpu, FILTER_PID, secs, reps);
+		"median of %d interleaved rounds.\n\n", env.prod_cpu, FILTER_PID, secs, p.reps);
 	storm_table(row, F_N, med, 1000);
 	if (med[F_PERFBUF].rate && med[F_BPFTRACE].rate) {
 		emit_md("\n| target | ratio | wanted | |\n|---|---:|---:|---|\n");
