@@ -197,7 +197,7 @@ TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # and kernel functions' typed arguments, from the kernel's BTF
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
-	$(OUTPUT)/tools/common/say.o
+	$(OUTPUT)/tools/trace/kbtf.o $(OUTPUT)/tools/common/say.o
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target

@@ -4,7 +4,8 @@
  * without attaching: the fields of kprobe, kretprobe, fentry and fexit
  * probes (names, kinds, offsets, string slots), the decoder's values for
  * records laid out as trace.bpf.c writes them, the prototype `list -v`
- * prints, and the plain arg0..arg5 of a function BTF lacks.
+ * prints, and the plain arg0..arg5 of a function BTF lacks; a glob's
+ * functions typed as when named alone.
  */
 #include <unistd.h>
 #include <bpf/btf.h>
@@ -12,6 +13,7 @@
 #include "test.h"
 #include "trace/decode.h"
 #include "trace/args.h"
+#include "trace/kbtf.h"
 
 #define ASSERT_STREQ(a, b, name) ASSERT_TRUE(!strcmp((a), (b)), name)
 
@@ -192,6 +194,79 @@ TEST(not_in_btf)
 	ASSERT_EQ(p.nfields, 0, "no fields");
 }
 
+/* A glob's function (kfunc_fields_glob(), ftrace's module "") is typed
+ * as when named alone: every vfs_* function BTF has, kprobe and
+ * kretprobe; the index finds each as btf__find_by_name_kind() does */
+struct glob_cmp {
+	enum probe_kind kind;
+	const struct btf *btf;
+	int n, same, found;
+};
+
+static bool same_fields(const struct trace_probe *a, const struct trace_probe *b)
+{
+	if (a->typed != b->typed || a->nfields != b->nfields ||
+	    memcmp(&a->cfg, &b->cfg, sizeof(a->cfg)))
+		return false;
+	for (int i = 0; i < a->nfields; i++) {
+		const struct tp_field *x = &a->fields[i], *y = &b->fields[i];
+
+		if (strcmp(x->name, y->name) || x->kind != y->kind || x->off != y->off ||
+		    x->size != y->size || x->is_signed != y->is_signed ||
+		    x->slot != y->slot || x->ptr != y->ptr || x->nnames != y->nnames)
+			return false;
+	}
+	return true;
+}
+
+static int glob_one(const char *name, void *ctx)
+{
+	struct glob_cmp *c = ctx;
+	struct trace_probe named, glob;
+
+	const struct btf *b;
+
+	c->n++;
+	c->found += kbtf_func(name, "", &b) ==
+		    btf__find_by_name_kind(c->btf, name, BTF_KIND_FUNC);
+	if (typed_probe(&named, c->kind, name))
+		return 0;
+	memset(&glob, 0, sizeof(glob));
+	glob.kind = c->kind;
+	glob.spec = glob.label = named.spec;
+	glob.target = (char *)name;
+	glob.from_glob = true;
+	glob.cfg.argv_slot = -1;
+	c->same += !kfunc_fields_glob(&glob, "") && same_fields(&named, &glob);
+	tp_fields_free(&named);
+	tp_fields_free(&glob);
+	return 0;
+}
+
+TEST(glob_typed_as_named)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct glob_cmp c = { .kind = PK_KPROBE, .btf = btf };
+	struct trace_probe p;
+
+	if (!btf)
+		TEST_SKIP("no vmlinux BTF");
+	ASSERT_GT(kfunc_each("vfs_*", glob_one, &c), 10, "vfs_* in BTF");
+	ASSERT_EQ(c.found, c.n, "the index finds each as btf__find_by_name_kind()");
+	ASSERT_EQ(c.same, c.n, "each kprobe's fields as named alone");
+	c = (struct glob_cmp){ .kind = PK_KRETPROBE, .btf = btf };
+	kfunc_each("vfs_*", glob_one, &c);
+	ASSERT_EQ(c.same, c.n, "each kretprobe's fields as named alone");
+	memset(&p, 0, sizeof(p));
+	p.kind = PK_KPROBE;
+	p.spec = p.label = "kprobe:pb_no_such_function";
+	p.target = "pb_no_such_function";
+	ASSERT_EQ(kfunc_fields_glob(&p, ""), -ENOENT, "not in BTF: arg0..arg5");
+	ASSERT_EQ(p.typed, false, "untyped");
+	btf__free(btf);
+	kfunc_btf_free();
+}
+
 /* Each kind of parameter BTF has: an enum's names, a bool */
 static int first_with(const struct btf *btf, bool (*want)(const struct btf_type *))
 {
@@ -287,4 +362,4 @@ TEST(capture_round_trip)
 
 TEST_MAIN(TEST_ENTRY(capture_round_trip), TEST_ENTRY(vfs_read_fields), TEST_ENTRY(fexit_kretprobe_ret),
 	  TEST_ENTRY(decode_openat2), TEST_ENTRY(proto_text),
-	  TEST_ENTRY(not_in_btf), TEST_ENTRY(enum_and_bool))
+	  TEST_ENTRY(not_in_btf), TEST_ENTRY(enum_and_bool), TEST_ENTRY(glob_typed_as_named))

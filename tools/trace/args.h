@@ -17,6 +17,9 @@ struct trace_probe;
  * when BTF lacks the function (@p untouched: arg0..arg5, said once);
  * -ENOMEM. */
 int kfunc_fields(struct trace_probe *p);
+/* The same for a glob's function @p, @mod its module as ftrace lists it
+ * ("" built in): nothing said (the glob says how many BTF lacks) */
+int kfunc_fields_glob(struct trace_probe *p, const char *mod);
 /* "ssize_t vfs_read(struct file *file, char *buf, ...)" into @buf: 0,
  * or -ENOENT when BTF lacks @func */
 int kfunc_proto(const char *func, char *buf, size_t sz);

@@ -21,64 +21,21 @@
 
 #include "common/say.h"
 #include "args.h"
+#include "kbtf.h"
 #include "probe.h"
-
-static struct btf *vmlinux_btf;
 
 void kfunc_btf_free(void)
 {
-	btf__free(vmlinux_btf);
-	vmlinux_btf = NULL;
+	kbtf_free();
 }
 
-static struct btf *vmlinux(void)
+/* @func's FUNC_PROTO in vmlinux's BTF or its module's (@mod: as
+ * kbtf_func() takes it), *@btf the BTF; NULL when BTF lacks it */
+static const struct btf_type *find_proto(const char *func, const char *mod,
+					 const struct btf **btf)
 {
-	if (!vmlinux_btf)
-		vmlinux_btf = btf__load_vmlinux_btf();
-	return vmlinux_btf;
-}
+	int id = kbtf_func(func, mod, btf);
 
-/* Is @func in kallsyms? Its module into @mod ("" when built in). */
-static bool kallsyms_find(const char *func, char *mod, size_t sz)
-{
-	char line[512], name[256], m[128];
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%*s %*c %255s [%127[^]]]", name, m);
-
-		found = n >= 1 && !strcmp(name, func);
-		if (found)
-			snprintf(mod, sz, "%s", n == 2 ? m : "");
-	}
-	fclose(f);
-	return found;
-}
-
-/* @func's FUNC_PROTO in vmlinux's BTF or its module's (*@own: that one,
- * the caller frees it); 0 when BTF lacks it */
-static const struct btf_type *find_proto(const char *func, struct btf **btf,
-					 struct btf **own)
-{
-	struct btf *base = vmlinux();
-	char mod[128];
-	int id;
-
-	*own = NULL;
-	*btf = base;
-	if (!base)
-		return NULL;
-	id = btf__find_by_name_kind(base, func, BTF_KIND_FUNC);
-	if (id < 0 && kallsyms_find(func, mod, sizeof(mod)) && mod[0]) {
-		*own = btf__load_module_btf(mod, base);
-		if (*own) {
-			*btf = *own;
-			id = btf__find_by_name_kind(*own, func, BTF_KIND_FUNC);
-		}
-	}
 	if (id < 0)
 		return NULL;
 	return btf__type_by_id(*btf, btf__type_by_id(*btf, id)->type);
@@ -226,9 +183,10 @@ static bool is_exit(const struct trace_probe *p)
 	return p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
 }
 
-/* ret (exit probes, unless void), then the parameters the probe reads */
+/* ret (exit probes, unless void), then the parameters the probe reads
+ * (@quiet: a glob's function, more than 6 not said) */
 static int proto_fields(struct trace_probe *p, const struct btf *btf,
-			const struct btf_type *proto)
+			const struct btf_type *proto, bool quiet)
 {
 	const struct btf_param *prm = btf_params(proto);
 	int n = btf_vlen(proto), base = 0;
@@ -240,7 +198,7 @@ static int proto_fields(struct trace_probe *p, const struct btf *btf,
 		if (!(f = probe_field_add(p, "ret", 0)) || type_field(btf, proto->type, f))
 			return -ENOMEM;
 	}
-	if (n > TRACE_MAX_ARGS && p->kind != PK_KRETPROBE)
+	if (n > TRACE_MAX_ARGS && p->kind != PK_KRETPROBE && !quiet)
 		cli_say(p->prog, "%s: %s has %d parameters; %s reads the first %d\n",
 			p->spec, p->target, n,
 			p->kind == PK_KPROBE ? "a kprobe" : "the trampoline", TRACE_MAX_ARGS);
@@ -258,24 +216,24 @@ static int proto_fields(struct trace_probe *p, const struct btf *btf,
 	return 0;
 }
 
-int kfunc_fields(struct trace_probe *p)
+/* @mod, @quiet: as kfunc_fields_glob() takes them (NULL, false: a
+ * function named alone) */
+static int fields_of(struct trace_probe *p, const char *mod, bool quiet)
 {
-	struct btf *btf, *own;
-	const struct btf_type *proto = find_proto(p->target, &btf, &own);
-	char mod[128];
+	const struct btf *btf;
+	const struct btf_type *proto = find_proto(p->target, mod, &btf);
+	char m[128];
 	int err;
 
 	if (!proto || !btf_is_func_proto(proto)) {
-		btf__free(own);
-		if (!kallsyms_find(p->target, mod, sizeof(mod)))
+		if (quiet || !kbtf_kallsyms(p->target, m, sizeof(m)))
 			return -ENOENT;	/* no such function: attach says so */
 		cli_say(p->prog, "%s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
 			p->spec, p->target, TRACE_MAX_ARGS - 1);
 		return -ENOENT;
 	}
 	p->cfg.argv_slot = -1;
-	err = proto_fields(p, btf, proto);
-	btf__free(own);
+	err = proto_fields(p, btf, proto, quiet);
 	if (err) {
 		tp_fields_free(p);
 		p->cfg = (struct trace_probe_cfg){ .argv_slot = -1 };
@@ -283,6 +241,16 @@ int kfunc_fields(struct trace_probe *p)
 	}
 	p->typed = true;
 	return 0;
+}
+
+int kfunc_fields(struct trace_probe *p)
+{
+	return fields_of(p, NULL, false);
+}
+
+int kfunc_fields_glob(struct trace_probe *p, const char *mod)
+{
+	return fields_of(p, mod, true);
 }
 
 struct textbuf {
@@ -304,8 +272,8 @@ static void text_printf(void *ctx, const char *fmt, va_list ap)
 
 int kfunc_proto(const char *func, char *buf, size_t sz)
 {
-	struct btf *btf, *own;
-	const struct btf_type *proto = find_proto(func, &btf, &own);
+	const struct btf *btf;
+	int id = kbtf_func(func, NULL, &btf);
 	struct textbuf t = { .buf = buf, .sz = sz };
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = func);
 	struct btf_dump *d;
@@ -313,21 +281,19 @@ int kfunc_proto(const char *func, char *buf, size_t sz)
 
 	if (sz)
 		buf[0] = '\0';
-	if (proto) {
+	if (id >= 0) {
 		d = btf_dump__new(btf, text_printf, &t, NULL);
-		err = d ? btf_dump__emit_type_decl(d, btf__type_by_id(btf,
-				btf__find_by_name_kind(btf, func, BTF_KIND_FUNC))->type, &o)
+		err = d ? btf_dump__emit_type_decl(d, btf__type_by_id(btf, id)->type, &o)
 			: -ENOMEM;
 		btf_dump__free(d);
 	}
-	btf__free(own);
 	return err;
 }
 
 long kfunc_each(const char *glob, int (*fn)(const char *name, void *ctx),
 		void *ctx)
 {
-	struct btf *btf = vmlinux();
+	struct btf *btf = kbtf_vmlinux();
 	long found = 0;
 	int n;
 

@@ -385,27 +385,41 @@ void probes_warn_cost(const struct probe_set *set)
 		(n * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
 }
 
-int probes_attach(struct probe_set *set, struct trace *skel,
-		  bool (*between)(void *ctx), void *ctx)
+/* Every probe's config (its strings: typed arguments too), before any
+ * attach: a kprobe.multi link starts a glob's all at once */
+static int write_cfgs(struct probe_set *set, struct trace *skel)
 {
 	int cfg_fd = bpf_map__fd(skel->maps.cfgs), err;
 
+	for (int i = 0; i < set->n; i++) {
+		__u32 key = i;
+
+		if (bpf_map_update_elem(cfg_fd, &key, &set->v[i].cfg, BPF_ANY)) {
+			err = -errno;
+			cli_say(set->prog, "configuring %s failed: %s\n", set->v[i].spec,
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int probes_attach(struct probe_set *set, struct trace *skel,
+		  bool (*between)(void *ctx), void *ctx)
+{
+	int err = write_cfgs(set, skel);
+
+	if (err)
+		return err;
 	attach_syscalls(set, skel);
 	kfunc_attach_multi(set, skel);
 
 	for (int glob = 0; glob < 2; glob++) {
 		for (int i = 0; i < set->n; i++) {
 			struct trace_probe *p = &set->v[i];
-			__u32 key = i;
 
 			if (p->from_glob != glob || p->multi)
 				continue;
-			if (bpf_map_update_elem(cfg_fd, &key, &p->cfg, BPF_ANY)) {
-				err = -errno;
-				cli_say(set->prog, "configuring %s failed: %s\n", p->spec,
-					 strerror(-err));
-				return err;
-			}
 			err = attach_one(p, skel, i);
 			if (err)
 				return err;

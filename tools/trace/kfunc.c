@@ -16,6 +16,7 @@
 
 #include "common/cli.h"
 #include "common/say.h"
+#include "args.h"
 #include "tool.h"
 #include "trace.skel.h"
 
@@ -60,10 +61,19 @@ int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool
 	return err;
 }
 
+/* A glob's probes typed as when named alone; how many BTF does not
+ * describe, and the first of them, for one line at the end */
+struct untyped {
+	int n;
+	char first[512];	/* a line of available_filter_functions */
+};
+
+/* ftrace's "name [module]": @func typed from vmlinux's or @mod's BTF */
 static int add_func(struct probe_set *set, enum probe_kind kind, const char *kw,
-		    const char *func)
+		    const char *func, const char *mod, struct untyped *u)
 {
 	struct trace_probe *p = probe_new(set, kind);
+	int err;
 
 	if (!p)
 		return -ENOMEM;
@@ -76,13 +86,33 @@ static int add_func(struct probe_set *set, enum probe_kind kind, const char *kw,
 		cli_say(set->prog, "out of memory\n");
 		return -ENOMEM;
 	}
-	return 0;
+	err = kfunc_fields_glob(p, mod);
+	if (err == -ENOENT && !u->n++)
+		snprintf(u->first, sizeof(u->first), "%s", func);
+	if (err == -ENOMEM)
+		cli_say(set->prog, "out of memory\n");
+	return err == -ENOMEM ? err : 0;
+}
+
+/* "name [module]" (a line of available_filter_functions) cut into the
+ * two: the module "" when built in */
+static void split_line(char *line, char **mod)
+{
+	char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+
+	line[strcspn(line, " \t\n")] = '\0';
+	*mod = "";
+	if (open && close) {
+		*close = '\0';
+		*mod = open + 1;
+	}
 }
 
 int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw,
 		     const char *spec, const char *pattern)
 {
-	char path[128], line[512];
+	char path[128], line[512], *mod;
+	struct untyped u = { 0 };
 	int found = 0, err = 0;
 	FILE *f;
 
@@ -99,10 +129,10 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 		return -errno;
 	}
 	while (!err && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, " \t\n")] = '\0';	/* "name [module]" */
+		split_line(line, &mod);
 		/* __ftrace_invalid_address___N: a hole, not a function */
 		if (!fnmatch(pattern, line, 0) && strncmp(line, "__ftrace_invalid", 16)) {
-			err = add_func(set, kind, kw, line);
+			err = add_func(set, kind, kw, line, mod, &u);
 			found++;
 		}
 	}
@@ -111,6 +141,12 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 		cli_say(set->prog, "%s: no kernel function matches '%s' (see %s)\n", spec, pattern, path);
 		return -ENOENT;
 	}
+	if (!err && u.n == 1)
+		cli_say(set->prog, "%s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
+			 spec, u.first, TRACE_MAX_ARGS - 1);
+	else if (!err && u.n)
+		cli_say(set->prog, "%s: BTF does not describe %d of its %d functions (%s, ...): their arguments printed as arg0..arg%d, whole registers\n",
+			 spec, u.n, found, u.first, TRACE_MAX_ARGS - 1);
 	return err;
 }
 
