@@ -165,7 +165,8 @@ struct drain_ctx {
 
 #define DRAIN_ROUNDS 15
 
-enum { D_FOLD, D_ITER, D_COLLECTOR, D_LIBBPF, D_N };
+/* D_LINES: no records, one load per 64-byte line of the ring: the floor */
+enum { D_FOLD, D_ITER, D_COLLECTOR, D_LIBBPF, D_LINES, D_N };
 
 struct drain_bench {
 	struct emit *skel;
@@ -176,8 +177,10 @@ struct drain_bench {
 	perf_buffer_event_fn lb_fn;	/* lpb's callback; NULL: drain_lb_cb */
 	struct perfbuf_ring *ring;	/* over lpb's ring of the producer CPU */
 	struct perfbuf *pb;
-	void *base;		/* the header page of the ring drained */
-	void *coll_map;		/* the collector's ring mapped again (base) */
+	void *base;		/* the header page of libbpf's ring */
+	void *coll_map;		/* the collector's ring mapped again */
+	int lb_fd, coll_fd;	/* the producer CPU's event: libbpf's, the
+				 * collector's (the map slot is swapped) */
 	struct drain_ctx d;
 	bool exact;		/* every drain saw every record */
 	__u64 fresh[D_N][DRAIN_ROUNDS], replay[D_N][DRAIN_ROUNDS];

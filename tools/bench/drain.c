@@ -121,6 +121,25 @@ static int drain_iter(struct perfbuf_ring *ring, struct drain_ctx *d)
 	return perfbuf_ring__end(ring, it);
 }
 
+/* No records: one load from every 64-byte line of libbpf's ring between
+ * data_tail and data_head, then data_tail = data_head. What reading the
+ * bytes costs alone, for the drains above it. */
+static int read_lines(struct drain_bench *b)
+{
+	struct perf_event_mmap_page *hdr = b->base;
+	__u64 head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
+	__u64 tail = hdr->data_tail, sum = 0;
+	const char *data = (const char *)b->base + PAGE_SZ;
+	size_t mask = b->data_size - 1;
+
+	for (__u64 pos = tail & ~63ULL; pos < head; pos += 64)
+		sum += *(const volatile __u64 *)(data + (pos & mask));
+	b->d.seq_sum += sum;
+	b->d.n = b->want;
+	__atomic_store_n(&hdr->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* One timed drain of kind @k into @slot; 0 or a negative errno. */
 static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
 {
@@ -139,6 +158,9 @@ static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
 	case D_COLLECTOR:
 		ret = perfbuf__consume(b->pb);
 		break;
+	case D_LINES:
+		ret = read_lines(b);
+		break;
 	default:
 		ret = perf_buffer__consume(b->lpb);
 		break;
@@ -148,27 +170,48 @@ static int drain_timed(struct drain_bench *b, int k, __u64 *slot)
 	return ret < 0 ? ret : 0;
 }
 
-/* DRAIN_ROUNDS rounds of the @n drains @kinds in turn, each after a fill
- * (fresh); then one fill, read again and again with data_tail rewound
- * (replay). */
-static int drain_rounds(struct drain_bench *b, const int *kinds, int n)
+/* The producer CPU's slot of the map to the ring @kind drains (libbpf's
+ * or the collector's), then a fill of it. */
+static int fill_for(struct drain_bench *b, int kind)
 {
-	__u64 tail0;
+	int fd = kind == D_COLLECTOR ? b->coll_fd : b->lb_fd;
+
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.events), &env.prod_cpu,
+				&fd, BPF_ANY))
+		return -errno;
+	return fill_ring(b->prog_fd, b->data_size);
+}
+
+/* The header page of the ring @kind drains. */
+static void *base_of(struct drain_bench *b, int kind)
+{
+	return kind == D_COLLECTOR ? b->coll_map : b->base;
+}
+
+/* DRAIN_ROUNDS rounds of every drain in turn, each after a fill of its
+ * ring (fresh); then both rings filled once and read again and again
+ * with data_tail rewound (replay). Each round times them all: the ratios
+ * are a round's, whatever else the machine does meanwhile. */
+static int drain_rounds(struct drain_bench *b)
+{
+	__u64 tail0[D_N];
 	int err = 0;
 
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
-		for (int j = 0; j < n && !err; j++) {
-			err = fill_ring(b->prog_fd, b->data_size);
+		for (int k = 0; k < D_N && !err; k++) {
+			err = fill_for(b, k);
 			if (!err)
-				err = drain_timed(b, kinds[j], &b->fresh[kinds[j]][i]);
+				err = drain_timed(b, k, &b->fresh[k][i]);
 		}
-	if (!err)
-		err = fill_ring(b->prog_fd, b->data_size);
-	tail0 = ring_tail(b->base);
+	for (int k = 0; k < D_N && !err; k++) {
+		if (k == D_COLLECTOR || k == D_LIBBPF)
+			err = fill_for(b, k);
+		tail0[k] = ring_tail(base_of(b, k));
+	}
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
-		for (int j = 0; j < n && !err; j++) {
-			rewind_tail(b->base, tail0);
-			err = drain_timed(b, kinds[j], &b->replay[kinds[j]][i]);
+		for (int k = 0; k < D_N && !err; k++) {
+			rewind_tail(base_of(b, k), tail0[k]);
+			err = drain_timed(b, k, &b->replay[k][i]);
 		}
 	return err;
 }
@@ -196,6 +239,7 @@ int drain_open_libbpf(struct drain_bench *b)
 	err = idx < 0 ? -ENODEV : perf_buffer__buffer(b->lpb, idx, &b->base, &map_sz);
 	if (err)
 		return err;
+	b->lb_fd = perf_buffer__buffer_fd(b->lpb, (size_t)idx);
 	b->ring = perfbuf_ring__new_mem(b->base, PAGE_SZ, env.pages);
 	if (!b->ring)
 		return -errno;
@@ -225,9 +269,9 @@ static int drain_open_collector(struct drain_bench *b)
 			b->coll_map = NULL;
 			return -errno;
 		}
-		b->base = b->coll_map;
+		b->coll_fd = perfbuf__ring_fd(b->pb, i);
 	}
-	return b->base ? 0 : -ENODEV;
+	return b->coll_map ? 0 : -ENODEV;
 }
 
 static void drain_report(struct drain_bench *b)
@@ -237,6 +281,7 @@ static void drain_report(struct drain_bench *b)
 		"perfbuf iterator (perfbuf_iter__next)",
 		"perfbuf__consume (collector)",
 		"libbpf perf_buffer__consume",
+		"no records, a load a 64-byte line (the floor)",
 	};
 	__u64 mf[D_N], mr[D_N];
 
@@ -268,20 +313,25 @@ static void drain_report(struct drain_bench *b)
 		       (double)mr[D_LIBBPF], 1.0, 0.8);
 	ratio_aim_line("perfbuf__consume / perf_buffer__consume, fresh",
 		       (double)mf[D_COLLECTOR], (double)mf[D_LIBBPF], 1.0, 0.8);
+	ratio_aim_line("perfbuf__consume / perf_buffer__consume, replay",
+		       (double)mr[D_COLLECTOR], (double)mr[D_LIBBPF], 1.0, 0.8);
+	info_line("the floor / perf_buffer__consume, fresh", (double)mf[D_LINES],
+		  (double)mf[D_LIBBPF]);
+	info_line("the floor / perf_buffer__consume, replay", (double)mr[D_LINES],
+		  (double)mr[D_LIBBPF]);
 }
 
 /*
  * The same kernel ring, filled the same way before each timed drain, read
  * in turn by perfbuf's fold and iterator (a perfbuf_ring over libbpf's own
- * mmap) and by perf_buffer__consume(); then perfbuf__consume() on its own
- * collector. "fresh": each drain follows a fill by the producer CPU (cache
- * lines come from the other core); "replay": data_tail rewound, the same
- * bytes again.
+ * mmap) and by perf_buffer__consume(), and the collector's ring of the
+ * same size (the map slot swapped before its fill) by perfbuf__consume(),
+ * all four in every round. "fresh": each drain follows a fill by the
+ * producer CPU (cache lines come from the other core); "replay": data_tail
+ * rewound, the same bytes again.
  */
 int bench_drain(void)
 {
-	static const int ring_kinds[] = { D_FOLD, D_ITER, D_LIBBPF };
-	static const int coll_kinds[] = { D_COLLECTOR };
 	struct drain_bench *b = calloc(1, sizeof(*b));
 	int err;
 
@@ -295,12 +345,9 @@ int bench_drain(void)
 	err = b->skel ? 0 : -errno;
 	if (!err) {
 		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
-		err = drain_open_libbpf(b) ?: drain_rounds(b, ring_kinds, 3);
+		err = drain_open_libbpf(b) ?: drain_open_collector(b) ?:
+		      drain_rounds(b);
 	}
-	perfbuf_ring__free(b->ring);
-	perf_buffer__free(b->lpb);
-	if (!err)
-		err = drain_open_collector(b) ?: drain_rounds(b, coll_kinds, 1);
 	if (!err)
 		drain_report(b);
 	else
@@ -308,6 +355,8 @@ int bench_drain(void)
 	if (b->coll_map)
 		munmap(b->coll_map, (1 + env.pages) * PAGE_SZ);
 	perfbuf__free(b->pb);
+	perfbuf_ring__free(b->ring);
+	perf_buffer__free(b->lpb);
 	emit__destroy(b->skel);
 	free(b);
 	return err;
