@@ -187,7 +187,7 @@ struct drain_bench {
 };
 
 int fill_ring(int prog_fd, size_t data_size);
-__u64 median(__u64 *v);		/* of DRAIN_ROUNDS values (sorts them) */
+__u64 fastest(const __u64 *t);	/* of DRAIN_ROUNDS values */
 int drain_open_libbpf(struct drain_bench *b);
 
 /* ---- storm.c: a syscall storm under a tracer --------------------------- */

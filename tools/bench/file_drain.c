@@ -158,17 +158,6 @@ static int fd_timed(struct file_drain *x, int fs, int k, __u64 *slot)
 	return err;
 }
 
-/* The fastest drain: a drain takes about 2 ms, and a busy machine adds a
- * whole time slice (4 ms) to many of them, which moves a median. */
-static __u64 fd_best(const __u64 *t)
-{
-	__u64 m = t[0];
-
-	for (int i = 1; i < DRAIN_ROUNDS; i++)
-		m = t[i] < m ? t[i] : m;
-	return m;
-}
-
 /* Row @k: tmpfs and disk columns. */
 static void fd_row(const struct file_drain *x, const char *what, int k)
 {
@@ -177,7 +166,7 @@ static void fd_row(const struct file_drain *x, const char *what, int k)
 
 	emit_md("| %s |", what);
 	for (int fs = 0; fs < FS_N; fs++) {
-		__u64 m = fd_best(x->t[fs][k]);
+		__u64 m = fastest(x->t[fs][k]);
 
 		if (!*x->fs->dir[fs]) {
 			emit_md(" | | |");
@@ -193,7 +182,7 @@ static void file_drain_report(const struct file_drain *x)
 {
 	const struct drain_bench *b = x->b;
 	double bytes = (double)(b->want * REC_BYTES);
-	__u64 crc = fd_best(x->t_crc[0]), zcrc = fd_best(x->t_crc[1]);
+	__u64 crc = fastest(x->t_crc[0]), zcrc = fastest(x->t_crc[1]);
 
 	emit_section("Drain of a full ring to a file");
 	emit_md("%llu records of %d B (%d B in the ring: %.1f MiB) in a %zu KiB ring, filled "
@@ -222,17 +211,17 @@ static void file_drain_report(const struct file_drain *x)
 			continue;
 		snprintf(what, sizeof(what), "read_spans + writev / perf_buffer__consume + fwrite, %s",
 			 fs_name[fs]);
-		ratio_aim_line(what, (double)fd_best(x->t[fs][FD_SPANS]),
-			       (double)fd_best(x->t[fs][FD_FWRITE]), 1.0, 0.5);
+		ratio_aim_line(what, (double)fastest(x->t[fs][FD_SPANS]),
+			       (double)fastest(x->t[fs][FD_FWRITE]), 1.0, 0.5);
 		snprintf(what, sizeof(what), "capture frame / perf_buffer__consume + fwrite, %s",
 			 fs_name[fs]);
-		ratio_aim_line(what, (double)fd_best(x->t[fs][FD_FRAME]),
-			       (double)fd_best(x->t[fs][FD_FWRITE]), 1.0, 0.5);
+		ratio_aim_line(what, (double)fastest(x->t[fs][FD_FRAME]),
+			       (double)fastest(x->t[fs][FD_FWRITE]), 1.0, 0.5);
 	}
 	info_line("CRC-32 alone: libdeflate / zlib", (double)crc, (double)zcrc);
 	if (*x->fs->dir[FS_TMPFS])
 		info_line("CRC-32 alone / capture frames, tmpfs", (double)crc,
-			  (double)fd_best(x->t[FS_TMPFS][FD_FRAME]));
+			  (double)fastest(x->t[FS_TMPFS][FD_FRAME]));
 }
 
 /*
