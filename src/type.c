@@ -25,6 +25,17 @@ struct perfbuf_type *type_new(const char *name, const char *source)
 	return t;
 }
 
+void type_set_bits(struct perfbuf_field *f, __u64 bits, __u32 width)
+{
+	f->offset = (__u32)(bits / 8);
+	if (!width)
+		return;
+	f->bit_offset = bits % 8;
+	f->bit_size = width;
+	/* the bytes holding the bits, no more: the type's end may be next */
+	f->size = (f->bit_offset + width + 7) / 8;
+}
+
 const char *type_bare_name(const char *name)
 {
 	if (!strncmp(name, "struct ", 7))
@@ -233,19 +244,26 @@ int perfbuf_type__read_int(const struct perfbuf_type *t, int idx,
 {
 	const struct perfbuf_field *f = perfbuf_type__field(t, idx);
 	unsigned char b[16] = {};
+	size_t n;
 	__u64 v = 0;
 
 	if (!f || (f->kind != PERFBUF_FIELD_INT && f->kind != PERFBUF_FIELD_BOOL &&
-		   f->kind != PERFBUF_FIELD_ENUM && f->kind != PERFBUF_FIELD_PTR) ||
-	    !f->size || f->size > 8)
+		   f->kind != PERFBUF_FIELD_ENUM && f->kind != PERFBUF_FIELD_PTR))
 		return -EINVAL;
-	if (f->offset + (size_t)f->size > sz)
+	/* a bitfield: only the bytes that hold its bits (1 to 9: a packed
+	 * struct's 64 bits may start at bit 1), whatever its size says */
+	n = f->bit_size ? (f->bit_offset + (size_t)f->bit_size + 7) / 8 : f->size;
+	if (!n || n > (f->bit_size ? 9 : 8) || f->bit_size > 64 ||
+	    (f->bit_size && f->bit_offset > 7))
+		return -EINVAL;
+	if (f->offset + n > sz)
 		return -ERANGE;
-	memcpy(b, (const char *)data + f->offset, f->size);
-	for (int i = f->size - 1; i >= 0; i--)	/* little endian */
+	memcpy(b, (const char *)data + f->offset, n);
+	for (int i = 7; i >= 0; i--)	/* little endian */
 		v = v << 8 | b[i];
 	if (f->bit_size) {
-		v >>= f->bit_offset;
+		if (f->bit_offset)
+			v = v >> f->bit_offset | (__u64)b[8] << (64 - f->bit_offset);
 		if (f->bit_size < 64)
 			v &= (1ULL << f->bit_size) - 1;
 		if (f->is_signed && f->bit_size < 64 && (v >> (f->bit_size - 1)) & 1)

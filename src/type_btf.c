@@ -54,7 +54,6 @@ static int btf_members_fill(struct perfbuf_type *t, const struct btf *btf, int i
 	for (int i = 0; i < n; i++, m++) {
 		__u32 bits = btf_member_bit_offset(bt, i);
 		__u32 bsize = btf_member_bitfield_size(bt, i);
-		struct perfbuf_field *f;
 
 		err = type_set_name(t, first + i, btf__name_by_offset(btf, m->name_off));
 		if (err < 0)
@@ -62,15 +61,7 @@ static int btf_members_fill(struct perfbuf_type *t, const struct btf *btf, int i
 		err = btf_fill(t, btf, first + i, m->type, depth + 1);
 		if (err)
 			return err;
-		f = &t->f[first + i];
-		f->offset = bits / 8;
-		if (bsize) {	/* the bytes holding the bits, then shifted */
-			__u32 need = (bits % 8 + bsize + 7) / 8;
-
-			f->bit_offset = bits % 8;
-			f->bit_size = bsize;
-			f->size = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
-		}
+		type_set_bits(&t->f[first + i], bits, bsize);
 	}
 	return 0;
 }

@@ -29,7 +29,6 @@ static int dw_members(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth
 	do {
 		Dwarf_Die mt;
 		Dwarf_Word bits, bsize;
-		struct perfbuf_field *f;
 
 		if (dwarf_tag(&c) != DW_TAG_member)
 			continue;
@@ -40,15 +39,7 @@ static int dw_members(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth
 		if (err)
 			return err;
 		die_member_bits(&c, &bits, &bsize);
-		f = &t->f[first + i++];
-		f->offset = (__u32)(bits / 8);
-		if (bsize) {
-			__u32 need = (bits % 8 + bsize + 7) / 8;
-
-			f->bit_offset = bits % 8;
-			f->bit_size = (__u32)bsize;
-			f->size = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
-		}
+		type_set_bits(&t->f[first + i++], bits, (__u32)bsize);
 	} while (dwarf_siblingof(&c, &c) == 0 && i < n);
 	return 0;
 }

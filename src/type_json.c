@@ -217,7 +217,7 @@ static void json_field(const struct perfbuf_type *t, int idx, const char *p,
 		}
 		return;
 	case PERFBUF_FIELD_INT:
-		if (f->size > 8)
+		if (f->size > 8 && !f->bit_size)
 			break;	/* __int128: hex bytes */
 		/* fall through */
 	case PERFBUF_FIELD_BOOL:

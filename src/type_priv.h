@@ -33,6 +33,9 @@ int type_add_children(struct perfbuf_type *t, int idx, int n);
 int type_set_name(struct perfbuf_type *t, int idx, const char *name);
 /* A name for a value of ENUM field @idx, the last field added values */
 int type_add_enum(struct perfbuf_type *t, int idx, const char *name, __s64 v);
+/* Field @f's place, @bits from its parent's start; a bitfield (@width
+ * bits) sized to the bytes that hold it */
+void type_set_bits(struct perfbuf_field *f, __u64 bits, __u32 width);
 /* The root's name without "struct "/"union " */
 const char *type_bare_name(const char *name);
 

@@ -131,50 +131,154 @@ TEST(dwarf_only)
  * writes it in DWARF 5 too, for BPF objects as well) */
 #define BF_STRUCT struct bf { int a : 3; unsigned int b : 13; char c; \
 			      unsigned short e : 5; unsigned int f : 20; }
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR_(...) #__VA_ARGS__
+#define STR(...) STR_(__VA_ARGS__)
 BF_STRUCT;
+
+/* @src written to @dir/x.c and built into @dir/@out: "btf" a BPF object
+ * by clang (its BTF), else an executable by cc with flags @how (DWARF) */
+static bool build_src(const char *dir, const char *src, const char *how,
+		      const char *out)
+{
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	const char *clang = getenv("CLANG") ? getenv("CLANG") : "clang";
+	char cmd[512];
+	FILE *f;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "%s/x.c", dir);
+	f = fopen(cmd, "w");
+	if (!ASSERT_OK_PTR(f, "source"))
+		return false;
+	ok = fputs(src, f) >= 0;
+	if (!ASSERT_TRUE(!fclose(f) && ok, "source written"))
+		return false;
+	if (!strcmp(how, "btf"))
+		snprintf(cmd, sizeof(cmd), "%s -g -O2 -target bpf -c -o %s/%s %s/x.c",
+			 clang, dir, out, dir);
+	else
+		snprintf(cmd, sizeof(cmd), "%s -g %s -o %s/%s %s/x.c", cc, how, dir, out, dir);
+	return ASSERT_OK(system(cmd), cmd);
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* Type @name of @dir/@bin as JSON of the @sz bytes at @rec, decoded from a
+ * copy of exactly @sz bytes (ASan sees a read past them) */
+static const char *decode_copy(const char *dir, const char *bin, const char *name,
+			       const void *rec, size_t sz)
+{
+	char path[PATH_MAX];
+	struct perfbuf_type *t;
+	const char *r;
+	void *copy = malloc(sz);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, bin);
+	t = perfbuf_type__from_file(path, NULL, name);
+	if (!copy || !t) {
+		free(copy);
+		perfbuf_type__free(t);
+		return "(no type)";
+	}
+	memcpy(copy, rec, sz);
+	r = to_json(t, copy, sz);
+	free(copy);
+	perfbuf_type__free(t);
+	return r;
+}
 
 TEST(dwarf_bitfields)
 {
 	static const char *const flags[] = { "-gdwarf-5", "-gdwarf-4" };
 	static const char src[] = STR(BF_STRUCT) " bf;\nint main(void) { return 0; }\n";
 	struct bf v = { .a = -3, .b = 4000, .c = 'x', .e = 17, .f = 1000000 };
-	char dir[] = "/tmp/perfbuf-bf.XXXXXX", cmd[512], bin[64];
-	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	char dir[] = "/tmp/perfbuf-bf.XXXXXX";
 	libbpf_print_fn_t old = libbpf_set_print(NULL);	/* no BTF: said */
-	FILE *f;
-	bool ok;
 
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
 		return;
-	snprintf(cmd, sizeof(cmd), "%s/bf.c", dir);
-	f = fopen(cmd, "w");
-	if (!ASSERT_OK_PTR(f, "source"))
-		goto out;
-	ok = fputs(src, f) >= 0;
-	if (!ASSERT_TRUE(!fclose(f) && ok, "source written"))
-		goto out;
 	for (int i = 0; i < 2; i++) {
-		struct perfbuf_type *t;
-
-		snprintf(bin, sizeof(bin), "%s/bf%d", dir, i);
-		snprintf(cmd, sizeof(cmd), "%s -g %s -o %s %s/bf.c", cc, flags[i], bin, dir);
-		if (!ASSERT_OK(system(cmd), cmd))
+		if (!build_src(dir, src, flags[i], "bf"))
 			continue;
-		t = perfbuf_type__from_file(bin, NULL, "struct bf");
-		if (!ASSERT_OK_PTR(t, flags[i]))
-			continue;
-		ASSERT_TRUE(!strcmp(to_json(t, &v, sizeof(v)),
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "bf", "struct bf", &v, sizeof(v)),
 				    "{\"a\":-3,\"b\":4000,\"c\":120,\"e\":17,\"f\":1000000}"),
 			    flags[i]);
-		perfbuf_type__free(t);
 	}
-out:
 	libbpf_set_print(old);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", dir);
+	rm_dir(dir);
+}
+
+/* Bitfields that end their struct, their storage unit reaching past it:
+ * d's long long would be 8 bytes from byte 3 of 8; a packed struct's 64
+ * bits from bit 1 are in 9 bytes. */
+#define TAIL_STRUCTS \
+	struct bft { char a[3]; long long d : 40; }; \
+	struct bft2 { char a[5]; int d : 20; }; \
+	struct __attribute__((packed)) bf9 { unsigned char x : 1; \
+					     unsigned long long y : 64; }; \
+	struct bfc { char a[3]; long long d : 40; char s[8]; }; \
+	enum __attribute__((packed)) sc { SC_NEG = -2, SC_ONE = 1 }; \
+	struct se { enum sc s; enum sc u; short pad; int i : 4; enum sc b : 4; }
+TAIL_STRUCTS;
+static const char tail_src[] = STR(TAIL_STRUCTS) ";\n"
+	"struct bft t1; struct bft2 t2; struct bf9 t3; struct bfc t4; struct se t5;\n"
+	"int main(void) { return 0; }\n";
+
+static const char *const tail_builds[] = { "-gdwarf-5", "-gdwarf-4", "btf" };
+
+TEST(bitfield_at_end)
+{
+	struct bft v1 = { .a = "ab", .d = -123456789012LL };
+	struct bft2 v2 = { .a = "abcd", .d = -300000 };
+	struct bf9 v3 = { .x = 1, .y = 0xfedcba9876543210ULL };
+	struct bfc v4 = { .a = "ab", .d = 549755813887LL, .s = "cut" };
+	char dir[] = "/tmp/perfbuf-bft.XXXXXX";
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	struct perfbuf_type *t;
+	void *copy;
+	__u64 u;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		return;
+	for (int i = 0; i < 3; i++) {
+		const char *how = tail_builds[i];
+
+		if (!build_src(dir, tail_src, how, "x"))
+			continue;
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct bft", &v1, sizeof(v1)),
+				    "{\"a\":\"ab\",\"d\":-123456789012}"), how);
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct bft2", &v2, sizeof(v2)),
+				    "{\"a\":\"abcd\",\"d\":-300000}"), how);
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct bf9", &v3, sizeof(v3)),
+				    "{\"x\":1,\"y\":18364758544493064720}"), how);
+		/* a record cut in its tail array: d whole, then what is there */
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct bfc", &v4, 10),
+				    "{\"a\":\"ab\",\"d\":549755813887,\"s\":\"cu\"}"), how);
+		/* cut inside d: refused, as any record short of a non-array */
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct bft", &v1, 7),
+				    "(does not fit)"), how);
+	}
+	/* a table written before bitfields had their own size (d: 8 bytes
+	 * from byte 3): its value from the 5 bytes that hold it, none past */
+	t = perfbuf_type__from_text("perfbuf-type 1 bft\nf 8 0 8 0 0 0 -1 1 2 0 bft\n"
+				    "f 6 0 3 3 0 0 0 -1 0 0 a\nf 1 3 8 0 0 40 0 -1 0 1 d\n");
+	copy = malloc(sizeof(v1));
+	if (ASSERT_OK_PTR(t, "old table") && ASSERT_OK_PTR(copy, "copy")) {
+		memcpy(copy, &v1, sizeof(v1));
+		ASSERT_OK(perfbuf_type__read_int(t, 2, copy, sizeof(v1), &u), "read_int");
+		ASSERT_EQ((__s64)u, -123456789012LL, "old table's d");
+	}
+	free(copy);
+	perfbuf_type__free(t);
+	libbpf_set_print(old);
+	rm_dir(dir);
 }
 
 TEST(short_tail)
@@ -279,6 +383,7 @@ int main(int argc, char **argv)
 	static const struct test_case cases[] = {
 		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
+		TEST_ENTRY(bitfield_at_end),
 		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
 		TEST_ENTRY(object_set),

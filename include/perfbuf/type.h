@@ -45,7 +45,9 @@ struct perfbuf_field {
 	const char *name;	/* "" for an array's element, an anonymous member */
 	__u32 offset;		/* bytes from the start of the parent (of an
 				 * array: from the start of each element) */
-	__u32 size;		/* bytes, all elements of an array */
+	__u32 size;		/* bytes, all elements of an array; a
+				 * bitfield: the bytes holding its bits
+				 * (1 to 9), never past its parent */
 	__u32 kind;		/* enum perfbuf_field_kind */
 	__u32 nelem;		/* ARRAY, STRING: elements; 0 for a flexible
 				 * array member (char args[]) */

@@ -170,10 +170,12 @@ static bool field_value(struct run_decoder *d, const struct perfbuf_type *t,
 	/* a short record: only its last member, an array, is partly there */
 	if (n < f->size && f->kind != PERFBUF_FIELD_ARRAY)
 		return false;
-	if ((f->kind == PERFBUF_FIELD_INT && f->size <= 8) || f->kind == PERFBUF_FIELD_PTR) {
+	if ((f->kind == PERFBUF_FIELD_INT && (f->size <= 8 || f->bit_size)) ||
+	    f->kind == PERFBUF_FIELD_PTR) {
 		perfbuf_type__read_int(t, c, rec + off - f->offset, sz - off + f->offset, &u);
 		v->type = f->kind == PERFBUF_FIELD_PTR ? TV_PTR : TV_INT;
-		v->width = f->size;
+		/* a bitfield's 1 to 9 bytes: an integer of 1, 2, 4 or 8 */
+		v->width = f->size <= 2 ? f->size : f->size <= 4 ? 4 : 8;
 		v->is_signed = f->is_signed;
 		v->u = u;
 		return true;
