@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "perfbuf.h"
 #include "tail_src.h"
@@ -40,6 +41,9 @@ struct tail_src {
 	struct perfbuf_merge *m;
 	struct host_src **src;
 	size_t n_src;
+	struct host_src **tab;	/* by host: open addressing, half full */
+	size_t tab_cap;
+	size_t seed;		/* hosts are anyone's: a hash of our own */
 	size_t waiting;
 	__u64 seq, late;
 	__s64 newest;		/* the newest time added */
@@ -151,6 +155,8 @@ struct tail_src *tail_src_new(void)
 		free(ts);
 		return NULL;
 	}
+	if (ts)
+		ts->seed = (size_t)ts ^ (size_t)time(NULL) * 2654435761u;
 	return ts;
 }
 
@@ -171,18 +177,50 @@ void tail_src_free(struct tail_src *ts)
 	for (size_t i = 0; i < ts->n_src; i++)
 		src_free(ts->src[i]);
 	free(ts->src);
+	free(ts->tab);
 	perfbuf_merge__free(ts->m);
 	free(ts);
+}
+
+/* @host's place in @tab (@cap slots): its source, or the empty slot it
+ * would take (FNV-1a from @seed, probing on). */
+static struct host_src **slot(struct host_src **tab, size_t cap, size_t seed,
+			      const char *host)
+{
+	size_t h = seed ^ 14695981039346656037ULL, i;
+
+	for (const char *p = host; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (i = h & (cap - 1); tab[i] && strcmp(tab[i]->host, host);)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static int tab_grow(struct tail_src *ts)
+{
+	size_t cap = ts->tab_cap ? 2 * ts->tab_cap : 64;
+	struct host_src **tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < ts->n_src; i++)
+		*slot(tab, cap, ts->seed, ts->src[i]->host) = ts->src[i];
+	free(ts->tab);
+	ts->tab = tab;
+	ts->tab_cap = cap;
+	return 0;
 }
 
 /* @host's source, added to the merge on first sight; NULL: no memory. */
 static struct host_src *host_of(struct tail_src *ts, const char *host)
 {
-	struct host_src *s, **v;
+	struct host_src *s, **v, **at;
 
-	for (size_t i = 0; i < ts->n_src; i++)
-		if (!strcmp(ts->src[i]->host, host))
-			return ts->src[i];
+	if (2 * (ts->n_src + 1) > ts->tab_cap && tab_grow(ts))
+		return NULL;
+	at = slot(ts->tab, ts->tab_cap, ts->seed, host);
+	if (*at)
+		return *at;
 	v = realloc(ts->src, (ts->n_src + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
@@ -191,7 +229,7 @@ static struct host_src *host_of(struct tail_src *ts, const char *host)
 	if (s && (s->host = strdup(host)) &&
 	    !perfbuf_merge__add_source(ts->m, &src_ops, s)) {
 		s->waiting = &ts->waiting;
-		return ts->src[ts->n_src++] = s;
+		return *at = ts->src[ts->n_src++] = s;
 	}
 	if (s)
 		free(s->host);
