@@ -47,23 +47,35 @@ static int dw_members(struct perfbuf_type *t, int idx, Dwarf_Die *die, int depth
 struct dw_field {
 	struct perfbuf_type *t;
 	int idx;
+	bool guess;	/* no encoding, no type: the values tell */
 };
 
 static int dw_enum_value(const char *name, Dwarf_Sword v, void *ctx)
 {
 	const struct dw_field *e = ctx;
 
+	if (e->guess && v < 0)
+		e->t->f[e->idx].is_signed = true;
 	return type_add_enum(e->t, e->idx, name, v);
 }
 
+/* Signed by gcc's DW_AT_encoding on the enum, else by its underlying type
+ * (`signed char` is DW_ATE_signed_char), else by a negative value */
 static int dw_enum(struct perfbuf_type *t, int idx, Dwarf_Die *die)
 {
-	struct dw_field e = { t, idx };
+	struct dw_field e = { t, idx, false };
+	Dwarf_Word enc = die_udata(die, DW_AT_encoding, 0);
 	Dwarf_Die base;
+	bool sgn = false;
 
 	t->f[idx].kind = PERFBUF_FIELD_ENUM;
-	if (die_type(die, &base) && die_skip(&base))
-		t->f[idx].is_signed = die_udata(&base, DW_AT_encoding, 0) == DW_ATE_signed;
+	if (enc)
+		sgn = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	else if (die_type(die, &base) && die_skip(&base))
+		die_base(&base, &sgn);
+	else
+		e.guess = true;
+	t->f[idx].is_signed = sgn;
 	return die_enum_each(die, dw_enum_value, &e);
 }
 

@@ -217,7 +217,7 @@ TEST(dwarf_bitfields)
 
 /* Bitfields that end their struct, their storage unit reaching past it:
  * d's long long would be 8 bytes from byte 3 of 8; a packed struct's 64
- * bits from bit 1 are in 9 bytes. */
+ * bits from bit 1 are in 9 bytes. And enums of signed underlying types. */
 #define TAIL_STRUCTS \
 	struct bft { char a[3]; long long d : 40; }; \
 	struct bft2 { char a[5]; int d : 20; }; \
@@ -277,6 +277,27 @@ TEST(bitfield_at_end)
 	}
 	free(copy);
 	perfbuf_type__free(t);
+	libbpf_set_print(old);
+	rm_dir(dir);
+}
+
+TEST(signed_enum)
+{
+	struct se v = { .s = SC_NEG, .u = (enum sc)-3, .i = -5, .b = SC_NEG };
+	char dir[] = "/tmp/perfbuf-se.XXXXXX";
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		return;
+	for (int i = 0; i < 3; i++) {
+		const char *how = tail_builds[i];
+
+		if (!build_src(dir, tail_src, how, "x"))
+			continue;
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "x", "struct se", &v, sizeof(v)),
+				    "{\"s\":\"SC_NEG\",\"u\":-3,\"pad\":0,\"i\":-5,"
+				    "\"b\":\"SC_NEG\"}"), how);
+	}
 	libbpf_set_print(old);
 	rm_dir(dir);
 }
@@ -383,7 +404,7 @@ int main(int argc, char **argv)
 	static const struct test_case cases[] = {
 		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
-		TEST_ENTRY(bitfield_at_end),
+		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
 		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
 		TEST_ENTRY(object_set),
