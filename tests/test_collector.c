@@ -348,13 +348,17 @@ TEST(free_drains_after_disable)
 	perfbuf__free(pb);
 	if (!ASSERT_OK(pthread_create(&t, NULL, emitter, &e), "thread"))
 		goto cleanup;
-	for (int round = 0; round < 30; round++) {
+	/* 30 rounds, and more until the writer has written into one: on a
+	 * loaded machine its thread may not run for the first 30 ms */
+	for (int round = 0; round < 3000; round++) {
 		pb = perfbuf__new(bpf_map__fd(e.skel->maps.events), on_rec, &s, &o);
 		if (!ASSERT_OK_PTR(pb, "perfbuf__new"))
 			break;
 		usleep(1000);
 		perfbuf__consume(pb);
 		perfbuf__free(pb);
+		if (round >= 29 && !emit_stats_cpu(e.skel, e.cpu, &st) && st.ok)
+			break;
 	}
 	__atomic_store_n(&e.stop, true, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
