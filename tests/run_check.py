@@ -232,6 +232,25 @@ def dwarf_only():
     result("run_dwarf_only", why is None, why or "")
 
 
+def bits_signed_enum():
+    """a bitfield ending its struct, signed char enums: all there, signed"""
+    # packed by hand: ctypes would start d in a unit of its own, at byte 8
+    recs = [(-2, -3, 7, -123456789012), (1, -128, 0, 2**39 - 1)]
+    pb = Perfbuf(["run", "--json", "-n", "2", "--set", "target_pid=%d" % os.getpid(),
+                  os.path.join(OBJ, "run_bits.bpf.o")])
+    for sc, raw, pad, d in recs:
+        emit(bytes([sc & 0xff, raw & 0xff, pad]) + (d % 2**40).to_bytes(5, "little"))
+    out, err, rc = pb.end()
+    evs = events(out)
+    why = None if len(evs) == 2 and rc == 0 else \
+        "%d events, exit %d: %s" % (len(evs), rc, err)
+    names = {-2: "RUN_SC_NEG", 1: "RUN_SC_ONE"}
+    for o, (sc, raw, pad, d) in zip(evs, recs):
+        why = why or compare("bits", o["args"], {"sc": names[sc], "sc_raw": raw,
+                                                 "pad": pad, "d": d})
+    result("run_bits_signed_enum", why is None, why or "")
+
+
 def ringbuf_tail():
     """a RINGBUF map, records as long as written: the args that are there"""
     sizes = [8, 9, 20, 71, 72]
@@ -426,6 +445,7 @@ def hostile():
 
 for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                  ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
+                 ("bits", bits_signed_enum),
                  ("attach_by_id", attach_by_id), ("report", report_capture),
                  ("partial", partial_attach),
                  ("hostile", hostile)]:

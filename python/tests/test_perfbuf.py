@@ -107,6 +107,14 @@ def test_dwarf_only_type():
         assert dt.itemsize > 0 and len(dt.names) > 0
 
 
+def test_signed_char_enum_and_tail_bitfield_dtype():
+    with perfbuf.Object(obj_path("tests/bpf/run_bits.bpf.o"), attach=False) as obj:
+        dt = obj.dtype(map="events")
+        assert dt.itemsize == 8
+        assert dt["sc"] == dt["sc_raw"] == np.dtype("i1"), "enums of signed char"
+        assert "d" not in dt.names, "bitfields have no numpy form"
+
+
 def test_bad_fds_and_maps(emitter):
     obj, _ = emitter
     with pytest.raises(OSError, match="not an open file descriptor"):

@@ -49,4 +49,15 @@ struct run_tail {
 	char args[64];
 };
 
+/* a wide bitfield ending the struct (a long long's 8 bytes from d's first
+ * would reach 3 past it) and enums whose underlying type is signed char */
+enum __attribute__((packed)) run_sc { RUN_SC_NEG = -2, RUN_SC_ONE = 1 };
+
+struct run_bits {
+	enum run_sc sc;
+	enum run_sc sc_raw;	/* a value with no name */
+	char pad;
+	long long d : 40;	/* bytes 3 to 7 of 8 */
+};
+
 #endif
