@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "test.h"
@@ -302,6 +303,71 @@ TEST(signed_enum)
 	rm_dir(dir);
 }
 
+/* BTF's own signedness (a kind flag; clang 14 writes none) as clang 15
+ * writes it, from a hand-built .BTF section in an ELF object: ENUM of one
+ * byte, ENUM64 signed and not, a 4-bit enum bitfield */
+static bool btf_object(const char *dir, const char *out)
+{
+	struct btf *btf = btf__new_empty();
+	char path[PATH_MAX], cmd[PATH_MAX * 3];
+	const void *raw;
+	int e8, s64, u64, st;
+	__u32 sz;
+	FILE *f;
+	bool ok;
+
+	if (!ASSERT_OK_PTR(btf, "btf__new_empty"))
+		return false;
+	e8 = btf__add_enum(btf, "e8", 1);
+	btf__add_enum_value(btf, "E8_NEG", -2);
+	btf__add_enum_value(btf, "E8_ONE", 1);
+	s64 = btf__add_enum64(btf, "s64", 8, true);
+	btf__add_enum64_value(btf, "S_NEG", (__u64)-5000000000LL);
+	u64 = btf__add_enum64(btf, "u64", 8, false);
+	btf__add_enum64_value(btf, "U_TOP", 1ULL << 63);
+	st = btf__add_struct(btf, "be", 40);
+	btf__add_field(btf, "a", e8, 0, 0);
+	btf__add_field(btf, "b", e8, 8, 4);
+	btf__add_field(btf, "s", s64, 64, 0);
+	btf__add_field(btf, "s2", s64, 128, 0);
+	btf__add_field(btf, "u", u64, 192, 0);
+	ok = btf__add_field(btf, "u2", u64, 256, 0) == 0 && e8 > 0 && s64 > 0 &&
+	     u64 > 0 && st > 0;
+	raw = btf__raw_data(btf, &sz);
+	snprintf(path, sizeof(path), "%s/raw.btf", dir);
+	f = fopen(path, "w");
+	ok = ok && raw && f && fwrite(raw, 1, sz, f) == sz;
+	if (f)
+		ok = !fclose(f) && ok;
+	btf__free(btf);
+	if (!ASSERT_TRUE(ok, "BTF written"))
+		return false;
+	snprintf(cmd, sizeof(cmd), "echo 'int x;' | %s -x c -c -o %s/e.o - && "
+		 "objcopy --add-section .BTF=%s %s/e.o %s/%s",
+		 getenv("CC") ? getenv("CC") : "cc", dir, path, dir, dir, out);
+	return ASSERT_OK(system(cmd), cmd);
+}
+
+TEST(btf_enum_flags)
+{
+	unsigned char rec[40] = { 0xfe, 0x0d };
+	__s64 s = -5000000000LL, s2 = -7;
+	__u64 u = 1ULL << 63, u2 = ~0ULL;
+	char dir[] = "/tmp/perfbuf-be.XXXXXX";
+
+	memcpy(rec + 8, &s, 8);
+	memcpy(rec + 16, &s2, 8);
+	memcpy(rec + 24, &u, 8);
+	memcpy(rec + 32, &u2, 8);
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		return;
+	if (btf_object(dir, "be.o"))
+		ASSERT_TRUE(!strcmp(decode_copy(dir, "be.o", "struct be", rec, sizeof(rec)),
+				    "{\"a\":\"E8_NEG\",\"b\":-3,\"s\":\"S_NEG\",\"s2\":-7,"
+				    "\"u\":\"U_TOP\",\"u2\":18446744073709551615}"), json);
+	rm_dir(dir);
+}
+
 TEST(short_tail)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_ringbuf"), "rb", NULL);
@@ -405,6 +471,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
 		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
+		TEST_ENTRY(btf_enum_flags),
 		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
 		TEST_ENTRY(object_set),
