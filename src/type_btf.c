@@ -66,15 +66,35 @@ static int btf_members_fill(struct perfbuf_type *t, const struct btf *btf, int i
 	return 0;
 }
 
+/* Whether @btf's producer writes enums' signedness (clang >= 15): an
+ * enum has the flag, or it has ENUM64 (which came with the flag) */
+static bool btf_enum_sign_written(const struct btf *btf)
+{
+	__u32 n = btf__type_cnt(btf);
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *bt = btf__type_by_id(btf, id);
+
+		if (btf_is_enum64(bt) || (btf_is_enum(bt) && btf_kflag(bt)))
+			return true;
+	}
+	return false;
+}
+
 static int btf_enum_fill(struct perfbuf_type *t, const struct btf *btf, int idx,
 			 const struct btf_type *bt)
 {
+	bool negative = false;
+
 	t->f[idx].kind = PERFBUF_FIELD_ENUM;
-	/* kflag: signed (clang >= 15); older clang: a negative value says so */
+	/* kflag: signed (clang >= 15); clang 14 writes no flag: a negative
+	 * value says so (one >= 2^31 of an unsigned enum looks negative too:
+	 * when the flag is written elsewhere, its absence is trusted) */
 	t->f[idx].is_signed = btf_kflag(bt);
 	for (int i = 0; btf_is_enum(bt) && i < btf_vlen(bt); i++)
-		if (btf_enum(bt)[i].val < 0)
-			t->f[idx].is_signed = true;
+		negative |= btf_enum(bt)[i].val < 0;
+	if (negative && !btf_kflag(bt) && !btf_enum_sign_written(btf))
+		t->f[idx].is_signed = true;
 	for (int i = 0; i < btf_vlen(bt); i++) {
 		const char *name;
 		__s64 v;

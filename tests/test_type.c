@@ -305,13 +305,14 @@ TEST(signed_enum)
 
 /* BTF's own signedness (a kind flag; clang 14 writes none) as clang 15
  * writes it, from a hand-built .BTF section in an ELF object: ENUM of one
- * byte, ENUM64 signed and not, a 4-bit enum bitfield */
+ * byte, ENUM64 signed and not, a 4-bit enum bitfield, an unsigned ENUM
+ * whose value >= 2^31 looks negative */
 static bool btf_object(const char *dir, const char *out)
 {
 	struct btf *btf = btf__new_empty();
 	char path[PATH_MAX], cmd[PATH_MAX * 3];
 	const void *raw;
-	int e8, s64, u64, st;
+	int e8, s64, u64, eu, st;
 	__u32 sz;
 	FILE *f;
 	bool ok;
@@ -325,14 +326,18 @@ static bool btf_object(const char *dir, const char *out)
 	btf__add_enum64_value(btf, "S_NEG", (__u64)-5000000000LL);
 	u64 = btf__add_enum64(btf, "u64", 8, false);
 	btf__add_enum64_value(btf, "U_TOP", 1ULL << 63);
-	st = btf__add_struct(btf, "be", 40);
+	eu = btf__add_enum(btf, "eu", 4);	/* no flag: unsigned */
+	btf__add_enum_value(btf, "EU_TOP", 0x80000000LL);
+	st = btf__add_struct(btf, "be", 48);
 	btf__add_field(btf, "a", e8, 0, 0);
 	btf__add_field(btf, "b", e8, 8, 4);
 	btf__add_field(btf, "s", s64, 64, 0);
 	btf__add_field(btf, "s2", s64, 128, 0);
 	btf__add_field(btf, "u", u64, 192, 0);
-	ok = btf__add_field(btf, "u2", u64, 256, 0) == 0 && e8 > 0 && s64 > 0 &&
-	     u64 > 0 && st > 0;
+	btf__add_field(btf, "u2", u64, 256, 0);
+	btf__add_field(btf, "eu", eu, 320, 0);
+	ok = btf__add_field(btf, "eu2", eu, 352, 0) == 0 && e8 > 0 && s64 > 0 &&
+	     u64 > 0 && eu > 0 && st > 0;
 	raw = btf__raw_data(btf, &sz);
 	snprintf(path, sizeof(path), "%s/raw.btf", dir);
 	f = fopen(path, "w");
@@ -350,7 +355,8 @@ static bool btf_object(const char *dir, const char *out)
 
 TEST(btf_enum_flags)
 {
-	unsigned char rec[40] = { 0xfe, 0x0d };
+	unsigned char rec[48] = { 0xfe, 0x0d };
+	__u32 eu = 0x80000000u, eu2 = ~0U;
 	__s64 s = -5000000000LL, s2 = -7;
 	__u64 u = 1ULL << 63, u2 = ~0ULL;
 	char dir[] = "/tmp/perfbuf-be.XXXXXX";
@@ -359,12 +365,15 @@ TEST(btf_enum_flags)
 	memcpy(rec + 16, &s2, 8);
 	memcpy(rec + 24, &u, 8);
 	memcpy(rec + 32, &u2, 8);
+	memcpy(rec + 40, &eu, 4);
+	memcpy(rec + 44, &eu2, 4);
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
 		return;
 	if (btf_object(dir, "be.o"))
 		ASSERT_TRUE(!strcmp(decode_copy(dir, "be.o", "struct be", rec, sizeof(rec)),
 				    "{\"a\":\"E8_NEG\",\"b\":-3,\"s\":\"S_NEG\",\"s2\":-7,"
-				    "\"u\":\"U_TOP\",\"u2\":18446744073709551615}"), json);
+				    "\"u\":\"U_TOP\",\"u2\":18446744073709551615,"
+				    "\"eu\":\"EU_TOP\",\"eu2\":4294967295}"), json);
 	rm_dir(dir);
 }
 
