@@ -114,4 +114,22 @@ if [[ -n $long ]]; then
 else
 	pass function_sizes
 fi
+
+# The README's layout names every source file (a new one is said where it
+# belongs) and every folder below tools/, tests/ and python/
+layout=$(sed -n '/^## Layout/,/^## Install/p' README.md)
+unnamed=
+for f in $(git ls-files 'src/*.c' 'lib/*.[ch]' 'bpf/*.[ch]' 'tools/*.c' 2>/dev/null); do
+	grep -q "${f##*/}" <<<"$layout" || unnamed+="$f "
+done
+for d in $(git ls-files tools tests python | cut -d/ -f1-2 | sort -u); do
+	[[ -d $d ]] && ! grep -q "$d" <<<"$layout" && unnamed+="$d/ "
+done
+if ! git ls-files --error-unmatch README.md >/dev/null 2>&1; then
+	skip readme_layout "not a git checkout: no list of the tree's files"
+elif [[ -n $unnamed ]]; then
+	fail readme_layout "not in README's Layout: $unnamed"
+else
+	pass readme_layout
+fi
 finish
