@@ -4,6 +4,7 @@
 #include "common.bpf.h"
 #include <perfbuf/bpf.h>
 #include "run_test.h"
+#include "test_write.bpf.h"
 
 const volatile __u32 target_pid = 0;
 
@@ -14,10 +15,7 @@ int bits_write(struct trace_event_raw_sys_enter *ctx)
 {
 	struct run_bits e;
 
-	if ((int)ctx->args[0] != -1 || ctx->args[2] != sizeof(e) ||
-	    bpf_get_current_pid_tgid() >> 32 != target_pid)
-		return 0;
-	if (bpf_probe_read_user(&e, sizeof(e), (void *)ctx->args[1]))
+	if (test_write_read(ctx, &e, sizeof(e), target_pid))
 		return 0;
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;

@@ -2,6 +2,7 @@
 /* struct event only as a local variable's type: clang leaves it out of
  * BTF, the DWARF of this -g build has it (as libbpf-tools' exitsnoop) */
 #include "common.bpf.h"
+#include "test_write.bpf.h"
 
 const volatile __u32 target_pid = 0;
 
@@ -17,10 +18,7 @@ int dwarf_write(struct trace_event_raw_sys_enter *ctx)
 {
 	struct event e;
 
-	if ((int)ctx->args[0] != -1 || ctx->args[2] != sizeof(e) ||
-	    bpf_get_current_pid_tgid() >> 32 != target_pid)
-		return 0;
-	if (bpf_probe_read_user(&e, sizeof(e), (void *)ctx->args[1]))
+	if (test_write_read(ctx, &e, sizeof(e), target_pid))
 		return 0;
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;

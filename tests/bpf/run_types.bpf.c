@@ -4,6 +4,7 @@
 #include "common.bpf.h"
 #include <perfbuf/bpf.h>
 #include "run_test.h"
+#include "test_write.bpf.h"
 
 const volatile __u32 target_pid = 0;
 const volatile char tag[8] = "none";
@@ -16,10 +17,7 @@ int run_write(struct trace_event_raw_sys_enter *ctx)
 {
 	struct run_event e;
 
-	if ((int)ctx->args[0] != -1 || ctx->args[2] != sizeof(e) ||
-	    bpf_get_current_pid_tgid() >> 32 != target_pid)
-		return 0;
-	if (bpf_probe_read_user(&e, sizeof(e), (void *)ctx->args[1]))
+	if (test_write_read(ctx, &e, sizeof(e), target_pid))
 		return 0;
 	for (int i = 0; i < 8; i++)
 		e.tag[i] = tag[i];
