@@ -173,6 +173,18 @@ for engine in bpf perf; do
 	check "exited_process_named_$engine" grep -qE '^gone_target;.*main;outer;middle;hot [0-9]+$' "$tmp/sw.folded"
 done
 
+# -p of a process that exits and is not reaped (its parent, sleep, never
+# waits): the run ends by itself, exit 0 (kill(pid, 0) saw the zombie as
+# alive: the run went on until the parent did)
+( sleep 0.5 & echo $! >"$tmp/zpid"; exec sleep 30 ) &
+pids+=("$!")
+for _ in $(seq 100); do [[ -s $tmp/zpid ]] && break; sleep 0.05; done
+timeout 10 "$PERFBUF" profile -p "$(cat "$tmp/zpid")" >/dev/null 2>"$tmp/zombie.err"
+rc=$?
+check pid_zombie_ends_run bash -c "[[ $rc == 0 ]] && grep -q 'process $(cat "$tmp/zpid") ended' '$tmp/zombie.err'" ||
+	head -c 300 "$tmp/zombie.err"
+kill "${pids[-1]}" 2>/dev/null
+
 # JSON Lines: stack objects and a summary, all valid
 profile perf cpu 0.5 199 --json
 check json_output python3 - "$tmp/perf.cpu.folded" <<'EOF'

@@ -17,6 +17,7 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "metrics/metrics.h"
+#include "trace/pidwatch.h"
 #include "tool.h"
 
 static volatile sig_atomic_t exiting;
@@ -211,11 +212,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool pid_gone(pid_t pid)
-{
-	return pid && kill(pid, 0) && errno == ESRCH;
-}
-
 /* Sampling has started: say what is sampled (tests wait for the line). */
 static void announce(const struct prof_opts *o)
 {
@@ -247,18 +243,23 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 {
 	__u64 start = perfbuf_now_ns(), end = run->o->duration ?
 		start + (__u64)(run->o->duration * 1e9) : UINT64_MAX;
+	struct pidwatch pw;
 	void *state = NULL;
 	int err;
 
+	/* its pidfd is looked at each poll (<= 100 ms): kill(pid, 0) saw a
+	 * zombie as alive, and the run went on until its parent reaped it */
+	pidwatch_open(&pw, run->o->pid, NULL);
 	err = eng->start(run, &state);
 	if (err) {
 		/* the engine said why, or a library warning did */
 		fprintf(stderr, "perfbuf profile: could not start sampling: %s%s\n",
 			strerror(-err), cli_hint(err));
+		pidwatch_close(&pw);
 		return err;
 	}
 	announce(run->o);
-	while (!exiting && perfbuf_now_ns() < end && !pid_gone(run->o->pid)) {
+	while (!exiting && perfbuf_now_ns() < end && !pidwatch_gone(&pw)) {
 		__u64 left = (end - perfbuf_now_ns()) / 1000000;
 
 		err = eng->poll(run, state, left < 100 ? (int)left : 100);
@@ -268,8 +269,9 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		publish(run);
 	}
 	*seconds = (double)(perfbuf_now_ns() - start) / 1e9;
-	if (pid_gone(run->o->pid))
+	if (pidwatch_gone(&pw))
 		fprintf(stderr, "perfbuf profile: process %d ended\n", run->o->pid);
+	pidwatch_close(&pw);
 	err = eng->stop(run, state) ?: err;
 	publish(run);	/* a scrape now shows the summary's counts */
 	return err;

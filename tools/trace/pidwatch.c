@@ -31,7 +31,7 @@ void pidwatch_open(struct pidwatch *w, pid_t pid, struct perfbuf *pb)
 	/* ESRCH: gone already, the look says so; ENOSYS, EINVAL (a thread
 	 * of another process): the look */
 	w->fd = (int)syscall(__NR_pidfd_open, pid, 0);
-	if (w->fd >= 0 && perfbuf__add_wake_fd(pb, w->fd)) {
+	if (w->fd >= 0 && pb && perfbuf__add_wake_fd(pb, w->fd)) {
 		close(w->fd);
 		w->fd = -1;
 	}

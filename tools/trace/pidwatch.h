@@ -13,9 +13,9 @@ struct pidwatch {
 	int fd;		/* its pidfd in the collector's epoll set; -1: none */
 };
 
-/* Watch @pid (0: nothing): a pidfd that wakes @pb's poll when it exits,
- * or, without pidfds (ENOSYS, a thread not a leader), a look at each
- * wake-up. Never fails: the worst is the look. */
+/* Watch @pid (0: nothing): a pidfd that wakes @pb's poll when it exits
+ * (@pb NULL: a pidfd looked at by pidwatch_gone() only), or, without
+ * pidfds (ENOSYS), a look at /proc. Never fails: the worst is the look. */
 void pidwatch_open(struct pidwatch *w, pid_t pid, struct perfbuf *pb);
 /* Has the process exited (a zombie counts)? */
 bool pidwatch_gone(const struct pidwatch *w);
