@@ -55,4 +55,20 @@ built_or_finish() {
 # is $BUILD an ASan build? (gcc links libasan.so, clang its static
 # runtime: both name __asan_init) Behaviour checks can run smaller there.
 asan_build() { readelf -sW "$BUILD/perfbuf" 2>/dev/null | grep -q '__asan_init'; }
+# thread_target: a process of two threads (python's) in the background,
+# its PID in $threaded, the ID of its thread that is not the leader in
+# $thread; false if that thread did not show in 10 s. The caller kills
+# $threaded.
+thread_target() {
+	/usr/bin/python3 -c 'import threading, time
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+time.sleep(60)' &
+	threaded=$! thread=
+	for _ in $(seq 200); do
+		thread=$(ls "/proc/$threaded/task" 2>/dev/null | grep -vx "$threaded" | head -1)
+		[[ -n $thread ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
 finish() { exit $failed; }

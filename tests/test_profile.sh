@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 scratch profile
 TARGET=$BUILD/tests/profile_target
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null; }
+cleanup() { kill "${pids[@]}" $threaded 2>/dev/null; }
 
 # one_line_error NAME REGEX ARGS...: exit 1 and exactly one stderr line
 one_line_error() {
@@ -26,6 +26,12 @@ one_line_error bad_frequency "bad frequency 'abc'" -F abc
 one_line_error zero_frequency "bad frequency '0'" -F 0
 one_line_error frequency_over_max "above kernel.perf_event_max_sample_rate" -F 1000000
 one_line_error no_such_pid "no process with PID '999999999'" -p 999999999
+if thread_target; then
+	one_line_error pid_thread_refused "^perfbuf profile: -p $thread is a thread of process $threaded: -p takes a process ID" -p "$thread"
+	kill "$threaded"
+else
+	fail pid_thread_refused "no thread of a two-thread python in 10 s"
+fi
 one_line_error bad_cpu "CPU 4095 is not online" --cpu 4095
 one_line_error bad_engine "unknown engine 'frob'.*--engine bpf or --engine perf" --engine frob
 one_line_error user_and_kernel_only "exclude each other" --user-only --kernel-only

@@ -9,6 +9,7 @@ source "$(dirname "$0")/trace_lib.sh"
 trace_test trace_pid tpid
 cleanup() {
 	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null
+	[[ -n $threaded ]] && kill "$threaded" 2>/dev/null
 	touch "$tmp/go" 2>/dev/null	# a waiting target runs and ends
 }
 
@@ -86,4 +87,17 @@ fi
 # 3. -p of no process: one line, exit 1 (pid_max is at most 2^22)
 error_case pid_missing '^perfbuf trace: -p 2147483647: no such process' \
 	trace -p 2147483647 "uprobe:$TARGET:pb_target_add"
+
+# 4. -p of a thread that is not its process's leader (the programs compare
+# the process ID: it would match nothing): one line naming the process
+# (perf's -p is a process too; -t a thread), trace and record alike
+if thread_target; then
+	error_case pid_thread_refused "^perfbuf trace: -p $thread is a thread of process $threaded: -p takes a process ID (-p $threaded follows all its threads)$" \
+		trace -p "$thread" "uprobe:$TARGET:pb_target_add"
+	error_case pid_thread_refused_record "^perfbuf record: -p $thread is a thread of process $threaded: " \
+		record -p "$thread" -o "$tmp/rec" "uprobe:$TARGET:pb_target_add"
+	kill "$threaded"
+else
+	fail pid_thread_refused "no thread of a two-thread python in 10 s"
+fi
 finish

@@ -12,6 +12,7 @@
 #include "common/cli.h"
 #include "metrics/metrics.h"
 #include "record/record.h"
+#include "trace/pidwatch.h"
 #include "trace/tool.h"
 #include "trace.h"
 
@@ -31,7 +32,8 @@ static const char usage_text[] =
 "  uprobe:PATH:SYMBOL[+OFFSET]  uretprobe:PATH:SYMBOL\n"
 "\n"
 "Options:\n"
-"  -p, --pid PID        only this process (the run ends when it does)\n"
+"  -p, --pid PID        only this process, all its threads (the ID of a thread\n"
+"                       is refused: -p is a process); the run ends when it does\n"
 "      --comm NAME      only tasks with this command name\n"
 "      --cpu N          only events on CPU N\n"
 "      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
@@ -110,6 +112,8 @@ static bool filter_option(int opt, const char *arg, struct trace_opts *o)
 			fprintf(stderr, "%s: -p %ld: no such process\n", o->prog, v);
 			return false;
 		}
+		if (pidwatch_check_leader(o->prog, (pid_t)v))
+			return false;
 		tf->pid = v;
 		return true;
 	case OPT_COMM:

@@ -30,7 +30,8 @@ static const char usage_text[] =
 "\n"
 "Options:\n"
 "  -F, --frequency HZ   samples per second per CPU (default 99)\n"
-"  -p, --pid PID        only this process (the run ends when it does)\n"
+"  -p, --pid PID        only this process, all its threads (the ID of a thread\n"
+"                       is refused: -p is a process); the run ends when it does\n"
 "      --cpu N          only CPU N\n"
 "  -d, --duration SEC   stop after SEC seconds (default: Ctrl-C)\n"
 "      --user-only      user stacks only\n"
@@ -119,6 +120,8 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 			return bad("bad PID", arg, NULL);
 		if (kill((pid_t)v, 0) && errno == ESRCH)
 			return bad("no process with PID", arg, NULL);
+		if (pidwatch_check_leader("perfbuf profile", (pid_t)v))
+			return -EINVAL;
 		o->pid = (pid_t)v;
 		return 0;
 	case OPT_CPU:

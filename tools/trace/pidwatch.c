@@ -37,6 +37,29 @@ void pidwatch_open(struct pidwatch *w, pid_t pid, struct perfbuf *pb)
 	}
 }
 
+/* The programs compare the process ID (tgid): a thread's own ID would
+ * match nothing. perf's -p is a process too (-t is a thread). */
+int pidwatch_check_leader(const char *prog, pid_t pid)
+{
+	char path[64], line[128];
+	long tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* gone: the caller's check or the watch says so */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	if (!tgid || tgid == pid)
+		return 0;
+	fprintf(stderr, "%s: -p %d is a thread of process %ld: -p takes a process ID (-p %ld follows all its threads)\n",
+		prog, (int)pid, tgid, tgid);
+	return -EINVAL;
+}
+
 /* No pidfd: /proc/PID/stat's state, after the command's ")" */
 static bool proc_gone(pid_t pid)
 {

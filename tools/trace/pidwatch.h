@@ -19,6 +19,9 @@ struct pidwatch {
 void pidwatch_open(struct pidwatch *w, pid_t pid, struct perfbuf *pb);
 /* Has the process exited (a zombie counts)? */
 bool pidwatch_gone(const struct pidwatch *w);
+/* -p @pid is a process, not a thread of one: 0, or -EINVAL after one
+ * line "@prog: -p TID is a thread of process PID: ..." */
+int pidwatch_check_leader(const char *prog, pid_t pid);
 void pidwatch_close(struct pidwatch *w);
 
 #endif
