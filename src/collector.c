@@ -45,6 +45,9 @@
  * ring: at 400 MB/s, 1 ms would fill a 256 KiB ring on its own. */
 #define SLACK_NS 100000ULL
 #define MAX_CPUS 8192
+/* epoll entries besides the rings: the eventfd, the hotplug socket, and
+ * one event a call for the caller's wake fds (perfbuf__add_wake_fd()) */
+#define EXTRA_EVENTS 3
 
 void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec)
 {
@@ -404,7 +407,7 @@ static int wait_events(struct perfbuf *pb, __s64 wait_ns)
 	struct timespec ts = {
 		.tv_sec = wait_ns / 1000000000, .tv_nsec = wait_ns % 1000000000,
 	};
-	int max = (int)pb->cnt + 3, n;
+	int max = (int)pb->cnt + EXTRA_EVENTS, n;
 
 	n = pb->no_pwait2 ? -1 :
 	    epoll_pwait2(pb->cfg.epfd, pb->events, max,
@@ -681,7 +684,7 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 				     max_entries) :
 		     slots_from_system(pb, max_entries, hotplug, online, n_on);
 	if (!err)
-		pb->events = calloc(pb->cnt + 3, sizeof(*pb->events));
+		pb->events = calloc(pb->cnt + EXTRA_EVENTS, sizeof(*pb->events));
 	if (!err && !pb->events)
 		err = -ENOMEM;
 	if (!err)
