@@ -23,6 +23,9 @@ one_line_error demo_bad_duration "demo: -d wants a positive number of seconds, n
 one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
 one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
 one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x
+# the other commands' operand check is the same one (cli_opts.no_operands)
+one_line_error stress_extra_argument "^perfbuf stress: unexpected argument 'x'; run 'perfbuf stress --help'$" stress x
+one_line_error nats_tail_extra_argument "^perfbuf nats-tail: unexpected argument 'x'; run 'perfbuf nats-tail --help'$" nats-tail x
 one_line_error demo_bad_time "^perfbuf demo: --time wants rel, mono or wall, not 'utc'$" demo --time utc
 # perfbuf-bench is not run by the suite, but its bad options are checked
 if [[ -x $BUILD/perfbuf-bench ]]; then
