@@ -155,6 +155,9 @@ double rate_of(const struct result *r);
 double loss_pct(const struct result *r);
 double delivered_share(const struct result *r);
 struct result median_result(struct result *r, int n);
+/* The median of @v[@n] (sorted in place); of an even count, the mean of the
+ * middle two. */
+double median_double(double *v, int n);
 
 /* ---- drain.c: a full ring, drained in turn by several readers ---------- */
 

@@ -294,14 +294,7 @@ static double round_ratio(struct nats_run runs[NR_N][MAX_REPS], int k, int reps)
 
 	for (int i = 0; i < reps; i++)
 		r[i] = runs[NR_JSON][i].got ? (double)runs[k][i].got / runs[NR_JSON][i].got : 0;
-	for (int i = 1; i < reps; i++)	/* insertion sort: 3 values */
-		for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
-			double t = r[j];
-
-			r[j] = r[j - 1];
-			r[j - 1] = t;
-		}
-	return r[reps / 2];
+	return median_double(r, reps);
 }
 
 /* The tracer's and the server's CPU per event delivered, in ns. */

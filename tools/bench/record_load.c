@@ -177,11 +177,11 @@ static void load_round(struct load_bench *b, int c, int i)
 /* The median round's syscalls/s of @row. */
 static double median_rate(const struct load_row *row, int reps)
 {
-	struct trace_run r[MAX_REPS];
+	double r[MAX_REPS];
 
-	memcpy(r, row->run, sizeof(r));
-	qsort(r, (size_t)reps, sizeof(r[0]), cmp_rate);
-	return r[reps / 2].rate;
+	for (int i = 0; i < reps; i++)
+		r[i] = row->run[i].rate;
+	return median_double(r, reps);
 }
 
 static void load_report(const struct load_bench *b)

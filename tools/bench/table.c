@@ -103,6 +103,19 @@ static int cmp_delivered(const void *a, const void *b)
 }
 
 /* The median of @n results by delivered rate (sorts them). */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double median_double(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 struct result median_result(struct result *r, int n)
 {
 	qsort(r, (size_t)n, sizeof(r[0]), cmp_delivered);
