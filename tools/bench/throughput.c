@@ -94,6 +94,9 @@ static bool pair_round(enum peer a, enum peer b, bool swap, double secs,
 		ok = !run_point(&pb, rb) && !run_point(&pa, ra);
 	else
 		ok = !run_point(&pa, ra) && !run_point(&pb, rb);
+	if (!ok)
+		fprintf(stderr, "perfbuf-bench: a pair of %s and %s: %s\n", peer_name[a],
+			peer_name[b], strerror(-(ra->err ?: rb->err)));
 	return ok && ra->received && rb->received;
 }
 
@@ -106,7 +109,7 @@ static int paired_run(enum peer a, enum peer b, struct paired *out)
 	printf("%s / %s: %d pairs of %.0f s rounds...\n", peer_key[a],
 	       peer_key[b], rounds, secs);
 	for (int i = 0; i < rounds; i++) {
-		struct result ra, rb;
+		struct result ra = {}, rb = {};
 
 		if (!pair_round(a, b, i & 1, secs, &ra, &rb))
 			continue;
