@@ -491,6 +491,43 @@ TEST(iterator)
 	synth_free(&s);
 }
 
+/* A sample whose u32 raw size plus its fixed part wraps 32 bits to the
+ * header's size (8, or 0): the inline walk must not take it (a 4 GiB
+ * payload, or a record of size 0 returned for ever). */
+static void iter_wrap_case(const char *name, __u16 size, __u32 raw)
+{
+	struct { struct perf_event_header h; __u32 raw; __u32 pad; } r = {
+		{ .type = PERF_RECORD_SAMPLE, .size = size }, raw, 0,
+	};
+	unsigned char p[8] = { 1 };
+	struct perfbuf_record rec;
+	struct perfbuf_iter it;
+	struct synth s;
+	int n = 0;
+
+	if (!ASSERT_OK(synth_init(&s, 1, 0), "synth_init"))
+		return;
+	synth_sample(&s, p, sizeof(p));
+	synth_raw(&s, &r, sizeof(r));
+	synth_sample(&s, p, sizeof(p));
+	synth_publish(&s);
+	it = perfbuf_ring__begin(s.ring);
+	while (n < 10 && perfbuf_iter__next(&it, &rec)) {
+		ASSERT_LE(rec.data_sz + rec.data2_sz, s.data_size, name);
+		n++;
+	}
+	ASSERT_EQ(n, 1, "only the record before it");
+	ASSERT_EQ(perfbuf_ring__end(s.ring, it), -EBADMSG, "reported by end");
+	ASSERT_EQ(synth_tail(&s), s.head, "resynchronised");
+	synth_free(&s);
+}
+
+TEST(iterator_raw_size_wraps)
+{
+	iter_wrap_case("size 8, raw 2^32 - 4", 8, 0xfffffffcU);
+	iter_wrap_case("size 0, raw 2^32 - 12", 0, 0xfffffff4U);
+}
+
 TEST(mem_ring_bad_args)
 {
 	char *mem = calloc(1, SYNTH_PAGE * 4);
@@ -843,6 +880,7 @@ TEST_MAIN(
 	TEST_ENTRY(other_records),
 	TEST_ENTRY(corrupt_headers),
 	TEST_ENTRY(iterator),
+	TEST_ENTRY(iterator_raw_size_wraps),
 	TEST_ENTRY(mem_ring_bad_args),
 	TEST_ENTRY(record_copy),
 	TEST_ENTRY(cpu_lists),

@@ -335,11 +335,12 @@ static inline bool perfbuf_iter__next(struct perfbuf_iter *it,
 
 	/* { header, fixed fields, u32 size, char data[size] }: the kernel's
 	 * size includes the padding, so a raw sample is exactly raw_off + 4 +
-	 * size long. pos is always readable this far (a record of the
-	 * stretch, or a sentinel the slow path takes), and a sample is taken
-	 * inline when it ends before lim: the next one is readable too. */
+	 * size long (summed in size_t: a damaged raw size near 2^32 must not
+	 * wrap to the header's). pos is always readable this far (a record of
+	 * the stretch, or a sentinel the slow path takes), and a sample is
+	 * taken inline when it ends before lim: the next one is readable too. */
 	if (__builtin_expect(eh->type != PERF_RECORD_SAMPLE ||
-			     raw_sz + it->raw_off + 4 != size || (size & 7) ||
+			     (size_t)raw_sz + it->raw_off + 4 != size || (size & 7) ||
 			     size >= (size_t)(it->lim - p), 0))
 		return perfbuf_iter__slow(it, rec);
 	/* the line PERFBUF_ITER_PREFETCH bytes on, when the stretch holds
