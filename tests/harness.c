@@ -78,6 +78,11 @@ const char *test_need_root(void)
 	return geteuid() == 0 ? NULL : "needs root (CAP_BPF, CAP_PERFMON)";
 }
 
+long test_count(long normal, long quick)
+{
+	return getenv("PERFBUF_TEST_VALGRIND") ? quick : normal;
+}
+
 bool test_root_or_skip(void)
 {
 	if (!test_need_root())

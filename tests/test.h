@@ -92,6 +92,11 @@ void spin_ms(int ms);
 				 sizeof(cases) / sizeof(cases[0]));	\
 	}
 
+/* @normal, or @quick under valgrind (tests/test_memcheck.sh sets
+ * PERFBUF_TEST_VALGRIND; it runs 30 times slower there): for a count that
+ * repeats one path for volume or timing, which runs @quick times. */
+long test_count(long normal, long quick);
+
 /* Helpers for tests that need BPF: NULL reason means we can run. */
 const char *test_need_root(void);
 /* The same for a helper that sets a subtest up: false, and the subtest

@@ -391,8 +391,8 @@ static void *poll_forever(void *arg)
 TEST(stop_while_polling_1000)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = -1, .page_cnt = 1);
-	const char *env = getenv("PERFBUF_TEST_ROUNDS");	/* valgrind: fewer */
-	int rounds = env ? atoi(env) : 1000;
+	const char *env = getenv("PERFBUF_TEST_ROUNDS");
+	int rounds = env ? atoi(env) : test_count(1000, 100);
 	int stuck = 0, woken = 0;
 	struct poller p = {};
 	struct base b;
