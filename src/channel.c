@@ -114,20 +114,16 @@ static size_t drain_spans(struct channel *ch, perfbuf_span_fn fn, void *ctx)
 }
 
 size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
-		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *more)
+		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *stop)
 {
-	size_t n;
-	bool stop;
 	int err;
 
 	ch->polls++;
-	*more = false;
+	*stop = false;
 	if (cfg->span_fn)
 		return drain_spans(ch, cfg->span_fn, ctx);
-	n = ring_fold(ch->ring, fn, ctx, budget, &stop, &err);
 	/* corruption is logged and counted by the ring; keep going */
-	*more = stop || n == budget;
-	return n;
+	return ring_fold(ch->ring, fn, ctx, budget, stop, &err);
 }
 
 static bool kernel_lost(const struct channel *ch,

@@ -39,11 +39,12 @@ struct channel {
  * channel_close() releases what was set up. */
 int channel_open(struct channel *ch, int cpu, struct channel_cfg *cfg);
 
-/* Hand at most @budget records to @fn; *@more when some may be left
- * (budget spent or the callback stopped). Returns the records delivered.
- * With cfg->span_fn: all the bytes to it, and the records they held. */
+/* Hand at most @budget records to @fn; *@stop when the callback stopped
+ * (a spent budget is not a stop: the caller moves on to the next ring).
+ * Returns the records delivered. With cfg->span_fn: all the bytes to it,
+ * and the records they held. */
 size_t channel_drain(struct channel *ch, const struct channel_cfg *cfg,
-		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *more);
+		     size_t budget, perfbuf_record_fn fn, void *ctx, bool *stop);
 
 /* Losses the kernel counted that no LOST record reported: one LOST record
  * at @time_ns to @fn. Returns 1 when one was delivered, else 0; *@stop

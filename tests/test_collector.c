@@ -626,6 +626,31 @@ cleanup:
 	emit_fixture_close(&f);
 }
 
+/* The budget is per ring per drain: a ring that spends it does not keep
+ * the next ones from being drained (they would fill and lose records). */
+TEST(budget_moves_on)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .budget = 4);
+	struct seen s = {};
+	struct emit_fixture f;
+	size_t n;
+
+	if (!emit_fixture_open(&f, true, on_rec, &s, &o))
+		goto cleanup;
+	n = perfbuf__ring_cnt(f.pb);
+	for (size_t i = 0; i < n; i++)
+		ASSERT_OK(emit_run(f.skel, perfbuf__ring_cpu(f.pb, i), 10, 32),
+			  "ten records");
+	ASSERT_EQ(perfbuf__consume(f.pb), 4 * (int)n, "a budget from every ring");
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(s.samples[perfbuf__ring_cpu(f.pb, i)], 4, "4 of each CPU");
+	ASSERT_EQ(perfbuf__consume(f.pb), 4 * (int)n, "the next 4 of each");
+	ASSERT_EQ(perfbuf__consume(f.pb), 2 * (int)n, "the last 2 of each");
+	ASSERT_EQ(s.bad_payload, 0, "in order, none repeated");
+cleanup:
+	emit_fixture_close(&f);
+}
+
 /* A final drain empties every ring whatever the budget, then reports the
  * pending losses (1-page rings, budget 4: once 4 of 15 came and 11 went). */
 TEST(drain_ignores_budget)
@@ -899,6 +924,7 @@ TEST_MAIN(
 	TEST_ENTRY(bad_setup),
 	TEST_ENTRY(max_record_size_limits),
 	TEST_ENTRY(out_of_fds),
+	TEST_ENTRY(budget_moves_on),
 	TEST_ENTRY(drain_ignores_budget),
 	TEST_ENTRY(spans_capture),
 )
