@@ -329,6 +329,7 @@ struct consume_ctx {
 	perfbuf_sample_fn fn;
 	void *ctx;
 	int err;
+	bool stop;		/* the callback stopped: the call ends */
 };
 
 static void count(struct sampler_event *e, const struct perfbuf_sample *smp,
@@ -368,7 +369,10 @@ static int on_record(void *arg, const struct perfbuf_record *rec)
 		return PERFBUF_CONTINUE;
 	}
 	count(c->e, &smp, rec);
-	return c->fn(c->ctx, &smp);
+	if (c->fn(c->ctx, &smp) == PERFBUF_CONTINUE)
+		return PERFBUF_CONTINUE;
+	c->stop = true;
+	return PERFBUF_STOP;
 }
 
 /* Fold event @e's ring into @c; adds the records to *@total. */
@@ -393,7 +397,7 @@ int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 
 	if (!s->page_cnt)
 		return -ENODATA;
-	for (size_t i = 0; i < s->cnt; i++)
+	for (size_t i = 0; i < s->cnt && !c.stop; i++)
 		if (s->ev[i]->ring)
 			consume_event(&c, s->ev[i], &total);
 	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);

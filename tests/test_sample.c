@@ -883,6 +883,48 @@ TEST(sampler_per_cpu)
 	perfbuf_sampler__free(s);
 }
 
+static int stop_first_cb(void *ctx, const struct perfbuf_sample *s)
+{
+	int *n = ctx;
+
+	(void)s;
+	++*n;
+	return PERFBUF_STOP;
+}
+
+/* A callback's stop ends the call, not only the fold of its ring: the
+ * next ring is not read (every CPU's ring holds samples). */
+TEST(sampler_stop_ends_call)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000,	/* every 1 ms */
+		.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_TID);
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
+	static struct busy busy[64];
+	struct perfbuf_sampler *s;
+	size_t cnt;
+	int n = 0;
+
+	TEST_NEED_ROOT();
+	if (perfbuf_cpus__online(NULL, 0) < 2)
+		TEST_SKIP("needs two online CPUs");
+	s = perfbuf_sampler__new(&ev, &so);
+	if (!ASSERT_OK_PTR(s, "sampler"))
+		return;
+	cnt = perfbuf_sampler__cnt(s);
+	for (size_t i = 0; i < cnt && i < 64; i++)
+		busy_start(&busy[i], perfbuf_sampler__cpu(s, i));
+	usleep(50000);
+	perfbuf_sampler__disable(s);
+	for (size_t i = 0; i < cnt && i < 64; i++)
+		busy_stop(&busy[i]);
+	ASSERT_EQ(perfbuf_sampler__consume(s, stop_first_cb, &n), 1,
+		  "the record stopped on");
+	ASSERT_EQ(n, 1, "one callback");
+	perfbuf_sampler__free(s);
+}
+
 /* page-faults, every fault: PERF_SAMPLE_ADDR is the faulting address */
 TEST(sampler_page_faults)
 {
@@ -1062,6 +1104,7 @@ TEST_MAIN(
 	TEST_ENTRY(ring_kinds),
 	TEST_ENTRY(sampler_per_task),
 	TEST_ENTRY(sampler_per_cpu),
+	TEST_ENTRY(sampler_stop_ends_call),
 	TEST_ENTRY(sampler_page_faults),
 	TEST_ENTRY(sampler_hardware),
 	TEST_ENTRY(sampler_bpf_program),
