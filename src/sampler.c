@@ -427,9 +427,13 @@ int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s, size_t idx,
 static void event_retire(struct consume_ctx *c, struct sampler_event *e,
 			 long *total)
 {
+	/* a fold stopped on each record takes one (>= 8 bytes): a ring's
+	 * worth of folds empties it, where a bound of 1000 dropped the rest */
+	size_t max = e->ring ? perfbuf_ring__data_size(e->ring) / 8 + 1 : 0;
+
 	if (e->fd >= 0)
 		perfbuf_event__disable(e->fd, false);
-	for (int i = 0; e->ring && perfbuf_ring__avail(e->ring) && i < 1000; i++)
+	for (size_t i = 0; i < max && perfbuf_ring__avail(e->ring); i++)
 		consume_event(c, e, total);
 }
 

@@ -130,32 +130,44 @@ out:
 }
 
 /* Missed uevents (ENOBUFS) make the sampler reopen every online CPU's
- * event; the records written since the last read (here: 100 page faults
+ * event; the records written since the last read (here: page faults
  * while the notices are read) must be handed over first, not dropped
- * with the old ring uncounted. */
-static void fault_100(void)
+ * with the old ring uncounted: a callback's stops too. */
+static int faults;
+
+static void fault_many(void)
 {
-	touch_new_pages(100);
+	touch_new_pages(faults);
 }
+
+struct parsed {
+	int samples;
+	bool stop;	/* stop on every record */
+};
 
 static int count_parsed(void *ctx, const struct perfbuf_sample *s)
 {
+	struct parsed *p = ctx;
+
 	if (s->type == PERF_RECORD_SAMPLE)
-		++*(int *)ctx;
-	return PERFBUF_CONTINUE;
+		p->samples++;
+	return p->stop ? PERFBUF_STOP : PERFBUF_CONTINUE;
 }
 
-TEST(sampler_enobufs_drains_before_reopen)
+static void enobufs_case(int n_faults, bool stop, int pages)
 {
 	static const int cpus[] = { 0, 1 };
 	PERFBUF_OPTS(perfbuf_event_opts, ev, .kind = PERFBUF_EV_SOFTWARE,
 		     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
 		     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
-		     .exclude_kernel = true, .exclude_hv = true);
+		     .exclude_kernel = true, .exclude_hv = true,
+		     .read_format = PERF_FORMAT_LOST);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so, .pid = getpid(), .cpus = cpus,
-		     .cpu_cnt = 2, .page_cnt = 16);
+		     .cpu_cnt = 2, .page_cnt = (size_t)pages);
+	struct perfbuf_sampler_stats st = { .sz = sizeof(st) };
+	struct parsed before = { 0 }, got = { .stop = stop };
 	struct perfbuf_sampler *s;
-	int n = 0, fd, got = 0;
+	int fd;
 
 	TEST_NEED_ROOT();
 	if (!emit_cpus01_online())
@@ -163,10 +175,11 @@ TEST(sampler_enobufs_drains_before_reopen)
 	s = perfbuf_sampler__new(&ev, &so);
 	if (!ASSERT_OK_PTR(s, "sampler"))
 		return;
-	while (perfbuf_sampler__poll(s, 0, count_parsed, &n) > 0)
+	while (perfbuf_sampler__poll(s, 0, count_parsed, &before) > 0)
 		;
+	faults = n_faults;
 	fake.recvmsg_errno = ENOBUFS;
-	fake.recvmsg_hook = fault_100;
+	fake.recvmsg_hook = fault_many;
 	/* a uevent of CPU0 ("change": not a hotplug) wakes the sampler */
 	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
 	if (fd < 0 || write(fd, "change", 6) != 6) {
@@ -183,8 +196,10 @@ TEST(sampler_enobufs_drains_before_reopen)
 		goto out;
 	while (perfbuf_sampler__poll(s, 0, count_parsed, &got) > 0)
 		;
-	ASSERT_GE(got, 100, "the 100 faults of the missed notices delivered");
+	ASSERT_GE(got.samples, n_faults, "the faults of the missed notices delivered");
 	ASSERT_EQ(perfbuf_sampler__cnt(s), 2, "both events reopened");
+	ASSERT_OK(perfbuf_sampler__stats(s, &st), "stats");
+	ASSERT_EQ(st.lost, 0, "none lost");
 out:
 	if (fd >= 0)
 		close(fd);
@@ -192,9 +207,22 @@ out:
 	perfbuf_sampler__free(s);
 }
 
+TEST(sampler_enobufs_drains_before_reopen)
+{
+	enobufs_case(100, false, 16);
+}
+
+/* 3000 faults on two CPUs: one ring holds 1500 at least (32 pages hold
+ * 5000 records of 24 bytes), each handed over by a callback that stops */
+TEST(sampler_enobufs_drains_past_stops)
+{
+	enobufs_case(3000, true, 32);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(sampler_cpu_online_between_reads),
 	TEST_ENTRY(collector_online_list_past_buffer),
 	TEST_ENTRY(snapshot_resume_retried),
 	TEST_ENTRY(sampler_enobufs_drains_before_reopen),
+	TEST_ENTRY(sampler_enobufs_drains_past_stops),
 )
