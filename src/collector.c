@@ -297,24 +297,32 @@ static bool in_list(const int *list, int n, int cpu)
 	return false;
 }
 
-/* Events were missed: make the channels match the online CPUs. */
+/* Events were missed: make the channels match the online CPUs. The
+ * uevents still queued are older than the online list read here (one
+ * would undo it: an "offline" of a CPU online now), so they go first; and
+ * a CPU may have gone and come back unseen, its event dead: every online
+ * CPU gets a fresh one, as for an "online" uevent. */
 static void reconcile(struct perfbuf *pb)
 {
-	int *online = NULL;
-	int n = perfbuf_cpus_online_alloc(&online);
+	int *online = NULL, n, cpu, ret;
+	bool on;
 
+	while ((ret = hotplug_next(pb->hotplug_fd, &cpu, &on)) > 0 ||
+	       ret == -ENOBUFS)
+		;
+	n = perfbuf_cpus_online_alloc(&online);
 	if (n < 0) {
 		pr_warn("CPU hotplug events were missed and the online CPUs cannot be read: %s\n",
 			strerror(-n));
 	} else {
 		for (size_t i = 0; i < pb->cnt; i++) {
 			struct slot *s = &pb->slots[i];
-			bool on = in_list(online, n, s->cpu);
 
-			if (on && !s->ch)
-				cpu_up(pb, s);
-			else if (!on && s->ch)
+			on = in_list(online, n, s->cpu);
+			if (s->ch)
 				cpu_down(pb, s);
+			if (on)
+				cpu_up(pb, s);
 		}
 	}
 	free(online);

@@ -9,7 +9,9 @@
  *     /sys/devices/system/cpu/online, the last one repeated;
  *   - one ioctl request failing (a resume after a snapshot);
  *   - a uevent socket's receive failing with ENOBUFS (notices missed),
- *     after a hook has run (records written meanwhile).
+ *     after a hook has run (records written meanwhile);
+ *   - a uevent as from the kernel, received next (after the failure):
+ *     one queued before the overflow, older than what is online now.
  * Include it in one test file per binary; disarm with fake_sys_reset().
  */
 #ifndef FAKE_SYS_H
@@ -35,6 +37,9 @@ static struct {
 	int ioctl_fails;		/* this many times */
 	int recvmsg_errno;	/* next recvmsg() on a netlink socket fails */
 	void (*recvmsg_hook)(void);	/* run first */
+	const char *uevent;		/* then this message (NUL-separated
+					 * fields) is received ... */
+	size_t uevent_len;		/* ... of this many bytes */
 } fake;
 
 static inline void fake_sys_reset(void)
@@ -89,10 +94,22 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 
-	if (fake.recvmsg_errno && !getsockname(fd, (struct sockaddr *)&ss, &len) &&
+	if ((fake.recvmsg_errno || fake.uevent_len) &&
+	    !getsockname(fd, (struct sockaddr *)&ss, &len) &&
 	    ss.ss_family == AF_NETLINK) {
 		int err = fake.recvmsg_errno;
+		size_t n = fake.uevent_len;
 
+		if (!err) {
+			if (n > msg->msg_iov[0].iov_len)
+				n = msg->msg_iov[0].iov_len;
+			memcpy(msg->msg_iov[0].iov_base, fake.uevent, n);
+			memset(msg->msg_name, 0, msg->msg_namelen); /* port 0 */
+			((struct sockaddr *)msg->msg_name)->sa_family = AF_NETLINK;
+			msg->msg_flags = 0;
+			fake.uevent_len = 0;
+			return (ssize_t)n;
+		}
 		fake.recvmsg_errno = 0;
 		if (fake.recvmsg_hook)
 			fake.recvmsg_hook();

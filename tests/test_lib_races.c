@@ -219,10 +219,79 @@ TEST(sampler_enobufs_drains_past_stops)
 	enobufs_case(3000, true, 32);
 }
 
+/* The collector after missed uevents (ENOBUFS): a uevent queued before
+ * the overflow ("offline" of CPU1, which is online now) is older than the
+ * online list the collector then reads, and must not take CPU1's ring
+ * away; and since a CPU may have gone and come back unseen (its event is
+ * then dead), every online CPU gets a fresh event: a CPU_OFFLINE then a
+ * CPU_ONLINE record each. */
+struct notes {
+	int samples[64], offline[64], online[64];
+};
+
+static int on_note(void *ctx, const struct perfbuf_record *rec)
+{
+	struct notes *w = ctx;
+
+	if (rec->cpu < 0 || rec->cpu >= 64)
+		return PERFBUF_CONTINUE;
+	w->samples[rec->cpu] += rec->kind == PERFBUF_REC_SAMPLE;
+	w->offline[rec->cpu] += rec->kind == PERFBUF_REC_CPU_OFFLINE;
+	w->online[rec->cpu] += rec->kind == PERFBUF_REC_CPU_ONLINE;
+	return PERFBUF_CONTINUE;
+}
+
+TEST(collector_enobufs_stale_uevent)
+{
+	static const char stale[] = "offline@/devices/system/cpu/cpu1\0"
+		"ACTION=offline\0DEVPATH=/devices/system/cpu/cpu1\0"
+		"SUBSYSTEM=cpu\0SEQNUM=1";
+	struct notes w = {};
+	struct emit_fixture f;
+	size_t idx1 = 0;
+	int fd = -1;
+
+	if (!emit_fixture_open(&f, true, on_note, &w, NULL))
+		goto out;
+	while (idx1 < perfbuf__ring_cnt(f.pb) && perfbuf__ring_cpu(f.pb, idx1) != 1)
+		idx1++;
+	fake.recvmsg_errno = ENOBUFS;
+	fake.uevent = stale;
+	fake.uevent_len = sizeof(stale);
+	/* a uevent of CPU0 ("change": not a hotplug) wakes the collector */
+	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
+	if (fd < 0 || write(fd, "change", 6) != 6) {
+		test__skip = "cannot make a uevent here";
+		goto out;
+	}
+	for (int i = 0; i < 200 && (fake.recvmsg_errno || fake.uevent_len); i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			break;
+	if (!ASSERT_TRUE(!fake.recvmsg_errno && !fake.uevent_len,
+			 "ENOBUFS and the stale uevent seen"))
+		goto out;
+	for (int i = 0; i < 3; i++)
+		ASSERT_GE(perfbuf__poll(f.pb, 20), 0, "poll");
+	ASSERT_GE(perfbuf__ring_fd(f.pb, idx1), 0, "CPU1 keeps a ring");
+	ASSERT_OK(emit_run(f.skel, 1, 10, 32), "ten records on CPU1");
+	ASSERT_GE(perfbuf__drain(f.pb), 10, "drained");
+	ASSERT_EQ(w.samples[1], 10, "CPU1's records delivered");
+	for (int cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(w.offline[cpu], 1, "a fresh event: CPU_OFFLINE");
+		ASSERT_EQ(w.online[cpu], 1, "a fresh event: CPU_ONLINE");
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	fake_sys_reset();
+	emit_fixture_close(&f);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(sampler_cpu_online_between_reads),
 	TEST_ENTRY(collector_online_list_past_buffer),
 	TEST_ENTRY(snapshot_resume_retried),
 	TEST_ENTRY(sampler_enobufs_drains_before_reopen),
 	TEST_ENTRY(sampler_enobufs_drains_past_stops),
+	TEST_ENTRY(collector_enobufs_stale_uevent),
 )
