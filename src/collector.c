@@ -88,8 +88,9 @@ static void retire(struct perfbuf *pb, struct slot *s, struct channel *ch,
 
 	if (pb->merge)
 		perfbuf_merge__remove(pb->merge, ch->ring);
-	/* past the callback's stops: the ring is about to go */
-	while (perfbuf_ring__avail(ch->ring))
+	/* past the callback's stops: the ring is about to go (an overwrite
+	 * ring is never drained: its records go with it) */
+	while (!pb->cfg.overwrite && perfbuf_ring__avail(ch->ring))
 		drain_channel(pb, ch, SIZE_MAX);
 	settle(pb, ch, time_ns);
 	collector_deliver(pb, &rec);

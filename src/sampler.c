@@ -454,14 +454,16 @@ static void cpu_online(struct consume_ctx *c, int cpu, long *total)
 		err = event_open(s, e);
 	} else {
 		err = event_add(s, cpu);
-		e = s->ev[s->cnt - 1];
+		/* a failed allocation added no event: the last is another CPU's */
+		e = s->cnt && s->ev[s->cnt - 1]->cpu == cpu ? s->ev[s->cnt - 1] : NULL;
 	}
 	if (!err && s->enabled)
 		err = perfbuf_event__enable(e->fd, false);
 	if (err) {
 		pr_warn("sampler: CPU %d came online, but its event could not be opened: %s; it is not sampled\n",
 			cpu, strerror(-err));
-		event_close(s, e);
+		if (e)
+			event_close(s, e);
 	}
 }
 
