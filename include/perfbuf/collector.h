@@ -143,7 +143,9 @@ PERFBUF_API int perfbuf__snapshot(struct perfbuf *pb);
 
 /**
  * @brief Wait until BPF programs that may still be writing have finished:
- *        one RCU grace period (membarrier MEMBARRIER_CMD_GLOBAL). Call it
+ *        one RCU grace period (the kernel's wait after an update of an
+ *        ARRAY_OF_MAPS; without BPF privileges, membarrier
+ *        MEMBARRIER_CMD_GLOBAL, which does not wait with one CPU online). Call it
  *        after detaching the programs and before perfbuf__drain(), so the
  *        drain sees every record; perfbuf__free() does with drain_on_free.
  * @return 0 or a negative errno
