@@ -164,6 +164,11 @@ perfbuf_ring__new_mem_opts(void *mem, size_t page_size, size_t page_cnt,
 			sizeof(struct perf_event_mmap_page));
 		return err_ptr(-EINVAL);
 	}
+	/* the header's u64 atomics and 8-byte records read in place */
+	if ((uintptr_t)mem & 7) {
+		pr_warn("ring: memory ring at %p is not 8-byte aligned\n", mem);
+		return err_ptr(-EINVAL);
+	}
 	err = perfbuf_check_page_cnt_log(page_cnt);
 	if (err)
 		return err_ptr(err);

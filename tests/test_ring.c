@@ -539,6 +539,8 @@ TEST(mem_ring_bad_args)
 	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, 512, 2), "page smaller than the header");
 	ASSERT_TRUE(!perfbuf_ring__new_mem(NULL, SYNTH_PAGE, 2), "no memory");
 	ASSERT_TRUE(!perfbuf_ring__new_mem(mem, SYNTH_PAGE, (size_t)1 << 40), "too large");
+	ASSERT_TRUE(!perfbuf_ring__new_mem(mem + 4, SYNTH_PAGE, 2), "not 8-byte aligned");
+	ASSERT_EQ(errno, EINVAL, "EINVAL when misaligned");
 	free(mem);
 }
 

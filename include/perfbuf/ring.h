@@ -133,7 +133,8 @@ perfbuf_ring__new_opts(int fd, size_t page_cnt,
 
 /**
  * @brief A ring over caller memory laid out as the mmap: one header page
- *        (struct perf_event_mmap_page) then @page_cnt data pages.
+ *        (struct perf_event_mmap_page) then @page_cnt data pages, at an
+ *        8-byte aligned address (else NULL, errno EINVAL).
  *        Used by tests and fuzzers, and to read saved snapshots.
  */
 PERFBUF_API struct perfbuf_ring *perfbuf_ring__new_mem(void *mem,
