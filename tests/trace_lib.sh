@@ -25,11 +25,11 @@ start_attached() {
 	"$PERFBUF" "$@" >"$out" 2>"$err" &
 	pid=$!
 	printf -v "$var" %s "$pid"
-	# (30 s: a loaded machine's ASan build loads for seconds)
-	for _ in $(seq 300); do
+	# (30 s and more: a loaded machine's ASan build loads for seconds)
+	for _ in $(seq 600); do
 		grep -q '^Attached' "$err" && return 0
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
+		sleep 0.05
 	done
 	return 1
 }
@@ -40,7 +40,7 @@ start_trace() {
 # running PID: it exists and has not exited (an unreaped child is a zombie)
 running() {
 	local st
-	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
 	st=${st##*) }
 	[[ ${st:0:1} != Z ]]
 }
@@ -55,14 +55,15 @@ traced() {
 }
 # stop_trace: SIGINT, wait; $trc is the exit status. One that is still
 # there 30 s later is killed (trc 137, a line on stderr): a hang fails its
-# test instead of the whole file's time limit.
+# test instead of the whole file's time limit. No pause before: the
+# records of what ran are in the rings, and the tool drains them after
+# SIGINT (its probes stopped first).
 stop_trace() {
-	sleep 0.3
 	kill -INT "$tpid" 2>/dev/null	# it may have ended on its own
 	local i
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 1500; i++)); do
 		running "$tpid" || break
-		sleep 0.1
+		sleep 0.02
 	done
 	if running "$tpid"; then
 		echo "stop_trace: pid $tpid did not end 30 s after SIGINT; killed" >>"$tmp/err"
