@@ -65,6 +65,33 @@ int trace_session__need_fds(struct trace_session *s, unsigned int extra)
 	return cli_need_fds(s->prog, 3 * s->set.n + extra) ? -EMFILE : 0;
 }
 
+/* The kinds of @set's probes, a bit each */
+static unsigned int probe_kinds(const struct probe_set *set)
+{
+	unsigned int kinds = 0;
+
+	for (int i = 0; i < set->n; i++)
+		kinds |= 1u << set->v[i].kind;
+	return kinds;
+}
+
+/* Only the shared programs @s's probes can use: the verifier takes
+ * 0.1-0.2 s for each (0.5 s of 0.75 for a tracepoint alone). fentry and
+ * fexit fall back to kprobes, so they keep those. */
+static void autoload_used(struct trace_session *s)
+{
+	unsigned int kinds = probe_kinds(&s->set);
+	bool kfunc = kinds & (1u << PK_KPROBE | 1u << PK_KRETPROBE |
+			      1u << PK_FENTRY | 1u << PK_FEXIT);
+	bool uprobe = kinds & (1u << PK_UPROBE | 1u << PK_URETPROBE);
+
+	bpf_program__set_autoload(s->skel->progs.trace_tp, kinds & 1u << PK_TRACEPOINT);
+	bpf_program__set_autoload(s->skel->progs.trace_kprobe, kfunc);
+	bpf_program__set_autoload(s->skel->progs.trace_kretprobe, kfunc);
+	bpf_program__set_autoload(s->skel->progs.trace_uprobe, uprobe);
+	bpf_program__set_autoload(s->skel->progs.trace_uretprobe, uprobe);
+}
+
 /* The BPF object, loaded: the programs attached per probe, with their
  * own target, are loaded later (probe.c). */
 static int load_bpf(struct trace_session *s)
@@ -91,6 +118,7 @@ static int load_bpf(struct trace_session *s)
 				  kfunc_wants_multi(&s->set, PK_KPROBE));
 	bpf_program__set_autoload(skel->progs.trace_kretprobe_multi,
 				  kfunc_wants_multi(&s->set, PK_KRETPROBE));
+	autoload_used(s);
 	err = trace__load(skel);
 	if (err)
 		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", s->prog,
