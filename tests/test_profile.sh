@@ -273,7 +273,8 @@ fi
 p=$!
 # (ASan: start-up and the first samples take seconds on a loaded VM)
 for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
-sleep 2
+# a CPU busy for it to sample (an idle machine gave 0 or 1 samples in 2 s)
+timeout 0.5 bash -c 'while :; do :; done'
 kill -INT "$p"
 wait "$p"
 rc=$?
