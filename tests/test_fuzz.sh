@@ -8,11 +8,12 @@ seeds=$(dirname "$0")/fuzz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for t in ring format json capture sample filter type; do
-	f=$BUILD/fuzz_$t
+# fuzz_target T: its PASS or FAIL line
+fuzz_target() {
+	local t=$1 f=$BUILD/fuzz_$1 out inputs
 	if [[ ! -x $f ]]; then
 		fail "fuzz_$t" "$f not built: run 'make check'"
-		continue
+		return
 	fi
 	inputs=("$seeds/$t"/*)
 	mkdir -p "$tmp/$t/corpus" "$tmp/$t/crash"
@@ -29,7 +30,18 @@ for t in ring format json capture sample filter type; do
 	else
 		pass "fuzz_$t (${#inputs[@]} inputs replayed, $(grep -o 'Done [0-9]* runs' <<<"$out"))"
 	fi
+}
+# two at a time (each is one process on one CPU, 4 s of wall time): the
+# same fuzzing in half the time; the results in order
+res=()
+for t in ring format json capture sample filter type; do
+	fuzz_target "$t" >"$tmp/$t.res" &
+	res+=("$tmp/$t.res")
+	while (($(jobs -rp | wc -l) >= 2)); do wait -n; done
 done
+wait
+cat "${res[@]}"
+grep -q '^FAIL' "${res[@]}" && failed=1
 
 # fuzz_capture gets past the frame CRC (its harness makes each right): a
 # capture whose CRCs are all 0 reaches the records (touch(), the fold's
