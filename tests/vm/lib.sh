@@ -30,7 +30,7 @@ vm_trace() {
 		sleep 0.1
 	done
 	eval "$work"
-	sleep 0.5
+	# no pause: the tool drains the rings after SIGINT, its probes stopped
 	kill -INT $tpid 2>/dev/null
 	wait $tpid
 	trc=$?

@@ -12,8 +12,7 @@ for _ in $(seq 1200); do
 	sleep 0.1
 done
 pbdd "$tmp/file" 1234
-sleep 0.5
-kill -INT $tpid
+kill -INT $tpid	# drained after it, the probes stopped: no pause needed
 wait $tpid
 tpid=
 "$PERFBUF" report --json "$tmp/cap" >"$tmp/r" 2>"$tmp/r.err"
