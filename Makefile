@@ -235,8 +235,12 @@ $(OUTPUT)/tests/profile_target: tests/targets/profile_target.c | $(OUTPUT)/tests
 # The whole suite: the normal build, then the same tests under ASan/UBSan.
 # (The fuzz targets are built with ASan and UBSan whatever SAN says: once.
 # Scripts marked "normal build only" are not run again under ASan.)
-check: setup-tracefs all $(FUZZ_BINS)
-	$(Q)$(MAKE) --no-print-directory SAN=1 OUTPUT=$(OUTPUT)/san all
+# Both builds a job per CPU unless make was given -j (README's `make setup
+# check` was not: 2 CPUs built in 69 s what -j2 builds in 33).
+CHECK_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+check: setup-tracefs
+	$(Q)$(MAKE) --no-print-directory $(CHECK_JOBS) all $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory $(CHECK_JOBS) SAN=1 OUTPUT=$(OUTPUT)/san all
 	$(Q)tests/run.sh $(OUTPUT) $(OUTPUT)/san
 
 test: check
