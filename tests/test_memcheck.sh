@@ -70,15 +70,23 @@ export PERFBUF_TEST_VALGRIND=1
 # libbpf loads use bpf() commands valgrind does not know (BPF_PROG_BIND_MAP:
 # "unhandled eBPF command 35"), so it calls their results uninitialised
 # Two at a time: --fair-sched runs each on one CPU; the results in order.
+# test_hotplug runs alone, after the others: it takes CPU1 offline, and the
+# program beside it would lose its second CPU mid-test (sparse_cpu_list,
+# ordered_two_cpus failed that way: shown, not counted, but not checked).
 res=()
 for t in "$BUILD"/tests/test_*; do
 	[[ -x $t && $t != *.[od] ]] || continue
-	[[ ${t##*/} == test_lib_races || ${t##*/} == test_bpf_load ]] && continue
+	[[ ${t##*/} == test_lib_races || ${t##*/} == test_bpf_load ||
+	   ${t##*/} == test_hotplug ]] && continue
 	memcheck "${t##*/}" "$t" >"$tmp/${t##*/}.res" 2>&1 &
 	res+=("$tmp/${t##*/}.res")
 	while (($(jobs -rp | wc -l) >= 2)); do wait -n; done
 done
 wait
+if [[ -x $BUILD/tests/test_hotplug ]]; then
+	memcheck test_hotplug "$BUILD/tests/test_hotplug" >"$tmp/test_hotplug.res" 2>&1
+	res+=("$tmp/test_hotplug.res")
+fi
 cat "${res[@]}"
 grep -q '^FAIL' "${res[@]}" && failed=1
 # The tool: a few runs of trace (each BPF load costs 5-10 s here), then
