@@ -832,20 +832,27 @@ static int per_cpu_cb(void *ctx, const struct perfbuf_sample *s)
 	return PERFBUF_CONTINUE;
 }
 
-TEST(sampler_per_cpu)
+/* cpu-clock every 1 ms on every online CPU, samples with CPU and TID */
+static struct perfbuf_sampler *cpu_clock_sampler(void)
 {
 	PERFBUF_OPTS(perfbuf_event_opts, ev,
 		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000,	/* every 1 ms */
+		.sample_period = 1000000,
 		.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_TID);
 	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
+
+	return perfbuf_sampler__new(&ev, &so);
+}
+
+TEST(sampler_per_cpu)
+{
 	int cpus = perfbuf_cpus__online(NULL, 0), n[64] = { 0 }, done = 0, in_rings = 0;
 	static struct busy busy[64];
 	struct perfbuf_sampler *s;
 	__u64 t0;
 
 	TEST_NEED_ROOT();
-	s = perfbuf_sampler__new(&ev, &so);
+	s = cpu_clock_sampler();
 	if (!ASSERT_OK_PTR(s, "sampler"))
 		return;
 	ASSERT_EQ(perfbuf_sampler__cnt(s), cpus, "one event per online CPU");
@@ -896,11 +903,6 @@ static int stop_first_cb(void *ctx, const struct perfbuf_sample *s)
  * next ring is not read (every CPU's ring holds samples). */
 TEST(sampler_stop_ends_call)
 {
-	PERFBUF_OPTS(perfbuf_event_opts, ev,
-		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000,	/* every 1 ms */
-		.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_TID);
-	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8);
 	static struct busy busy[64];
 	struct perfbuf_sampler *s;
 	size_t cnt;
@@ -909,7 +911,7 @@ TEST(sampler_stop_ends_call)
 	TEST_NEED_ROOT();
 	if (perfbuf_cpus__online(NULL, 0) < 2)
 		TEST_SKIP("needs two online CPUs");
-	s = perfbuf_sampler__new(&ev, &so);
+	s = cpu_clock_sampler();
 	if (!ASSERT_OK_PTR(s, "sampler"))
 		return;
 	cnt = perfbuf_sampler__cnt(s);
