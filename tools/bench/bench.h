@@ -69,6 +69,7 @@ enum peer {
 	PB_DEFAULT, PB_WAKE1, PB_TS, PB_ORDERED,
 	LB_DEFAULT, LB_RAW, LB_RINGBUF,
 	PB_KIND, LB_KIND,	/* the same callback: counts records by kind */
+	LB_FLOOR,		/* libbpf's rings read by an inline loop */
 	N_PEERS
 };
 

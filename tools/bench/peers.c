@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -24,11 +25,13 @@ const char *const peer_name[N_PEERS] = {
 	"libbpf ring_buffer",
 	"perfbuf default, a callback counting by kind",
 	"libbpf perf_buffer_raw, same watermark, the same callback",
+	"the floor: libbpf's rings read by an inline loop, no callback",
 };
 
 const char *const peer_key[N_PEERS] = {
 	"perfbuf", "perfbuf_wake1", "perfbuf_ts", "perfbuf_ordered",
 	"libbpf_pb", "libbpf_raw", "libbpf_rb", "perfbuf_kind", "libbpf_kind",
+	"floor",
 };
 
 /* In the offered-rate sweep and its plot. timestamps and ordered are
@@ -174,6 +177,85 @@ static enum bpf_perf_event_ret lb_kind_event(void *ctx, int cpu,
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
+/*
+ * The floor: the default rows' work per record (seen()) done by a loop
+ * over libbpf's mmaps with no callback at all, woken by the same
+ * watermark. It does the loads every consumer must do and nothing else,
+ * so that its ns/record is what this host's caches allow: a consumer
+ * near it has nothing left to win on its loop.
+ */
+static __attribute__((noinline, cold)) void
+floor_wrapped(struct consumer *c, const char *data, size_t data_sz,
+	      __u64 off, __u32 size)
+{
+	char rec[128];
+	size_t first = data_sz - off;
+
+	if (size > sizeof(rec)) {
+		c->err = -EBADMSG;
+		return;
+	}
+	memcpy(rec, data + off, first);
+	memcpy(rec + first, data, size - first);
+	if (((struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE)
+		seen(c, rec + 12);
+}
+
+static int floor_ring(struct consumer *c, int idx)
+{
+	struct perf_event_mmap_page *h;
+	size_t data_sz;		/* libbpf's mmap size: the data pages */
+	const char *data;
+	__u64 head, tail;
+	void *base;
+
+	if (perf_buffer__buffer(c->lpb, idx, &base, &data_sz))
+		return -EINVAL;
+	h = base;
+	data = (const char *)base + PAGE_SZ;
+	head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+	tail = h->data_tail;
+	while (tail != head) {
+		__u64 off = tail & (data_sz - 1);
+		const struct perf_event_header *eh = (const void *)(data + off);
+		__u32 size = eh->size;
+
+		if (__builtin_expect(size < sizeof(*eh), 0)) {
+			c->err = -EBADMSG;	/* damaged: no way on */
+			break;
+		}
+		if (__builtin_expect(off + size > data_sz, 0))
+			floor_wrapped(c, data, data_sz, off, size);
+		else if (eh->type == PERF_RECORD_SAMPLE)
+			seen(c, (const char *)eh + 12);
+		else if (eh->type == PERF_RECORD_LOST)
+			c->lost_seen += ((const __u64 *)(eh + 1))[1];
+		tail += size;
+	}
+	__atomic_store_n(&h->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int floor_drain(struct consumer *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < perf_buffer__buffer_cnt(c->lpb) && !err; i++)
+		err = floor_ring(c, (int)i);
+	return err ?: c->err;
+}
+
+/* Every ring on any wake-up, as perfbuf's collector drains them. */
+static int floor_poll(struct consumer *c, int timeout_ms)
+{
+	struct epoll_event ev[64];
+	int n = epoll_wait(perf_buffer__epoll_fd(c->lpb), ev, 64, timeout_ms);
+
+	if (n <= 0)
+		return n < 0 ? -errno : 0;
+	return floor_drain(c);
+}
+
 bool kind_peer(enum peer p)
 {
 	return p == PB_KIND || p == LB_KIND;
@@ -190,6 +272,8 @@ static int consume_all(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__drain(c->pb);
+	if (c->peer == LB_FLOOR)
+		return floor_drain(c);
 	if (c->lpb)
 		return perf_buffer__consume(c->lpb);
 	return ring_buffer__consume(c->rb);
@@ -199,6 +283,8 @@ static int poll_once(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__poll(c->pb, 100);
+	if (c->peer == LB_FLOOR)
+		return floor_poll(c, 100);
 	if (c->lpb)
 		return perf_buffer__poll(c->lpb, 100);
 	return ring_buffer__poll(c->rb, 100);
@@ -258,6 +344,7 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 		return c->lpb ? 0 : -errno;
 	case LB_RAW:
 	case LB_KIND:
+	case LB_FLOOR:
 		/* perfbuf's default watermark: a quarter of the ring */
 		err = perf_attr_wm(&attr, (__u32)(pages * PAGE_SZ / 4));
 		if (err)

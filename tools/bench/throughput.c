@@ -131,38 +131,49 @@ static int paired_run(enum peer a, enum peer b, struct paired *out)
 	return 0;
 }
 
-static void paired_line(const char *what, const struct paired *p)
+static void paired_line(const char *what, const struct paired *p, bool target)
 {
-	emit_md("| %s | %.2fx | <= 1.00x | %s | %.1f / %.1f | %.2f–%.2fx | %d | %.2f |\n",
-		what, p->ratio, met(p->ratio <= 1.0), p->a_ns, p->b_ns, p->lo,
+	emit_md("| %s | %.2fx | %s | %s | %.1f / %.1f | %.2f–%.2fx | %d | %.2f |\n",
+		what, p->ratio, target ? "<= 1.00x" : "-",
+		target ? met(p->ratio <= 1.0) : "", p->a_ns, p->b_ns, p->lo,
 		p->hi, p->n, p->mps);
 }
 
-/* The two consumer rows, when their peers are on: paired rounds. */
+/*
+ * The two consumer rows, when their peers are on: paired rounds. Then the
+ * floor against the same peer: how much of the default row's time any
+ * consumer could still save, this host's caches being what they are.
+ */
 static void paired_targets(void)
 {
-	static const struct { enum peer a, b; const char *what; } rows[] = {
+	static const struct { enum peer a, b; const char *what; bool target; } rows[] = {
 		{ PB_DEFAULT, LB_RAW,
-		  "consumer ns/record: perfbuf default / libbpf raw, same watermark" },
+		  "consumer ns/record: perfbuf default / libbpf raw, same watermark", true },
 		{ PB_KIND, LB_KIND,
-		  "consumer ns/record, the same callback (counts by kind): perfbuf / libbpf raw" },
+		  "consumer ns/record, the same callback (counts by kind): perfbuf / libbpf raw", true },
+		{ LB_FLOOR, LB_RAW,
+		  "the floor: the default callback's work in an inline loop, no callback / libbpf raw",
+		  false },
 	};
-	struct paired p[2];
-	bool ok[2];
+	enum { N_ROWS = sizeof(rows) / sizeof(rows[0]) };
+	struct paired p[N_ROWS];
+	bool ok[N_ROWS], any = false;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < N_ROWS; i++) {
 		ok[i] = env.peer_on[rows[i].a] && env.peer_on[rows[i].b] &&
 			!paired_run(rows[i].a, rows[i].b, &p[i]);
-	if (!ok[0] && !ok[1])
+		any |= ok[i];
+	}
+	if (!any)
 		return;
 	emit_md("\nThe consumer rows in pairs of rounds: each pair runs both peers flat out for "
 		"%.0f s each, one after the other, the order swapped every pair; the ratio is the "
 		"median of the pairs' ratios.\n\n"
 		"| target | ratio | wanted | | ns/record (medians) | pairs' range | pairs | offered M/s |\n"
 		"|---|---:|---:|---|---:|---:|---:|---:|\n", env.quick ? 1.0 : 2.0);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < N_ROWS; i++)
 		if (ok[i])
-			paired_line(rows[i].what, &p[i]);
+			paired_line(rows[i].what, &p[i], rows[i].target);
 }
 
 static void throughput_targets(const struct result *sat, const struct result *low)
