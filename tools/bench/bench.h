@@ -70,6 +70,7 @@ enum peer {
 	LB_DEFAULT, LB_RAW, LB_RINGBUF,
 	PB_KIND, LB_KIND,	/* the same callback: counts records by kind */
 	LB_FLOOR,		/* libbpf's rings read by an inline loop */
+	PB_ITER,		/* libbpf's rings read by perfbuf's iterator */
 	N_PEERS
 };
 

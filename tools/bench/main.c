@@ -20,7 +20,7 @@ struct bench_env env = {
 	.cons_cpu = 1,
 	.batch = 256,
 	.out = "build/bench",
-	.peer_on = { true, true, true, true, true, true, true, true, true, true },
+	.peer_on = { true, true, true, true, true, true, true, true, true, true, true },
 };
 
 /* The parts, in the order a whole run takes them. */
@@ -76,7 +76,7 @@ static const char usage_text[] =
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"
-"                     libbpf_kind, floor (default: all)\n"
+"                     libbpf_kind, floor, perfbuf_iter (default: all)\n"
 "  -h, --help         this text\n"
 "\n"
 "Examples:\n"
@@ -146,7 +146,7 @@ static int parse_value(int opt, const char *arg)
 	case 'P':
 		want = "--peers wants a list of perfbuf, perfbuf_wake1, perfbuf_ts, "
 		       "perfbuf_ordered, libbpf_pb, libbpf_raw, libbpf_rb, "
-		       "perfbuf_kind, libbpf_kind, floor";
+		       "perfbuf_kind, libbpf_kind, floor, perfbuf_iter";
 		if (parse_peers(arg))
 			break;
 		return 0;

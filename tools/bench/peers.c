@@ -26,12 +26,13 @@ const char *const peer_name[N_PEERS] = {
 	"perfbuf default, a callback counting by kind",
 	"libbpf perf_buffer_raw, same watermark, the same callback",
 	"the floor: libbpf's rings read by an inline loop, no callback",
+	"perfbuf's inline iterator on libbpf's rings, no callback",
 };
 
 const char *const peer_key[N_PEERS] = {
 	"perfbuf", "perfbuf_wake1", "perfbuf_ts", "perfbuf_ordered",
 	"libbpf_pb", "libbpf_raw", "libbpf_rb", "perfbuf_kind", "libbpf_kind",
-	"floor",
+	"floor", "perfbuf_iter",
 };
 
 /* In the offered-rate sweep and its plot. timestamps and ordered are
@@ -42,6 +43,8 @@ const bool peer_swept[N_PEERS] = {
 	[LB_RAW] = true, [LB_RINGBUF] = true,
 };
 
+#define MAX_RINGS 64
+
 struct consumer {
 	enum peer peer;
 	int cpu;		/* pinned there; -1: where the scheduler puts it */
@@ -49,6 +52,7 @@ struct consumer {
 	struct perfbuf *pb;
 	struct perf_buffer *lpb;
 	struct ring_buffer *rb;
+	struct perfbuf_ring *iter_ring[MAX_RINGS];	/* PB_ITER */
 	int stop;
 	__u64 received;
 	__u64 lost_seen;	/* as reported to the consumer */
@@ -201,6 +205,27 @@ floor_wrapped(struct consumer *c, const char *data, size_t data_sz,
 		seen(c, rec + 12);
 }
 
+/* The same work through perfbuf's iterator, over the same mmap. */
+static int iter_ring(struct consumer *c, struct perfbuf_ring *ring)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(ring);
+	struct perfbuf_record rec;
+
+	while (perfbuf_iter__next(&it, &rec)) {
+		if (rec.kind == PERFBUF_REC_LOST) {
+			c->lost_seen += rec.lost;
+		} else if (rec.data_sz >= 16) {
+			seen(c, rec.data);
+		} else {
+			/* a copy: rec itself stays in registers */
+			struct perfbuf_record w = rec;
+
+			seen_wrapped(c, &w);
+		}
+	}
+	return perfbuf_ring__end(ring, it);
+}
+
 static int floor_ring(struct consumer *c, int idx)
 {
 	struct perf_event_mmap_page *h;
@@ -241,7 +266,8 @@ static int floor_drain(struct consumer *c)
 	int err = 0;
 
 	for (size_t i = 0; i < perf_buffer__buffer_cnt(c->lpb) && !err; i++)
-		err = floor_ring(c, (int)i);
+		err = c->peer == PB_ITER ? iter_ring(c, c->iter_ring[i]) :
+		      floor_ring(c, (int)i);
 	return err ?: c->err;
 }
 
@@ -272,7 +298,7 @@ static int consume_all(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__drain(c->pb);
-	if (c->peer == LB_FLOOR)
+	if ((c->peer == LB_FLOOR || c->peer == PB_ITER))
 		return floor_drain(c);
 	if (c->lpb)
 		return perf_buffer__consume(c->lpb);
@@ -283,7 +309,7 @@ static int poll_once(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__poll(c->pb, 100);
-	if (c->peer == LB_FLOOR)
+	if ((c->peer == LB_FLOOR || c->peer == PB_ITER))
 		return floor_poll(c, 100);
 	if (c->lpb)
 		return perf_buffer__poll(c->lpb, 100);
@@ -323,6 +349,26 @@ int perf_attr_wm(struct perf_event_attr *attr, __u32 watermark)
 	return perfbuf_event__attr(attr, &eo);
 }
 
+/* PB_ITER: a perfbuf_ring over each of libbpf's mmaps. */
+static int iter_rings_open(struct consumer *c, size_t pages)
+{
+	size_t n = perf_buffer__buffer_cnt(c->lpb);
+
+	if (n > MAX_RINGS)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++) {
+		size_t sz;
+		void *base;
+
+		if (perf_buffer__buffer(c->lpb, (int)i, &base, &sz))
+			return -EINVAL;
+		c->iter_ring[i] = perfbuf_ring__new_mem(base, PAGE_SZ, pages);
+		if (!c->iter_ring[i])
+			return -errno;
+	}
+	return 0;
+}
+
 /* Set up @c's consumer on @map_fd; the BPF program is already loaded. */
 static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 {
@@ -345,6 +391,7 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 	case LB_RAW:
 	case LB_KIND:
 	case LB_FLOOR:
+	case PB_ITER:
 		/* perfbuf's default watermark: a quarter of the ring */
 		err = perf_attr_wm(&attr, (__u32)(pages * PAGE_SZ / 4));
 		if (err)
@@ -352,7 +399,9 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 		c->lpb = perf_buffer__new_raw(map_fd, pages, &attr,
 					      c->peer == LB_KIND ? lb_kind_event :
 					      lb_raw_event, c, NULL);
-		return c->lpb ? 0 : -errno;
+		if (!c->lpb)
+			return -errno;
+		return c->peer == PB_ITER ? iter_rings_open(c, pages) : 0;
 	default:
 		c->rb = ring_buffer__new(map_fd, rb_sample, c, NULL);
 		return c->rb ? 0 : -errno;
@@ -362,6 +411,10 @@ static int consumer_open(struct consumer *c, int map_fd, size_t pages)
 static void consumer_close(struct consumer *c)
 {
 	perfbuf__free(c->pb);
+	for (int i = 0; i < MAX_RINGS; i++) {
+		perfbuf_ring__free(c->iter_ring[i]);
+		c->iter_ring[i] = NULL;
+	}
 	perf_buffer__free(c->lpb);
 	ring_buffer__free(c->rb);
 	c->pb = NULL;

@@ -151,8 +151,11 @@ static void paired_targets(void)
 		  "consumer ns/record: perfbuf default / libbpf raw, same watermark", true },
 		{ PB_KIND, LB_KIND,
 		  "consumer ns/record, the same callback (counts by kind): perfbuf / libbpf raw", true },
+		{ PB_ITER, LB_RAW,
+		  "the default callback's work in perfbuf's inline iterator, no callback / libbpf raw",
+		  false },
 		{ LB_FLOOR, LB_RAW,
-		  "the floor: the default callback's work in an inline loop, no callback / libbpf raw",
+		  "the floor: the same work in a bare loop, no callback / libbpf raw",
 		  false },
 	};
 	enum { N_ROWS = sizeof(rows) / sizeof(rows[0]) };
