@@ -311,14 +311,39 @@ PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
  * its record has its address taken, so both can stay in registers across
  * the loop body's calls (a callback the compiler cannot see into), and the
  * fields of the record that the body does not read are never stored. */
+static inline void perfbuf_iter__copy(struct perfbuf_iter *d,
+				      const struct perfbuf_iter *s)
+{
+	/* field by field: after a copy of the whole struct GCC kept samples
+	 * and sample_bytes as one vector and moved them to general registers
+	 * and back for every record, a chain that set the pace of a loop
+	 * (1.0x libbpf's time a record flat out, 0.8-0.94x without it) */
+	d->pos = s->pos;
+	d->lim = s->lim;
+	d->raw_off = s->raw_off;
+	d->time_off = s->time_off;
+	d->cpu = s->cpu;
+	d->samples = s->samples;
+	d->sample_bytes = s->sample_bytes;
+	d->slow = s->slow;
+	d->data = s->data;
+	d->stretch = s->stretch;
+	d->tail = s->tail;
+	d->head = s->head;
+	d->mask = s->mask;
+	d->ring = s->ring;
+}
+
 static inline bool perfbuf_iter__slow(struct perfbuf_iter *it,
 				      struct perfbuf_record *rec)
 {
-	struct perfbuf_iter tmp = *it;
+	struct perfbuf_iter tmp;
 	struct perfbuf_record r;
-	bool ok = tmp.slow(&tmp, &r);
+	bool ok;
 
-	*it = tmp;
+	perfbuf_iter__copy(&tmp, it);
+	ok = tmp.slow(&tmp, &r);
+	perfbuf_iter__copy(it, &tmp);
 	*rec = r;
 	return ok;
 }

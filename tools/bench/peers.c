@@ -217,8 +217,12 @@ static int iter_ring(struct consumer *c, struct perfbuf_ring *ring)
 		} else if (rec.data_sz >= 16) {
 			seen(c, rec.data);
 		} else {
-			/* a copy: rec itself stays in registers */
-			struct perfbuf_record w = rec;
+			/* the payload's slices only: rec stays in
+			 * registers, its other fields unused */
+			struct perfbuf_record w = {
+				.data = rec.data, .data_sz = rec.data_sz,
+				.data2 = rec.data2, .data2_sz = rec.data2_sz,
+			};
 
 			seen_wrapped(c, &w);
 		}
