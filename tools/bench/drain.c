@@ -190,14 +190,19 @@ static void *base_of(struct drain_bench *b, int kind)
 /* DRAIN_ROUNDS rounds of every drain in turn, each after a fill of its
  * ring (fresh); then both rings filled once and read again and again
  * with data_tail rewound (replay). Each round times them all: the ratios
- * are a round's, whatever else the machine does meanwhile. */
+ * are a round's, whatever else the machine does meanwhile. Each round
+ * starts one drain later, so that every drain runs after every other:
+ * in a fixed order one more drain in the round moved every ratio (fold,
+ * collector and replays by up to 0.25). */
 static int drain_rounds(struct drain_bench *b)
 {
 	__u64 tail0[D_N];
 	int err = 0;
 
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
-		for (int k = 0; k < D_N && !err; k++) {
+		for (int j = 0; j < D_N && !err; j++) {
+			int k = (i + j) % D_N;
+
 			err = fill_for(b, k);
 			if (!err)
 				err = drain_timed(b, k, &b->fresh[k][i]);
@@ -208,7 +213,9 @@ static int drain_rounds(struct drain_bench *b)
 		tail0[k] = ring_tail(base_of(b, k));
 	}
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++)
-		for (int k = 0; k < D_N && !err; k++) {
+		for (int j = 0; j < D_N && !err; j++) {
+			int k = (i + j) % D_N;
+
 			rewind_tail(base_of(b, k), tail0[k]);
 			err = drain_timed(b, k, &b->replay[k][i]);
 		}
@@ -325,7 +332,7 @@ static void drain_report(struct drain_bench *b)
  * in turn by perfbuf's fold and iterator (a perfbuf_ring over libbpf's own
  * mmap) and by perf_buffer__consume(), and the collector's ring of the
  * same size (the map slot swapped before its fill) by perfbuf__consume(),
- * all four in every round. "fresh": each drain follows a fill by the
+ * all in every round, in turn. "fresh": each drain follows a fill by the
  * producer CPU (cache lines come from the other core); "replay": data_tail
  * rewound, the same bytes again.
  */
