@@ -185,8 +185,7 @@ static enum bpf_perf_event_ret lb_kind_event(void *ctx, int cpu,
  * The floor: the default rows' work per record (seen()) done by a loop
  * over libbpf's mmaps with no callback at all, woken by the same
  * watermark. It does the loads every consumer must do and nothing else,
- * so that its ns/record is what this host's caches allow: a consumer
- * near it has nothing left to win on its loop.
+ * so that its ns/record is about what this host's caches allow.
  */
 static __attribute__((noinline, cold)) void
 floor_wrapped(struct consumer *c, const char *data, size_t data_sz,
@@ -203,6 +202,8 @@ floor_wrapped(struct consumer *c, const char *data, size_t data_sz,
 	memcpy(rec + first, data, size - first);
 	if (((struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE)
 		seen(c, rec + 12);
+	else if (((struct perf_event_header *)rec)->type == PERF_RECORD_LOST)
+		c->lost_seen += ((const __u64 *)(rec + 8))[1];	/* id, lost */
 }
 
 /* The same work through perfbuf's iterator, over the same mmap. */
@@ -291,6 +292,12 @@ bool kind_peer(enum peer p)
 	return p == PB_KIND || p == LB_KIND;
 }
 
+/* The peers that read libbpf's rings with a loop of the bench's own. */
+static bool own_loop(enum peer p)
+{
+	return p == LB_FLOOR || p == PB_ITER;
+}
+
 static bool is_perfbuf(enum peer p)
 {
 	return p <= PB_ORDERED || p == PB_KIND;
@@ -302,7 +309,7 @@ static int consume_all(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__drain(c->pb);
-	if ((c->peer == LB_FLOOR || c->peer == PB_ITER))
+	if (own_loop(c->peer))
 		return floor_drain(c);
 	if (c->lpb)
 		return perf_buffer__consume(c->lpb);
@@ -313,7 +320,7 @@ static int poll_once(struct consumer *c)
 {
 	if (is_perfbuf(c->peer))
 		return perfbuf__poll(c->pb, 100);
-	if ((c->peer == LB_FLOOR || c->peer == PB_ITER))
+	if (own_loop(c->peer))
 		return floor_poll(c, 100);
 	if (c->lpb)
 		return perf_buffer__poll(c->lpb, 100);

@@ -140,9 +140,10 @@ static void paired_line(const char *what, const struct paired *p, bool target)
 }
 
 /*
- * The two consumer rows, when their peers are on: paired rounds. Then the
- * floor against the same peer: how much of the default row's time any
- * consumer could still save, this host's caches being what they are.
+ * The two consumer rows, when their peers are on: paired rounds. Then
+ * perfbuf's iterator and the floor against the same peer, with the default
+ * row's work and no callback: what the call per record costs, and how
+ * much any loop could still save, this host's caches being what they are.
  */
 static void paired_targets(void)
 {
