@@ -68,6 +68,27 @@ TEST(older_record_gets_its_bytes)
 	synth_free(&s);
 }
 
+/* The inline iterator's slow path copies the iterator field by field (a
+ * whole-struct copy made GCC carry two counters in a vector register):
+ * every byte but the padding after cpu must come across, so that a field
+ * added to the struct and not to perfbuf_iter__copy() fails here. */
+TEST(iter_copy_covers_every_field)
+{
+	size_t hole = END(perfbuf_iter, cpu), after = offsetof(struct perfbuf_iter, samples);
+	union {
+		struct perfbuf_iter it;
+		unsigned char b[sizeof(struct perfbuf_iter)];
+	} src, dst;
+
+	memset(src.b, 0xa5, sizeof(src.b));
+	memset(dst.b, 0, sizeof(dst.b));
+	perfbuf_iter__copy(&dst.it, &src.it);
+	ASSERT_MEMEQ(dst.b, src.b, hole, "the fields up to cpu");
+	ASSERT_MEMEQ(dst.b + after, src.b + after, sizeof(src.b) - after,
+		     "the fields from samples to the end");
+	ASSERT_TRUE(after - hole < 8, "no field in the padding after cpu");
+}
+
 /* A result struct: shorter, only its bytes; longer, its tail untouched
  * and sz says what was filled; no sz, -EINVAL. */
 TEST(stats_sized_by_the_caller)
@@ -173,6 +194,7 @@ TEST(older_sampler_opts_read_to_their_size)
 TEST_MAIN(
 	TEST_ENTRY(opts_end_without_hole),
 	TEST_ENTRY(older_record_gets_its_bytes),
+	TEST_ENTRY(iter_copy_covers_every_field),
 	TEST_ENTRY(stats_sized_by_the_caller),
 	TEST_ENTRY(sample_and_count_sized_by_the_caller),
 	TEST_ENTRY(older_sampler_opts_read_to_their_size),
