@@ -140,6 +140,8 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s)
 	s->view.data = s->buf;
 	s->view.mask = pow2_at_least(len) - 1;
 	s->view.map_len = 0;
+	s->view.rec_sz = 0;	/* it fills the library's record, whatever
+				 * size a caller's begin_sz() last gave */
 	s->corrupt0 = s->view.st.corrupt;
 	return index_records(s, len, full) ?: err;
 }

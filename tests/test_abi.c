@@ -68,6 +68,48 @@ TEST(older_record_gets_its_bytes)
 	synth_free(&s);
 }
 
+/* Leave 0x5a where the next call's locals will be. */
+static __attribute__((noinline)) void stack_dirty(void)
+{
+	volatile unsigned char junk[4096];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0x5a;
+}
+
+static int lost_flags_cb(void *ctx, const struct perfbuf_record *rec)
+{
+	int *bad = ctx;
+
+	if (rec->kind != PERFBUF_REC_LOST || rec->lost != 7 || rec->flags)
+		(*bad)++;
+	return PERFBUF_CONTINUE;
+}
+
+/* A snapshot hands the callback the library's whole record, even after an
+ * older caller's begin_sz() on the same ring: the record size is the
+ * iterating caller's, not the ring's for every later reader. */
+TEST(snapshot_after_older_begin_fills_whole_record)
+{
+	size_t old_sz = offsetof(struct perfbuf_record, flags);
+	struct perfbuf_iter it;
+	struct synth s;
+	int bad = 0;
+
+	if (!ASSERT_OK(synth_init_overwrite(&s, 1, 0), "overwrite ring"))
+		return;
+	it = perfbuf_ring__begin_sz(s.ring, old_sz);
+	ASSERT_EQ(perfbuf_ring__end(s.ring, it), -EINVAL,
+		  "an iteration of an overwrite ring refused");
+	ASSERT_TRUE(synth_lost(&s, 1, 7), "a LOST record");
+	synth_publish(&s);
+	stack_dirty();
+	ASSERT_EQ(perfbuf_ring__snapshot(s.ring, lost_flags_cb, &bad), 1,
+		  "the snapshot's record");
+	ASSERT_EQ(bad, 0, "a LOST record of 7 with flags 0");
+	synth_free(&s);
+}
+
 /* The inline iterator's slow path copies the iterator field by field (a
  * whole-struct copy made GCC carry two counters in a vector register):
  * every byte but the padding after cpu must come across, so that a field
@@ -194,6 +236,7 @@ TEST(older_sampler_opts_read_to_their_size)
 TEST_MAIN(
 	TEST_ENTRY(opts_end_without_hole),
 	TEST_ENTRY(older_record_gets_its_bytes),
+	TEST_ENTRY(snapshot_after_older_begin_fills_whole_record),
 	TEST_ENTRY(iter_copy_covers_every_field),
 	TEST_ENTRY(stats_sized_by_the_caller),
 	TEST_ENTRY(sample_and_count_sized_by_the_caller),
