@@ -71,7 +71,7 @@ analyse_cpu() {
 	python3 - "$@" <<'EOF'
 import re, sys
 folded, cpu, hz = sys.argv[1], float(open(sys.argv[2]).read() or 0), int(sys.argv[3])
-total = top = path = 0
+total = top = path = edge = 0
 for line in open(folded):
     stack, n = line.rstrip('\n').rsplit(' ', 1)
     n = int(n)
@@ -81,12 +81,16 @@ for line in open(folded):
     total += n
     top += n * (frames[-1] == 'hot')
     path += n * (';main;outer;middle;hot' in stack)
+    # a sample in hot's push/mov or pop/ret, where rbp is still middle's
+    # frame: a frame-pointer walk (perf's too) skips middle (seen 1 in
+    # about 9000 samples)
+    edge += n * stack.endswith(';main;outer;hot')
 want = hz * cpu
 errs = []
 if total == 0 or top < 0.8 * total:
     errs.append('hot on top of %d of %d samples (< 80%%)' % (top, total))
-if path < top:
-    errs.append('main;outer;middle;hot in order in %d of the %d with hot on top' % (path, top))
+if path + edge < top or edge > 0.01 * top:
+    errs.append('main;outer;middle;hot in order in %d of the %d with hot on top (%d more caught in its prologue or epilogue)' % (path, top, edge))
 if not 0.8 * want <= total <= 1.2 * want:
     errs.append('%d samples for %.3f CPU s at %d Hz (want %.0f +-20%%)' % (total, cpu, hz, want))
 print('; '.join(errs) if errs else 'ok %d samples (want %.0f), hot on top of %.1f%%' % (total, want, 100.0 * top / total))
