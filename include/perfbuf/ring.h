@@ -307,17 +307,14 @@ PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
 #define PERFBUF_ITER_PREFETCH 0	/* bytes */
 #endif
 
-/* The out-of-line part works on copies: neither the caller's iterator nor
- * its record has its address taken, so both can stay in registers across
- * the loop body's calls (a callback the compiler cannot see into), and the
- * fields of the record that the body does not read are never stored. */
+/* perfbuf_iter__slow()'s copy of an iterator, field by field: after a
+ * copy of the whole struct GCC kept samples and sample_bytes as one vector
+ * and moved them to general registers and back for every record, a chain
+ * that set the pace of a loop (1.0x libbpf's time a record flat out;
+ * 0.81-0.94x copied so) */
 static inline void perfbuf_iter__copy(struct perfbuf_iter *d,
 				      const struct perfbuf_iter *s)
 {
-	/* field by field: after a copy of the whole struct GCC kept samples
-	 * and sample_bytes as one vector and moved them to general registers
-	 * and back for every record, a chain that set the pace of a loop
-	 * (1.0x libbpf's time a record flat out; 0.81-0.94x copied so) */
 	d->pos = s->pos;
 	d->lim = s->lim;
 	d->raw_off = s->raw_off;
@@ -334,6 +331,10 @@ static inline void perfbuf_iter__copy(struct perfbuf_iter *d,
 	d->ring = s->ring;
 }
 
+/* The out-of-line part works on copies: neither the caller's iterator nor
+ * its record has its address taken, so both can stay in registers across
+ * the loop body's calls (a callback the compiler cannot see into), and the
+ * fields of the record that the body does not read are never stored. */
 static inline bool perfbuf_iter__slow(struct perfbuf_iter *it,
 				      struct perfbuf_record *rec)
 {
