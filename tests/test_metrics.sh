@@ -260,15 +260,17 @@ else
 fi
 
 # --- profile: its own counters ---
-"$PERFBUF" profile -d 3 --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
+# Ctrl-C, not -d: the run must outlast the scrape however slow its start
+"$PERFBUF" profile --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
-for _ in $(seq 50); do
-	grep -q 'sampling' "$tmp/perr" && break
-	sleep 0.1
-done
-sleep 1
+# (ASan: start-up takes seconds on a loaded VM)
+for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/perr" && break; sleep 0.05; done
+# a CPU busy for it to sample: the idle task is not sampled, and an idle
+# machine gave 0 samples in 1 s
+timeout 1 bash -c 'while :; do :; done'
 scraped
 samples=$(q1 perfbuf_profile_samples_total "$(date +%s.%N)")
+kill -INT "$ppid2"
 wait "$ppid2"
 ppid2=
 total=$(sed -n 's/^perfbuf profile: \([0-9]*\) samples.*/\1/p' "$tmp/perr")

@@ -283,8 +283,11 @@ kill -INT "$p"
 wait "$p"
 rc=$?
 check sigint_ends_run bash -c "[[ $rc == 0 ]] && grep -q ' samples in ' '$tmp/int.err' && [[ -s '$tmp/int.folded' ]]"
+# (a busy CPU beside it: the idle task is not sampled)
+timeout 1 bash -c 'while :; do :; done' &
 "$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
 rc=${PIPESTATUS[0]}
+wait $!
 check head_1 bash -c "[[ $rc == 0 && \$(wc -l <'$tmp/head.out') == 1 ]] && ! grep -q writing '$tmp/head.err'"
 
 # the output file cannot be written: one line, exit 1, after the run
