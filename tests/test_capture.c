@@ -64,7 +64,16 @@ static void data_frame(struct cap_writer *w, int cpu, const __u64 *times,
 	synth_free(&s);
 }
 
-static const char *path = "/tmp/perfbuf-test-capture";
+/* The capture file, per process: another run of this test (the other
+ * build's, a helper's) must not write the same file meanwhile. */
+static const char *cap_path(void)
+{
+	static char p[64];
+
+	if (!p[0])
+		snprintf(p, sizeof(p), "/tmp/perfbuf-test-capture-%d", getpid());
+	return p;
+}
 
 /*
  * CPU0: samples at 10, 30, then (a LOST record of 5 at 49) 50; its drain
@@ -76,7 +85,7 @@ static void write_capture(void)
 	static const __u64 t0a[] = { 10, 30 }, t0b[] = { 50 }, t1[] = { 20, 40 };
 	struct cap_lost l = { .lost = 2, .time_ns = 35 };
 	struct cap_cpu off = { .kind = CAP_CPU_OFFLINE, .time_ns = 60 };
-	struct cap_writer *w = cap_writer__open(path);
+	struct cap_writer *w = cap_writer__open(cap_path());
 
 	if (!ASSERT_OK_PTR(w, "writer"))
 		return;
@@ -116,7 +125,7 @@ static int fold_mem(const void *buf, size_t len, bool ordered, struct got *g,
 
 static char *slurp(size_t *len)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(cap_path(), O_RDONLY);
 	char *buf = malloc(1 << 16);
 	ssize_t n = fd >= 0 && buf ? read(fd, buf, 1 << 16) : -1;
 
@@ -156,7 +165,7 @@ TEST(ordered_and_lost_trimmed)
 	ASSERT_EQ(g.time[2], 20, "CPU0's first frame, then CPU1's");
 	ASSERT_EQ(g.time[4], 35, "then the LOST frame");
 	free(buf);
-	unlink(path);
+	unlink(cap_path());
 }
 
 /* Every prefix of the file: no crash, nothing past the cut, and either a
@@ -198,7 +207,7 @@ TEST(every_cut)
 		ASSERT_EQ(last, 8, "the whole file gave all");
 	}
 	free(buf);
-	unlink(path);
+	unlink(cap_path());
 }
 
 TEST(damage_and_versions)
@@ -226,7 +235,7 @@ TEST(damage_and_versions)
 	ASSERT_EQ(fold_mem("hello", 5, true, &g, &t, why), -EINVAL, "junk");
 	ASSERT_TRUE(strstr(why, "not a perfbuf capture") != NULL, why);
 	free(buf);
-	unlink(path);
+	unlink(cap_path());
 }
 
 TEST(writer_refusals)
@@ -247,13 +256,13 @@ TEST(writer_refusals)
  * pages past the new end fault (SIGBUS); the reader says it was cut. */
 TEST(file_cut_while_read)
 {
-	char why[160], meta[3 * 4096], cut[64];
+	char why[160], meta[3 * 4096], cut[80];
 	struct cap_reader *r = NULL;
 	struct cap_writer *w;
 	struct cap_view v;
 	int ret;
 
-	snprintf(cut, sizeof(cut), "%s-cut-%d", path, getpid());
+	snprintf(cut, sizeof(cut), "%s-cut", cap_path());
 	memset(meta, 'x', sizeof(meta));
 	w = cap_writer__open(cut);
 	if (!ASSERT_OK_PTR(w, "writer"))

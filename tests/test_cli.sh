@@ -19,7 +19,8 @@ one_line_error() {
 
 check help_lists_commands bash -c "'$PERFBUF' --help | grep -q '^  trace ' && '$PERFBUF' --help | grep -q '^  stress '"
 one_line_error unknown_command "unknown command 'frob'.*--help" frob
-one_line_error demo_bad_duration "demo: -d wants a positive number of seconds, not 'x'" demo -d x
+one_line_error demo_bad_duration "demo: -d wants a number of seconds from 1 to 100000000, not 'x'" demo -d x
+one_line_error demo_duration_range "demo: -d wants a number of seconds from 1 to 100000000, not '100000001'" demo -d 100000001
 one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
 one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
 one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x

@@ -461,8 +461,11 @@ TEST(eintr_reaches_caller)
 	if (!emit_fixture_open(&f, false, on_rec, NULL, &o))
 		goto cleanup;
 	sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
-	ualarm(50 * 1000, 0);
+	/* every 50 ms: one that fired before the poll began (a stalled
+	 * thread) is followed by one during it */
+	ualarm(50 * 1000, 50 * 1000);
 	ASSERT_EQ(perfbuf__poll(f.pb, 5000), -EINTR, "signal interrupts poll");
+	ualarm(0, 0);
 	sigaction(SIGALRM, &old, NULL);
 cleanup:
 	emit_fixture_close(&f);

@@ -97,7 +97,9 @@ error_case metrics_port_in_use 'cannot listen there: Address already in use' \
 	trace -o /dev/null --metrics 127.0.0.1:$PPORT "$PROBE"
 
 # --- run A: the exposition, abuse while events flow, no_ring ---
-if ! start_trace --json -o "$tmp/a.json" --metrics 127.0.0.1:$MPORT "$PROBE"; then
+# --pages 1024: a burst of 20000 (2.4 MB) fits, so none is lost however
+# late the reader
+if ! start_trace --json -o "$tmp/a.json" --metrics 127.0.0.1:$MPORT --pages 1024 "$PROBE"; then
 	fail metrics_start "$(head -c 300 "$tmp/err")"
 	finish
 fi

@@ -69,15 +69,17 @@ PY
 
 SEQ="uprobe:$TARGET:pb_target_seq"
 # the workload under one command name of its own (the basename of what is
-# executed): other jobs' events stay out of the capture
+# executed, with this shell's pid: another copy of this test too): other
+# jobs' events stay out of the capture
+comm=pbpd$$
 mkdir "$tmp/a" "$tmp/b"
-ln -s "$TARGET" "$tmp/a/pbperfdata"
-ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$tmp/b/pbperfdata"
-if start_attached tpid "$tmp/rout" "$tmp/rerr" record --comm pbperfdata -o "$tmp/c.cap" \
+ln -s "$TARGET" "$tmp/a/$comm"
+ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$tmp/b/$comm"
+if start_attached tpid "$tmp/rout" "$tmp/rerr" record --comm $comm -o "$tmp/c.cap" \
 	tracepoint:syscalls:sys_enter_getpgid tracepoint:sched:sched_process_exec "$SEQ"; then
 	# two execs (the filename: a __data_loc string), 5 uprobe hits, 3 getpgid
-	"$tmp/a/pbperfdata" 5
-	"$tmp/b/pbperfdata" -c '
+	"$tmp/a/$comm" 5
+	"$tmp/b/$comm" -c '
 import os
 for pid in (1234567, 2345678, 3456789):
     try:
@@ -102,7 +104,7 @@ for pid in (1234567, 2345678, 3456789):
 	# all of them, and only them
 	if ((rc == 0)) && [[ $res == "ok 10 events, 3 kinds" ]] &&
 	   grep -q "pid: 0x0012d687" "$tmp/script.txt" &&
-	   grep -q "filename=$tmp/a/pbperfdata pid=" "$tmp/script.txt" &&
+	   grep -q "filename=$tmp/a/$comm pid=" "$tmp/script.txt" &&
 	   (($(grep -c ":pb_target_seq:" "$tmp/script.txt") == 5)); then
 		pass perf_script_prints_every_event
 	else

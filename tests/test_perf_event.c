@@ -282,7 +282,10 @@ TEST(ring_over_software_sampler)
 	if (ASSERT_GE(fd2, 0, "second event"))
 		ASSERT_OK(perfbuf_event__set_output(fd2, fd), "set_output to a mapped ring");
 	perfbuf_event__enable(fd, false);
-	spin_ms(20);
+	/* 20 ms of CPU, more while fewer than 10 samples (16 B each) came:
+	 * ticks landing in the kernel are excluded, a loaded host has more */
+	for (int i = 0; i < 100 && perfbuf_ring__avail(r) < 10 * 16; i++)
+		spin_ms(20);
 	perfbuf_event__disable(fd, false);
 	ASSERT_GT(perfbuf_ring__avail(r), 0, "samples written");
 	{
@@ -298,7 +301,7 @@ TEST(ring_over_software_sampler)
 	}
 	ASSERT_GT(perfbuf_ring__fold(r, count_cb, &samples), 0, "fold: TID samples (and throttling)");
 	perfbuf_ring__stats(r, &st);
-	ASSERT_GE(samples, 10, "samples every 0.1 ms of 20 ms");
+	ASSERT_GE(samples, 10, "samples every 0.1 ms of CPU");
 	ASSERT_GE(st.other, samples, "samples counted as OTHER");
 	ASSERT_EQ(st.corrupt, 0, "no corruption");
 	ASSERT_EQ(perfbuf_ring__avail(r), 0, "consumed");

@@ -55,10 +55,11 @@ profile() {
 	"$TARGET" "$mode" "$secs" wait >"$out.tgt" &
 	t=$!
 	pids+=("$t")
-	for _ in $(seq 100); do grep -qs waiting "$out.tgt" && break; sleep 0.05; done
+	for _ in $(seq 600); do grep -qs waiting "$out.tgt" && break; sleep 0.05; done
 	"$PERFBUF" profile --engine "$engine" -F "$hz" -p "$t" "$@" >"$out.folded" 2>"$out.err" &
 	p=$!
-	for _ in $(seq 200); do grep -qs 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
+	# (30 s: a loaded machine's ASan build starts in seconds)
+	for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
 	kill -USR1 "$t"
 	wait "$p"
 	echo "rc=$?" >>"$out.err"
@@ -174,11 +175,13 @@ EOF
 # system-wide run: still named at the end (symbols read at first sight).
 for engine in bpf perf; do
 	cp "$TARGET" "$tmp/gone_target"
-	"$PERFBUF" profile --engine "$engine" -F 199 -d 2 >"$tmp/sw.folded" 2>"$tmp/sw.err" &
+	# Ctrl-C after it, not -d: the target's 0.4 s of CPU can take longer
+	"$PERFBUF" profile --engine "$engine" -F 199 >"$tmp/sw.folded" 2>"$tmp/sw.err" &
 	p=$!
-	for _ in $(seq 200); do grep -q 'perfbuf profile: sampling' "$tmp/sw.err" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/sw.err" && break; sleep 0.05; done
 	"$tmp/gone_target" cpu 0.4 >/dev/null
 	rm -f "$tmp/gone_target"
+	kill -INT "$p"
 	wait "$p"
 	check "exited_process_named_$engine" grep -qE '^gone_target;.*main;outer;middle;hot [0-9]+$' "$tmp/sw.folded"
 done
@@ -189,7 +192,7 @@ done
 ( sleep 0.5 & echo $! >"$tmp/zpid"; exec sleep 30 ) &
 pids+=("$!")
 for _ in $(seq 100); do [[ -s $tmp/zpid ]] && break; sleep 0.05; done
-timeout 10 "$PERFBUF" profile -p "$(cat "$tmp/zpid")" >/dev/null 2>"$tmp/zombie.err"
+timeout 120 "$PERFBUF" profile -p "$(cat "$tmp/zpid")" >/dev/null 2>"$tmp/zombie.err"
 rc=$?
 check pid_zombie_ends_run bash -c "[[ $rc == 0 ]] && grep -q 'process $(cat "$tmp/zpid") ended' '$tmp/zombie.err'" ||
 	head -c 300 "$tmp/zombie.err"
@@ -283,11 +286,14 @@ kill -INT "$p"
 wait "$p"
 rc=$?
 check sigint_ends_run bash -c "[[ $rc == 0 ]] && grep -q ' samples in ' '$tmp/int.err' && [[ -s '$tmp/int.folded' ]]"
-# (a busy CPU beside it: the idle task is not sampled)
-timeout 1 bash -c 'while :; do :; done' &
+# (a busy CPU beside it all along: the idle task is not sampled)
+bash -c 'while :; do :; done' &
+busy=$!
+pids+=("$busy")
 "$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
 rc=${PIPESTATUS[0]}
-wait $!
+kill "$busy"
+wait "$busy" 2>/dev/null
 check head_1 bash -c "[[ $rc == 0 && \$(wc -l <'$tmp/head.out') == 1 ]] && ! grep -q writing '$tmp/head.err'"
 
 # the output file cannot be written: one line, exit 1, after the run

@@ -43,10 +43,11 @@ asan_build && ASAN=1
 N=${ASAN:+2000}
 N=${N:-20000}
 
-# 1. Events up to the exit, all drained after it (--pages: none lost);
+# 1. Events up to the exit, all drained after it (--pages: 4 MiB per CPU
+# hold them all, so none lost however late the reader);
 # the summary last; "process PID exited" on stderr
 target "$N"
-if start_trace --json --pages 256 -p "$target" "uprobe:$TARGET:pb_target_add"; then
+if start_trace --json --pages 1024 -p "$target" "uprobe:$TARGET:pb_target_add"; then
 	touch "$tmp/go"
 	if ends_alone pid_exit_ends_trace; then
 		check pid_exit_said grep -qx "perfbuf trace: process $target exited" "$tmp/err"

@@ -33,6 +33,22 @@ start_attached() {
 	done
 	return 1
 }
+# after_attach ERR PID: wait until ERR has the "Attached" line (or PID has
+# ended), then for PID; $attach_ms is the time between, $attach_rc PID's
+# status. A time bound thus leaves out the start, seconds in a loaded ASan
+# build. Empty ERR before starting PID.
+after_attach() {
+	local t0
+	for _ in $(seq 1200); do
+		grep -q '^Attached' "$1" && break
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	t0=$(date +%s%N)
+	wait "$2"
+	attach_rc=$?
+	attach_ms=$((($(date +%s%N) - t0) / 1000000))
+}
 # start_trace ARGS...: perfbuf trace in the background, wait until attached
 start_trace() {
 	start_attached tpid "$tmp/out" "$tmp/err" trace "$@"

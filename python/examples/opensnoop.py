@@ -13,5 +13,6 @@ with perfbuf.Object(sys.argv[1]) as obj:            # load + attach, as `perfbuf
         opens.update(batch.array(dt)["comm"].tolist())   # numpy: a["pid"], a["comm"], a["filename"]
         lost += batch.lost
         if time.monotonic() >= tick:
-            print(" ".join("%s=%d" % (c.decode(), n) for c, n in opens.most_common(4)), "lost=%d" % lost)
+            print(" ".join("%s=%d" % (c.decode(), n) for c, n in opens.most_common(4)), "lost=%d" % lost,
+                  flush=True)                        # a line a second, into a pipe too
             tick, opens = tick + 1, collections.Counter()

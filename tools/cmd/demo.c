@@ -82,9 +82,9 @@ static bool demo_option(int opt, char *arg, void *ctx)
 {
 	struct demo_opts *o = ctx;
 
-	if (opt == 'd' && cli_parse_long(arg, 1, LONG_MAX, &o->duration)) {
-		fprintf(stderr, "perfbuf demo: -d wants a positive number of seconds, not '%s'\n",
-			arg);
+	if (opt == 'd' && cli_parse_long(arg, 1, 100000000, &o->duration)) {
+		fprintf(stderr, "perfbuf demo: -d wants a number of seconds "
+			"from 1 to 100000000, not '%s'\n", arg);
 		return false;
 	}
 	if (opt == 'T')
@@ -111,13 +111,14 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 /* Poll until the end or a signal, a /bin/true every second; 0 or -errno. */
 static int demo_loop(struct perfbuf *pb, long duration)
 {
-	time_t end = time(NULL) + duration, next_spawn = 0;
+	/* nanoseconds: time(NULL) + 1 could end a -d 1 run in a millisecond */
+	__u64 end = perfbuf_now_ns() + duration * 1000000000ULL, next_spawn = 0;
 	int err;
 
-	while (!exiting && time(NULL) < end) {
-		if (time(NULL) >= next_spawn) {
+	while (!exiting && perfbuf_now_ns() < end) {
+		if (perfbuf_now_ns() >= next_spawn) {
 			spawn_true();
-			next_spawn = time(NULL) + 1;
+			next_spawn = perfbuf_now_ns() + 1000000000ULL;
 		}
 		err = perfbuf__poll(pb, 100);
 		if (err == -EINTR)
