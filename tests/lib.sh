@@ -71,4 +71,14 @@ time.sleep(60)' &
 	done
 	return 1
 }
+# free_ports [N]: N (1) free TCP ports on 127.0.0.1, a line each, all
+# different: every socket is held until all are bound (ports chosen one by
+# one, each freed at once, could come out twice)
+free_ports() {
+	/usr/bin/python3 -c 'import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in socks))' "${1:-1}"
+}
 finish() { exit $failed; }

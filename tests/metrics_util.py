@@ -1,7 +1,6 @@
 #!/usr/bin/python3
 """Helpers of tests/test_metrics.sh (standard library only).
 
-  port                       a free TCP port on 127.0.0.1
   ready URL SECONDS          wait until GET URL answers 200
   get URL                    status line, headers and body of one GET
   abuse HOST PORT SECONDS    200 idle connections, a client sending a byte
@@ -22,12 +21,6 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-
-
-def port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    print(s.getsockname()[1])
 
 
 def ready(url, seconds):
@@ -169,6 +162,6 @@ def emit(fifo, n, size):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    sys.exit({"port": port, "ready": ready, "get": get, "abuse": abuse,
+    sys.exit({"ready": ready, "get": get, "abuse": abuse,
               "query": query, "scraped_after": scraped_after,
               "emit": emit}[cmd](*args) or 0)

@@ -8,7 +8,6 @@ with libnats.
                                    {"seq", "subject", "headers", "data"}
   nats_util.py lines URL STREAM    the same for every line of every message
                                    (a batch of JSON Lines): "data" a line
-  nats_util.py port                a free TCP port on 127.0.0.1
   nats_util.py ready URL [SEC]     wait until the server answers and its
                                    JetStream does (exit 1 after SEC, 10)
   nats_util.py pub URL SUBJ HOST   publish stdin's bytes (one message) with
@@ -147,11 +146,6 @@ def ready(url, sec):
 def main():
     if sys.argv[1] == "ready":
         ready(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10)
-        return
-    if sys.argv[1] == "port":
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        print(s.getsockname()[1])
         return
     c = Conn(sys.argv[2])
     if sys.argv[1] == "pub":

@@ -41,8 +41,7 @@ done
 T=$tmp/pbmetrics_t
 cp "$BUILD/tests/uprobe_target" "$T"
 PROBE="uprobe:$T:pb_target_seq"
-MPORT=$("${UTIL[@]}" port)
-PPORT=$("${UTIL[@]}" port)
+{ read -r MPORT; read -r PPORT; } < <(free_ports 2)
 PROM=http://127.0.0.1:$PPORT
 cat >"$tmp/prom.yml" <<YML
 global:
@@ -237,7 +236,7 @@ fi
 
 # --- trace --nats: the publisher's counters ---
 if command -v nats-server >/dev/null; then
-	NPORT=$("${UTIL[@]}" port)
+	NPORT=$(free_ports)
 	nats-server -a 127.0.0.1 -p "$NPORT" -js -sd "$tmp/nats" >"$tmp/nats.log" 2>&1 &
 	npid=$!
 	if /usr/bin/python3 "$(dirname "$0")/nats_util.py" ready "nats://127.0.0.1:$NPORT" 15 &&

@@ -32,7 +32,6 @@ if ! command -v nats-server >/dev/null; then
 fi
 SEQ="uprobe:$TARGET:pb_target_seq"
 
-port() { "${UTIL[@]}" port; }
 # start_server NAME ARGS...: nats-server ARGS in the background (its log
 # $tmp/NAME.log, its pid ${SPID[NAME]})
 start_server() {
@@ -94,7 +93,7 @@ gen() {
 	gpid=$!
 }
 
-P1=$(port)
+P1=$(free_ports)
 U1=nats://127.0.0.1:$P1
 server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1" || fail nats_server_start "$(tail -3 "$tmp/s1.log")"
 
@@ -379,7 +378,7 @@ else
 fi
 
 # --- no server at the start (--nats-wait), one later; the buffer bound -
-P2=$(port)
+P2=$(free_ports)
 U2=nats://127.0.0.1:$P2
 if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
 	--nats-stream W --stats "$SEQ"; then
@@ -414,10 +413,7 @@ else
 fi
 
 # --- a three-node cluster, an R3 stream, a node killed and restarted ---
-for i in 1 2 3; do
-	CP[$i]=$(port)
-	NP[$i]=$(port)
-done
+for v in 'CP[1]' 'CP[2]' 'CP[3]' 'NP[1]' 'NP[2]' 'NP[3]'; do read -r "$v"; done < <(free_ports 6)
 routes="nats-route://127.0.0.1:${CP[1]},nats-route://127.0.0.1:${CP[2]},nats-route://127.0.0.1:${CP[3]}"
 node() {	# node I: start (again) cluster node I
 	start_server "n$1" -a 127.0.0.1 -p "${NP[$1]}" -js -sd "$tmp/n$1" -n "n$1" \
@@ -480,7 +476,7 @@ else
 fi
 
 # --- errors: one line, exit 1, nothing attached ------------------------
-P3=$(port)
+P3=$(free_ports)
 error_case err_nats_bad_url 'is not a NATS URL' trace --nats http://x "$SEQ"
 error_case err_nats_refused 'Connection refused' trace --nats "nats://127.0.0.1:$P3" "$SEQ"
 error_case err_nats_no_stream 'no JetStream stream holds subject' \
@@ -503,9 +499,8 @@ error_case err_nats_creds_missing "nats-creds '/nonexistent'" \
 error_case err_tail_no_stream 'no stream matches' nats-tail --nats "$U1" --subject 'zzz.>'
 error_case err_tail_refused 'Connection refused' nats-tail --nats "nats://127.0.0.1:$P3"
 check err_tail_refused_no_trace_option eval "! grep -q -- --nats-wait '$tmp/eerr'"
-P4=$(port)
+{ read -r P4; read -r P5; } < <(free_ports 2)
 start_server auth -a 127.0.0.1 -p "$P4" --user u --pass secret
-P5=$(port)
 start_server nojs -a 127.0.0.1 -p "$P5"
 for _ in $(seq 50); do
 	grep -q 'Server is ready' "$tmp/auth.log" && grep -q 'Server is ready' "$tmp/nojs.log" && break
