@@ -17,7 +17,7 @@ SEQ="uprobe:$TARGET:pb_target_seq"
 (while [[ ! -e $tmp/go ]]; do sleep 0.05; done; "$TARGET" 5) &
 timeout 60 "$PERFBUF" record -o "$tmp/base.cap" -n 5 "$SEQ" 2>"$tmp/rec.err" &
 rpid=$!
-for _ in $(seq 300); do grep -q '^Attached' "$tmp/rec.err" && break; sleep 0.1; done
+attached "$tmp/rec.err" "$rpid"
 touch "$tmp/go"
 wait "$rpid"
 if ! "$PERFBUF" report "$tmp/base.cap" >"$tmp/base.txt" 2>/dev/null ||

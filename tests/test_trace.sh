@@ -41,7 +41,7 @@ fi
 : >"$tmp/werr"
 timeout 60 "$PERFBUF" trace -d 2 --width 60 tracepoint:sched:sched_process_exec 2>"$tmp/werr" |
 	cat >"$tmp/out" &
-for _ in $(seq 300); do grep -q '^Attached' "$tmp/werr" && break; sleep 0.1; done
+attached "$tmp/werr" $!
 "$longprog"
 wait
 check text_width_cut awk 'NR > 1 && /pbexec_/ { n++; if (length($0) != 60 || !/\.\.\.$/) bad = 1 } END { exit bad || !n }' "$tmp/out"
@@ -340,9 +340,10 @@ if traced addr_names_text --comm "pbtcp$$" tracepoint:sock:inet_sock_set_state; 
 fi
 # losses in a text file: a '#' line where each gap is, adding up to the
 # summary's count (a storm into a one-page ring)
+: >"$tmp/err"	# not the last run's "Attached" line
 timeout 30 "$PERFBUF" trace --pages 1 -o "$tmp/lost.txt" tracepoint:syscalls:sys_enter_getpgid 2>"$tmp/err" &
 tpid=$!
-for _ in $(seq 300); do grep -q '^Attached' "$tmp/err" && break; sleep 0.1; done
+attached "$tmp/err" "$tpid"
 python3 -c 'import os
 for i in range(200000): os.getpgid(0)'
 stop_trace

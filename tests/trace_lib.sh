@@ -25,25 +25,26 @@ start_attached() {
 	"$PERFBUF" "$@" >"$out" 2>"$err" &
 	pid=$!
 	printf -v "$var" %s "$pid"
-	# (30 s and more: a loaded machine's ASan build loads for seconds)
-	for _ in $(seq 600); do
-		grep -q '^Attached' "$err" && return 0
-		kill -0 "$pid" 2>/dev/null || break
+	attached "$err" "$pid"
+}
+# attached ERR PID: wait until ERR has the "Attached" line; false if PID
+# ended without it, or after 60 s (a loaded machine's ASan build loads for
+# seconds). ERR must have been emptied before PID started.
+attached() {
+	for _ in $(seq 1200); do
+		grep -q '^Attached' "$1" && return 0
+		# (the line may have come just before the exit)
+		kill -0 "$2" 2>/dev/null || { grep -q '^Attached' "$1"; return; }
 		sleep 0.05
 	done
 	return 1
 }
-# after_attach ERR PID: wait until ERR has the "Attached" line (or PID has
-# ended), then for PID; $attach_ms is the time between, $attach_rc PID's
-# status. A time bound thus leaves out the start, seconds in a loaded ASan
-# build. Empty ERR before starting PID.
+# after_attach ERR PID: attached ERR PID, then wait for PID; $attach_ms is
+# the time between, $attach_rc PID's status. A time bound thus leaves out
+# the start, seconds in a loaded ASan build.
 after_attach() {
 	local t0
-	for _ in $(seq 1200); do
-		grep -q '^Attached' "$1" && break
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.05
-	done
+	attached "$1" "$2"
 	t0=$(date +%s%N)
 	wait "$2"
 	attach_rc=$?
