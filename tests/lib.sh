@@ -71,6 +71,24 @@ time.sleep(60)' &
 	done
 	return 1
 }
+# wait_line FILE REGEX [PID]: wait until a line of FILE matches REGEX;
+# false after 60 s (a loaded machine's ASan build starts in seconds), or
+# when PID ended without it. Empty FILE before PID starts: a line of the
+# last run must not count.
+wait_line() {
+	for _ in $(seq 1200); do
+		grep -qs -- "$2" "$1" && return 0
+		if [[ -n ${3:-} ]] && ! kill -0 "$3" 2>/dev/null; then
+			grep -qs -- "$2" "$1"	# (the line came just before the exit)
+			return
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+# spin SECONDS: a CPU busy for that long (a sampler needs it: the idle task
+# is not sampled)
+spin() { timeout "$1" bash -c 'while :; do :; done'; }
 # free_ports [N]: N (1) free TCP ports on 127.0.0.1, a line each, all
 # different: every socket is held until all are bound (ports chosen one by
 # one, each freed at once, could come out twice)

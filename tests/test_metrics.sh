@@ -264,11 +264,8 @@ fi
 # Ctrl-C, not -d: the run must outlast the scrape however slow its start
 "$PERFBUF" profile --metrics 127.0.0.1:$MPORT >/dev/null 2>"$tmp/perr" &
 ppid2=$!
-# (ASan: start-up takes seconds on a loaded VM)
-for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/perr" && break; sleep 0.05; done
-# a CPU busy for it to sample: the idle task is not sampled, and an idle
-# machine gave 0 samples in 1 s
-timeout 1 bash -c 'while :; do :; done'
+wait_line "$tmp/perr" '^perfbuf profile: sampling' "$ppid2"
+spin 1	# (an idle machine gave 0 samples in 1 s)
 scraped
 samples=$(q1 perfbuf_profile_samples_total "$(date +%s.%N)")
 kill -INT "$ppid2"

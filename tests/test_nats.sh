@@ -385,7 +385,7 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
 	target 300
 	sleep 0.3
 	server s2 "$U2" -a 127.0.0.1 -p "$P2" -js -sd "$tmp/s2"
-	for _ in $(seq 300); do grep -q 'created stream W' "$tmp/err" && break; sleep 0.1; done
+	wait_line "$tmp/err" 'created stream W' "$tpid"
 	target 200
 	sleep 1		# a --stats line
 	stop_trace
@@ -401,7 +401,7 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U2" --nats-wait \
 	target 100
 	sleep 0.3
 	server s2 "$U2" -a 127.0.0.1 -p "$P2" -js -sd "$tmp/s2b"
-	for _ in $(seq 300); do grep -q 'created stream B' "$tmp/err" && break; sleep 0.1; done
+	wait_line "$tmp/err" 'created stream B' "$tpid"
 	stop_trace
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/err")"
 	full=$(sed -n 's/^NATS events: .* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/err")

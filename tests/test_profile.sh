@@ -52,14 +52,17 @@ profile() {
 	local engine=$1 mode=$2 secs=$3 hz=$4 t p
 	local out=$tmp/$engine.$mode
 	shift 4
+	# emptied here, not by the redirections: a run of the same engine and
+	# mode before left its lines, which the waits below must not find
+	: >"$out.tgt"
+	: >"$out.err"
 	"$TARGET" "$mode" "$secs" wait >"$out.tgt" &
 	t=$!
 	pids+=("$t")
-	for _ in $(seq 600); do grep -qs waiting "$out.tgt" && break; sleep 0.05; done
+	wait_line "$out.tgt" waiting "$t"
 	"$PERFBUF" profile --engine "$engine" -F "$hz" -p "$t" "$@" >"$out.folded" 2>"$out.err" &
 	p=$!
-	# (30 s: a loaded machine's ASan build starts in seconds)
-	for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$out.err" && break; sleep 0.05; done
+	wait_line "$out.err" '^perfbuf profile: sampling' "$p"
 	kill -USR1 "$t"
 	wait "$p"
 	echo "rc=$?" >>"$out.err"
@@ -175,10 +178,11 @@ EOF
 # system-wide run: still named at the end (symbols read at first sight).
 for engine in bpf perf; do
 	cp "$TARGET" "$tmp/gone_target"
+	: >"$tmp/sw.err"	# not the last engine's line
 	# Ctrl-C after it, not -d: the target's 0.4 s of CPU can take longer
 	"$PERFBUF" profile --engine "$engine" -F 199 >"$tmp/sw.folded" 2>"$tmp/sw.err" &
 	p=$!
-	for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/sw.err" && break; sleep 0.05; done
+	wait_line "$tmp/sw.err" '^perfbuf profile: sampling' "$p"
 	"$tmp/gone_target" cpu 0.4 >/dev/null
 	rm -f "$tmp/gone_target"
 	kill -INT "$p"
@@ -278,16 +282,13 @@ fi
 # is no error
 "$PERFBUF" profile >"$tmp/int.folded" 2>"$tmp/int.err" &
 p=$!
-# (ASan: start-up and the first samples take seconds on a loaded VM)
-for _ in $(seq 600); do grep -qs 'perfbuf profile: sampling' "$tmp/int.err" && break; sleep 0.05; done
-# a CPU busy for it to sample (an idle machine gave 0 or 1 samples in 2 s)
-timeout 0.5 bash -c 'while :; do :; done'
+wait_line "$tmp/int.err" '^perfbuf profile: sampling' "$p"
+spin 0.5	# (an idle machine gave 0 or 1 samples in 2 s)
 kill -INT "$p"
 wait "$p"
 rc=$?
 check sigint_ends_run bash -c "[[ $rc == 0 ]] && grep -q ' samples in ' '$tmp/int.err' && [[ -s '$tmp/int.folded' ]]"
-# (a busy CPU beside it all along: the idle task is not sampled)
-bash -c 'while :; do :; done' &
+spin 60 &	# beside it all along
 busy=$!
 pids+=("$busy")
 "$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"

@@ -73,7 +73,7 @@ if ((failed)); then cat "$tmp/err"; fi
 # 2. Ctrl-C, then Ctrl-C while detaching: out at once, the kernel detaches
 start_trace --json "${many[@]}" || fail second_sigint "did not attach: $(head -c 300 "$tmp/err")"
 kill -INT "$tpid"
-for _ in $(seq 300); do grep -q '^perfbuf trace: detaching' "$tmp/err" && break; sleep 0.1; done
+wait_line "$tmp/err" '^perfbuf trace: detaching' "$tpid"
 kill -INT "$tpid"
 wait "$tpid"
 rc=$?

@@ -27,18 +27,8 @@ start_attached() {
 	printf -v "$var" %s "$pid"
 	attached "$err" "$pid"
 }
-# attached ERR PID: wait until ERR has the "Attached" line; false if PID
-# ended without it, or after 60 s (a loaded machine's ASan build loads for
-# seconds). ERR must have been emptied before PID started.
-attached() {
-	for _ in $(seq 1200); do
-		grep -q '^Attached' "$1" && return 0
-		# (the line may have come just before the exit)
-		kill -0 "$2" 2>/dev/null || { grep -q '^Attached' "$1"; return; }
-		sleep 0.05
-	done
-	return 1
-}
+# attached ERR PID: wait_line for the "Attached" line
+attached() { wait_line "$1" '^Attached' "$2"; }
 # after_attach ERR PID: attached ERR PID, then wait for PID; $attach_ms is
 # the time between, $attach_rc PID's status. A time bound thus leaves out
 # the start, seconds in a loaded ASan build.

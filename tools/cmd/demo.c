@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
@@ -112,13 +111,14 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 static int demo_loop(struct perfbuf *pb, long duration)
 {
 	/* nanoseconds: time(NULL) + 1 could end a -d 1 run in a millisecond */
-	__u64 end = perfbuf_now_ns() + duration * 1000000000ULL, next_spawn = 0;
+	__u64 now = perfbuf_now_ns(), end = now + duration * 1000000000ULL;
+	__u64 next_spawn = now;
 	int err;
 
-	while (!exiting && perfbuf_now_ns() < end) {
-		if (perfbuf_now_ns() >= next_spawn) {
+	for (; !exiting && now < end; now = perfbuf_now_ns()) {
+		if (now >= next_spawn) {
 			spawn_true();
-			next_spawn = perfbuf_now_ns() + 1000000000ULL;
+			next_spawn = now + 1000000000ULL;
 		}
 		err = perfbuf__poll(pb, 100);
 		if (err == -EINTR)
