@@ -288,13 +288,14 @@ kill -INT "$p"
 wait "$p"
 rc=$?
 check sigint_ends_run bash -c "[[ $rc == 0 ]] && grep -q ' samples in ' '$tmp/int.err' && [[ -s '$tmp/int.folded' ]]"
-spin 60 &	# beside it all along
-busy=$!
-pids+=("$busy")
-"$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
-rc=${PIPESTATUS[0]}
-kill "$busy"
-wait "$busy" 2>/dev/null
+("$PERFBUF" profile -F 999 -d 1 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
+ exit "${PIPESTATUS[0]}") &
+p=$!
+# a CPU busy all along; not spin in the background: killed, its subshell
+# left timeout's loop running, and the file waited 60 s for it
+for _ in $(seq 300); do kill -0 "$p" 2>/dev/null || break; spin 0.2; done
+wait "$p"
+rc=$?
 check head_1 bash -c "[[ $rc == 0 && \$(wc -l <'$tmp/head.out') == 1 ]] && ! grep -q writing '$tmp/head.err'"
 
 # the output file cannot be written: one line, exit 1, after the run
