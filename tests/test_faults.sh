@@ -153,4 +153,20 @@ check output_fifo_late_reader test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/fr
 mkdir "$tmp/dir"
 "${PB[@]}" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_directory 1 "^perfbuf trace: cannot write '$tmp/dir': Is a directory$"
+
+# 6. a tracefs category that cannot be read, after one that could (a fake
+# tracefs in a mount namespace of its own; root without the DAC
+# capabilities): one line naming it, never a crash
+if unshare -m true 2>/dev/null; then
+	mkdir -p "$tmp/fakefs/events/aaa/pbx_other" "$tmp/fakefs/events/zzz/pbx_tp"
+	chmod 000 "$tmp/fakefs/events/zzz"
+	unshare -m bash -c "mount --bind '$tmp/fakefs' /sys/kernel/tracing &&
+		setpriv --inh-caps=-dac_override,-dac_read_search \\
+			--bounding-set=-dac_override,-dac_read_search \\
+			timeout -k 5 60 '$PERFBUF' trace 'tracepoint:*:pbx_tp'" >/dev/null 2>"$tmp/eerr"
+	one_line tracefs_category_unreadable 1 "^perfbuf trace: cannot read /sys/kernel/tracing/events/zzz: Permission denied$"
+	chmod 755 "$tmp/fakefs/events/zzz"
+else
+	skip tracefs_category_unreadable "no unshare -m"
+fi
 finish

@@ -210,6 +210,19 @@ static int dir_only(const struct dirent *d)
 	return d->d_name[0] != '.' && d->d_type == DT_DIR;
 }
 
+/* A category's directory that scandir() could not read: 0 when it went
+ * away since the list of categories was read (a module unloaded: it has
+ * nothing left to match), else said and -errno. */
+static int category_failed(struct probe_set *set, const char *path)
+{
+	int err = -errno;
+
+	if (err == -ENOENT || err == -ENOTDIR)
+		return 0;
+	cli_say(set->prog, "cannot read %s: %s\n", path, strerror(-err));
+	return err;
+}
+
 /* tracepoint:CAT:NAME, globs allowed in both. */
 static int parse_tracepoint(struct probe_set *set, const char *spec,
 			    const char *rest)
@@ -242,7 +255,11 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 		    (!glob || strcmp(cats[i]->d_name, "ftrace"))) {
 			snprintf(path, sizeof(path), "%s/events/%s", tracefs_path(),
 				 cats[i]->d_name);
+			/* scandir() leaves tps as it was when it fails */
+			tps = NULL;
 			ntp = scandir(path, &tps, dir_only, by_name);
+			if (ntp < 0)
+				err = category_failed(set, path);
 			for (int j = 0; j < ntp; j++) {
 				if (!err && !fnmatch(name, tps[j]->d_name, 0)) {
 					err = add_tracepoint(set, cats[i]->d_name,
