@@ -21,6 +21,7 @@
 #include "metrics/server.h"
 
 static int renders;
+static int hold;	/* set: a rendering waits until it is cleared */
 
 static void render(void *ctx, struct expo *e)
 {
@@ -28,6 +29,8 @@ static void render(void *ctx, struct expo *e)
 
 	(void)ctx;
 	__atomic_add_fetch(&renders, 1, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE))
+		usleep(1000);
 	expo_family(e, "t_total", "counter", "A test counter.");
 	expo_u64(e, "t_total", &l, 1, 42);
 }
@@ -202,6 +205,43 @@ TEST(abuse)
 	metrics_server__free(s);
 }
 
+/* Two events of one epoll round: a new connection, whose accept evicts
+ * idle connection A (max_conns reached), then A's reset. The new
+ * connection's memory may be A's: A's event must not reach it. The
+ * server's thread is held in a rendering while both happen. */
+TEST(stale_event_after_eviction)
+{
+	struct metrics_server *s = start(2, 2000);
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char buf[4096];
+	int a, c, b, before;
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	a = dial(s);
+	usleep(50000);	/* A accepted: the oldest idle one */
+	before = __atomic_load_n(&renders, __ATOMIC_RELAXED);
+	__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
+	c = dial(s);
+	ASSERT_EQ(write(c, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25, "scrape");
+	for (int i = 0; i < 2000 && __atomic_load_n(&renders, __ATOMIC_RELAXED) == before; i++)
+		usleep(1000);
+	b = dial(s);	/* queued first: the listener's event */
+	setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(a);	/* then A's: EPOLLERR | EPOLLHUP */
+	usleep(50000);
+	__atomic_store_n(&hold, 0, __ATOMIC_RELEASE);
+	read_for(c, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "the held scrape");
+	usleep(100000);	/* B accepted, A's stale event seen */
+	ASSERT_EQ(write(b, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25, "B's request");
+	read_for(b, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "B answered, not closed by A's event");
+	close(b);
+	close(c);
+	metrics_server__free(s);
+}
+
 /* The scraper holds the render callback's counter: one rendering per GET */
 TEST(one_render_per_scrape)
 {
@@ -275,6 +315,7 @@ TEST(port_in_use)
 }
 
 TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
-	  TEST_ENTRY(abuse), TEST_ENTRY(one_render_per_scrape),
+	  TEST_ENTRY(abuse), TEST_ENTRY(stale_event_after_eviction),
+	  TEST_ENTRY(one_render_per_scrape),
 	  TEST_ENTRY(exposition_escaping), TEST_ENTRY(addr_syntax),
 	  TEST_ENTRY(port_in_use))

@@ -37,7 +37,8 @@ struct body {
 };
 
 struct conn {
-	int fd;
+	int fd;			/* -1: closed in this round, freed at its end */
+	struct conn *next_dead;
 	bool writing;
 	bool close_after;
 	long long deadline;	/* ms, CLOCK_MONOTONIC */
@@ -58,6 +59,7 @@ struct metrics_server {
 	struct metrics_server_opts o;
 	struct conn **conns;	/* max_conns slots */
 	int nconns;
+	struct conn *dead;	/* closed in this round */
 	struct body *cache;
 	long long cache_at;
 	struct expo expo;
@@ -79,15 +81,31 @@ static void body_put(struct body *b)
 		free(b);
 }
 
+/* Freed at the end of the round, not here: an event of this round may
+ * still name it, and a connection accepted meanwhile could get its
+ * address and take that event for its own. */
 static void conn_close(struct metrics_server *s, int i)
 {
 	struct conn *c = s->conns[i];
 
 	close(c->fd);		/* out of the epoll set with it */
+	c->fd = -1;
 	body_put(c->body);
-	free(c);
+	c->body = NULL;
+	c->next_dead = s->dead;
+	s->dead = c;
 	s->conns[i] = s->conns[--s->nconns];
 	s->conns[s->nconns] = NULL;
+}
+
+static void free_dead(struct metrics_server *s)
+{
+	while (s->dead) {
+		struct conn *c = s->dead;
+
+		s->dead = c->next_dead;
+		free(c);
+	}
 }
 
 /* The exposition, rendered at most once per cache_ms */
@@ -322,13 +340,14 @@ static void *serve(void *arg)
 				accept_some(s);
 				continue;
 			}
-			if (conn_index(s, c) < 0)
+			if (c->fd < 0)
 				continue;	/* closed by this round */
 			keep = !(ev[i].events & (EPOLLERR | EPOLLHUP)) &&
 			       (c->writing ? send_some(s, c) : read_some(s, c));
 			if (!keep)
 				conn_close(s, conn_index(s, c));
 		}
+		free_dead(s);
 	}
 }
 
@@ -477,6 +496,7 @@ void metrics_server__free(struct metrics_server *s)
 		pthread_join(s->thread, NULL);
 	while (s->nconns)
 		conn_close(s, 0);
+	free_dead(s);
 	body_put(s->cache);
 	expo_free(&s->expo);
 	close(s->listen_fd);
