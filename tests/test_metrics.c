@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "test.h"
 #include "metrics/expo.h"
@@ -44,10 +46,10 @@ static struct metrics_server *start(int max_conns, int timeout_ms)
 	return metrics_server__new("127.0.0.1:0", render, NULL, &o);
 }
 
-static int dial(const struct metrics_server *s)
+static int dial_port(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(metrics_server__port(s)),
+				 .sin_port = htons(port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -77,10 +79,9 @@ static size_t read_for(int fd, char *buf, size_t sz, int ms)
 }
 
 /* One request on a new connection: the whole answer in @buf */
-static size_t ask(const struct metrics_server *s, const char *req, char *buf,
-		  size_t sz)
+static size_t ask_port(int port, const char *req, char *buf, size_t sz)
 {
-	int fd = dial(s);
+	int fd = dial_port(port);
 	size_t n = 0;
 
 	if (fd < 0)
@@ -89,6 +90,17 @@ static size_t ask(const struct metrics_server *s, const char *req, char *buf,
 		n = read_for(fd, buf, sz, 2000);
 	close(fd);
 	return n;
+}
+
+static int dial(const struct metrics_server *s)
+{
+	return dial_port(metrics_server__port(s));
+}
+
+static size_t ask(const struct metrics_server *s, const char *req, char *buf,
+		  size_t sz)
+{
+	return ask_port(metrics_server__port(s), req, buf, sz);
 }
 
 static bool status_is(const char *buf, int status)
@@ -242,6 +254,108 @@ TEST(stale_event_after_eviction)
 	metrics_server__free(s);
 }
 
+/* The CPU time of process @pid in ms (utime + stime) */
+static long cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / sysconf(_SC_CLK_TCK));
+}
+
+static int spare_fd = -1;
+
+static void give_fd_back(int sig)
+{
+	(void)sig;
+	close(spare_fd);
+}
+
+/* No fd left for a connection (RLIMIT_NOFILE reached, 100 connections
+ * waiting): the server neither spins on its listener nor locks the
+ * scraper out. It runs in a child of its own, under a limit of 32 fds;
+ * with @full, the child then takes every fd left, and gives one back on
+ * SIGUSR1. */
+static void fds_run_out(bool full)
+{
+	struct metrics_server_opts o = { .sz = sizeof(o), .cache_ms = -1 };
+	int port_pipe[2], fds[100], port = 0, n = 0;
+	char buf[4096];
+	long cpu0, cpu1;
+	pid_t pid;
+
+	if (!ASSERT_OK(pipe(port_pipe), "pipe"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 32, 32 };
+		struct metrics_server *s;
+		int fd;
+
+		close(port_pipe[0]);
+		signal(SIGUSR1, give_fd_back);
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(1);
+		s = metrics_server__new("127.0.0.1:0", render, NULL, &o);
+		port = s ? metrics_server__port(s) : 0;
+		while (full && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			spare_fd = fd;	/* the last one is given back */
+		if (write(port_pipe[1], &port, sizeof(port)) != sizeof(port))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(port_pipe[1]);
+	if (!ASSERT_GT(pid, 0, "fork") ||
+	    !ASSERT_EQ(read(port_pipe[0], &port, sizeof(port)), (ssize_t)sizeof(port), "port") ||
+	    !ASSERT_GT(port, 0, "server in the child"))
+		goto out;
+	for (n = 0; n < 100; n++)
+		if ((fds[n] = dial_port(port)) < 0)
+			break;
+	ASSERT_EQ(n, 100, "connections");
+	usleep(200000);
+	cpu0 = cpu_ms(pid);
+	sleep(1);
+	cpu1 = cpu_ms(pid);
+	ASSERT_LT(cpu1 - cpu0, 200, "CPU ms in 1 s");
+	if (full)
+		kill(pid, SIGUSR1);
+	ask_port(port, "GET /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200), "a scrape answered");
+out:
+	while (n > 0)
+		close(fds[--n]);
+	close(port_pipe[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* Some connections held, the rest waiting: the oldest makes room */
+TEST(fds_run_out_some_held)
+{
+	fds_run_out(false);
+}
+
+/* None held: the listener rests, then takes one when an fd is free */
+TEST(fds_run_out_none_held)
+{
+	fds_run_out(true);
+}
+
 /* The scraper holds the render callback's counter: one rendering per GET */
 TEST(one_render_per_scrape)
 {
@@ -316,6 +430,8 @@ TEST(port_in_use)
 
 TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
 	  TEST_ENTRY(abuse), TEST_ENTRY(stale_event_after_eviction),
+	  TEST_ENTRY(fds_run_out_some_held),
+	  TEST_ENTRY(fds_run_out_none_held),
 	  TEST_ENTRY(one_render_per_scrape),
 	  TEST_ENTRY(exposition_escaping), TEST_ENTRY(addr_syntax),
 	  TEST_ENTRY(port_in_use))

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE	/* accept4() */
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@
 #include "server.h"
 
 #define IN_MAX 4096		/* a request head's bytes */
+#define LISTEN_PAUSE_MS 250	/* no fd for a connection: retry after */
 
 /* A rendering, shared by the connections sending it */
 struct body {
@@ -64,7 +66,8 @@ struct metrics_server {
 	long long cache_at;
 	struct expo expo;
 	pthread_t thread;
-	bool listen_paused;	/* EMFILE: accept again after a while */
+	bool listen_paused;	/* no fd, no connection to give one back */
+	long long paused_until;	/* ms: accept again then, or at a close */
 };
 
 static long long now_ms(void)
@@ -96,6 +99,7 @@ static void conn_close(struct metrics_server *s, int i)
 	s->dead = c;
 	s->conns[i] = s->conns[--s->nconns];
 	s->conns[s->nconns] = NULL;
+	s->paused_until = 0;	/* an fd free: try the listener again */
 }
 
 static void free_dead(struct metrics_server *s)
@@ -253,6 +257,13 @@ static int oldest(const struct metrics_server *s)
 	return best_idle >= 0 ? best_idle : best;
 }
 
+static bool waiting(int listen_fd)
+{
+	struct pollfd p = { .fd = listen_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
 static void accept_some(struct metrics_server *s)
 {
 	for (int k = 0; k < 64; k++) {
@@ -261,12 +272,23 @@ static void accept_some(struct metrics_server *s)
 		struct conn *c;
 
 		if (fd < 0) {
-			if ((errno == EMFILE || errno == ENFILE || errno == ENOMEM) &&
-			    !s->listen_paused) {
-				/* no fd for it: stop accepting for a while */
-				epoll_ctl(s->ep, EPOLL_CTL_DEL, s->listen_fd, NULL);
-				s->listen_paused = true;
+			if (errno != EMFILE && errno != ENFILE && errno != ENOMEM)
+				return;
+			/* No fd for it: the oldest connection gives its own
+			 * back, as when max_conns is reached (idle sockets
+			 * must not lock the scraper out). With none, stop
+			 * accepting for a while: the listener stays ready,
+			 * and taking it back at once would spin. accept()
+			 * says EMFILE with nothing waiting too. */
+			if (!waiting(s->listen_fd))
+				return;
+			if (s->nconns) {
+				conn_close(s, oldest(s));
+				continue;
 			}
+			epoll_ctl(s->ep, EPOLL_CTL_DEL, s->listen_fd, NULL);
+			s->listen_paused = true;
+			s->paused_until = now_ms() + LISTEN_PAUSE_MS;
 			return;
 		}
 		if (s->nconns == s->o.max_conns)
@@ -297,12 +319,14 @@ static int expire(struct metrics_server *s)
 {
 	long long now = now_ms(), next = now + 1000;
 
-	if (s->listen_paused) {
+	if (s->listen_paused && s->paused_until <= now) {
 		struct epoll_event e = { .events = EPOLLIN, .data.ptr = s };
 
 		if (!epoll_ctl(s->ep, EPOLL_CTL_ADD, s->listen_fd, &e))
 			s->listen_paused = false;
 	}
+	if (s->listen_paused && s->paused_until < next)
+		next = s->paused_until;
 	for (int i = 0; i < s->nconns; i++) {
 		if (s->conns[i]->deadline <= now) {
 			conn_close(s, i--);

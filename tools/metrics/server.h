@@ -4,7 +4,9 @@
  * own epoll: the event loop never waits for it, whatever its clients do.
  * Non-blocking sockets; at most max_conns connections (a new one evicts
  * the oldest idle one, so a flood of idle sockets never locks the scraper
- * out); a request must arrive whole within timeout_ms of its first byte
+ * out; so does a new one that finds no fd left, and with no connection to
+ * close the listener rests a quarter second or until an fd is free); a
+ * request must arrive whole within timeout_ms of its first byte
  * (a client sending a byte a second is closed), a connection with no
  * request is closed after idle_ms, a response not taken by the client
  * within timeout_ms is dropped. Requests: GET or HEAD; /metrics gets the
