@@ -71,6 +71,10 @@ for n in 4 8 32 64; do
 	one_line "nofile_${n}_stress" 1 "^perfbuf stress: Too many open files \(RLIMIT_NOFILE $n, [0-9]+ needed.*raise 'ulimit -n'$"
 	prlimit --nofile=$n "${PB[@]}" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 	one_line "nofile_${n}_trace" 1 "^perfbuf trace: Too many open files \(RLIMIT_NOFILE $n, .*raise 'ulimit -n'$"
+	prlimit --nofile=$n "${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_types.bpf.o" >/dev/null 2>"$tmp/eerr"
+	one_line "nofile_${n}_run" 1 "^perfbuf run: Too many open files \(RLIMIT_NOFILE $n, .*raise 'ulimit -n'$"
+	prlimit --nofile=$n "${PB[@]}" attach -d 1 --map-id 1 >/dev/null 2>"$tmp/eerr"
+	one_line "nofile_${n}_attach" 1 "^perfbuf attach: Too many open files \(RLIMIT_NOFILE $n, .*raise 'ulimit -n'$"
 done
 # a low soft limit under a high hard one is raised, not an error
 (ulimit -Sn 8 && "${PB[@]}" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")

@@ -388,6 +388,8 @@ static int setup(struct run *run)
 	if ((!run->o.output && cli_need_stdout(run->o.prog)) ||
 	    cli_need_privileges(run->o.prog, CLI_BPF))
 		return -EPERM;
+	if (cli_need_fds(run->o.prog, run->o.metrics ? METRICS_FDS : 0))
+		return -EMFILE;
 	perfbuf_set_print(print_lib);
 	libbpf_set_print(run->o.verbose ? print_libbpf : NULL);
 	if (!run->o.attach && tracefs_ensure(run->o.prog))
