@@ -169,6 +169,52 @@ TEST(keep_alive_and_pipelining)
 	metrics_server__free(s);
 }
 
+/* RFC 9112: a space before a header's colon is a 400 (its body is not
+ * taken for a request); Connection is a list of tokens; empty lines
+ * before a request are ignored; HTTP/1.0 stays open only when it asked,
+ * and is told so. */
+TEST(rfc9112_heads)
+{
+	struct metrics_server *s = start(0, 0);
+	const char *smuggle = "GET /metrics HTTP/1.1\r\nContent-Length : 24\r\n\r\n"
+			      "GET /nope HTTP/1.1\r\n\r\n";
+	const char *ka10 = "GET /metrics HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n";
+	char buf[8192];
+	int fd;
+
+	if (!ASSERT_OK_PTR(s, "server"))
+		return;
+	ask(s, smuggle, buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 400) && !strstr(buf, " 404 "),
+		    "space before the colon: 400, no second request");
+	ask(s, "GET /metrics HTTP/1.1\r\nConnection: foo, close\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200) && strstr(buf, "Connection: close\r\n"),
+		    "Connection: foo, close");
+	ask(s, "\r\nGET /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200), "an empty line first");
+	fd = dial(s);
+	ASSERT_EQ(write(fd, "\r\n", 2), 2, "write");
+	usleep(50000);	/* the empty line alone first */
+	ASSERT_EQ(write(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25, "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "an empty line alone, then the request");
+	close(fd);
+	fd = dial(s);
+	ASSERT_EQ(write(fd, ka10, strlen(ka10)), (ssize_t)strlen(ka10), "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200) && strstr(buf, "Connection: keep-alive\r\n"),
+		    "1.0 keep-alive: said in the response");
+	ASSERT_EQ(write(fd, ka10, strlen(ka10)), (ssize_t)strlen(ka10), "write");
+	read_for(fd, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "1.0 keep-alive: kept");
+	close(fd);
+	/* a body announced before keep-alive is asked still closes */
+	ask(s, "GET /metrics HTTP/1.1\r\nContent-Length: 24\r\nConnection: keep-alive\r\n\r\n"
+	       "GET /nope HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	ASSERT_TRUE(status_is(buf, 200) && !strstr(buf, " 404 "), "a body is never a request");
+	metrics_server__free(s);
+}
+
 /* A full house of idle sockets, a byte-a-second client, one that never
  * reads, an oversized head: a scraper is still answered at once. */
 TEST(abuse)
@@ -429,6 +475,7 @@ TEST(port_in_use)
 }
 
 TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
+	  TEST_ENTRY(rfc9112_heads),
 	  TEST_ENTRY(abuse), TEST_ENTRY(stale_event_after_eviction),
 	  TEST_ENTRY(fds_run_out_some_held),
 	  TEST_ENTRY(fds_run_out_none_held),

@@ -43,7 +43,7 @@ static bool is_token(const char *s, size_t n)
 	return true;
 }
 
-/* "METHOD SP TARGET SP HTTP/1.x": status, and @r->close for HTTP/1.0 */
+/* "METHOD SP TARGET SP HTTP/1.x": status, and @r->http10 */
 static int request_line(const char *s, size_t n, struct http_req *r)
 {
 	const char *sp1 = memchr(s, ' ', n), *sp2, *ver;
@@ -61,7 +61,7 @@ static int request_line(const char *s, size_t n, struct http_req *r)
 	if (!is_token(s, mlen) || !is_token(sp1 + 1, tlen) ||
 	    vlen != 8 || memcmp(ver, "HTTP/1.", 7) || (ver[7] != '0' && ver[7] != '1'))
 		return 400;
-	r->close = ver[7] == '0';
+	r->http10 = ver[7] == '0';
 	r->head = mlen == 4 && !memcmp(s, "HEAD", 4);
 	if (!r->head && !(mlen == 3 && !memcmp(s, "GET", 3)))
 		return 405;
@@ -72,7 +72,15 @@ static int request_line(const char *s, size_t n, struct http_req *r)
 	return 404;
 }
 
-/* Does header line @s (@n bytes) have name @name? Its value then. */
+/* What the headers ask for; the response decides once all are read */
+struct asked {
+	bool close;		/* Connection: close */
+	bool keep_alive;	/* Connection: keep-alive */
+	bool body;		/* a body we do not read */
+};
+
+/* Does header line @s (@n bytes, its name checked) have name @name? Its
+ * value then. */
 static const char *header(const char *s, size_t n, const char *name,
 			  size_t *vlen)
 {
@@ -90,28 +98,67 @@ static const char *header(const char *s, size_t n, const char *name,
 	return s;
 }
 
-/* The headers that matter: Connection, and a body announced */
-static void header_line(const char *s, size_t n, struct http_req *r)
+/* Connection's value: a comma-separated list of tokens (RFC 9110 7.6.1) */
+static void connection(const char *v, size_t n, struct asked *a)
 {
-	const char *v;
+	while (n) {
+		const char *comma = memchr(v, ',', n);
+		size_t k = comma ? (size_t)(comma - v) : n, t = k;
+		const char *tok = v;
+
+		while (t && (*tok == ' ' || *tok == '\t'))
+			tok++, t--;
+		while (t && (tok[t - 1] == ' ' || tok[t - 1] == '\t'))
+			t--;
+		if (t == 5 && !strncasecmp(tok, "close", 5))
+			a->close = true;
+		else if (t == 10 && !strncasecmp(tok, "keep-alive", 10))
+			a->keep_alive = true;
+		v += k + !!comma;
+		n -= k + !!comma;
+	}
+}
+
+/* A header line: false when it is malformed. A field name is a token
+ * right before its colon: "Content-Length : 26" or a folded line is a
+ * 400 (RFC 9112 5.1), never a header skipped, lest its body pass for a
+ * request. The headers that matter: Connection, and a body announced. */
+static bool header_line(const char *s, size_t n, struct asked *a)
+{
+	const char *colon = memchr(s, ':', n), *v;
 	size_t vlen;
 
-	if ((v = header(s, n, "Connection", &vlen))) {
-		if (vlen == 5 && !strncasecmp(v, "close", 5))
-			r->close = true;
-		else if (vlen == 10 && !strncasecmp(v, "keep-alive", 10))
-			r->close = false;
-	} else if ((v = header(s, n, "Content-Length", &vlen))) {
-		if (vlen != 1 || *v != '0')
-			r->close = true;	/* a body we do not read */
-	} else if (header(s, n, "Transfer-Encoding", &vlen)) {
-		r->close = true;
+	if (!colon || !is_token(s, (size_t)(colon - s)))
+		return false;
+	if ((v = header(s, n, "Connection", &vlen)))
+		connection(v, vlen, a);
+	else if ((v = header(s, n, "Content-Length", &vlen)))
+		a->body |= vlen != 1 || *v != '0';
+	else if (header(s, n, "Transfer-Encoding", &vlen))
+		a->body = true;
+	return true;
+}
+
+/* Empty lines before a request line are ignored (RFC 9112 2.2) */
+static size_t empty_lines(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		if (i < len && buf[i] == '\n')
+			i++;
+		else if (i + 1 < len && buf[i] == '\r' && buf[i + 1] == '\n')
+			i += 2;
+		else
+			return i;
 	}
 }
 
 size_t http_parse(const char *buf, size_t len, size_t max, struct http_req *r)
 {
-	const char *end = head_end(buf, len), *s = buf;
+	size_t skip = empty_lines(buf, len);
+	const char *end = head_end(buf + skip, len - skip), *s = buf + skip;
+	struct asked a = {};
 	bool first = true;
 
 	*r = (struct http_req){};
@@ -130,26 +177,26 @@ size_t http_parse(const char *buf, size_t len, size_t max, struct http_req *r)
 		if (first) {
 			r->status = request_line(s, n, r);
 			first = false;
-		} else if (n) {
-			if (*s == ' ' || *s == '\t' || !memchr(s, ':', n))
-				r->status = 400;	/* folded or no colon */
-			header_line(s, n, r);
+		} else if (n && !header_line(s, n, &a)) {
+			r->status = 400;
 		}
 		s = nl + 1;
 	}
-	if (r->status != 200 && r->status != 404)
-		r->close = true;
+	r->close = a.close || a.body || (r->http10 && !a.keep_alive) ||
+		   (r->status != 200 && r->status != 404);
 	return (size_t)(end - buf);
 }
 
 size_t http_head(char *out, size_t sz, const struct http_req *r,
 		 size_t body_len)
 {
+	/* HTTP/1.0 closes unless the response says keep-alive */
 	int n = snprintf(out, sz, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
 			 r->status, http_reason(r->status),
 			 r->status == 200 ? EXPO_CONTENT_TYPE : "text/plain; charset=utf-8",
 			 body_len, r->status == 405 ? "Allow: GET, HEAD\r\n" : "",
-			 r->close ? "Connection: close\r\n" : "");
+			 r->close ? "Connection: close\r\n" :
+			 r->http10 ? "Connection: keep-alive\r\n" : "");
 
 	return n < 0 ? 0 : (size_t)n < sz ? (size_t)n : sz - 1;
 }

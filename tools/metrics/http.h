@@ -11,11 +11,14 @@
 struct http_req {
 	int status;	/* 200 (/metrics), 404, 405, 400, 431 */
 	bool head;	/* HEAD: no body */
-	bool close;	/* Connection: close, HTTP/1.0, a body, an error */
+	bool http10;	/* HTTP/1.0: open only with "Connection: keep-alive" */
+	bool close;	/* Connection: close, HTTP/1.0 without keep-alive, a
+			 * body, an error */
 };
 
-/* A request head at @buf (@len bytes so far, at most @max): the bytes it
- * took (the head, "\r\n\r\n" included) with @r set; 0 when incomplete;
+/* A request head at @buf (@len bytes so far, at most @max; empty lines
+ * before it ignored): the bytes it took (those lines and the head,
+ * "\r\n\r\n" included) with @r set; 0 when incomplete;
  * when @len reached @max with no end: @max and status 431. */
 size_t http_parse(const char *buf, size_t len, size_t max, struct http_req *r);
 
