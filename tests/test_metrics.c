@@ -460,6 +460,33 @@ TEST(addr_syntax)
 	}
 }
 
+/* The URL printed: the address bound, IPv6 in brackets, never an empty
+ * host */
+TEST(url)
+{
+	static const struct { const char *arg, *host; } cases[] = {
+		{ "0", "127.0.0.1" }, { ":0", "127.0.0.1" },
+		{ "127.0.0.1:0", "127.0.0.1" }, { "0.0.0.0:0", "0.0.0.0" },
+		{ "[::1]:0", "[::1]" }, { "::1:0", "[::1]" }, { "[::]:0", "[::]" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct metrics_server *s = metrics_server__new(cases[i].arg, render, NULL, NULL);
+		char url[128], want[128];
+
+		if (!s && errno == EADDRNOTAVAIL && strchr(cases[i].host, '['))
+			continue;	/* no IPv6 here */
+		if (!ASSERT_OK_PTR(s, cases[i].arg))
+			continue;
+		snprintf(want, sizeof(want), "http://%s:%d/metrics", cases[i].host,
+			 metrics_server__port(s));
+		if (ASSERT_OK(metrics_server__url(s, url, sizeof(url)), "url"))
+			ASSERT_TRUE(!strcmp(url, want), url);
+		ASSERT_EQ(metrics_server__url(s, url, 10), -ENOSPC, "too small");
+		metrics_server__free(s);
+	}
+}
+
 TEST(port_in_use)
 {
 	struct metrics_server *a = start(0, 0), *b;
@@ -480,5 +507,5 @@ TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
 	  TEST_ENTRY(fds_run_out_some_held),
 	  TEST_ENTRY(fds_run_out_none_held),
 	  TEST_ENTRY(one_render_per_scrape),
-	  TEST_ENTRY(exposition_escaping), TEST_ENTRY(addr_syntax),
+	  TEST_ENTRY(exposition_escaping), TEST_ENTRY(addr_syntax), TEST_ENTRY(url),
 	  TEST_ENTRY(port_in_use))

@@ -94,6 +94,13 @@ error_case metrics_bad_port '--metrics wants \[ADDR:\]PORT' trace --metrics 6553
 error_case metrics_bad_addr 'does not resolve' profile --metrics no.such.host.invalid:1
 error_case metrics_port_in_use 'cannot listen there: Address already in use' \
 	trace -o /dev/null --metrics 127.0.0.1:$PPORT "$PROBE"
+# the URL printed is one to use: the address bound, IPv6 in brackets
+for c in "default_host :0 127\.0\.0\.1" "ipv6 ::1:0 \[::1\]"; do
+	read -r name a host <<<"$c"
+	timeout 20 "$PERFBUF" run -d 1 --metrics "$a" "$BUILD/tests/bpf/run_types.bpf.o" \
+		>/dev/null 2>"$tmp/uerr"
+	check "metrics_url_$name" grep -qxE "Metrics at http://$host:[0-9]+/metrics" "$tmp/uerr"
+done
 
 # --- run A: the exposition, abuse while events flow, no_ring ---
 # --pages 1024: a burst of 20000 (2.4 MB) fits, so none is lost however

@@ -253,7 +253,7 @@ int metrics_check_addr(const char *prog, const char *arg)
 
 int metrics_start(struct metrics *m, const char *prog, const char *arg)
 {
-	const char *colon;
+	char url[128];
 	int err;
 
 	if (metrics_check_addr(prog, arg))
@@ -266,10 +266,8 @@ int metrics_start(struct metrics *m, const char *prog, const char *arg)
 		return err;
 	}
 	/* the port chosen, for PORT 0: what a test or a script reads */
-	colon = strrchr(arg, ':');
-	fprintf(stderr, "Metrics at http://%.*s:%d/metrics\n",
-		colon ? (int)(colon - arg) : 9, colon ? arg : "127.0.0.1",
-		metrics_server__port(m->srv));
+	if (!metrics_server__url(m->srv, url, sizeof(url)))
+		fprintf(stderr, "Metrics at %s\n", url);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -508,6 +509,27 @@ fail:
 int metrics_server__port(const struct metrics_server *s)
 {
 	return s->port;
+}
+
+int metrics_server__url(const struct metrics_server *s, char *buf, size_t sz)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN];
+	const void *addr;
+	int n;
+
+	if (getsockname(s->listen_fd, (struct sockaddr *)&ss, &len))
+		return -errno;
+	addr = ss.ss_family == AF_INET6 ?
+	       (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
+	       (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+	if (!inet_ntop(ss.ss_family, addr, host, sizeof(host)))
+		return -errno;
+	/* an IPv6 address in brackets (RFC 3986 3.2.2) */
+	n = snprintf(buf, sz, ss.ss_family == AF_INET6 ? "http://[%s]:%d/metrics" :
+		     "http://%s:%d/metrics", host, s->port);
+	return n < 0 || (size_t)n >= sz ? -ENOSPC : 0;
 }
 
 void metrics_server__free(struct metrics_server *s)

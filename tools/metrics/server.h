@@ -49,6 +49,9 @@ struct metrics_server *metrics_server__new(const char *arg,
 					   const struct metrics_server_opts *opts);
 /* The port listened on (the one chosen, for port 0). */
 int metrics_server__port(const struct metrics_server *s);
+/* "http://ADDR:PORT/metrics" into @buf: the address bound (an IPv6 one
+ * in brackets) and the port. 0, -ENOSPC (@sz too small) or -errno. */
+int metrics_server__url(const struct metrics_server *s, char *buf, size_t sz);
 /* Stop the thread, close every connection. NULL is a no-op. */
 void metrics_server__free(struct metrics_server *s);
 
