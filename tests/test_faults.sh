@@ -43,6 +43,17 @@ if as_nobody test -x "$PERFBUF"; then
 	as_nobody --inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \
 		"${PB[@]}" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_trace grep -q sched_switch "$tmp/out"
+	# run reads tracefs as trace does: the capability named, not a mount
+	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_types.bpf.o" >/dev/null 2>"$tmp/eerr"
+	one_line nobody_with_caps_run 1 "^perfbuf run: missing CAP_DAC_READ_SEARCH \(tracefs is root's only\); run it as root"
+	# maps by id or name: the kernel wants CAP_SYS_ADMIN, CAP_BPF or not
+	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"${PB[@]}" attach -d 1 --map-id 1 >/dev/null 2>"$tmp/eerr"
+	one_line nobody_with_caps_attach_id 1 "^perfbuf attach: cannot open map id 1: opening a map by id needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH$"
+	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"${PB[@]}" attach -d 1 --map-name events >/dev/null 2>"$tmp/eerr"
+	one_line nobody_with_caps_attach_name 1 "^perfbuf attach: cannot open map events: looking through the loaded maps needs CAP_SYS_ADMIN"
 	# without CAP_IPC_LOCK, 2 x 16 MiB of rings is over the mlock limits
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
 		"${PB[@]}" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"

@@ -280,18 +280,24 @@ static int open_object(struct run *run)
 }
 
 /* attach --map-name: the loaded map of that name (the kernel keeps 15
- * bytes of it) */
+ * bytes of it); an fd, -ENOENT or -errno (EPERM: listing maps needs
+ * CAP_SYS_ADMIN) */
 static int map_by_name(const char *name)
 {
 	__u32 id = 0;
 
-	while (!bpf_map_get_next_id(id, &id)) {
+	for (;;) {
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
-		int fd = bpf_map_get_fd_by_id(id);
+		int fd;
 
+		if (bpf_map_get_next_id(id, &id))
+			return -errno;	/* ENOENT: none left */
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0 && errno == EPERM)
+			return -EPERM;
 		if (fd < 0)
-			continue;
+			continue;	/* gone meanwhile */
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
 		    !strncmp(info.name, name, sizeof(info.name) - 1) &&
 		    (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
@@ -299,7 +305,6 @@ static int map_by_name(const char *name)
 			return fd;
 		close(fd);
 	}
-	return -ENOENT;
 }
 
 /* attach: the map, by id, pinned path or name */
@@ -312,10 +317,20 @@ static int open_map(struct run *run)
 	int fd;
 
 	snprintf(idtext, sizeof(idtext), "id %ld", run->o.map_id);
-	fd = run->o.map_id ? bpf_map_get_fd_by_id(run->o.map_id) :
-	     run->o.map_pinned ? bpf_obj_get(run->o.map_pinned) : map_by_name(run->o.map_name);
+	if (run->o.map_name)
+		fd = map_by_name(run->o.map_name);
+	else if ((fd = run->o.map_id ? bpf_map_get_fd_by_id(run->o.map_id) :
+		       bpf_obj_get(run->o.map_pinned)) < 0)
+		fd = -errno;
+	if (fd == -EPERM && !run->o.map_pinned) {
+		/* the kernel's rule for BPF_MAP_GET_FD_BY_ID and _NEXT_ID,
+		 * whatever CAP_BPF says */
+		fprintf(stderr, "%s: cannot open map %s: %s needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH\n",
+			run->o.prog, run->o.map_id ? idtext : what,
+			run->o.map_id ? "opening a map by id" : "looking through the loaded maps");
+		return fd;
+	}
 	if (fd < 0) {
-		fd = -errno ?: fd;
 		fprintf(stderr, "%s: no map %s%s: %s\n", run->o.prog, run->o.map_id ? idtext : what,
 			run->o.map_name ? " of type PERF_EVENT_ARRAY or RINGBUF loaded" : "",
 			cli_strerror(fd));
@@ -385,8 +400,9 @@ static int setup(struct run *run)
 {
 	int err;
 
+	/* run attaches tracepoints through tracefs (tracefs_ensure()) */
 	if ((!run->o.output && cli_need_stdout(run->o.prog)) ||
-	    cli_need_privileges(run->o.prog, CLI_BPF))
+	    cli_need_privileges(run->o.prog, CLI_BPF | (run->o.attach ? 0 : CLI_TRACEFS)))
 		return -EPERM;
 	if (cli_need_fds(run->o.prog, run->o.metrics ? METRICS_FDS : 0))
 		return -EMFILE;
