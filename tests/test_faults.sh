@@ -91,6 +91,17 @@ done
 (ulimit -Sn 8 && "${PB[@]}" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
 check nofile_soft_limit_raised grep -q '"ok":true' "$tmp/out"
 
+# too little address space for the kernel's BTF: libbpf's ESRCH explained
+# (ASan maps terabytes of shadow: no 'ulimit -v' there)
+if asan_build; then
+	skip vmem_kernel_btf "an ASan build"
+else
+	for cmd in "trace tracepoint:sched:sched_switch" stress; do
+		(ulimit -v 20000; exec "${PB[@]}" $cmd) >/dev/null 2>"$tmp/eerr"
+		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: loading the BPF programs? failed: .*; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
+	done
+fi
+
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops
 # there); the whole lines written plus the events not written are all that
 # was received

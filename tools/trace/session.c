@@ -120,10 +120,12 @@ static int load_bpf(struct trace_session *s)
 				  kfunc_wants_multi(&s->set, PK_KRETPROBE));
 	autoload_used(s);
 	err = trace__load(skel);
-	if (err)
+	if (err) {
+		const char *hint = cli_hint(err);
+
 		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", s->prog,
-			cli_strerror(err), *cli_hint(err) ? cli_hint(err) :
-			"; run with -v for the verifier log");
+			cli_strerror(err), *hint ? hint : "; run with -v for the verifier log");
+	}
 	return err;
 }
 
