@@ -351,10 +351,10 @@ static void fds_run_out(bool full)
 
 		close(port_pipe[0]);
 		signal(SIGUSR1, give_fd_back);
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			_exit(1);
-		s = metrics_server__new("127.0.0.1:0", render, NULL, &o);
-		port = s ? metrics_server__port(s) : 0;
+		/* valgrind keeps fds of its own: it refuses (-1: skip) */
+		s = setrlimit(RLIMIT_NOFILE, &rl) ? NULL :
+		    metrics_server__new("127.0.0.1:0", render, NULL, &o);
+		port = s ? metrics_server__port(s) : errno == EPERM ? -1 : 0;
 		while (full && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 			spare_fd = fd;	/* the last one is given back */
 		if (write(port_pipe[1], &port, sizeof(port)) != sizeof(port))
@@ -364,8 +364,13 @@ static void fds_run_out(bool full)
 	}
 	close(port_pipe[1]);
 	if (!ASSERT_GT(pid, 0, "fork") ||
-	    !ASSERT_EQ(read(port_pipe[0], &port, sizeof(port)), (ssize_t)sizeof(port), "port") ||
-	    !ASSERT_GT(port, 0, "server in the child"))
+	    !ASSERT_EQ(read(port_pipe[0], &port, sizeof(port)), (ssize_t)sizeof(port), "port"))
+		goto out;
+	if (port == -1) {
+		test__skip = "RLIMIT_NOFILE cannot be lowered here (valgrind)";
+		goto out;
+	}
+	if (!ASSERT_GT(port, 0, "server in the child"))
 		goto out;
 	for (n = 0; n < 100; n++)
 		if ((fds[n] = dial_port(port)) < 0)
