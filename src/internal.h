@@ -111,6 +111,15 @@ struct btf;
 int object_set_value(const struct btf *btf, __u32 type, const char *name,
 		     const char *val, void *dst);
 
+/* type_btf.c: the string at @off of @btf's string section; "" when @off
+ * lies past it (libbpf 1.1 does not check a file's name offsets, and
+ * btf__name_by_offset() then gives NULL): every BTF name goes through it */
+const char *btf_name(const struct btf *btf, __u32 off);
+
+/* type_find.c: 0 when @path is a regular file starting with ELF's magic,
+ * else -errno said at PERFBUF_WARN; never blocks (a FIFO is refused) */
+int elf_file_check(const char *path);
+
 static inline void *err_ptr(int err)
 {
 	errno = err < 0 ? -err : err;

@@ -28,21 +28,10 @@ struct perfbuf_object *perfbuf_object__open(const char *path)
 {
 	struct perfbuf_object *o;
 	struct bpf_program *p;
-	char magic[4] = {};
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	int err = elf_file_check(path);
 
-	if (fd < 0) {
-		err = -errno;
-		pr_warn("cannot read '%s': %s\n", path, strerror(errno));
+	if (err)
 		return err_ptr(err);
-	}
-	err = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4) ? 0 : -ENOEXEC;
-	close(fd);
-	if (err) {
-		pr_warn("'%s' is not an ELF object: give a BPF object built by clang -target bpf\n",
-			path);
-		return err_ptr(err);
-	}
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path)))
 		goto nomem;
@@ -104,7 +93,7 @@ static int rodata_var(const struct btf *btf, const char *name, __u32 *type,
 	for (int i = 0; ds && i < btf_vlen(ds); i++, v++) {
 		const struct btf_type *var = btf__type_by_id(btf, v->type);
 
-		if (!strcmp(btf__name_by_offset(btf, var->name_off), name)) {
+		if (var && !strcmp(btf_name(btf, var->name_off), name)) {
 			*type = var->type;
 			*off = v->offset;
 			return 0;
@@ -138,8 +127,12 @@ int perfbuf_object__set(struct perfbuf_object *o, const char *assignment)
 		return -ENOENT;
 	}
 	data = (char *)bpf_map__initial_value(m, &sz);
-	if (!data || off + (size_t)btf__resolve_size(btf, type) > sz)
+	if (!data || btf__resolve_size(btf, type) < 0 ||
+	    off + (size_t)btf__resolve_size(btf, type) > sz) {
+		pr_warn("--set %s: '%s' places it outside its .rodata: a malformed object\n",
+			name, o->path);
 		return -ENOENT;
+	}
 	err = object_set_value(btf, type, name, eq + 1, data + off);
 	return err;
 }

@@ -4,6 +4,7 @@
  * stored in its initial value (perfbuf_object__set()).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -54,11 +55,11 @@ static int enum_value(const struct btf *btf, const struct btf_type *t,
 		      const char *s, __u64 *out)
 {
 	for (int i = 0; i < btf_vlen(t); i++) {
-		if (btf_is_enum(t) && !strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), s)) {
+		if (btf_is_enum(t) && !strcmp(btf_name(btf, btf_enum(t)[i].name_off), s)) {
 			*out = (__u64)(__s64)btf_enum(t)[i].val;
 			return 0;
 		}
-		if (btf_is_enum64(t) && !strcmp(btf__name_by_offset(btf, btf_enum64(t)[i].name_off), s)) {
+		if (btf_is_enum64(t) && !strcmp(btf_name(btf, btf_enum64(t)[i].name_off), s)) {
 			*out = btf_enum64_value(&btf_enum64(t)[i]);
 			return 0;
 		}
@@ -88,16 +89,23 @@ static int set_chars(const struct btf *btf, const struct btf_type *t,
 	return 0;
 }
 
+/* @v into the @size bytes at @dst, exactly those (little endian); the
+ * caller checked that they lie within the section */
 static void store(void *dst, __u64 v, unsigned int size)
 {
-	__u8 u8 = v; __u16 u16 = v; __u32 u32 = v;
+	for (unsigned int i = 0; i < size && i < 8; i++, v >>= 8)
+		((__u8 *)dst)[i] = (__u8)v;
+}
 
-	switch (size) {
-	case 1: memcpy(dst, &u8, 1); break;
-	case 2: memcpy(dst, &u16, 2); break;
-	case 4: memcpy(dst, &u32, 4); break;
-	default: memcpy(dst, &v, 8);
-	}
+/* Integers, bools and enums of 1, 2, 4 or 8 bytes: what a C compiler
+ * makes; other sizes (a hand-made BTF's) are refused, not guessed at */
+static bool size_ok(const struct btf_type *t, const char *name)
+{
+	if (t->size == 1 || t->size == 2 || t->size == 4 || t->size == 8)
+		return true;
+	pr_warn("--set %s: its type is %u bytes wide; only integers, bools and enums of 1, 2, 4 or 8 bytes can be set\n",
+		name, t->size);
+	return false;
 }
 
 int object_set_value(const struct btf *btf, __u32 type, const char *name,
@@ -109,6 +117,8 @@ int object_set_value(const struct btf *btf, __u32 type, const char *name,
 
 	if (t && btf_is_array(t))
 		return set_chars(btf, t, name, val, dst);
+	if (t && (btf_is_int(t) || btf_is_any_enum(t)) && !size_ok(t, name))
+		return -EINVAL;
 	if (t && btf_is_int(t) && btf_int_encoding(t) & BTF_INT_BOOL) {
 		if (!strcmp(val, "true") || !strcmp(val, "1"))
 			v = 1;

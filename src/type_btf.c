@@ -14,6 +14,13 @@
 
 #define MARKER "__perfbuf_event__"
 
+const char *btf_name(const struct btf *btf, __u32 off)
+{
+	const char *s = btf__name_by_offset(btf, off);
+
+	return s ? s : "";
+}
+
 /* Through const, volatile, restrict, type tags and (@typedefs) typedefs */
 static __u32 btf_skip(const struct btf *btf, __u32 id, bool typedefs)
 {
@@ -34,7 +41,7 @@ static bool btf_is_char(const struct btf *btf, __u32 id)
 
 	return bt && btf_is_int(bt) && bt->size == 1 &&
 	       (btf_int_encoding(bt) & BTF_INT_CHAR ||
-		!strcmp(btf__name_by_offset(btf, bt->name_off), "char"));
+		!strcmp(btf_name(btf, bt->name_off), "char"));
 }
 
 static int btf_fill(struct perfbuf_type *t, const struct btf *btf, int idx,
@@ -55,7 +62,7 @@ static int btf_members_fill(struct perfbuf_type *t, const struct btf *btf, int i
 		__u32 bits = btf_member_bit_offset(bt, i);
 		__u32 bsize = btf_member_bitfield_size(bt, i);
 
-		err = type_set_name(t, first + i, btf__name_by_offset(btf, m->name_off));
+		err = type_set_name(t, first + i, btf_name(btf, m->name_off));
 		if (err < 0)
 			return err;
 		err = btf_fill(t, btf, first + i, m->type, depth + 1);
@@ -103,12 +110,12 @@ static int btf_enum_fill(struct perfbuf_type *t, const struct btf *btf, int idx,
 		if (btf_is_enum(bt)) {
 			const struct btf_enum *e = btf_enum(bt) + i;
 
-			name = btf__name_by_offset(btf, e->name_off);
+			name = btf_name(btf, e->name_off);
 			v = t->f[idx].is_signed ? (__s64)e->val : (__s64)(__u32)e->val;
 		} else {
 			const struct btf_enum64 *e = btf_enum64(bt) + i;
 
-			name = btf__name_by_offset(btf, e->name_off);
+			name = btf_name(btf, e->name_off);
 			v = (__s64)btf_enum64_value(e);
 		}
 		err = type_add_enum(t, idx, name, v);
@@ -198,13 +205,13 @@ struct perfbuf_type *type_from_btf(const struct btf *btf, __u32 id,
 
 	if (!bt || !(btf_is_struct(bt) || btf_is_union(bt)) || !bt->size)
 		return err_ptr(-EINVAL);
-	t = type_new(btf__name_by_offset(btf, btf__type_by_id(btf, id)->name_off),
+	t = type_new(btf_name(btf, btf__type_by_id(btf, id)->name_off),
 		     source);
 	if (!t)
 		return NULL;
 	if (!*t->name && bt->name_off) {	/* a const or the like: the struct's */
 		free(t->name);
-		t->name = strdup(btf__name_by_offset(btf, bt->name_off));
+		t->name = strdup(btf_name(btf, bt->name_off));
 	}
 	err = t->name ? btf_fill(t, btf, 0, id, 0) : -ENOMEM;
 	if (err) {
@@ -229,7 +236,7 @@ int type_btf_find(const struct btf *btf, const char *name)
 			  btf_is_typedef(bt) && !want_struct && !want_union;
 
 		if (ok && bt->size + btf_is_typedef(bt) &&
-		    !strcmp(btf__name_by_offset(btf, bt->name_off), bare))
+		    !strcmp(btf_name(btf, bt->name_off), bare))
 			return (int)id;
 	}
 	return -ENOENT;
@@ -241,7 +248,7 @@ int type_btf_marker(const struct btf *btf, const char *map)
 
 	for (__u32 id = 1; id < n; id++) {
 		const struct btf_type *bt = btf__type_by_id(btf, id);
-		const char *name = btf__name_by_offset(btf, bt->name_off);
+		const char *name = btf_name(btf, bt->name_off);
 
 		if (!btf_is_var(bt) || strncmp(name, MARKER, sizeof(MARKER) - 1))
 			continue;

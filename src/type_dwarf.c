@@ -207,7 +207,8 @@ struct perfbuf_type *type_from_dwarf(const char *path, const char *name)
 	};
 	int err = die_find(path, q.bare, true, dw_want, dw_use, &q);
 
+	/* found but not decodable (ELOOP, E2BIG, ...): that, not ENOENT */
 	if (!q.t)
-		errno = err == -EINVAL || err == -ENOMEM ? -err : ENOENT;
+		errno = err < 0 ? -err : ENOENT;
 	return q.t;
 }

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -303,6 +304,36 @@ TEST(signed_enum)
 	rm_dir(dir);
 }
 
+/* @btf's raw bytes as the .BTF section of ELF object @dir/@out: added to
+ * a small object of cc's, or (@base) replacing @base's own */
+static bool elf_with_btf(const char *dir, const char *out, const struct btf *btf,
+			 const char *base)
+{
+	char path[PATH_MAX], cmd[PATH_MAX * 4];
+	const void *raw;
+	__u32 sz = 0;
+	FILE *f;
+	bool ok;
+
+	raw = btf__raw_data(btf, &sz);
+	snprintf(path, sizeof(path), "%s/raw.btf", dir);
+	f = fopen(path, "w");
+	ok = raw && f && fwrite(raw, 1, sz, f) == sz;
+	if (f)
+		ok = !fclose(f) && ok;
+	if (!ASSERT_TRUE(ok, "BTF written"))
+		return false;
+	if (base)
+		/* binutils' objcopy does not know EM_BPF */
+		snprintf(cmd, sizeof(cmd), "llvm-objcopy --update-section .BTF=%s %s %s/%s",
+			 path, base, dir, out);
+	else
+		snprintf(cmd, sizeof(cmd), "echo 'int x;' | %s -x c -c -o %s/e.o - && "
+			 "objcopy --add-section .BTF=%s %s/e.o %s/%s",
+			 getenv("CC") ? getenv("CC") : "cc", dir, path, dir, dir, out);
+	return ASSERT_OK(system(cmd), cmd);
+}
+
 /* BTF's own signedness (a kind flag; clang 14 writes none) as clang 15
  * writes it, from a hand-built .BTF section in an ELF object: ENUM of one
  * byte, ENUM64 signed and not, a 4-bit enum bitfield, an unsigned ENUM
@@ -310,11 +341,7 @@ TEST(signed_enum)
 static bool btf_object(const char *dir, const char *out)
 {
 	struct btf *btf = btf__new_empty();
-	char path[PATH_MAX], cmd[PATH_MAX * 3];
-	const void *raw;
 	int e8, s64, u64, eu, st;
-	__u32 sz;
-	FILE *f;
 	bool ok;
 
 	if (!ASSERT_OK_PTR(btf, "btf__new_empty"))
@@ -338,19 +365,9 @@ static bool btf_object(const char *dir, const char *out)
 	btf__add_field(btf, "eu", eu, 320, 0);
 	ok = btf__add_field(btf, "eu2", eu, 352, 0) == 0 && e8 > 0 && s64 > 0 &&
 	     u64 > 0 && eu > 0 && st > 0;
-	raw = btf__raw_data(btf, &sz);
-	snprintf(path, sizeof(path), "%s/raw.btf", dir);
-	f = fopen(path, "w");
-	ok = ok && raw && f && fwrite(raw, 1, sz, f) == sz;
-	if (f)
-		ok = !fclose(f) && ok;
+	ok = ASSERT_TRUE(ok, "BTF built") && elf_with_btf(dir, out, btf, NULL);
 	btf__free(btf);
-	if (!ASSERT_TRUE(ok, "BTF written"))
-		return false;
-	snprintf(cmd, sizeof(cmd), "echo 'int x;' | %s -x c -c -o %s/e.o - && "
-		 "objcopy --add-section .BTF=%s %s/e.o %s/%s",
-		 getenv("CC") ? getenv("CC") : "cc", dir, path, dir, dir, out);
-	return ASSERT_OK(system(cmd), cmd);
+	return ok;
 }
 
 TEST(btf_enum_flags)
@@ -377,6 +394,232 @@ TEST(btf_enum_flags)
 	rm_dir(dir);
 }
 
+/* Object @name of tests/bpf/ with its BTF passed through @edit (which
+ * changes types in place: a parsed BTF's bytes are its raw data), as
+ * @dir/@out */
+static bool patched_object(const char *dir, const char *out, const char *name,
+			   bool (*edit)(struct btf *btf))
+{
+	struct btf *btf = btf__parse_elf(obj(name), NULL);
+	bool ok;
+
+	if (!ASSERT_OK_PTR(btf, "BTF of the object"))
+		return false;
+	ok = ASSERT_TRUE(edit(btf), "BTF edited") && elf_with_btf(dir, out, btf, obj(name));
+	btf__free(btf);
+	return ok;
+}
+
+static struct btf_type *btf_type_w(struct btf *btf, const char *name, int kind)
+{
+	int id = btf__find_by_name_kind(btf, name, kind);
+
+	return id > 0 ? (struct btf_type *)btf__type_by_id(btf, id) : NULL;
+}
+
+/* Names past the string section, as a mutated object has them (libbpf
+ * 1.1 does not check): a struct's, a member's, an enum value's, char's */
+static bool names_out_of_range(struct btf *btf)
+{
+	struct btf_type *inner = btf_type_w(btf, "run_inner", BTF_KIND_STRUCT);
+	struct btf_type *ev = btf_type_w(btf, "run_event", BTF_KIND_STRUCT);
+	struct btf_type *st = btf_type_w(btf, "run_state", BTF_KIND_ENUM);
+	struct btf_type *ch = btf_type_w(btf, "char", BTF_KIND_INT);
+
+	if (!inner || !ev || !st || !ch)
+		return false;
+	inner->name_off = 0x7fffffff;
+	btf_members(ev)[0].name_off = 0x7ffffff0;
+	btf_enum(st)[0].name_off = 0x7fffff00;
+	ch->name_off = 0x7ffff000;
+	return true;
+}
+
+TEST(btf_name_out_of_range)
+{
+	char dir[] = "/tmp/perfbuf-names.XXXXXX", path[PATH_MAX];
+	perfbuf_print_fn old = test_capture_warnings();
+	libbpf_print_fn_t lold = libbpf_set_print(NULL);
+	struct perfbuf_type *t;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		goto out;
+	snprintf(path, sizeof(path), "%s/names.o", dir);
+	if (!patched_object(dir, "names.o", "run_types", names_out_of_range))
+		goto out;
+	t = perfbuf_type__from_file(path, "events", NULL);	/* every name read */
+	if (ASSERT_OK_PTR(t, "by the marker"))
+		ASSERT_TRUE(!strcmp(perfbuf_type__field(t, 1)->name, ""), "a name past the end: none");
+	perfbuf_type__free(t);
+	t = perfbuf_type__from_file(path, NULL, "run_event");
+	ASSERT_OK_PTR(t, "by name");
+	perfbuf_type__free(t);
+out:
+	libbpf_set_print(lold);
+	perfbuf_set_print(old);
+	rm_dir(dir);
+}
+
+/* Hand-made BTF the finder cannot decode: a struct 40 deep (s0 holds s1
+ * ... s39 an int), one that contains itself, and one of 70,000 fields
+ * (vlen holds 65,535: two members of 35,000 each) */
+static bool hostile_btf_object(const char *dir, const char *out)
+{
+	struct btf *btf = btf__new_empty();
+	int i32, id = 0, self, a, big;
+	bool ok;
+
+	if (!ASSERT_OK_PTR(btf, "btf__new_empty"))
+		return false;
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	for (int i = 39; i >= 0; i--) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "s%d", i);
+		id = btf__add_struct(btf, name, 4);
+		btf__add_field(btf, "m", i == 39 ? i32 : id - 1, 0, 0);
+	}
+	self = btf__add_struct(btf, "self", 8);
+	btf__add_field(btf, "v", i32, 0, 0);
+	btf__add_field(btf, "next", self, 32, 0);
+	a = btf__add_struct(btf, "half", 35000 * 4);
+	for (int i = 0; i < 35000; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		btf__add_field(btf, name, i32, i * 32, 0);
+	}
+	big = btf__add_struct(btf, "big", 70000 * 4);
+	btf__add_field(btf, "x", a, 0, 0);
+	ok = !btf__add_field(btf, "y", a, 35000 * 32, 0) && id > 0 && self > 0 && big > 0;
+	ok = ASSERT_TRUE(ok, "BTF built") && elf_with_btf(dir, out, btf, NULL);
+	btf__free(btf);
+	return ok;
+}
+
+/* Each type the finder refuses: NULL, its errno, and the cause said */
+TEST(undecodable_said)
+{
+	static const struct { const char *name; int err; const char *said; } want[] = {
+		{ "s0", ELOOP, "nests more than 32 levels deep" },
+		{ "self", ELOOP, "contains itself" },
+		{ "big", E2BIG, "more than 65536 fields" },
+	};
+	char dir[] = "/tmp/perfbuf-hostile.XXXXXX", path[PATH_MAX];
+	perfbuf_print_fn old = test_capture_warnings();
+	libbpf_print_fn_t lold = libbpf_set_print(NULL);
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory") ||
+	    !hostile_btf_object(dir, "h.o"))
+		goto out;
+	snprintf(path, sizeof(path), "%s/h.o", dir);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		test_warning[0] = 0;
+		errno = 0;
+		ASSERT_TRUE(!perfbuf_type__from_file(path, NULL, want[i].name) &&
+			    errno == want[i].err, want[i].name);
+		ASSERT_TRUE(strstr(test_warning, want[i].said) != NULL, want[i].said);
+		if (!strstr(test_warning, want[i].said))
+			fprintf(stderr, "  said: '%s'\n", test_warning);
+	}
+out:
+	libbpf_set_print(lold);
+	perfbuf_set_print(old);
+	rm_dir(dir);
+}
+
+/* A struct event 40 deep in DWARF only: that cause, not "no struct event" */
+TEST(dwarf_undecodable_said)
+{
+	char dir[] = "/tmp/perfbuf-deep.XXXXXX", path[PATH_MAX], src[8192];
+	perfbuf_print_fn old = test_capture_warnings();
+	libbpf_print_fn_t lold = libbpf_set_print(NULL);
+	int n = snprintf(src, sizeof(src), "struct d39 { int v; };\n");
+
+	for (int i = 38; i >= 0; i--)
+		n += snprintf(src + n, sizeof(src) - n, "struct d%d { struct d%d m; };\n", i, i + 1);
+	snprintf(src + n, sizeof(src) - n, "struct event { struct d0 m; } ev;\n"
+		 "int main(void) { return 0; }\n");
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory") ||
+	    !build_src(dir, src, "-gdwarf-5", "deep"))
+		goto out;
+	snprintf(path, sizeof(path), "%s/deep", dir);
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_type__from_file(path, "events", NULL) && errno == ELOOP, "ELOOP");
+	ASSERT_TRUE(strstr(test_warning, "nests more than 32 levels deep") != NULL, test_warning);
+out:
+	libbpf_set_print(lold);
+	perfbuf_set_print(old);
+	rm_dir(dir);
+}
+
+/* A FIFO (no writer) as an object: refused at once, never waited on */
+TEST(fifo_refused)
+{
+	char dir[] = "/tmp/perfbuf-fifo.XXXXXX", path[PATH_MAX];
+	perfbuf_print_fn old = test_capture_warnings();
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory"))
+		goto out;
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	if (!ASSERT_OK(mkfifo(path, 0600), "mkfifo"))
+		goto out;
+	alarm(20);	/* a blocking open(): killed, the test failed */
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_type__from_file(path, NULL, NULL) && errno == ENOEXEC, "from_file");
+	ASSERT_TRUE(strstr(test_warning, "not a regular file") != NULL, test_warning);
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_object__open(path) && errno == ENOEXEC, "object__open");
+	alarm(0);
+out:
+	perfbuf_set_print(old);
+	rm_dir(dir);
+}
+
+/* --set on an integer of 3 bytes (a hand-made BTF's): refused, said; the
+ * store would otherwise write 8 bytes where the bounds check saw 3 */
+static bool target_pid_3_bytes(struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "target_pid", BTF_KIND_VAR);
+	const struct btf_type *v = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	__u32 tid = v ? v->type : 0;
+	struct btf_type *t;
+
+	for (int hops = 0; tid && hops < 8; hops++) {
+		t = (struct btf_type *)btf__type_by_id(btf, tid);
+		if (btf_is_int(t)) {
+			t->size = 3;
+			*(__u32 *)(t + 1) = (*(__u32 *)(t + 1) & ~0xffu) | 24;
+			return true;
+		}
+		tid = t->type;
+	}
+	return false;
+}
+
+TEST(set_odd_int_size)
+{
+	char dir[] = "/tmp/perfbuf-set3.XXXXXX", path[PATH_MAX];
+	perfbuf_print_fn old = test_capture_warnings();
+	libbpf_print_fn_t lold = libbpf_set_print(NULL);
+	struct perfbuf_object *o = NULL;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "temporary directory") ||
+	    !patched_object(dir, "s3.o", "run_types", target_pid_3_bytes))
+		goto out;
+	snprintf(path, sizeof(path), "%s/s3.o", dir);
+	o = perfbuf_object__open(path);
+	if (!ASSERT_OK_PTR(o, "open"))
+		goto out;
+	ASSERT_EQ(perfbuf_object__set(o, "target_pid=5"), -EINVAL, "refused");
+	ASSERT_TRUE(strstr(test_warning, "3 bytes wide") != NULL, test_warning);
+out:
+	perfbuf_object__free(o);
+	libbpf_set_print(lold);
+	perfbuf_set_print(old);
+	rm_dir(dir);
+}
+
 TEST(short_tail)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_ringbuf"), "rb", NULL);
@@ -391,28 +634,30 @@ TEST(short_tail)
 	perfbuf_type__free(t);
 }
 
+/* A type's text reads back as the same table; a header is the tool's to
+ * compile (perfbuf run --header): the library runs no compiler */
 TEST(header_and_text)
 {
+	perfbuf_print_fn old = test_capture_warnings();
 	struct perfbuf_type *a = perfbuf_type__from_file(obj("run_types"), "events", NULL);
-	struct perfbuf_type *b = perfbuf_type__from_header("tests/bpf/run_test.h", "run_event");
 	struct perfbuf_type *c;
-	static char ta[8192], tb[8192], tc[8192];
+	static char ta[8192], tc[8192];
 
-	if (!ASSERT_OK_PTR(a, "object") || !ASSERT_OK_PTR(b, "header"))
-		goto out;
-	ASSERT_TRUE(!strcmp(perfbuf_type__source(b), "header"), "source");
+	errno = 0;
+	ASSERT_TRUE(!perfbuf_type__from_header("tests/bpf/run_test.h", "run_event") &&
+		    errno == EOPNOTSUPP, "from_header: not in the library");
+	ASSERT_TRUE(strstr(test_warning, "runs no compiler") != NULL, test_warning);
+	perfbuf_set_print(old);
+	if (!ASSERT_OK_PTR(a, "object"))
+		return;
 	perfbuf_type__to_text(a, ta, sizeof(ta));
-	perfbuf_type__to_text(b, tb, sizeof(tb));
-	ASSERT_TRUE(!strcmp(ta, tb), "same table");
 	c = perfbuf_type__from_text(ta);
 	if (ASSERT_OK_PTR(c, "from_text")) {
 		perfbuf_type__to_text(c, tc, sizeof(tc));
 		ASSERT_TRUE(!strcmp(ta, tc), "round trip");
 		perfbuf_type__free(c);
 	}
-out:
 	perfbuf_type__free(a);
-	perfbuf_type__free(b);
 }
 
 TEST(hostile)
@@ -481,6 +726,9 @@ int main(int argc, char **argv)
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
 		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
 		TEST_ENTRY(btf_enum_flags),
+		TEST_ENTRY(btf_name_out_of_range), TEST_ENTRY(undecodable_said),
+		TEST_ENTRY(dwarf_undecodable_said), TEST_ENTRY(fifo_refused),
+		TEST_ENTRY(set_odd_int_size),
 		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
 		TEST_ENTRY(object_set),

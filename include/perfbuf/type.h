@@ -2,8 +2,8 @@
 /*
  * libperfbuf: the C type of a BPF program's records, found and used to
  * decode them. A type is a flat table of fields (struct perfbuf_field),
- * built once from BTF (an object's, a header compiled by clang, or a
- * loaded program's, from the kernel) or from DWARF, so its users never
+ * built once from BTF (an object's, or a loaded program's, from the
+ * kernel) or from DWARF, so its users never
  * see where it came from. Field 0 is the record's struct itself; the
  * members of a struct, union or array are contiguous in the table
  * (first_child .. first_child + nchildren - 1), an array having one child:
@@ -15,7 +15,8 @@
  *  2. the marker PERFBUF_EVENT(map, type) of <perfbuf/bpf.h>;
  *  3. a struct named `event` in BTF, then in DWARF (clang leaves a struct
  *     used only by a local variable out of BTF; a -g build's DWARF has it).
- * perfbuf_type__from_header() compiles a header with clang instead.
+ * The library runs no compiler: a C header is compiled to a BPF object by
+ * its caller (perfbuf run --header does), then read as any object.
  */
 #ifndef PERFBUF_TYPE_H
 #define PERFBUF_TYPE_H
@@ -68,19 +69,24 @@ struct perfbuf_field {
  *        DWARF; else the marker for @map, else `event`).
  * @param map  a map's name, or NULL (then any marker, if there is one)
  * @param name the type's name ("event" or "struct event"), or NULL
- * @return the type, or NULL with errno: ENOENT (no such type; said at
- *         PERFBUF_WARN), ENOEXEC (not an ELF object), EINVAL (a type that
- *         is not a struct or union, or has no size), ENOMEM
+ * @return the type, or NULL with errno, the cause said at PERFBUF_WARN:
+ *         ENOENT (no such type; without @name only at PERFBUF_DEBUG: no
+ *         type is then no error), ENOEXEC (not a regular file, or not an
+ *         ELF object), EINVAL (a type that is not a struct or union, or
+ *         has no size), ELOOP (nested more than 32 deep, or containing
+ *         itself), E2BIG (more than 65536 fields), ENOMEM
  */
 PERFBUF_API struct perfbuf_type *perfbuf_type__from_file(const char *path,
 							 const char *map,
 							 const char *name);
 
 /**
- * @brief Type @name declared in C header @header, compiled to BTF by
- *        clang (the CLANG environment variable, else `clang`).
- * @return the type, or NULL with errno (EINVAL: the header did not
- *         compile, clang's errors shown; ENOENT: no such type)
+ * @brief No longer does anything: compiling a header runs a compiler,
+ *        which a library must not do (it may run with capabilities).
+ *        Compile the header into a BPF object (clang -g -target bpf -c)
+ *        and use perfbuf_type__from_file(); perfbuf run --header does so.
+ *        Kept for the 3.x ABI.
+ * @return NULL with errno EOPNOTSUPP (said at PERFBUF_WARN)
  */
 PERFBUF_API struct perfbuf_type *perfbuf_type__from_header(const char *header,
 							   const char *name);
@@ -90,8 +96,8 @@ PERFBUF_API struct perfbuf_type *perfbuf_type__from_header(const char *header,
  *        from the BTF of a program that uses it (@name, else the marker
  *        for @map_name, else `event`).
  * @param map_fd the map (BPF_MAP_TYPE_PERF_EVENT_ARRAY or RINGBUF)
- * @return the type, or NULL with errno (ENOENT: no program using the map
- *         has BTF with the type)
+ * @return the type, or NULL with errno as perfbuf_type__from_file()'s
+ *         (ENOENT: no program using the map has BTF with the type)
  */
 PERFBUF_API struct perfbuf_type *perfbuf_type__from_map_fd(int map_fd,
 							   const char *name);
@@ -115,8 +121,8 @@ PERFBUF_API void perfbuf_type__free(struct perfbuf_type *t);
 
 /** @brief The type's name: "event" for struct event. */
 PERFBUF_API const char *perfbuf_type__name(const struct perfbuf_type *t);
-/** @brief Where it was found: "btf", "marker", "dwarf", "header",
- *  "kernel" or "text". */
+/** @brief Where it was found: "btf", "marker", "dwarf", "kernel" or
+ *  "text" (a header compiled by an earlier library: "header"). */
 PERFBUF_API const char *perfbuf_type__source(const struct perfbuf_type *t);
 /** @brief sizeof the type. */
 PERFBUF_API size_t perfbuf_type__size(const struct perfbuf_type *t);
