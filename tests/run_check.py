@@ -13,8 +13,10 @@ import ctypes as C
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -443,12 +445,105 @@ def hostile():
     result("hostile_wrong_size", ok, err)
 
 
+def one_line_t(name, args, want, env=None):
+    """one_line, but a hang (a FIFO's open()) is a failure, not the end"""
+    try:
+        p = subprocess.run([PERFBUF] + args, capture_output=True, timeout=20,
+                           env=dict(os.environ, **(env or {})))
+    except subprocess.TimeoutExpired:
+        result(name, False, "still running after 20 s")
+        return ""
+    err = p.stderr.decode()
+    ok = p.returncode == 1 and want in err and \
+        (env is not None or len(err.splitlines()) == 1)
+    result(name, ok, "exit %d: %r" % (p.returncode, err))
+    return err
+
+
+def header_decodes(name, hdr, types, obj="run_types.bpf.o", tag="none"):
+    """run --header HDR: a record decoded by the header's type"""
+    e = rand_event(random.Random(29), 1)
+    pb = Perfbuf(["run", "--json", "-n", "1", "--set", "target_pid=%d" % os.getpid(),
+                  "--header", hdr] + types + [os.path.join(OBJ, obj)])
+    emit(bytes(e))
+    out, err, rc = pb.end()
+    evs = events(out)
+    why = None if len(evs) == 1 and rc == 0 else "%d events, exit %d: %s" % (len(evs), rc, err)
+    why = why or compare(name, evs[0]["args"], want_run_event(e, tag))
+    result(name, why is None, why or "")
+    return err
+
+
+def header_temps():
+    return set(f for f in os.listdir("/tmp") if f.startswith("perfbuf-header."))
+
+
+def header():
+    """--header FILE.h --type T: the tool compiles the header with clang"""
+    hdr = os.path.abspath("tests/bpf/run_test.h")
+    tmp = tempfile.mkdtemp(prefix="perfbuf-run-header.")
+    before = header_temps()
+    try:
+        # the other map (tails), which --type does not name: its marker
+        err = header_decodes("header_second_map", hdr, ["--type", "events:run_event"],
+                             "run_two_maps.bpf.o", "")
+        result("header_second_map_typed", "print as hex" not in err, err)
+        odd = os.path.join(tmp, 'my"ev\\x.h')
+        shutil.copy(hdr, odd)
+        header_decodes("header_quoted_path", odd, ["--type", "run_event"])
+        root = "/perfbuf-test-%d.h" % os.getpid()
+        shutil.copy(hdr, root)
+        try:
+            header_decodes("header_in_root", root, ["--type", "run_event"])
+        finally:
+            os.unlink(root)
+        one_line_t("header_type_not_c", ["run", "--header", hdr, "--type",
+                                         'run_event *x;\n#include "/etc/passwd"\nstruct run_event',
+                                         os.path.join(OBJ, "run_types.bpf.o")],
+                   "is not a C type name")
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        one_line_t("header_fifo", ["run", "--header", fifo, "--type", "run_event",
+                                   os.path.join(OBJ, "run_types.bpf.o")], "not a regular file")
+        one_line_t("object_fifo", ["run", fifo], "not a regular file")
+        # clang that cannot start (a memory limit: the loader fails): its
+        # status and its own words, not "no clang"
+        fake = os.path.join(tmp, "clang127")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'clang: error while loading shared libraries: "
+                    "libLLVM-14.so.1: failed to map segment from shared object' >&2\nexit 127\n")
+        os.chmod(fake, 0o755)
+        err = one_line_t("header_clang_127", ["run", "--header", hdr, "--type", "run_event",
+                                              os.path.join(OBJ, "run_types.bpf.o")],
+                         "failed to map segment", {"CLANG": fake})
+        result("header_clang_127_status", "status 127" in err, err)
+        # a signal mid-compile: no file left in /tmp
+        slow = os.path.join(tmp, "clang_slow")
+        with open(slow, "w") as f:
+            f.write("#!/bin/sh\nsleep 2\nexec clang \"$@\"\n")
+        os.chmod(slow, 0o755)
+        p = subprocess.Popen([PERFBUF, "run", "--header", hdr, "--type", "run_event",
+                              os.path.join(OBJ, "run_types.bpf.o")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env=dict(os.environ, CLANG=slow))
+        time.sleep(1)
+        p.terminate()
+        p.wait(20)
+        time.sleep(1.5)     # the slow clang's sleep ends
+        left = header_temps() - before
+        result("header_signal_no_temp", not left, "left in /tmp: %s" % sorted(left))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    one_line("type_too_deep_said", ["run", os.path.join(OBJ, "run_deep.bpf.o")],
+             "nests more than 32 levels deep")
+
+
 for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                  ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
                  ("bits", bits_signed_enum),
                  ("attach_by_id", attach_by_id), ("report", report_capture),
                  ("partial", partial_attach),
-                 ("hostile", hostile)]:
+                 ("hostile", hostile), ("header", header)]:
     if not ONLY or name in ONLY:
         fn()
 sys.exit(1 if failed else 0)

@@ -219,18 +219,17 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 	if (!m->name)
 		return -ENOMEM;
 	run->nmaps++;
-	/* nothing given: a type not found is no error, hex is said below */
-	if (!run->o.header && !type)
-		perfbuf_set_print(NULL);
-	if (run->o.header)
-		m->type = perfbuf_type__from_header(run->o.header, type);
+	/* --header is for the maps --type names; the others' types are found
+	 * as without it. Nothing given: none found is no error (the library
+	 * says so at debug level only), hex is said below */
+	if (run->o.header && type)
+		m->type = run_header_type(run->o.prog, run->o.header, type);
 	else if (run->obj)
 		m->type = perfbuf_object__type(run->obj, name, type);
 	else
 		m->type = perfbuf_type__from_map_fd(fd, type);
-	perfbuf_set_print(print_lib);
-	if (!m->type && (run->o.header || type || errno != ENOENT))
-		return -errno ?: -ENOENT;	/* said by the library */
+	if (!m->type && (type || errno != ENOENT))
+		return -errno ?: -ENOENT;	/* said */
 	if (!m->type)
 		fprintf(stderr, "%s: map %s: no record type found; its records print as hex (give --type)\n",
 			run->o.prog, name);

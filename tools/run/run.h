@@ -4,6 +4,7 @@
  * BPF program's records, decoded by their C type (libperfbuf's
  * perfbuf/type.h), through trace's sinks.
  *   typed.c  the maps read and their records as values (trace/values.h)
+ *   header.c --header: a C header compiled to BTF by clang
  *   opts.c   the options of both commands
  *   cmd.c    the commands: the object or the map, the rings, the loop
  *   capture.c  --record: the records and their types into a capture
@@ -50,6 +51,11 @@ const struct tv_schema *run_decoder__schema(const struct run_decoder *d);
 const struct tv_event *run_decoder__decode(struct run_decoder *d, int idx,
 					   const void *data, size_t sz,
 					   int cpu, __u64 time_ns, bool late);
+
+/* header.c: --type @name of --header @header, compiled by clang; NULL
+ * with errno, the cause said */
+struct perfbuf_type *run_header_type(const char *prog, const char *header,
+				     const char *name);
 
 /* The columns of @m: the type's top-level members (an anonymous struct
  * or union's members in its place); hex: "size" and "data". 0 or -ENOMEM */
