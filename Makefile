@@ -345,7 +345,8 @@ clean:
 #   json    the JSON string escaper of perfbuf trace
 #   capture the capture file reader of perfbuf report
 #   filter  trace --filter: the parser and the compiler
-#   type    a record type read from a capture, and records decoded by it
+#   type    a record type found in a BPF object (its .BTF and .debug_*
+#           sections mutated) or read from a capture; records decoded by it
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
