@@ -284,7 +284,8 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 /* A uprobe binary: as given when it has a '/', else searched in $PATH. */
 static int find_binary(const char *name, char *out, size_t sz)
 {
-	const char *path = getenv("PATH");
+	/* secure_getenv: a privileged (setcap) perfbuf takes no PATH of its caller's */
+	const char *path = secure_getenv("PATH");
 	struct stat st;
 	char *dirs, *d, *save = NULL;
 
