@@ -478,6 +478,30 @@ def header_temps():
     return set(f for f in os.listdir("/tmp") if f.startswith("perfbuf-header."))
 
 
+def setcap_clang(tmp, hdr):
+    """perfbuf with file capabilities, run by nobody: the caller's CLANG
+    (and PATH) are not what it runs"""
+    os.chmod(tmp, 0o755)
+    exe = os.path.join(tmp, "perfbuf-caps")
+    shutil.copy(PERFBUF, exe)
+    fake = os.path.join(tmp, "fake-clang")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho 'FAKE CLANG RAN' >&2\nexit 1\n")
+    os.chmod(fake, 0o755)
+    os.symlink(fake, os.path.join(tmp, "clang"))    # first in PATH
+    if subprocess.run(["setcap", "cap_bpf,cap_perfmon,cap_dac_read_search+ep", exe]).returncode:
+        print("SKIP header_setcap_ignores_clang_env: no setcap")
+        return
+    p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                        exe, "run", "-d", "1", "--header", hdr, "--type", "run_event",
+                        os.path.abspath(os.path.join(OBJ, "run_types.bpf.o"))],
+                       capture_output=True, timeout=60,
+                       env=dict(os.environ, CLANG=fake, PATH=tmp + ":/usr/bin:/bin"))
+    err = p.stderr.decode()
+    result("header_setcap_ignores_clang_env", p.returncode == 0 and "FAKE" not in err,
+           "exit %d: %s" % (p.returncode, err))
+
+
 def header():
     """--header FILE.h --type T: the tool compiles the header with clang"""
     hdr = os.path.abspath("tests/bpf/run_test.h")
@@ -532,6 +556,7 @@ def header():
         time.sleep(1.5)     # the slow clang's sleep ends
         left = header_temps() - before
         result("header_signal_no_temp", not left, "left in /tmp: %s" % sorted(left))
+        setcap_clang(tmp, hdr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     one_line("type_too_deep_said", ["run", os.path.join(OBJ, "run_deep.bpf.o")],
