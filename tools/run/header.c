@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "common/cli.h"
 #include "run.h"
 
 extern char **environ;
@@ -60,14 +60,13 @@ static const char *clang_path(bool *search)
 static int header_paths(const char *prog, const char *header, char *abs, char *dir)
 {
 	int fd = open(header, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
 	char *slash;
 
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot read header '%s': %s\n", prog, header, strerror(errno));
 		return -errno;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (!cli_is_file(fd)) {
 		fprintf(stderr, "%s: header '%s' is not a regular file: give a C header file\n",
 			prog, header);
 		close(fd);
