@@ -123,7 +123,8 @@ static int run_clang(const char *prog, const char *dir, int src, int out, int ms
 	pid_t pid;
 
 	snprintf(inc, sizeof(inc), "-I%s", dir);
-	if (ftruncate(out, 0) || ftruncate(msgs, 0) || lseek(msgs, 0, SEEK_SET))
+	if (ftruncate(out, 0) || ftruncate(msgs, 0) || lseek(out, 0, SEEK_SET) ||
+	    lseek(msgs, 0, SEEK_SET))
 		return -errno;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, src, 0);
