@@ -182,6 +182,11 @@ void channel_unpublish(struct channel *ch, const struct channel_cfg *cfg)
 void channel_close(struct channel *ch, const struct channel_cfg *cfg)
 {
 	channel_unpublish(ch, cfg);
+	channel_release(ch);
+}
+
+void channel_release(struct channel *ch)
+{
 	perfbuf_ring__free(ch->ring);
 	ch->ring = NULL;
 	if (ch->fd >= 0)

@@ -55,8 +55,12 @@ int channel_settle(struct channel *ch, const struct channel_cfg *cfg,
 /* No new records: out of the map and the epoll set, event disabled. */
 void channel_unpublish(struct channel *ch, const struct channel_cfg *cfg);
 
-/* channel_unpublish(), then unmap and close. */
+/* channel_unpublish(), then channel_release(). */
 void channel_close(struct channel *ch, const struct channel_cfg *cfg);
+
+/* Unmap the ring and close the fd, the map slot, epoll set and event
+ * left as they are: in a forked child, where they are the parent's. */
+void channel_release(struct channel *ch);
 
 /* Add @ch's counters to @out (sums; high_water: max), without a system
  * call: not lost_kernel, not avail. */

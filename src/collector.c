@@ -393,6 +393,8 @@ int perfbuf__consume(struct perfbuf *pb)
 {
 	if (pb->cfg.overwrite)
 		return -EINVAL;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	collector_begin_call(pb);
 	drain_round(pb);
 	return collector_result(pb, 0);
@@ -404,6 +406,8 @@ int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
 		return -EINVAL;
 	if (!pb->slots[idx].ch)
 		return -ENODEV;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	collector_begin_call(pb);
 	drain_channel(pb, pb->slots[idx].ch, pb->budget ?: SIZE_MAX);
 	return collector_result(pb, 0);
@@ -436,6 +440,8 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 	int n, err = 0;
 	__u64 now;
 
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 		return -ECANCELED;
 	collector_begin_call(pb);
@@ -493,6 +499,8 @@ int perfbuf__drain(struct perfbuf *pb)
 
 	if (pb->cfg.overwrite)
 		return -EINVAL;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	collector_begin_call(pb);
 	if (pb->merge)
 		ordered_round(pb, UINT64_MAX, SIZE_MAX);
@@ -551,11 +559,15 @@ int perfbuf__wake(struct perfbuf *pb)
 {
 	__u64 one = 1;
 
+	if (collector_check_fork(pb))
+		return -ECHILD;	/* the parent's eventfd */
 	return write(pb->evfd, &one, sizeof(one)) < 0 ? -errno : 0;
 }
 
 int perfbuf__stop(struct perfbuf *pb)
 {
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	__atomic_store_n(&pb->stopped, true, __ATOMIC_RELEASE);
 	return perfbuf__wake(pb);
 }
@@ -683,6 +695,8 @@ int perfbuf__add_wake_fd(struct perfbuf *pb, int fd)
 {
 	if (!pb || fd < 0)
 		return -EINVAL;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	return add_fd(pb, fd, &pb->wake_tag);
 }
 
@@ -842,6 +856,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	pb = calloc(1, sizeof(*pb));
 	if (!pb)
 		return err_ptr(-ENOMEM);
+	pb->fork_gen = perfbuf_fork_gen();
 	overwrite = OPTS_GET(opts, overwrite, false);
 	/* snapshots are merged by time anyway */
 	ordered = OPTS_GET(opts, ordered, false) && !overwrite;
@@ -883,30 +898,38 @@ fail:
 	return err_ptr(err);
 }
 
+/* A channel's end: in a forked child only this process's memory and
+ * fds, the rest being the parent's. */
+static void end_channel(struct perfbuf *pb, struct channel *ch, bool child)
+{
+	if (ch && child)
+		channel_release(ch);
+	else if (ch)
+		channel_close(ch, &pb->cfg);
+	free(ch);
+}
+
 void perfbuf__free(struct perfbuf *pb)
 {
+	bool child;
+
 	if (!pb)
 		return;
+	child = collector_check_fork(pb) != 0;
 	/* no new records: BPF finds no event (-ENOENT) or a disabled one */
-	for (size_t i = 0; i < pb->cnt; i++)
+	for (size_t i = 0; i < pb->cnt && !child; i++)
 		if (pb->slots[i].ch)
 			channel_unpublish(pb->slots[i].ch, &pb->cfg);
 	/* then, once programs already past the map lookup are done, the
 	 * drain sees every record written and the final lost count */
-	if (pb->drain_on_free) {
+	if (pb->drain_on_free && !child) {
 		perfbuf__quiesce(pb);
 		perfbuf__drain(pb);
 	}
-	for (size_t i = 0; i < pb->cnt; i++) {
-		if (pb->slots[i].ch)
-			channel_close(pb->slots[i].ch, &pb->cfg);
-		free(pb->slots[i].ch);
-	}
-	for (size_t i = 0; i < pb->notice_cnt; i++) {
-		if (pb->notices[i].ch)
-			channel_close(pb->notices[i].ch, &pb->cfg);
-		free(pb->notices[i].ch);
-	}
+	for (size_t i = 0; i < pb->cnt; i++)
+		end_channel(pb, pb->slots[i].ch, child);
+	for (size_t i = 0; i < pb->notice_cnt; i++)
+		end_channel(pb, pb->notices[i].ch, child);
 	if (pb->hotplug_fd >= 0)
 		close(pb->hotplug_fd);
 	if (pb->evfd >= 0)
@@ -963,6 +986,8 @@ int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 
 	if (!pb || idx >= pb->cnt || !out)
 		return -EINVAL;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	s = &pb->slots[idx];
 	pthread_mutex_lock(&w->lock);
 	st = s->pub;

@@ -51,12 +51,21 @@ struct perfbuf {
 	bool drain_on_free;
 	bool stopped;
 	bool no_pwait2;		/* kernel < 5.11: epoll_wait() */
+	__u32 fork_gen;		/* perfbuf_fork_gen() at perfbuf__new() */
 	__u64 period_ns;	/* of the latency drains: 4/5 of latency_ms */
 	__u64 next_drain_ns;
 	/* the current call */
 	__u64 delivered;
 	bool halt;		/* the callback said stop */
 };
+
+/* -ECHILD in a child forked since perfbuf__new(): its rings are not
+ * mapped there, and its fds, map slots and epoll set are the parent's,
+ * which a read, a wake or an epoll_ctl() would take from it; else 0. */
+static inline int collector_check_fork(const struct perfbuf *pb)
+{
+	return perfbuf_forked(pb->fork_gen) ? -ECHILD : 0;
+}
 
 /* Hand @rec to the callback; a stop sets pb->halt. */
 void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec);

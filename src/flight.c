@@ -65,6 +65,8 @@ int perfbuf__snapshot(struct perfbuf *pb)
 
 	if (!pb->cfg.overwrite)
 		return -EINVAL;
+	if (collector_check_fork(pb))
+		return -ECHILD;
 	collector_begin_call(pb);
 	snaps = calloc(cnt, sizeof(*snaps));
 	gone = calloc(pb->notice_cnt + 1, sizeof(*gone));

@@ -63,8 +63,26 @@ struct perfbuf_ring {
 	__u64 snap_head;	/* overwrite: data_head at the last snapshot */
 	size_t rec_sz;		/* the iterating caller's record size; 0:
 				 * the library's */
+	/* the iteration begun and not ended yet, [iter_tail, iter_head):
+	 * perfbuf_ring__end() takes only an iterator of it, once */
+	bool iter_open;
+	__u64 iter_tail, iter_head;
+	__u32 fork_gen;		/* mapped rings: perfbuf_fork_gen() at mmap */
 	struct perfbuf_ring_stats st;
 };
+
+/*
+ * fork(): the child has none of the perf rings' mappings (the kernel maps
+ * them VM_DONTCOPY), and the event fds, map slots and epoll sets it
+ * inherits are the parent's. perfbuf_fork_gen() is bumped in the child of
+ * every fork() (pthread_atfork); what the library maps or sets up keeps
+ * the value it was made in, and refuses to be read (-ECHILD) where
+ * perfbuf_forked() says the value is another process's. One load a drain.
+ */
+__u32 perfbuf_fork_gen(void);
+bool perfbuf_forked(__u32 gen);
+/* A ring the library mapped, in a child forked since: not readable. */
+bool ring_forked(const struct perfbuf_ring *r);
 
 /* The estimate value * time_enabled / time_running of a multiplexed
  * counter (read(2) or a sample's READ block) into c->scaled. */

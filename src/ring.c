@@ -14,6 +14,7 @@
  * the ring end, but a payload may: it is then handed over as two slices.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -60,6 +61,36 @@ size_t perfbuf_record__sample_size(size_t payload, __u64 sample_type)
 		return 0;
 	payload = (fixed + payload + 7) & ~(size_t)7;
 	return payload > MAX_RECORD_SZ ? 0 : payload;
+}
+
+static __u32 fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_child(void)
+{
+	__atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void fork_watch(void)
+{
+	/* ENOMEM: no detection, as before; nothing better to do */
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+__u32 perfbuf_fork_gen(void)
+{
+	pthread_once(&fork_once, fork_watch);
+	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
+}
+
+bool perfbuf_forked(__u32 gen)
+{
+	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED) != gen;
+}
+
+bool ring_forked(const struct perfbuf_ring *r)
+{
+	return r->map_len && perfbuf_forked(r->fork_gen);
 }
 
 static bool is_pow2(size_t n)
@@ -137,6 +168,7 @@ struct perfbuf_ring *perfbuf_ring__new_opts(int fd, size_t page_cnt,
 		return err_ptr(-ENOMEM);
 	}
 	r->map_len = len;
+	r->fork_gen = perfbuf_fork_gen();
 	r->fd = fd;
 	r->overwrite = overwrite;
 	r->snap_head = r->hdr->data_head;
@@ -186,7 +218,9 @@ void perfbuf_ring__free(struct perfbuf_ring *r)
 {
 	if (!r)
 		return;
-	if (r->map_len)
+	/* a forked child does not have the mapping: the range may hold
+	 * another mapping of its own by now */
+	if (r->map_len && !ring_forked(r))
 		munmap(r->hdr, r->map_len);
 	free(r);
 }
@@ -285,8 +319,11 @@ struct perfbuf_iter perfbuf_ring__begin_sz(struct perfbuf_ring *r,
 	__u64 head, tail, avail;
 
 	r->rec_sz = rec_sz;
-	if (r->overwrite) {
-		r->err = -EINVAL;	/* snapshots only */
+	r->err = 0;	/* of an iteration never ended, if any */
+	r->iter_open = false;
+	if (r->overwrite || ring_forked(r)) {
+		/* overwrite: snapshots only; forked: nothing mapped */
+		r->err = r->overwrite ? -EINVAL : -ECHILD;
 		return ring_iter(r, 0, 0);
 	}
 	head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
@@ -302,6 +339,9 @@ struct perfbuf_iter perfbuf_ring__begin_sz(struct perfbuf_ring *r,
 	} else if (avail > r->st.high_water) {
 		r->st.high_water = avail;
 	}
+	r->iter_open = true;
+	r->iter_tail = tail;
+	r->iter_head = head;
 	return ring_iter(r, tail, head);
 }
 
@@ -447,13 +487,40 @@ __u64 ring_peek_time(const struct perfbuf_iter *it)
 	return 0;
 }
 
+/*
+ * Is @it the iterator of @r's open iteration, where begin left it or
+ * moved on by whole records: its ring, its head, a position in [the
+ * begin's tail, head], and counts the bytes it went over can hold (a
+ * sample takes 8 bytes or more)? An iterator of another ring, of an
+ * iteration ended already, or one the caller changed fails, so that
+ * data_tail is never moved by what the library did not hand out. Once a
+ * drain: nothing per record.
+ */
+static bool iter_ours(const struct perfbuf_ring *r,
+		      const struct perfbuf_iter *it)
+{
+	__u64 went = iter_tail(it) - r->iter_tail;
+
+	return r->iter_open && it->ring == r && it->data == r->data &&
+	       it->mask == r->mask && it->head == r->iter_head &&
+	       went <= r->iter_head - r->iter_tail && !(went & 7) &&
+	       it->samples <= went / 8 && it->sample_bytes <= went;
+}
+
 int perfbuf_ring__end(struct perfbuf_ring *r, struct perfbuf_iter it)
 {
 	int err = r->err;
 
-	r->err = 0;
-	if (r->overwrite)
+	if (ring_forked(r))
+		return -ECHILD;
+	if (r->overwrite) {
+		r->err = 0;
 		return err;	/* read-only: no data_tail */
+	}
+	if (!iter_ours(r, &it))
+		return -EINVAL;
+	r->err = 0;
+	r->iter_open = false;
 	r->st.samples += it.samples;
 	r->st.sample_bytes += it.sample_bytes;
 	__atomic_store_n(&r->hdr->data_tail, iter_tail(&it), __ATOMIC_RELEASE);
@@ -657,9 +724,11 @@ int perfbuf_ring__stats(const struct perfbuf_ring *r,
 
 size_t perfbuf_ring__avail(const struct perfbuf_ring *r)
 {
-	__u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
-	__u64 snap;
+	__u64 head, snap;
 
+	if (ring_forked(r))
+		return 0;
+	head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
 	if (!r->overwrite)
 		return (size_t)(head - __atomic_load_n(&r->hdr->data_tail,
 						       __ATOMIC_RELAXED));

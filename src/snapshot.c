@@ -112,6 +112,8 @@ int ring_snap_take(struct perfbuf_ring *r, struct ring_snap *s)
 	memset(s, 0, sizeof(*s));
 	if (!r->overwrite)
 		return -EINVAL;
+	if (ring_forked(r))
+		return -ECHILD;	/* nothing mapped; the event is the parent's */
 	err = pause_output(r, true);
 	if (err)
 		return err;

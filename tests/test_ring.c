@@ -866,6 +866,92 @@ TEST(runs_break_on_any_difference)
 	synth_free(&s);
 }
 
+static __u64 ring_samples(struct perfbuf_ring *r)
+{
+	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
+
+	perfbuf_ring__stats(r, &st);
+	return st.samples;
+}
+
+/* Three samples of 40 bytes (56 in the ring) in a fresh ring. */
+static bool three_samples(struct synth *s)
+{
+	unsigned char p[40] = "sample";
+
+	if (synth_init(s, 1, 0))
+		return false;
+	for (int i = 0; i < 3; i++)
+		synth_sample(s, p, sizeof(p));
+	synth_publish(s);
+	return true;
+}
+
+/* perfbuf_ring__end() takes only the iterator of the ring's open
+ * iteration, once: another ring's, a second end, a stale or forged one
+ * leave data_tail and the statistics alone, and the iteration stays open
+ * for its own iterator. */
+TEST(end_checks_its_iterator)
+{
+	struct perfbuf_iter it, bad, old;
+	struct perfbuf_record rec;
+	struct synth a, b;
+
+	if (!ASSERT_TRUE(three_samples(&a), "ring a"))
+		return;
+	if (!ASSERT_TRUE(three_samples(&b), "ring b")) {
+		synth_free(&a);
+		return;
+	}
+	it = perfbuf_ring__begin(a.ring);
+	ASSERT_TRUE(perfbuf_iter__next(&it, &rec) && perfbuf_iter__next(&it, &rec),
+		    "two records of a");
+	ASSERT_EQ(perfbuf_ring__end(b.ring, it), -EINVAL, "a's iterator to b");
+	ASSERT_EQ(synth_tail(&b), 0, "b's data_tail untouched");
+	ASSERT_EQ(ring_samples(b.ring), 0, "b counts nothing");
+
+	bad = it;
+	bad.tail = it.head + 64;	/* past the head */
+	ASSERT_EQ(perfbuf_ring__end(a.ring, bad), -EINVAL, "tail past the head");
+	bad = it;
+	bad.pos -= 2 * 56 + 8;		/* before the begin's tail */
+	ASSERT_EQ(perfbuf_ring__end(a.ring, bad), -EINVAL, "tail before the begin");
+	bad = it;
+	bad.pos -= 4;			/* not on a record */
+	ASSERT_EQ(perfbuf_ring__end(a.ring, bad), -EINVAL, "tail inside a record");
+	bad = it;
+	bad.samples = 1000;		/* more than 112 bytes can hold */
+	ASSERT_EQ(perfbuf_ring__end(a.ring, bad), -EINVAL, "samples forged");
+	bad = it;
+	bad.head += 56;
+	ASSERT_EQ(perfbuf_ring__end(a.ring, bad), -EINVAL, "head not the begin's");
+	ASSERT_EQ(synth_tail(&a), 0, "a's data_tail untouched by them");
+	ASSERT_EQ(ring_samples(a.ring), 0, "nor its statistics");
+
+	ASSERT_OK(perfbuf_ring__end(a.ring, it), "its own iterator, still open");
+	ASSERT_EQ(synth_tail(&a), 2 * 56, "two records consumed");
+	ASSERT_EQ(ring_samples(a.ring), 2, "counted once");
+	ASSERT_EQ(perfbuf_ring__end(a.ring, it), -EINVAL, "end twice");
+	ASSERT_EQ(ring_samples(a.ring), 2, "not counted twice");
+	ASSERT_EQ(synth_tail(&a), 2 * 56, "data_tail as it was");
+
+	/* an iterator of an iteration ended, after a new begin */
+	old = it;
+	it = perfbuf_ring__begin(a.ring);
+	ASSERT_EQ(perfbuf_ring__end(a.ring, old), -EINVAL, "the ended one");
+	ASSERT_TRUE(perfbuf_iter__next(&it, &rec), "the third record");
+	ASSERT_OK(perfbuf_ring__end(a.ring, it), "the new one");
+	ASSERT_EQ(ring_samples(a.ring), 3, "three in all");
+	ASSERT_EQ(synth_tail(&a), 3 * 56, "all consumed");
+	/* the library's own iterations still end as they did */
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(perfbuf_ring__fold(b.ring, collect, &g), 3, "a fold of b");
+	ASSERT_EQ(perfbuf_ring__end(b.ring, it), -EINVAL, "a's iterator after b's fold");
+	ASSERT_EQ(ring_samples(b.ring), 3, "b: its three");
+	synth_free(&a);
+	synth_free(&b);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(empty),
 	TEST_ENTRY(one),
@@ -889,4 +975,5 @@ TEST_MAIN(
 	TEST_ENTRY(read_spans),
 	TEST_ENTRY(fast_paths_agree),
 	TEST_ENTRY(runs_break_on_any_difference),
+	TEST_ENTRY(end_checks_its_iterator),
 )

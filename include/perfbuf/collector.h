@@ -68,6 +68,17 @@ struct perfbuf_opts {
 	perfbuf_span_fn span_fn;
 };
 
+/*
+ * A collector belongs to the process that made it. In a child forked after
+ * perfbuf__new() its rings are not mapped (the kernel does not copy perf
+ * mappings), and its fds, map slots and epoll set are the parent's: the
+ * calls that would read or change them (poll, consume, consume_ring,
+ * drain, snapshot, stats, wake, stop, add_wake_fd) return -ECHILD and
+ * leave them alone, and perfbuf__free() frees only the child's memory and
+ * fds. A child that wants records makes its own collector, on a map of
+ * its own (the map's slots are shared with the parent).
+ */
+
 /**
  * @brief Open one BPF_OUTPUT event per CPU, mmap its ring and store its fd
  *        in @map_fd at key = CPU number.
@@ -84,7 +95,7 @@ PERFBUF_API struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn,
 /**
  * @brief Delete the map slots set, disable the events, (when drain_on_free:
  *        perfbuf__quiesce() and perfbuf__drain()), unmap and close. NULL is
- *        a no-op.
+ *        a no-op. In a forked child: unmap and close only (see above).
  *
  * Not while another thread is inside perfbuf__poll() or a consume call on
  * @pb: stop that thread with perfbuf__stop(), join it, then free.
@@ -100,7 +111,8 @@ PERFBUF_API void perfbuf__free(struct perfbuf *pb);
  *        point (often with 0) even when @timeout_ms is -1.
  * @return records delivered (>= 0; a callback's PERFBUF_STOP ends the call
  *         early), -EINTR when a signal interrupted the wait, -ECANCELED
- *         after perfbuf__stop(), or another negative errno
+ *         after perfbuf__stop(), -ECHILD in a forked child (see
+ *         perfbuf__new()), or another negative errno
  */
 PERFBUF_API int perfbuf__poll(struct perfbuf *pb, int timeout_ms);
 
@@ -152,7 +164,8 @@ PERFBUF_API int perfbuf__snapshot(struct perfbuf *pb);
  */
 PERFBUF_API int perfbuf__quiesce(struct perfbuf *pb);
 
-/** @brief Make a blocked perfbuf__poll() return now (any thread). */
+/** @brief Make a blocked perfbuf__poll() return now (any thread of the
+ *  collector's process: -ECHILD in a forked child). */
 PERFBUF_API int perfbuf__wake(struct perfbuf *pb);
 /** @brief Make perfbuf__poll() return -ECANCELED from now on (any thread). */
 PERFBUF_API int perfbuf__stop(struct perfbuf *pb);
@@ -212,7 +225,8 @@ struct perfbuf_cpu_stats {
  * hotplug), read as one consistent set; lost_kernel and avail are read
  * from the kernel at the call. Every counter only grows, across hotplug
  * too. Not during or after perfbuf__free().
- * @return 0, or -EINVAL (bad index, out->sz too small)
+ * @return 0, -EINVAL (bad index, out->sz too small), or -ECHILD in a
+ *         forked child (see perfbuf__new())
  */
 PERFBUF_API int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 			       struct perfbuf_cpu_stats *out);

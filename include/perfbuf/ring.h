@@ -146,6 +146,15 @@ PERFBUF_API struct perfbuf_ring *
 perfbuf_ring__new_mem_opts(void *mem, size_t page_size, size_t page_cnt,
 			   const struct perfbuf_ring_opts *opts);
 
+/*
+ * A ring the library mapped (perfbuf_ring__new*()) belongs to the process
+ * that mapped it: the kernel does not copy perf mappings into a forked
+ * child. There an iteration is empty and perfbuf_ring__end() returns
+ * -ECHILD, a fold, perfbuf_ring__read_spans() and perfbuf_ring__snapshot()
+ * return -ECHILD, perfbuf_ring__avail() 0, and perfbuf_ring__free() frees
+ * without unmapping.
+ */
+
 /** @brief Unmap (if mapped by the library) and free. NULL is a no-op. */
 PERFBUF_API void perfbuf_ring__free(struct perfbuf_ring *ring);
 
@@ -293,8 +302,16 @@ static inline struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring)
 
 /**
  * @brief Finish: mark what was returned consumed, update the statistics.
- * @return 0, or -EBADMSG when corruption was found (logged and counted;
- *         the ring skipped to data_head)
+ *
+ * Only the iterator of @ring's open iteration, as perfbuf_ring__begin()
+ * gave it and perfbuf_iter__next() moved it, is taken, and only once: an
+ * iterator of another ring, of an iteration ended already, or one the
+ * caller changed leaves data_tail and the statistics alone (-EINVAL), and
+ * the open iteration stays open for its own iterator.
+ * @return 0, -EBADMSG when corruption was found (logged and counted; the
+ *         ring skipped to data_head), -EINVAL for an iterator that is not
+ *         the open iteration's, or -ECHILD in a process forked since
+ *         perfbuf_ring__new() (nothing read: the ring is not mapped there)
  */
 PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
 				  struct perfbuf_iter it);
