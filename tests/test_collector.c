@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -907,6 +908,56 @@ TEST(out_of_fds)
 	emit__destroy(b.skel);
 }
 
+/* The collector's calls in a child forked after perfbuf__new(): -ECHILD
+ * each, never a fault on the rings the child does not have (perf mappings
+ * are not copied), and perfbuf__free() there leaves the parent's map
+ * slots, events and eventfd alone: the parent reads on. */
+static int child_calls(struct perfbuf *pb)
+{
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	int bad = 0;
+
+	bad |= (perfbuf__poll(pb, 0) != -ECHILD) << 0;
+	bad |= (perfbuf__consume(pb) != -ECHILD) << 1;
+	bad |= (perfbuf__consume_ring(pb, 0) != -ECHILD) << 2;
+	bad |= (perfbuf__drain(pb) != -ECHILD) << 3;
+	bad |= (perfbuf__stats(pb, 0, &cs) != -ECHILD) << 4;
+	bad |= (perfbuf__wake(pb) != -ECHILD) << 5;
+	bad |= (perfbuf__stop(pb) != -ECHILD) << 6;
+	perfbuf__free(pb);
+	return bad;
+}
+
+TEST(forked_child_leaves_parent_alone)
+{
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	struct seen s = {};
+	struct emit_fixture f;
+	int status = -1;
+	pid_t pid;
+
+	if (!emit_fixture_open(&f, false, on_rec, &s, NULL))
+		goto cleanup;
+	ASSERT_OK(emit_run(f.skel, f.cpu, 5, 64), "5 records before the fork");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(child_calls(f.pb));
+	if (!ASSERT_GT(pid, 0, "fork"))
+		goto cleanup;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+	ASSERT_TRUE(WIFEXITED(status), "the child exited (not killed by a signal)");
+	ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), 0,
+		  "every call refused with -ECHILD (bit set: the call that was not)");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 5, 64), "5 records after the child's free");
+	ASSERT_GE(perfbuf__drain(f.pb), 0, "the parent drains");
+	ASSERT_EQ(s.samples[f.cpu], 10, "all 10: map slot and event still the parent's");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "the parent's stats");
+	ASSERT_EQ(perfbuf__poll(f.pb, 0), 0, "no stop from the child");
+cleanup:
+	emit_fixture_close(&f);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(in_order_per_cpu),
 	TEST_ENTRY(overflow_accounting),
@@ -930,4 +981,5 @@ TEST_MAIN(
 	TEST_ENTRY(budget_moves_on),
 	TEST_ENTRY(drain_ignores_budget),
 	TEST_ENTRY(spans_capture),
+	TEST_ENTRY(forked_child_leaves_parent_alone),
 )

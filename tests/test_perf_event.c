@@ -418,6 +418,67 @@ TEST(mmap_eperm_names_the_limits)
 	ASSERT_TRUE(strstr(msg, "RLIMIT_MEMLOCK") != NULL, "names RLIMIT_MEMLOCK");
 }
 
+/* Mapped rings in a forked child, which the kernel gives no copy of the
+ * perf mappings (VM_DONTCOPY): every read is refused with -ECHILD, never
+ * a fault, and free() leaves the range alone. The parent reads on. */
+static int child_reads(struct perfbuf_ring *r, struct perfbuf_ring *ow)
+{
+	struct perfbuf_iter it = perfbuf_ring__begin(r);
+	struct perfbuf_record rec;
+	int n = 0, bad = 0;
+
+	bad |= perfbuf_iter__next(&it, &rec) << 0;
+	bad |= (perfbuf_ring__end(r, it) != -ECHILD) << 1;
+	bad |= (perfbuf_ring__fold(r, count_cb, &n) != -ECHILD) << 2;
+	bad |= (perfbuf_ring__avail(r) != 0) << 3;
+	bad |= (ow && perfbuf_ring__snapshot(ow, count_cb, &n) != -ECHILD) << 4;
+	bad |= (n != 0) << 5;
+	perfbuf_ring__free(r);
+	perfbuf_ring__free(ow);
+	return bad;
+}
+
+TEST(ring_in_forked_child)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, o,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 100000, .sample_type = PERF_SAMPLE_TID,
+		.exclude_kernel = true, .disabled = true);
+	struct perfbuf_ring_opts ro = { .sz = sizeof(ro), .overwrite = true };
+	struct perfbuf_ring *r = NULL, *ow = NULL;
+	int fd, fd_ow, status = -1, n = 0;
+	pid_t pid;
+
+	fd = perfbuf_event__open(&o, 0, -1, -1);
+	o.write_backward = true;
+	fd_ow = perfbuf_event__open(&o, 0, -1, -1);
+	if (!ASSERT_GE(fd, 0, "open") || !ASSERT_GE(fd_ow, 0, "open backward"))
+		goto out;
+	r = perfbuf_ring__new(fd, 1);
+	ow = perfbuf_ring__new_opts(fd_ow, 1, &ro);
+	if (!ASSERT_OK_PTR(r, "ring") || !ASSERT_OK_PTR(ow, "overwrite ring"))
+		goto out;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(child_reads(r, ow));
+	if (!ASSERT_GT(pid, 0, "fork"))
+		goto out;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+	ASSERT_TRUE(WIFEXITED(status), "the child exited (not killed by a signal)");
+	ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), 0,
+		  "every read refused (bit set: the one that was not)");
+	ASSERT_GE(perfbuf_ring__fold(r, count_cb, &n), 0, "the parent's fold");
+	ASSERT_GE(perfbuf_ring__snapshot(ow, count_cb, &n), 0, "the parent's snapshot");
+out:
+	perfbuf_ring__free(r);
+	perfbuf_ring__free(ow);
+	if (fd >= 0)
+		close(fd);
+	if (fd_ow >= 0)
+		close(fd_ow);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(attr_from_opts),
 	TEST_ENTRY(attr_from_short_opts),
@@ -429,4 +490,5 @@ TEST_MAIN(
 	TEST_ENTRY(ring_over_software_sampler),
 	TEST_ENTRY(breakpoint_modify),
 	TEST_ENTRY(mmap_eperm_names_the_limits),
+	TEST_ENTRY(ring_in_forked_child),
 )
