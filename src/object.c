@@ -231,6 +231,14 @@ int perfbuf_object__prog_status(const struct perfbuf_object *o, int i)
 	return i >= 0 && i < o->nprogs ? o->status[i] : -EINVAL;
 }
 
+int perfbuf_object__prog_fd(const struct perfbuf_object *o, int i)
+{
+	struct bpf_program *p = i >= 0 ? prog_at(o, i) : NULL;
+	int fd = p ? bpf_program__fd(p) : -EINVAL;
+
+	return fd < 0 && p ? -ENOENT : fd;
+}
+
 static struct bpf_map *map_at(const struct perfbuf_object *o, int i)
 {
 	struct bpf_map *m;

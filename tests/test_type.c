@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -719,6 +720,31 @@ out:
 	perfbuf_set_print(old);
 }
 
+/* A loaded program's fd through the object, not through libbpf's object
+ * (which the caller could close under it): -ENOENT before the load,
+ * -EINVAL for a bad index. */
+TEST(object_prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct perfbuf_object *o;
+	int fd;
+
+	TEST_NEED_ROOT();
+	o = perfbuf_object__open(obj("run_types"));
+	if (!ASSERT_OK_PTR(o, "open"))
+		return;
+	ASSERT_EQ(perfbuf_object__prog_fd(o, 0), -ENOENT, "before the load");
+	ASSERT_OK(perfbuf_object__load(o), "load");
+	fd = perfbuf_object__prog_fd(o, 0);
+	if (ASSERT_GE(fd, 0, "program 0's fd"))
+		ASSERT_TRUE(!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+			    !strcmp(info.name, "run_write"), "its program");
+	ASSERT_EQ(perfbuf_object__prog_fd(o, 1), -EINVAL, "past the last");
+	ASSERT_EQ(perfbuf_object__prog_fd(o, -1), -EINVAL, "negative");
+	perfbuf_object__free(o);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
@@ -731,7 +757,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(set_odd_int_size),
 		TEST_ENTRY(short_tail),
 		TEST_ENTRY(header_and_text), TEST_ENTRY(hostile),
-		TEST_ENTRY(object_set),
+		TEST_ENTRY(object_set), TEST_ENTRY(object_prog_fd),
 	};
 	ssize_t n = readlink("/proc/self/exe", objdir, sizeof(objdir) - 1);
 

@@ -64,6 +64,13 @@ PERFBUF_API const char *perfbuf_object__prog_name(const struct perfbuf_object *o
 PERFBUF_API int perfbuf_object__prog_status(const struct perfbuf_object *obj,
 					    int i);
 
+/** @brief Program @i's fd (loaded objects: for BPF_PROG_TEST_RUN, a
+ *  perf event, an attach of one's own), owned by @obj: valid until
+ *  perfbuf_object__free(). -EINVAL for a bad index, -ENOENT before the
+ *  load or when the program was not loaded. Since 3.1. */
+PERFBUF_API int perfbuf_object__prog_fd(const struct perfbuf_object *obj,
+					int i);
+
 /** @brief Maps in the object (.rodata and the like included). */
 PERFBUF_API int perfbuf_object__map_cnt(const struct perfbuf_object *obj);
 /** @brief Map @i's name, or NULL. */
@@ -84,7 +91,11 @@ PERFBUF_API struct perfbuf_type *
 perfbuf_object__type(const struct perfbuf_object *obj, const char *map,
 		     const char *name);
 
-/** @brief libbpf's object, for what this API does not cover. */
+/** @brief libbpf's object, for what this API does not cover: borrowed.
+ *  @obj owns it and closes it in perfbuf_object__free(): never
+ *  bpf_object__close() it (a double free then); it is valid until that
+ *  free. Prefer the accessors above (perfbuf_object__prog_fd(),
+ *  perfbuf_object__map_fd()), which hand out nothing a caller can free. */
 PERFBUF_API struct bpf_object *perfbuf_object__bpf(const struct perfbuf_object *obj);
 
 /** @brief Detach, unload and free. NULL is a no-op. */
