@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 # the package loads the library it is given before anything else
 _BUILD = sys.argv[sys.argv.index("--build") + 1] if "--build" in sys.argv[:-1] else "build"
 os.environ.setdefault("PERFBUF_LIB", os.path.join(_BUILD, "libperfbuf.so.3"))
-from perfbuf._libbpf import libbpf, prog_fd, run_on_cpu_opts  # noqa: E402
+from perfbuf._libbpf import libbpf, run_on_cpu_opts  # noqa: E402
 
 
 def produce(prog_fd, a, wfd):
@@ -92,11 +92,8 @@ def load_emit(a):
     """bpf/emit.bpf.o loaded (not attached): the object, its emit program's
     fd, and a function giving the BPF side's ENOSPC count (all CPUs)."""
     import perfbuf
-    lib = perfbuf._lib.lib
-    lib.perfbuf_object__bpf.restype = ctypes.c_void_p
-    lib.perfbuf_object__bpf.argtypes = [ctypes.c_void_p]
     obj = perfbuf.Object(os.path.join(a.build, "bpf/emit.bpf.o"), attach=False)
-    emit_fd = prog_fd(lib.perfbuf_object__bpf(obj._obj), "emit")
+    emit_fd = obj.prog_fd("emit")
     stats_fd, ncpu = obj.map_fd("stats"), os.cpu_count()
 
     def enospc():       # struct emit_stats per CPU: attempts, ok, enospc, ...

@@ -13,10 +13,10 @@ batch, and Python sees whole arrays, never a record at a time.
 """
 from .buffer import Batch, PerfBuffer
 from .maps import map_fd
-from .obj import Object, type_dtype
+from .obj import Object, Type, type_dtype
 from ._lib import lib as _clib
 
-__all__ = ["Batch", "PerfBuffer", "Object", "map_fd", "type_dtype", "version"]
+__all__ = ["Batch", "PerfBuffer", "Object", "Type", "map_fd", "type_dtype", "version"]
 
 
 def version():

@@ -7,6 +7,7 @@ bytes (include/perfbuf/common.h), so a newer library stays compatible.
 """
 import ctypes
 import ctypes.util
+import errno
 import os
 
 from . import _config
@@ -118,6 +119,8 @@ _PROTOS = {
     "perfbuf_object__load": (c_int, [c_void_p]),
     "perfbuf_object__attach": (c_int, [c_void_p]),
     "perfbuf_object__map_fd": (c_int, [c_void_p, c_char_p]),
+    "perfbuf_object__prog_cnt": (c_int, [c_void_p]),
+    "perfbuf_object__prog_name": (c_char_p, [c_void_p, c_int]),
     "perfbuf_object__type": (c_void_p, [c_void_p, c_char_p, c_char_p]),
     "perfbuf_object__free": (None, [c_void_p]),
     "perfbuf_type__from_file": (c_void_p, [c_char_p, c_char_p, c_char_p]),
@@ -128,8 +131,14 @@ _PROTOS = {
     "perfbuf_type__field": (ctypes.POINTER(Field), [c_void_p, c_int]),
     "perfbuf_version": (c_char_p, []),
 }
-for _name, (_res, _args) in _PROTOS.items():
-    _f = getattr(lib, _name)
+# newer than 3.0: absent from an older library, and so from the package
+_PROTOS_3_1 = {
+    "perfbuf_object__prog_fd": (c_int, [c_void_p, c_int]),
+}
+for _name, (_res, _args) in list(_PROTOS.items()) + list(_PROTOS_3_1.items()):
+    _f = getattr(lib, _name, None)
+    if _f is None and _name in _PROTOS_3_1:
+        continue
     _f.restype, _f.argtypes = _res, _args
 
 # the batch's record callback, passed to perfbuf__new() as a C pointer:
@@ -141,6 +150,14 @@ def errno_error(err, what):
     """An OSError for negative errno @err: '@what: strerror'."""
     err = abs(err)
     return OSError(err, "perfbuf: %s: %s" % (what, os.strerror(err)))
+
+
+def forked_error(what, pid):
+    """The error of a call in a process forked from the one (@pid) that
+    made @what: the kernel gives the child none of its ring mappings."""
+    return OSError(errno.ECHILD, "perfbuf: this %s belongs to process %d, not to this "
+                   "forked child (a child gets no copy of its rings): make a new one in "
+                   "the child, on a map of its own" % (what, pid))
 
 
 def last_errno():

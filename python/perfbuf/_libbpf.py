@@ -10,9 +10,6 @@ libbpf.bpf_obj_get_info_by_fd.argtypes = [ctypes.c_int, ctypes.c_void_p,
                                           ctypes.POINTER(ctypes.c_uint32)]
 libbpf.bpf_prog_test_run_opts.argtypes = [ctypes.c_int, ctypes.c_void_p]
 libbpf.bpf_map_lookup_elem.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-libbpf.bpf_object__find_program_by_name.restype = ctypes.c_void_p
-libbpf.bpf_object__find_program_by_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-libbpf.bpf_program__fd.argtypes = [ctypes.c_void_p]
 
 BPF_F_TEST_RUN_ON_CPU = 1 << 0
 
@@ -35,8 +32,3 @@ def run_on_cpu_opts(ctx_buf, ctx_size, cpu):
     return TestRunOpts(sz=ctypes.sizeof(TestRunOpts), ctx_in=ctypes.addressof(ctx_buf),
                        ctx_size_in=ctx_size, flags=BPF_F_TEST_RUN_ON_CPU, cpu=cpu)
 
-
-def prog_fd(bpf_object, name):
-    """The fd of program @name of libbpf object @bpf_object (a pointer)."""
-    return libbpf.bpf_program__fd(libbpf.bpf_object__find_program_by_name(bpf_object,
-                                                                          name.encode()))

@@ -8,6 +8,7 @@ happens to the buffer afterwards.
 """
 import ctypes
 import errno
+import os
 import threading
 
 import numpy as np
@@ -27,6 +28,9 @@ class Batch:
     """Every record one drain delivered: samples and losses."""
 
     def __init__(self, view, timestamps):
+        if not isinstance(view, _lib.BatchView):
+            raise TypeError("perfbuf: a Batch comes from PerfBuffer.poll() or drain(), "
+                            "not from %s" % type(view).__name__)
         n = self._n = view.cnt
         self._data = np.frombuffer(ctypes.string_at(view.data, view.data_bytes)
                                    if n else b"", dtype=np.uint8)
@@ -110,6 +114,7 @@ class PerfBuffer(_lib.Closable):
 
     def __init__(self, map_fd, page_cnt=64, ordered=False, latency_ms=10,
                  timestamps=None, batch_bytes=4 << 20, _owner=None):
+        self._pid = os.getpid()     # the process whose rings these are
         if page_cnt <= 0 or page_cnt & (page_cnt - 1):
             raise ValueError("perfbuf: page_cnt %r is not a power of two" % (page_cnt,))
         self.name = check_perf_event_array(map_fd)
@@ -135,13 +140,30 @@ class PerfBuffer(_lib.Closable):
             self._batch = None
             raise _lib.errno_error(err, "map '%s': rings of %d pages" % (self.name, page_cnt))
 
+    def _forked(self):
+        return os.getpid() != self._pid
+
+    def _check_process(self):
+        """In a forked child, before the lock: a thread of the parent may
+        have held it at the fork, and no thread of the child will free it."""
+        if self._forked():
+            raise _lib.forked_error("PerfBuffer", self._pid)
+
     def _check_open(self):
         if not self._pb:
             raise ValueError("perfbuf: the PerfBuffer is closed")
 
+    def _check(self, n, what):
+        """Raise for a negative errno @n of the library's call @what."""
+        if n == -errno.ECHILD:      # the library's own check of the process
+            raise _lib.forked_error("PerfBuffer", self._pid)
+        if n < 0:
+            raise _lib.errno_error(n, what)
+
     def poll(self, timeout_ms=100):
         """Wait up to @timeout_ms for records and return a Batch of what one
         drain delivered (maybe nothing)."""
+        self._check_process()
         with self._lock:
             self._check_open()
             lib.perfbuf_batch__reset(self._batch)
@@ -151,8 +173,8 @@ class PerfBuffer(_lib.Closable):
                 n = lib.perfbuf__poll(self._pb, timeout_ms)
             if n == -errno.ECANCELED:
                 raise ValueError("perfbuf: the PerfBuffer was closed while polling")
-            if n < 0 and n != -errno.EINTR:
-                raise _lib.errno_error(n, "poll")
+            if n != -errno.EINTR:
+                self._check(n, "poll")
             return self._take()
 
     def _take(self):
@@ -164,12 +186,12 @@ class PerfBuffer(_lib.Closable):
     def drain(self):
         """Everything left in the rings, and the losses the kernel counted
         but did not report yet: call after the producers stop."""
+        self._check_process()
         with self._lock:
             self._check_open()
             lib.perfbuf_batch__reset(self._batch)
             n = lib.perfbuf__consume(self._pb) if self._more else lib.perfbuf__drain(self._pb)
-            if n < 0:
-                raise _lib.errno_error(n, "drain")
+            self._check(n, "drain")
             return self._take()
 
     def batches(self, timeout_ms=100):
@@ -184,27 +206,38 @@ class PerfBuffer(_lib.Closable):
 
     def stats(self):
         """Per CPU: cpu, online, received, lost, bytes, wakeups, ... (dicts)."""
+        self._check_process()
         with self._lock:
             self._check_open()
             out = []
             for i in range(lib.perfbuf__ring_cnt(self._pb)):
                 s = _lib.sized(_lib.CpuStats)
-                if lib.perfbuf__stats(self._pb, i, ctypes.byref(s)) == 0:
-                    d = {f: getattr(s, f) for f, _ in _lib.CpuStats._fields_ if f != "sz"}
-                    d["received"] = d.pop("samples")
-                    out.append(d)
+                self._check(lib.perfbuf__stats(self._pb, i, ctypes.byref(s)), "stats")
+                d = {f: getattr(s, f) for f, _ in _lib.CpuStats._fields_ if f != "sz"}
+                d["received"] = d.pop("samples")
+                out.append(d)
             return out
 
     def close(self):
-        """Free the rings; a poll() in another thread returns first. Idempotent."""
+        """Free the rings; a poll() in another thread returns first. Idempotent.
+        In a forked child: this process's memory and fds only (the library
+        leaves the parent's map slots and events alone)."""
+        if self._forked():
+            self._free()    # the locks may be held by a thread not copied
+            return
         with self._closing_lock:
             if self._closing or not self._pb:
                 return
             self._closing = True
         lib.perfbuf__stop(self._pb)     # any thread: its poll returns now
         with self._lock:
-            pb, self._pb = self._pb, None
+            self._free()
+
+    def _free(self):
+        pb, self._pb = self._pb, None
+        if pb:
             lib.perfbuf__free(pb)
+        if self._batch:
             lib.perfbuf_batch__free(self._batch)
-            self._batch = None
-            self._owner = None
+        self._batch = None
+        self._owner = None

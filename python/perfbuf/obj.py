@@ -74,9 +74,61 @@ class _Walker:
         offsets.append(base + m.offset)
 
 
+class Type(_lib.Closable):
+    """A record's C type, as the type finder read it (BTF, the PERFBUF_EVENT
+    marker, then DWARF): Type.from_file(), or Object.type()."""
+
+    def __init__(self, *_args, **_kw):
+        raise TypeError("perfbuf: make a Type with Type.from_file() or Object.type()")
+
+    @classmethod
+    def _own(cls, handle):
+        t = cls.__new__(cls)
+        t._t = handle
+        return t
+
+    @classmethod
+    def from_file(cls, path, map=None, name=None):
+        """C type @name ("event", "struct event"), or @map's record type, of
+        BPF object file @path."""
+        path = os.fspath(path)
+        h = lib.perfbuf_type__from_file(os.fsencode(path), map.encode() if map else None,
+                                        name.encode() if name else None)
+        if not h:
+            raise _no_type(path, name, map, _lib.last_errno())
+        return cls._own(h)
+
+    @property
+    def name(self):
+        return lib.perfbuf_type__name(self._handle()).decode()
+
+    @property
+    def size(self):
+        return lib.perfbuf_type__size(self._handle())
+
+    def _handle(self):
+        if not self._t:
+            raise ValueError("perfbuf: the Type is closed")
+        return self._t
+
+    def close(self):
+        """Free it. Idempotent."""
+        h, self._t = getattr(self, "_t", None), None
+        if h:
+            lib.perfbuf_type__free(h)
+
+
+def _no_type(path, name, map, err):
+    what = name or ("for map '%s'" % map if map else "event")
+    return LookupError("perfbuf: %s: no type %s (%s)" % (path, what, os.strerror(err)))
+
+
 def type_dtype(t):
-    """The numpy dtype of perfbuf_type @t (a handle)."""
-    return _Walker(t).dtype(0)
+    """The numpy dtype of @t, a perfbuf.Type."""
+    if not isinstance(t, Type):
+        raise TypeError("perfbuf: type_dtype() takes a perfbuf.Type (Type.from_file(), "
+                        "Object.type()), not %s" % type(t).__name__)
+    return _Walker(t._handle()).dtype(0)
 
 
 def _set_arg(name, value):
@@ -132,18 +184,32 @@ class Object(_lib.Closable):
     def dtype(self, name=None, map=None):
         """The numpy dtype of C type @name ("event", "struct event"), or of
         @map's records (by its PERFBUF_EVENT marker, else `event`)."""
+        with self.type(name, map) as t:
+            return type_dtype(t)
+
+    def type(self, name=None, map=None):
+        """The perfbuf.Type of C type @name, or of @map's records (as dtype())."""
         self._check_open()
         t = lib.perfbuf_object__type(self._obj, map.encode() if map else None,
                                      name.encode() if name else None)
         if not t:
-            err = _lib.last_errno()
-            raise LookupError("perfbuf: %s: no type %s (%s)" %
-                              (self.path, name or "for map '%s'" % map if map else name or "event",
-                               os.strerror(err)))
-        try:
-            return type_dtype(t)
-        finally:
-            lib.perfbuf_type__free(t)
+            raise _no_type(self.path, name, map, _lib.last_errno())
+        return Type._own(t)
+
+    def prog_fd(self, name):
+        """The fd of loaded program @name (for BPF_PROG_TEST_RUN, say); the
+        Object owns it, until close()."""
+        self._check_open()
+        if not hasattr(lib, "perfbuf_object__prog_fd"):
+            raise NotImplementedError("perfbuf: libperfbuf %s has no program fds: "
+                                      "3.1 or later needed" % lib.perfbuf_version().decode())
+        for i in range(lib.perfbuf_object__prog_cnt(self._obj)):
+            if lib.perfbuf_object__prog_name(self._obj, i) == name.encode():
+                fd = lib.perfbuf_object__prog_fd(self._obj, i)
+                if fd < 0:
+                    raise _lib.errno_error(fd, "%s: program '%s'" % (self.path, name))
+                return fd
+        raise KeyError("perfbuf: %s has no program '%s'" % (self.path, name))
 
     def map_fd(self, name):
         self._check_open()

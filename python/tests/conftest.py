@@ -12,12 +12,9 @@ BUILD = os.environ.get("PERFBUF_BUILD", os.path.join(os.path.dirname(__file__), 
 os.environ.setdefault("PERFBUF_LIB", os.path.join(BUILD, "libperfbuf.so.3"))
 
 import perfbuf  # noqa: E402  (after PERFBUF_LIB)
-from perfbuf import _lib  # noqa: E402
 
-from perfbuf._libbpf import libbpf, prog_fd, run_on_cpu_opts  # noqa: E402
+from perfbuf._libbpf import libbpf, run_on_cpu_opts  # noqa: E402
 
-_lib.lib.perfbuf_object__bpf.restype = ctypes.c_void_p
-_lib.lib.perfbuf_object__bpf.argtypes = [ctypes.c_void_p]
 libbpf.libbpf_num_possible_cpus.restype = ctypes.c_int
 
 
@@ -30,7 +27,7 @@ class Emitter:
     each starting with (seq, time_ns, cpu, size); outcomes counted per CPU."""
 
     def __init__(self, obj):
-        self.prog_fd = prog_fd(_lib.lib.perfbuf_object__bpf(obj._obj), "emit")
+        self.prog_fd = obj.prog_fd("emit")
         self.stats_fd = obj.map_fd("stats")
         self.ncpu = libbpf.libbpf_num_possible_cpus()
 

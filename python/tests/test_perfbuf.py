@@ -3,6 +3,8 @@
 call, values compared field by field with what the test wrote."""
 import errno
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -269,3 +271,98 @@ def test_readme_agent(tmp_path):
     opens = sum(int(w.split("=")[1]) for line in out.splitlines()
                 for w in line.split() if w.startswith("pyagent_cat="))
     assert opens >= 20, out
+
+
+def run_python(code):
+    """@code in a new interpreter of this package (a crash there fails one
+    test, not the run): (exit status, stderr)."""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    return p.returncode, p.stderr
+
+
+def test_type_dtype_takes_a_type_only():
+    rc, err = run_python(
+        "import perfbuf\n"
+        "for bad in (1, 0, None, 'event', 2 ** 64, object()):\n"
+        "    try:\n"
+        "        perfbuf.type_dtype(bad)\n"
+        "    except TypeError as e:\n"
+        "        assert 'takes a perfbuf.Type' in str(e), e\n"
+        "    else:\n"
+        "        raise SystemExit('no TypeError for %r' % (bad,))\n")
+    assert rc == 0, "type_dtype(not a Type): exit %d, %s" % (rc, err.strip()[-300:])
+    with pytest.raises(TypeError, match="Type.from_file"):
+        perfbuf.Type()
+    t = perfbuf.Type.from_file(obj_path("tests/bpf/run_types.bpf.o"), name="run_event")
+    assert perfbuf.type_dtype(t).itemsize == t.size == 120 and t.name == "run_event"
+    t.close()
+    t.close()
+    with pytest.raises(ValueError, match="closed"):
+        perfbuf.type_dtype(t)
+    with pytest.raises(LookupError, match="no type no_such"):
+        perfbuf.Type.from_file(obj_path("tests/bpf/run_types.bpf.o"), name="no_such")
+    with pytest.raises(TypeError, match="PerfBuffer.poll"):
+        perfbuf.Batch(1, False)
+
+
+def in_child(fn, timeout=20.0):
+    """fn() in a forked child; its exit status (-signal when killed; None
+    when it had to be killed after @timeout s: it hung)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 99
+        try:
+            code = fn()
+        finally:
+            os._exit(code)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        time.sleep(0.02)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return None
+
+
+def refused_in_child(pb):
+    """Exit status bits: the calls that did not raise the fork error."""
+    from perfbuf._lib import lib
+    bad = 0
+    for i, call in enumerate((lambda: pb.poll(0), pb.drain, pb.stats)):
+        try:
+            call()
+            bad |= 1 << i
+        except OSError as e:
+            if e.errno != errno.ECHILD or "forked child" not in str(e):
+                bad |= 1 << i
+    # the library's own check, under the package's
+    if lib.perfbuf__poll(pb._pb, 0) != -errno.ECHILD:
+        bad |= 1 << 3
+    pb.close()
+    return bad
+
+
+def test_forked_child_gets_an_error(emitter):
+    obj, em = emitter
+    with obj.perf_buffer("events") as pb:
+        em.emit(0, 5)
+        status = in_child(lambda: refused_in_child(pb))
+        assert status == 0, "poll, drain, stats in a forked child: status %r" % (status,)
+        em.emit(0, 5)
+        got = pb.drain()
+        assert len(got) == 10, "the parent reads on after the child's close"
+
+
+def test_forked_child_while_a_thread_polls(emitter):
+    obj, _ = emitter
+    pb = obj.perf_buffer("events", latency_ms=-1)
+    th = threading.Thread(target=lambda: [None for _ in pb.batches(timeout_ms=-1)])
+    th.start()
+    time.sleep(0.2)             # the thread holds the poll lock at the fork
+    status = in_child(lambda: refused_in_child(pb) & 7)
+    pb.close()
+    th.join(5)
+    assert status == 0, "a forked child's calls while the parent polled: status %r" % (status,)
