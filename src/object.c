@@ -22,6 +22,7 @@ struct perfbuf_object {
 	int *status;			/* per program: perfbuf_object__prog_status() */
 	int nprogs;
 	bool loaded;
+	__u32 fork_gen;			/* perfbuf_fork_gen() at the open */
 };
 
 struct perfbuf_object *perfbuf_object__open(const char *path)
@@ -35,6 +36,7 @@ struct perfbuf_object *perfbuf_object__open(const char *path)
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path)))
 		goto nomem;
+	o->fork_gen = perfbuf_fork_gen();
 	o->obj = bpf_object__open_file(path, NULL);
 	if (!o->obj) {
 		err = -errno;
@@ -56,10 +58,18 @@ nomem:
 
 void perfbuf_object__free(struct perfbuf_object *o)
 {
+	bool child;
+
 	if (!o)
 		return;
-	for (int i = 0; o->links && i < o->nprogs; i++)
+	/* a forked child's links share the parent's perf events: detaching
+	 * them would disable the parent's probes (an fd or two leak instead) */
+	child = perfbuf_forked(o->fork_gen);
+	for (int i = 0; o->links && i < o->nprogs; i++) {
+		if (child && o->links[i])
+			bpf_link__disconnect(o->links[i]);
 		bpf_link__destroy(o->links[i]);
+	}
 	bpf_object__close(o->obj);
 	free(o->links);
 	free(o->status);
@@ -193,6 +203,8 @@ int perfbuf_object__detach(struct perfbuf_object *o)
 {
 	int err = 0;
 
+	if (perfbuf_forked(o->fork_gen))
+		return -ECHILD;	/* the parent's probes */
 	for (int i = 0; i < o->nprogs; i++) {
 		int e = o->links[i] ? bpf_link__destroy(o->links[i]) : 0;
 

@@ -51,7 +51,9 @@ PERFBUF_API int perfbuf_object__load(struct perfbuf_object *obj);
 PERFBUF_API int perfbuf_object__attach(struct perfbuf_object *obj);
 
 /** @brief Detach every program attached (the maps stay: a reader drains
- *  them after, with perfbuf__quiesce() first). 0 or a negative errno. */
+ *  them after, with perfbuf__quiesce() first). 0 or a negative errno;
+ *  -ECHILD in a child forked since the open, whose links are the
+ *  parent's probes. */
 PERFBUF_API int perfbuf_object__detach(struct perfbuf_object *obj);
 
 /** @brief Programs in the object. */
@@ -98,7 +100,8 @@ perfbuf_object__type(const struct perfbuf_object *obj, const char *map,
  *  perfbuf_object__map_fd()), which hand out nothing a caller can free. */
 PERFBUF_API struct bpf_object *perfbuf_object__bpf(const struct perfbuf_object *obj);
 
-/** @brief Detach, unload and free. NULL is a no-op. */
+/** @brief Detach, unload and free. NULL is a no-op. In a child forked
+ *  since the open: free without detaching (the probes are the parent's). */
 PERFBUF_API void perfbuf_object__free(struct perfbuf_object *obj);
 
 #ifdef __cplusplus

@@ -366,3 +366,15 @@ def test_forked_child_while_a_thread_polls(emitter):
     pb.close()
     th.join(5)
     assert status == 0, "a forked child's calls while the parent polled: status %r" % (status,)
+
+
+def test_forked_child_close_leaves_parent_probes():
+    with perfbuf.Object(obj_path("tests/bpf/run_types.bpf.o"),
+                        set={"target_pid": os.getpid()}) as obj:
+        dt = obj.dtype(map="events")
+        with obj.perf_buffer("events") as pb:
+            status = in_child(lambda: obj.close() or 0)
+            assert status == 0, "Object.close() in a forked child: status %r" % (status,)
+            write_records(np.zeros(3, dt))
+            got = poll_until(pb, 3)
+            assert sum(len(b) for b in got) == 3, "the parent's probe still attached"
