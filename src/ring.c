@@ -490,8 +490,10 @@ __u64 ring_peek_time(const struct perfbuf_iter *it)
 /*
  * Is @it the iterator of @r's open iteration, where begin left it or
  * moved on by whole records: its ring, its head, a position in [the
- * begin's tail, head], and counts the bytes it went over can hold (a
- * sample takes 8 bytes or more)? An iterator of another ring, of an
+ * begin's tail, head] that is on a record or is the head (a damaged ring
+ * resynchronises there, and a damaged head need not be aligned), and
+ * counts the bytes it went over can hold (a sample takes 8 bytes or
+ * more)? An iterator of another ring, of an
  * iteration ended already, or one the caller changed fails, so that
  * data_tail is never moved by what the library did not hand out. Once a
  * drain: nothing per record.
@@ -503,7 +505,8 @@ static bool iter_ours(const struct perfbuf_ring *r,
 
 	return r->iter_open && it->ring == r && it->data == r->data &&
 	       it->mask == r->mask && it->head == r->iter_head &&
-	       went <= r->iter_head - r->iter_tail && !(went & 7) &&
+	       went <= r->iter_head - r->iter_tail &&
+	       (!(went & 7) || iter_tail(it) == it->head) &&
 	       it->samples <= went / 8 && it->sample_bytes <= went;
 }
 
