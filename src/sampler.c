@@ -41,7 +41,16 @@ struct perfbuf_sampler {
 	bool every_cpu;		/* no CPU list: CPUs coming online join */
 	bool enabled;
 	bool warned_bad;
+	__u32 fork_gen;		/* perfbuf_fork_gen() at the new */
 };
+
+/* -ECHILD in a child forked since the new: its rings are not mapped
+ * there, and its events and epoll set are the parent's (see
+ * perfbuf_fork_gen()); else 0. */
+static int sampler_check_fork(const struct perfbuf_sampler *s)
+{
+	return perfbuf_forked(s->fork_gen) ? -ECHILD : 0;
+}
 
 /* The CPUs to open on: the caller's, every online one, or -1 (a task). */
 static int sampler_cpus(const struct perfbuf_sampler_opts *o, int **cpus)
@@ -141,7 +150,7 @@ static void event_close(struct perfbuf_sampler *s, struct sampler_event *e)
 	}
 	e->st.lost += event_lost(s, e);
 	e->lost_live = 0;
-	if (e->fd >= 0) {
+	if (e->fd >= 0 && !sampler_check_fork(s)) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
 		perfbuf_event__disable(e->fd, false);
 	}
@@ -247,6 +256,7 @@ perfbuf_sampler__new(const struct perfbuf_event_opts *ev,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_ptr(-ENOMEM);
+	s->fork_gen = perfbuf_fork_gen();
 	s->hotplug_fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	err = s->epfd < 0 ? -errno : sampler_open(s, ev, &o);
@@ -293,12 +303,16 @@ static int for_each_event(struct perfbuf_sampler *s, int (*op)(int, bool))
 
 int perfbuf_sampler__enable(struct perfbuf_sampler *s)
 {
+	if (sampler_check_fork(s))
+		return -ECHILD;
 	s->enabled = true;
 	return for_each_event(s, perfbuf_event__enable);
 }
 
 int perfbuf_sampler__disable(struct perfbuf_sampler *s)
 {
+	if (sampler_check_fork(s))
+		return -ECHILD;
 	s->enabled = false;
 	return for_each_event(s, perfbuf_event__disable);
 }
@@ -397,6 +411,8 @@ int perfbuf_sampler__consume(struct perfbuf_sampler *s, perfbuf_sample_fn fn,
 
 	if (!s->page_cnt)
 		return -ENODATA;
+	if (sampler_check_fork(s))
+		return -ECHILD;
 	for (size_t i = 0; i < s->cnt && !c.stop; i++)
 		if (s->ev[i]->ring)
 			consume_event(&c, s->ev[i], &total);
@@ -415,6 +431,8 @@ int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s, size_t idx,
 		return -ENODATA;
 	if (!s->ev[idx]->ring)
 		return -ENODEV;
+	if (sampler_check_fork(s))
+		return -ECHILD;
 	consume_event(&c, s->ev[idx], &total);
 	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
 }
@@ -496,6 +514,8 @@ int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,
 	long total = 0;
 	int n, ret;
 
+	if (sampler_check_fork(s))
+		return -ECHILD;
 	n = epoll_wait(s->epfd, evs, 16, timeout_ms);
 	if (n < 0)
 		return -errno;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -1095,6 +1096,55 @@ TEST(sampler_bad_opts)
 	ASSERT_TRUE(!perfbuf_sampler__new(NULL, NULL) && errno == EINVAL, "NULL");
 }
 
+/* A sampler in a child forked after it was made: -ECHILD from the calls
+ * that read or change it, never a fault on the rings the child has not,
+ * and its free leaves the parent's events enabled and in its epoll set. */
+static int sampler_child(struct perfbuf_sampler *s)
+{
+	struct seen w = { 0 };
+	int bad = 0;
+
+	bad |= (perfbuf_sampler__consume(s, seen_cb, &w) != -ECHILD) << 0;
+	bad |= (perfbuf_sampler__consume_ring(s, 0, seen_cb, &w) != -ECHILD) << 1;
+	bad |= (perfbuf_sampler__poll(s, 0, seen_cb, &w) != -ECHILD) << 2;
+	bad |= (perfbuf_sampler__disable(s) != -ECHILD) << 3;
+	perfbuf_sampler__free(s);
+	return bad;
+}
+
+TEST(sampler_in_forked_child)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_TID);
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .pid = gettid_(), .page_cnt = 8);
+	struct seen w = { .pid = getpid(), .tid = gettid_() };
+	struct perfbuf_sampler *s;
+	int status = -1;
+	pid_t pid;
+
+	TEST_NEED_ROOT();
+	s = perfbuf_sampler__new(&ev, &so);
+	if (!ASSERT_OK_PTR(s, "sampler"))
+		return;
+	spin_ms(10);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(sampler_child(s));
+	if (ASSERT_GT(pid, 0, "fork")) {
+		ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+		ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), 0,
+			  "every call refused with -ECHILD (bit set: the one that was not)");
+	}
+	perfbuf_sampler__consume(s, seen_cb, &w);
+	w.samples = 0;
+	spin_ms(30);
+	ASSERT_GT(perfbuf_sampler__poll(s, 100, seen_cb, &w), 0,
+		  "the parent's event still enabled and in its epoll set");
+	perfbuf_sampler__free(s);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(every_sample_field),
 	TEST_ENTRY(sample_variants),
@@ -1111,4 +1161,5 @@ TEST_MAIN(
 	TEST_ENTRY(sampler_hardware),
 	TEST_ENTRY(sampler_bpf_program),
 	TEST_ENTRY(sampler_bad_opts),
+	TEST_ENTRY(sampler_in_forked_child),
 )

@@ -281,6 +281,11 @@ static inline bool perfbuf_callchain__next(const struct perfbuf_sample *s,
  * event dies when the CPU goes offline, so when it comes back its ring is
  * read and a new event opened (enabled if the sampler is); without a CPU
  * list, CPUs coming online for the first time get one too.
+ *
+ * A sampler belongs to the process that made it: in a child forked after
+ * perfbuf_sampler__new() its rings are not mapped and its events and
+ * epoll set are the parent's, so poll, consume, enable and disable return
+ * -ECHILD there, and free only frees and closes the child's share.
  */
 struct perfbuf_sampler;
 
@@ -347,7 +352,8 @@ typedef int (*perfbuf_sample_fn)(void *ctx, const struct perfbuf_sample *s);
  *
  * A record that does not parse is skipped, counted (`bad`) and logged
  * once per sampler; the call goes on and then returns -EBADMSG.
- * @return records delivered, -EBADMSG, or -ENODATA without rings
+ * @return records delivered, -EBADMSG, -ENODATA without rings, or -ECHILD
+ *         in a forked child
  */
 PERFBUF_API int perfbuf_sampler__consume(struct perfbuf_sampler *s,
 					 perfbuf_sample_fn fn, void *ctx);
