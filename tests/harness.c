@@ -41,6 +41,14 @@ static int quiet_print(enum perfbuf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static bool known_case(const char *name, const struct test_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, cases[i].name))
+			return true;
+	return false;
+}
+
 int test_main(int argc, char **argv, const struct test_case *cases, size_t n)
 {
 	int failed = 0, first = 1;
@@ -49,6 +57,13 @@ int test_main(int argc, char **argv, const struct test_case *cases, size_t n)
 		verbose = true;
 		first = 2;
 	}
+	/* a misspelt name would run nothing and pass: refuse it first */
+	for (int a = first; a < argc; a++)
+		if (!known_case(argv[a], cases, n)) {
+			fprintf(stderr, "%s: no subtest named '%s'; nothing run "
+				"(give none to run them all)\n", argv[0], argv[a]);
+			return 1;
+		}
 	perfbuf_set_print(quiet_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; i < n; i++) {

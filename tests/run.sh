@@ -31,14 +31,16 @@ for dir in "$@"; do
 		rc=$?
 		secs=$((SECONDS - start))
 		times+=("$secs $name")
+		results=0
 		while IFS= read -r line; do
 			case $line in
 			PASS\ *) pass=$((pass + 1)); echo "  $name: $line" ;;
 			FAIL\ *) fail=$((fail + 1)); echo "  $name: $line"
 				failures+=("$name: ${line:0:200}") ;;
 			SKIP\ *) skip=$((skip + 1)); echo "  $name: $line" ;;
-			*) echo "    $line" ;;
+			*) echo "    $line"; continue ;;
 			esac
+			results=$((results + 1))
 		done <<<"$out"
 		if ((rc == 124)); then
 			# the lines above say how far it got; name where it stopped
@@ -49,6 +51,11 @@ for dir in "$@"; do
 		elif ((rc != 0)) && ! grep -q '^FAIL ' <<<"$out"; then
 			echo "  $name: FAIL (exit status $rc)"
 			failures+=("$name: FAIL (exit status $rc)")
+			fail=$((fail + 1))
+		elif ((results == 0)); then
+			# it ended before its first check: nothing was tested
+			echo "  $name: FAIL (exit status 0 without a PASS, FAIL or SKIP line)"
+			failures+=("$name: FAIL (no PASS, FAIL or SKIP line)")
 			fail=$((fail + 1))
 		fi
 		echo "  $name: $secs s"

@@ -77,7 +77,8 @@ struct test_case {
 #define TEST(name) static void test_##name(void)
 #define TEST_ENTRY(name) { #name, test_##name }
 
-/* Run the listed subtests (all, or those named on the command line). */
+/* Run the listed subtests (all, or those named on the command line; a
+ * name that matches none is one line on stderr and exit 1, nothing run). */
 int test_main(int argc, char **argv, const struct test_case *cases, size_t n);
 
 /* Fault in @n fresh anonymous pages (page-fault software events), then unmap. */

@@ -10,7 +10,7 @@ BUILD=$(realpath "$BUILD")
 cd "$(dirname "$0")/.."
 # gcc links libasan.so, clang its static runtime: both name __asan_init
 if readelf -sW "$BUILD/libperfbuf.a" 2>/dev/null | grep -q '__asan_init'; then
-	echo "install: $BUILD is an ASan build; the plain build is installed and checked"
+	skip install "$BUILD is an ASan build; the plain build is installed and checked"
 	finish
 fi
 tmp=$(mktemp -d)

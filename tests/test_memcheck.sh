@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 # gcc links libasan.so, clang its static runtime: both name __asan_init
 if readelf -sW "$PERFBUF" 2>/dev/null | grep -q '__asan_init'; then
-	echo "memcheck: $BUILD is an ASan build; valgrind runs on the plain build"
+	skip memcheck "$BUILD is an ASan build; valgrind runs on the plain build"
 	finish
 fi
 if ! command -v valgrind >/dev/null; then
