@@ -57,6 +57,29 @@ if need_root; then
 	check demo_time_rel awk '/ true +\/bin\/true$/ { n++; if ($1 > 10) bad = 1 } END { exit bad || !n }' "$tmp/out"
 	"$PERFBUF" demo -d 1 --time wall >"$tmp/out" 2>"$tmp/err"
 	check demo_time_wall grep -qE "^$(date +%Y-%m-%d)T[0-9:]{8}\.[0-9]{6} +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$" "$tmp/out"
+	# SIGHUP (a closed terminal) ends it as Ctrl-C does, with the
+	# statistics; under nohup (SIGHUP ignored) it runs on to -d
+	for mode in caught ignored; do
+		if [[ $mode == ignored ]]; then
+			(trap '' HUP; exec "$PERFBUF" demo -d 3 >"$tmp/hup.out" 2>"$tmp/hup.err") &
+		else
+			"$PERFBUF" demo -d 3 >"$tmp/hup.out" 2>"$tmp/hup.err" &
+		fi
+		p=$!
+		wait_line "$tmp/hup.out" '^Tracing exec' "$p"
+		start=$SECONDS
+		kill -HUP "$p"
+		wait "$p"
+		rc=$?
+		secs=$((SECONDS - start))
+		if [[ $mode == caught ]]; then
+			check demo_sighup_ends_run test "$rc" = 0 -a "$secs" -le 1 -a \
+				-n "$(grep -E '^CPU +SAMPLES' "$tmp/hup.out")"
+		else
+			check demo_sighup_ignored_under_nohup test "$rc" = 0 -a "$secs" -ge 2 -a \
+				-n "$(grep -E '^CPU +SAMPLES' "$tmp/hup.out")"
+		fi
+	done
 	# tracefs mounted when missing, as trace does (a private mount namespace)
 	if unshare -m true 2>/dev/null; then
 		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null

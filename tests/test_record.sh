@@ -187,6 +187,24 @@ else
 	stop_record
 fi
 
+# a closed terminal (SIGHUP) ends a flight recorder as SIGTERM does: the
+# newest events in the capture, which replaces the file that was there
+echo old >"$tmp/hup.cap"
+if start_record --flight-recorder 8K -o "$tmp/hup.cap" "$SEQ"; then
+	taskset -c 0 "$TARGET" 50
+	stop_record HUP
+	"$PERFBUF" report --json "$tmp/hup.cap" >"$tmp/hup.json" 2>"$tmp/hup.err"
+	n=$(seqs "$tmp/hup.json" | wc -l)
+	if [[ $rrc == 0 && $n == 50 ]] && ! compgen -G "$tmp/hup.cap.*" >/dev/null; then
+		pass flight_recorder_sighup
+	else
+		fail flight_recorder_sighup "rc $rrc, $n events: $(head -c 300 "$tmp/rerr") $(head -c 200 "$tmp/hup.err") $(ls "$tmp" | grep hup)"
+	fi
+else
+	fail flight_recorder_sighup "did not attach: $(head -c 300 "$tmp/rerr")"
+	stop_record
+fi
+
 # --- a full disk: one line, the counts, exit 1 -------------------------
 mkdir -p "$tmp/small"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then

@@ -27,13 +27,10 @@
 
 static volatile sig_atomic_t exiting, snapshot_wanted;
 
-/* counted: one while detaching leaves the rest to the kernel */
-static void on_signal(int sig)
+static void on_snapshot(int sig)
 {
-	if (sig == SIGUSR1)
-		snapshot_wanted = 1;
-	else
-		exiting++;
+	(void)sig;
+	snapshot_wanted = 1;
 }
 
 struct run {
@@ -421,7 +418,7 @@ static void cleanup(struct run *run)
 static int run_main(int argc, char **argv, const char *prog, bool record)
 {
 	static struct run run;	/* big: the record copy */
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_snapshot };
 	struct trace_loop loop = { .exiting = &exiting, .stop = &run.stop,
 				   .done = output_done, .ctx = &run };
 	struct trace_session_opts so;
@@ -434,8 +431,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	/* before the load (a second or more): a signal meanwhile, even to a
 	 * background job (started with SIGINT ignored), ends the run after
 	 * it, with the summary; one while attaching still detaches */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_stop_on_signals(&exiting, false);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = trace_parse_options(argc, argv, &run.o);
 	if (err)

@@ -419,20 +419,28 @@ static bool stdout_closed;
 
 static volatile sig_atomic_t *stop_flag;
 
+/* counted: trace takes a second one while detaching as "leave the rest
+ * to the kernel" */
 static void on_stop(int sig)
 {
 	(void)sig;
-	*stop_flag = 1;
+	*stop_flag = *stop_flag + 1;
 }
 
 void cli_stop_on_signals(volatile sig_atomic_t *flag, bool restart)
 {
 	struct sigaction sa = { .sa_handler = on_stop,
 				.sa_flags = restart ? SA_RESTART : 0 };
+	struct sigaction hup;
 
 	stop_flag = flag;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* the default killed a run whose terminal closed: nothing written
+	 * (a flight recorder's capture empty, a -o file left in its
+	 * temporary name) */
+	if (!sigaction(SIGHUP, NULL, &hup) && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 void cli_reserve_stdio(void)

@@ -85,11 +85,13 @@ const char *cli_strerror(int err);
  * kernel decides then). The one check of every command's CPU option. */
 bool cli_cpu_online(int cpu);
 
-/* SIGINT and SIGTERM set *@flag to 1 from now on (even when the shell
- * started a background job with SIGINT ignored): the one handler of the
- * commands that end on them. @restart: reads and writes a signal
- * interrupts go on (SA_RESTART, as signal() has it), else they see EINTR.
- * One flag a process: the last call's. */
+/* SIGINT, SIGTERM and SIGHUP add 1 to *@flag from now on (even when the
+ * shell started a background job with SIGINT ignored; SIGHUP stays
+ * ignored when it was, as nohup leaves it): the one handler of every
+ * command that ends on them, so a closed terminal ends a run as Ctrl-C
+ * does, with its data written and its summary. @restart: reads and
+ * writes a signal interrupts go on (SA_RESTART, as signal() has it),
+ * else they see EINTR. One flag a process: the last call's. */
 void cli_stop_on_signals(volatile sig_atomic_t *flag, bool restart);
 
 /* Before anything opens a file: fds 0-2 that are closed get /dev/null,
