@@ -57,6 +57,16 @@ if need_root; then
 	check demo_time_rel awk '/ true +\/bin\/true$/ { n++; if ($1 > 10) bad = 1 } END { exit bad || !n }' "$tmp/out"
 	"$PERFBUF" demo -d 1 --time wall >"$tmp/out" 2>"$tmp/err"
 	check demo_time_wall grep -qE "^$(date +%Y-%m-%d)T[0-9:]{8}\.[0-9]{6} +[0-9]+ +[0-9]+ +[0-9]+ +true +/bin/true$" "$tmp/out"
+	# a reader that stops early (| head -1): a prompt end, exit 0, the
+	# statistics on stderr (an exec a second writes, and finds EPIPE)
+	start=$SECONDS
+	"$PERFBUF" demo -d 60 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
+	rc=${PIPESTATUS[0]}
+	check demo_head_1 test "$rc" = 0 -a $((SECONDS - start)) -lt 30 -a \
+		-n "$(grep -E '^CPU +SAMPLES' "$tmp/head.err")" -a "$(wc -l <"$tmp/head.out")" = 1
+	"$PERFBUF" 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
+	rc=${PIPESTATUS[0]}
+	check no_command_head_1 test "$rc" = 0 -a -n "$(grep -E '^CPU +SAMPLES' "$tmp/head.err")"
 	# SIGHUP (a closed terminal) ends it as Ctrl-C does, with the
 	# statistics; under nohup (SIGHUP ignored) it runs on to -d
 	for mode in caught ignored; do

@@ -107,6 +107,18 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 	return cli_options(&c, argc, argv, o);
 }
 
+/* 0, or -EPIPE when the reader is gone (`perfbuf demo | head -1`: a
+ * normal end, SIGPIPE is ignored), or another -errno, said. */
+static int flush_stdout(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	if (errno == EPIPE)
+		return -EPIPE;
+	fprintf(stderr, "perfbuf demo: writing stdout failed: %s\n", strerror(errno));
+	return -errno;
+}
+
 /* Poll until the end or a signal, a /bin/true every second; 0 or -errno. */
 static int demo_loop(struct perfbuf *pb, long duration)
 {
@@ -127,21 +139,23 @@ static int demo_loop(struct perfbuf *pb, long duration)
 			fprintf(stderr, "perfbuf demo: poll: %s\n", strerror(-err));
 			return err;
 		}
-		fflush(stdout);
+		err = flush_stdout();
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-static void demo_stats(struct perfbuf *pb, const struct demo_run *run)
+static void demo_stats(FILE *f, struct perfbuf *pb, const struct demo_run *run)
 {
-	printf("\n%llu events\n%-4s %10s %12s %8s %8s %8s %10s\n",
+	fprintf(f, "\n%llu events\n%-4s %10s %12s %8s %8s %8s %10s\n",
 	       (unsigned long long)run->events, "CPU", "SAMPLES", "BYTES", "LOST",
 	       "WAKEUPS", "DRAINS", "HIGHWATER");
 	for (size_t i = 0; i < perfbuf__ring_cnt(pb); i++) {
 		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 		perfbuf__stats(pb, i, &st);
-		printf("%-4d %10llu %12llu %8llu %8llu %8llu %10llu\n", st.cpu,
+		fprintf(f, "%-4d %10llu %12llu %8llu %8llu %8llu %10llu\n", st.cpu,
 		       (unsigned long long)st.samples, (unsigned long long)st.bytes,
 		       (unsigned long long)st.lost, (unsigned long long)st.wakeups,
 		       (unsigned long long)st.polls,
@@ -183,17 +197,30 @@ int cmd_demo(int argc, char **argv)
 		goto cleanup;
 	}
 	cli_stop_on_signals(&exiting, true);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	printf("Tracing exec() for %ld s (running /bin/true every second)... Ctrl-C to stop.\n",
 	       o.duration);
 	trace_clock_init(&run.clock, o.tmode);
 	printf("%-14s %-3s %-7s %-7s %-16s %s\n", trace_clock_header(&run.clock),
 	       "CPU", "PID", "PPID", "COMM", "FILENAME");
 	err = demo_loop(pb, o.duration);
-	if (!err)
+	if (!err || err == -EPIPE) {
 		err = perfbuf__drain(pb);
-	if (err >= 0) {
+		if (err < 0)
+			fprintf(stderr, "perfbuf demo: draining the perf buffer failed: %s\n",
+				strerror(-err));
+		else
+			err = flush_stdout();
+	}
+	if (!err) {
+		demo_stats(stdout, pb, &run);
+		err = flush_stdout();
+	}
+	if (err == -EPIPE) {
+		/* the reader stopped early: no error; the statistics where
+		 * they can still be read */
 		err = 0;
-		demo_stats(pb, &run);
+		demo_stats(stderr, pb, &run);
 	}
 cleanup:
 	perfbuf__free(pb);
