@@ -181,9 +181,9 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/p
 # the tool's error words (cli_strerror(), cli_bad_option())
 $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o
 
-# capture files: the record/report code and cli_open_output()
+# capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/common/cli.o
+	$(OUTPUT)/tools/common/output.o
 
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)

@@ -163,7 +163,58 @@ one_line output_hardlink_refused 1 "^perfbuf trace: cannot write '$tmp/hardlink'
 check output_hardlink_target_kept test "$(cat "$tmp/victim")" = precious
 head -c 100000 /dev/zero >"$tmp/old"
 "${PB[@]}" trace -n 1 -o "$tmp/old" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
-check output_regular_truncated test "$(grep -c sched_switch "$tmp/old")" = 1 -a "$(stat -c %s "$tmp/old")" -lt 1000
+check output_regular_replaced test "$(grep -c sched_switch "$tmp/old")" = 1 -a "$(stat -c %s "$tmp/old")" -lt 1000
+
+# another user's file in a sticky world-writable directory (/tmp): every
+# command's output replaces it with one of ours (0600, FILE.XXXXXX
+# renamed over it), never writes into it (it kept its owner and mode and
+# was readable by that user)
+mkdir -m 1777 "$tmp/sticky"
+F=$tmp/sticky/out
+plant() { rm -f "$F"; echo precious >"$F"; chown nobody:nogroup "$F"; chmod 666 "$F"; }
+# ours: root's, 0600, no temporary file left beside it
+ours() { [[ $(stat -c '%U %a' "$F") == "root 600" ]] && ! compgen -G "$F.*" >/dev/null; }
+"${PB[@]}" record -n 2 -o "$tmp/two.cap" tracepoint:sched:sched_switch 2>/dev/null
+obj=$BUILD/tests/bpf/run_types.bpf.o
+for c in "trace -n 2 -o $F tracepoint:sched:sched_switch" "record -n 2 -o $F tracepoint:sched:sched_switch" \
+	 "run -d 1 -o $F $obj" "run --record -d 1 -o $F $obj" "profile -d 0.2 --svg $F" \
+	 "report --perf-data $F $tmp/two.cap"; do
+	plant
+	# shellcheck disable=SC2086
+	"${PB[@]}" $c >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	name=${c%% -*}
+	name=output_other_users_file_${name// /_}
+	[[ $c == *--record* ]] && name+=_record
+	[[ $c == *--perf-data* ]] && name+=_perf_data
+	if [[ $rc == 0 ]] && ours && ! grep -qx precious "$F"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, $(stat -c '%U %a' "$F"), $(ls "$tmp/sticky" | tr '\n' ' ') $(head -c 200 "$tmp/eerr")"
+	fi
+done
+
+# a run that fails before it starts (a bad object, map or probe) leaves
+# the file that was there as it was, and nothing beside it
+for c in "run -o $F /no/such.bpf.o" "run --record -o $F /no/such.bpf.o" \
+	 "run -o $F tests/bpf/run_test.h" "attach -o $F --map-id 2147483647" \
+	 "trace -o $F tracepoint:no_such:probe" "record -o $F tracepoint:no_such:probe"; do
+	echo precious >"$F"
+	chmod 644 "$F"
+	# shellcheck disable=SC2086
+	"${PB[@]}" $c >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	name=${c%% -*}
+	name=output_kept_on_failed_${name// /_}
+	[[ $c == *--record* ]] && name+=_record
+	[[ $c == *run_test.h* ]] && name+=_not_elf
+	if [[ $rc == 1 && $(cat "$F") == precious && $(stat -c %a "$F") == 644 ]] &&
+	   ! compgen -G "$F.*" >/dev/null; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, $(wc -c <"$F") bytes, $(ls "$tmp/sticky" | tr '\n' ' ') $(head -c 200 "$tmp/eerr")"
+	fi
+done
 mkfifo "$tmp/fifo"
 timeout 60 cat "$tmp/fifo" >"$tmp/from_fifo" &
 "${PB[@]}" trace -n 3 -o "$tmp/fifo" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"

@@ -22,9 +22,10 @@ enum { FD_SPANS, FD_FRAME, FD_FWRITE, FD_N };
 struct file_drain {
 	struct drain_bench *b;
 	const struct rec_fs *fs;
-	int fd;			/* FD_SPANS */
+	int fd;			/* FD_SPANS: @out's */
 	struct cap_writer *w;	/* FD_FRAME */
-	FILE *f;		/* FD_FWRITE */
+	FILE *f;		/* FD_FWRITE: @out's */
+	struct cli_out out;	/* FD_SPANS, FD_FWRITE */
 	__u64 bytes;		/* handed to the file by the last drain */
 	__u32 crc;
 	int err;
@@ -96,32 +97,33 @@ static int fd_open(struct file_drain *x, int fs, int k)
 
 	snprintf(path, sizeof(path), "%s/perfbuf-bench-drain.%s", x->fs->dir[fs],
 		 k == FD_FRAME ? "cap" : "bin");
-	switch (k) {
-	case FD_SPANS:
-		x->fd = cli_open_output(path);
-		return x->fd < 0 ? x->fd : 0;
-	case FD_FRAME:
+	int err;
+
+	if (k == FD_FRAME) {
 		x->w = cap_writer__open(path);
 		return x->w ? 0 : -errno;
-	default:
-		x->b->d.out = x->f = cli_fopen_output(path);
-		return x->f ? 0 : -errno;
 	}
+	err = cli_out__open(&x->out, path);
+	if (err)
+		return err;
+	x->fd = x->out.fd;
+	if (k == FD_FWRITE && !(x->b->d.out = x->f = cli_out__stream(&x->out))) {
+		err = -errno;
+		cli_out__discard(&x->out);
+	}
+	return err;
 }
 
 static int fd_close(struct file_drain *x, int k)
 {
 	int err = 0;
 
-	if (k == FD_SPANS && close(x->fd))
-		err = -errno;
 	if (k == FD_FRAME)
 		err = cap_writer__close(x->w, false);
-	if (k == FD_FWRITE) {
+	if (k == FD_FWRITE)
 		x->bytes = (__u64)ftell(x->f);
-		if (fclose(x->f))
-			err = -errno;
-	}
+	if (k != FD_FRAME)
+		err = cli_out__commit(&x->out, false);
 	return err;
 }
 

@@ -243,7 +243,8 @@ static void run_parts(void)
 int main(int argc, char **argv)
 {
 	char path[PATH_MAX];
-	int ret = parse_args(argc, argv);
+	struct cli_out md_out;
+	int err, ret = parse_args(argc, argv);
 
 	if (ret)
 		return ret == 2 ? 0 : 1;
@@ -255,16 +256,18 @@ int main(int argc, char **argv)
 		env.self[0] = '\0';
 	mkdir(env.out, 0755);
 	snprintf(path, sizeof(path), "%s/bench.md", env.out);
-	md = cli_fopen_output(path);
+	err = cli_out__open(&md_out, path);
+	md = err ? NULL : cli_out__stream(&md_out);
 	if (!md) {
-		fprintf(stderr, "perfbuf-bench: cannot write %s: %s\n", path, strerror(errno));
+		cli_cannot_write("perfbuf-bench", path, err ?: -errno);
+		cli_out__discard(&md_out);
 		return 1;
 	}
 	libbpf_set_print(NULL);
 	signal(SIGPIPE, SIG_IGN);
 	printf("perfbuf-bench on %s\n", bench_host());
 	run_parts();
-	fclose(md);
+	cli_out__commit(&md_out, false);
 	printf("\ntable: %s/bench.md\n", env.out);
 	return 0;
 }

@@ -258,11 +258,13 @@ static double run_timed(char *const argv[], double *cpu_s)
 	pid_t pid;
 
 	snprintf(log, sizeof(log), "%s/report.log", env.out);
+	unlink(log);	/* made anew in place by the child, which execs */
 	pid = fork();
 	if (pid < 0)
 		return 0;
 	if (pid == 0) {
-		int out = open("/dev/null", O_WRONLY), err = cli_open_output(log);
+		struct cli_out o;
+		int out = open("/dev/null", O_WRONLY), err = cli_out__open(&o, log) ?: o.fd;
 
 		if (out < 0 || err < 0)
 			_exit(127);

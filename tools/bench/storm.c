@@ -86,7 +86,9 @@ pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		int fd = cli_open_output(log);
+		struct cli_out out;
+		/* removed above: made in place (O_EXCL), read while written */
+		int fd = cli_out__open(&out, log) ? -1 : out.fd;
 
 		/* ended with the bench, however it ends (Ctrl-C, a kill) */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);

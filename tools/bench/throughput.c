@@ -271,13 +271,16 @@ static bool swept(int p)
 static void gnuplot(const char *dir)
 {
 	char cmd[PATH_MAX * 2 + 64];
+	struct cli_out out;
 	FILE *gp;
 	int idx = 0;
 
 	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
-	gp = cli_fopen_output(cmd);
-	if (!gp)
+	gp = cli_out__open(&out, cmd) ? NULL : cli_out__stream(&out);
+	if (!gp) {
+		cli_out__discard(&out);
 		return;
+	}
 	fprintf(gp,
 		"set terminal png size 900,600 noenhanced\n"
 		"set output '%s/bench.png'\n"
@@ -296,7 +299,7 @@ static void gnuplot(const char *dir)
 			fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
 				dir, idx++, peer_name[p]);
 	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
-	fclose(gp);
+	cli_out__commit(&out, false);
 	snprintf(cmd, sizeof(cmd), "gnuplot '%s/bench.gp' 2>&1", dir);
 	if (system(cmd) == 0)
 		printf("\nplot: %s/bench.png\n", dir);
@@ -340,15 +343,15 @@ static void bench_sweep(const struct result *sat)
 	double secs = env.quick ? 1 : 2;
 	char path[PATH_MAX];
 	int n_peers = 0;
+	struct cli_out out;
 	FILE *dat;
 
 	for (int p = 0; p < N_PEERS; p++)
 		n_peers += swept(p);
 	snprintf(path, sizeof(path), "%s/bench.dat", env.out);
-	dat = cli_fopen_output(path);
+	dat = cli_out__open(&out, path) ? NULL : cli_out__stream(&out);
 	if (!dat || !n_peers) {
-		if (dat)
-			fclose(dat);
+		cli_out__discard(&out);
 		return;
 	}
 	printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
@@ -356,7 +359,7 @@ static void bench_sweep(const struct result *sat)
 	for (int p = 0; p < N_PEERS; p++)
 		if (swept(p))
 			sweep_peer(dat, p, rates, n_rates, secs, &sat[p]);
-	fclose(dat);
+	cli_out__commit(&out, false);
 	gnuplot(env.out);
 }
 

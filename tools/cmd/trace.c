@@ -41,7 +41,8 @@ struct run {
 	struct trace_sink *sink;
 	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
 	struct sym_names *names;
-	int fd;			/* the output */
+	int fd;			/* the output: 1, or @out's */
+	struct cli_out out;	/* -o FILE (not record's) */
 	struct metrics metrics;	/* --metrics */
 	__u64 next_pub;		/* --metrics: when to publish the counts */
 	__u64 received, printed;
@@ -250,9 +251,10 @@ static int open_output(struct run *run)
 		if (err)
 			return cli_cannot_write(run->o.prog, run->o.output, err);
 	} else if (run->o.output) {
-		run->fd = cli_open_output(run->o.output);
-		if (run->fd < 0)
-			return cli_cannot_write(run->o.prog, run->o.output, run->fd);
+		err = cli_out__open(&run->out, run->o.output);
+		if (err)
+			return cli_cannot_write(run->o.prog, run->o.output, err);
+		run->fd = run->out.fd;
 	}
 	return 0;
 }
@@ -387,10 +389,16 @@ static int finish(struct run *run)
 {
 	const char *name = run->o.nats.nurls ? "to NATS" :
 			   run->o.output ? run->o.output : "stdout";
-	int err;
+	int err, cerr;
 
 	trace_session__stop(&run->s);
 	err = write_end(run, name);
+	cerr = cli_out__commit(&run->out, false);
+	if (cerr && !err) {
+		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, name,
+			strerror(-cerr));
+		err = -EIO;
+	}
 	publish(run);	/* the last scrape shows the summary's counts */
 	trace_session__detach(&run->s, &exiting);
 	return err;
@@ -401,18 +409,19 @@ static void cleanup(struct run *run)
 	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
 	/* a run that never attached leaves no capture; one that failed
 	 * after the attach keeps what it wrote */
-	if (probes_attached(&run->s.set))
+	if (probes_attached(&run->s.set)) {
 		capture_out_close(&run->cap, "");
-	else
+		cli_out__commit(&run->out, false);
+	} else {
 		capture_out_discard(&run->cap);
+		cli_out__discard(&run->out);
+	}
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
 	names_free(run->names);
 	maps_free(run->maps);
 	trace_session__free(&run->s);
 	nats_opts_free(&run->o.nats);
-	if (run->fd > 2)
-		close(run->fd);
 }
 
 static int run_main(int argc, char **argv, const char *prog, bool record)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What every subcommand shares: bad options, privileges, fds, output files,
- * setting up the collector. */
+/* What every subcommand shares: bad options, privileges, fds, setting up
+ * the collector (output files: output.c). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -187,104 +187,6 @@ int cli_need_fds(const char *prog, unsigned int extra)
 		prog, strerror(EMFILE), (unsigned long long)rl.rlim_max,
 		(unsigned long long)need);
 	return -EMFILE;
-}
-
-/* A FIFO's reader started just before us (`cat FIFO & perfbuf ... -o
- * FIFO`) may not have opened it yet: give it a second, never longer (a
- * blocking open() would ignore -d). A signal ends the wait. */
-static int open_fifo_grace(const char *path, int flags)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int fd = -1;
-
-	for (int i = 0; i < 100 && fd < 0 && errno == ENXIO; i++) {
-		if (nanosleep(&tick, NULL))
-			break;
-		fd = open(path, flags, 0600);
-	}
-	if (fd < 0)
-		errno = ENXIO;
-	return fd;
-}
-
-/* O_NOFOLLOW and no O_TRUNC at open: a planted symlink, or a hard link to
- * a file that is not the user's, is never clobbered; only a regular file
- * is truncated, a FIFO or device (/dev/null) is written as it is. */
-int cli_open_output(const char *path)
-{
-	const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-	struct stat st;
-	int fd, err;
-
-	/* O_NONBLOCK: a FIFO's open() would wait for a reader (ENXIO now) */
-	fd = open(path, flags, 0600);
-	if (fd < 0 && errno == ENXIO)
-		fd = open_fifo_grace(path, flags);
-	if (fd < 0)
-		return -errno;
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || fstat(fd, &st)) {
-		err = -errno;
-		goto fail;
-	}
-	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-		err = -EMLINK;
-		goto fail;
-	}
-	if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
-		err = -errno;
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return err;
-}
-
-bool cli_is_file(int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && S_ISREG(st.st_mode);
-}
-
-const char *cli_output_error(int err)
-{
-	switch (-err) {
-	case ELOOP:
-		return "it is a symbolic link (not followed); give the file it points to";
-	case EMLINK:
-		return "it has other hard links; refusing to truncate it";
-	case ENXIO:
-		return "a FIFO with no reader; start its reader first";
-	default:
-		return strerror(-err);
-	}
-}
-
-int cli_cannot_write(const char *prog, const char *path, int err)
-{
-	fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path,
-		cli_output_error(err));
-	return err;
-}
-
-FILE *cli_fopen_output(const char *path)
-{
-	int fd = cli_open_output(path);
-	FILE *f;
-
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-	}
-	return f;
 }
 
 /* The library's warnings while a collector is set up: kept, to become the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* What every command of the tool shares (cli.c): numbers and options,
- * privileges and fds checked up front, output files, error words. */
+ * privileges and fds checked up front, error words; output files
+ * (output.h). */
 #ifndef PERFBUF_COMMON_CLI_H
 #define PERFBUF_COMMON_CLI_H
 
@@ -55,20 +56,7 @@ int cli_need_privileges(const char *prog, unsigned int need);
  * misreport EMFILE as other errors: hence up front. */
 int cli_need_fds(const char *prog, unsigned int extra);
 
-/* Open an output file: created 0600, never through a symlink (-ELOOP),
- * an existing regular file truncated unless it has other hard links
- * (-EMLINK), a FIFO or device written as is. An fd or -errno. */
-int cli_open_output(const char *path);
-/* Is @fd a regular file? (--width never cuts what goes to one) */
-bool cli_is_file(int fd);
-/* What to say about cli_open_output()'s @err. */
-const char *cli_output_error(int err);
-/* The line of every command whose output @path failed to open with @err
- * (cli_open_output()'s, or a capture writer's): "PROG: cannot write
- * 'PATH': why". Returns @err. */
-int cli_cannot_write(const char *prog, const char *path, int err);
-/* The same as a stdio stream; NULL with errno set. */
-FILE *cli_fopen_output(const char *path);
+#include "output.h"	/* output files: every command's */
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
  * setting up the perf buffer failed: " and the reason; if it works, the

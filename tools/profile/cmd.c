@@ -322,10 +322,16 @@ static int write_outputs(struct prof_run *run, double seconds)
 		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
 			strerror(-err));
 	if (!err && run->o->svg_path) {
-		f = cli_fopen_output(run->o->svg_path);
-		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
-		if (f && fclose(f) && !err)
-			err = -errno;
+		struct cli_out out;
+
+		err = cli_out__open(&out, run->o->svg_path);
+		f = err ? NULL : cli_out__stream(&out);
+		err = err ?: f ? out_svg(f, run, names, "perfbuf profile") : -errno;
+		/* a graph not written whole leaves the old one */
+		if (err)
+			cli_out__discard(&out);
+		else
+			err = cli_out__commit(&out, false);
 		if (err)
 			fprintf(stderr, "perfbuf profile: writing %s: %s\n",
 				run->o->svg_path, cli_output_error(err));

@@ -94,7 +94,8 @@ __u32 cap_crc32(__u32 crc, const void *p, size_t len);
 struct cap_writer;
 
 /* Create @path (0600, never through a symlink, not a file with other hard
- * links: cli_open_output()) and write the header. NULL with errno. */
+ * links; an existing file replaced only at the close: cli_out__open())
+ * and write the header. NULL with errno. */
 struct cap_writer *cap_writer__open(const char *path);
 /* Write one frame whose payload is @iov (@cnt pieces). 0 or a negative
  * errno; after an error every later call returns it (the file then ends

@@ -26,7 +26,7 @@ struct capture_out {
 	} *snap;
 };
 
-/* Create @path (cli_open_output(): 0 or a negative errno that
+/* Create @path (cli_out__open(): 0 or a negative errno that
  * cli_output_error() explains). */
 int capture_out_open(struct capture_out *c, const char *path);
 /* META, the probes and their format files. 0 or a negative errno. */

@@ -550,14 +550,16 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	struct file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
 				 .attr_size = sizeof(struct file_attr) };
 	int n = pd->set->n, err = 0;
-	struct stat st;
+	struct cli_out out;
 	long long folded;
 
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
-	pd->f = cli_fopen_output(path);
+	err = cli_out__open(&out, path);
+	pd->f = err ? NULL : cli_out__stream(&out);
 	if (!pd->f) {
-		err = -errno;
+		err = err ?: -errno;
+		cli_out__discard(&out);
 		snprintf(why, why_sz, "cannot write '%s': %s", path, cli_output_error(err));
 		return err;
 	}
@@ -575,13 +577,13 @@ int perf_data__write(struct perf_data *pd, const char *path,
 		put(pd->f, &h, sizeof(h));
 	if (!err && (fflush(pd->f) || ferror(pd->f)))
 		err = -(errno ?: EIO);
-	if (fclose(pd->f) && !err)
-		err = -errno;
 	pd->f = NULL;
-	if (err) {
+	/* no partial or empty perf.data left: the old file stays */
+	if (err)
+		cli_out__discard(&out);
+	else
+		err = cli_out__commit(&out, false);
+	if (err)
 		snprintf(why, why_sz, "writing '%s' failed: %s", path, strerror(-err));
-		if (!lstat(path, &st) && S_ISREG(st.st_mode))
-			unlink(path);	/* no partial or empty perf.data left */
-	}
 	return err;
 }

@@ -21,7 +21,8 @@ struct perf_data;
 struct perf_data *perf_data__new(struct cap_reader *r, const struct probe_set *set);
 /*
  * Write the records of @s (a stream over that capture, whose META is @m)
- * in time order to @path (created as cli_open_output() does) as perf.data.
+ * in time order to @path (cli_out__open(): an old file replaced only
+ * when all is written) as perf.data.
  * Everything before damage in the capture is written; res->stream_err
  * says there was some.
  * @return 0, or a negative errno with one line in @why

@@ -1,60 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Writing capture frames: one writev() per frame, the payload straight
  * from where it is (a ring's mapping). */
-#define _GNU_SOURCE	/* mkostemp */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "capture.h"
-#include "common/cli.h"
+#include "common/output.h"
 
 #define MAX_PIECES 8
 
 struct cap_writer {
-	int fd;
+	struct cli_out out;	/* replaces the file there at the close */
 	int err;
 	__u64 bytes;
-	char *path;	/* the capture's name */
-	char *tmp;	/* written here, renamed to @path at the close: a
-			 * capture there survives a run that fails (NULL:
-			 * written to @path itself: none was there) */
-	bool created;	/* @path made here: a discarded run removes it */
 };
-
-/* An existing regular file: a PATH.XXXXXX beside it (the same file
- * system, for the rename). Else @path itself. The fd or -errno. */
-static int open_out(struct cap_writer *w, const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
-		w->created = errno == ENOENT;
-		return cli_open_output(path);	/* it says why not */
-	}
-	w->tmp = malloc(strlen(path) + 8);
-	if (!w->tmp)
-		return -ENOMEM;
-	sprintf(w->tmp, "%s.XXXXXX", path);
-	fd = mkostemp(w->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(w->tmp);
-		w->tmp = NULL;
-		return -errno;
-	}
-	return fd;
-}
 
 /* All of @iov, resuming after short writes and signals. */
 static int write_all(struct cap_writer *w, struct iovec *iov, int cnt)
 {
 	while (cnt) {
-		ssize_t n = writev(w->fd, iov, cnt);
+		ssize_t n = writev(w->out.fd, iov, cnt);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -88,11 +56,8 @@ struct cap_writer *cap_writer__open(const char *path)
 
 	if (!w)
 		return NULL;
-	w->path = strdup(path);
-	w->fd = w->path ? open_out(w, path) : -ENOMEM;
-	if (w->fd < 0) {
-		err = w->fd;
-		free(w->path);
+	err = cli_out__open(&w->out, path);
+	if (err) {
 		free(w);
 		errno = -err;
 		return NULL;
@@ -154,16 +119,9 @@ int cap_writer__close(struct cap_writer *w, bool sync)
 
 	if (!w)
 		return 0;
-	err = w->err;
-	if (!err && sync && fsync(w->fd) && errno != EINVAL)
-		err = -errno;
-	if (close(w->fd) && !err && errno != EINTR)
-		err = -errno;
 	/* (a capture cut by a full disk too: what it holds is readable) */
-	if (w->tmp && rename(w->tmp, w->path) && !err)
-		err = -errno;
-	free(w->tmp);
-	free(w->path);
+	err = cli_out__commit(&w->out, sync && !w->err);
+	err = w->err ?: err;
 	free(w);
 	return err;
 }
@@ -172,10 +130,6 @@ void cap_writer__discard(struct cap_writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
-	if (w->tmp || w->created)
-		unlink(w->tmp ? w->tmp : w->path);
-	free(w->tmp);
-	free(w->path);
+	cli_out__discard(&w->out);
 	free(w);
 }

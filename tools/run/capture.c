@@ -56,7 +56,7 @@ struct run_capture *run_capture__open(const char *path, const struct run_map *ma
 	return c;
 fail:
 	free(text);
-	run_capture__close(c, NULL);
+	run_capture__discard(c);
 	return NULL;
 }
 
@@ -115,6 +115,15 @@ int run_capture__close(struct run_capture *c, const char *summary)
 	free(c->buf);
 	free(c);
 	return err;
+}
+
+void run_capture__discard(struct run_capture *c)
+{
+	if (!c)
+		return;
+	cap_writer__discard(c->w);
+	free(c->buf);
+	free(c);
 }
 
 __u64 run_capture__records(const struct run_capture *c)

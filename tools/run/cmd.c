@@ -48,7 +48,11 @@ struct run {
 	struct run_decoder *dec;
 	struct trace_sink *sink;
 	struct run_capture *cap;	/* --record: no sink */
-	int fd;				/* the output */
+	int fd;				/* the output: 1, or @out's */
+	struct cli_out out;		/* -o FILE (not --record's) */
+	bool started;			/* attached, or reading a map: the
+					 * output replaces the old file even
+					 * if the run fails later */
 	struct metrics metrics;		/* --metrics */
 	__u64 to_write;			/* events handed to the sink */
 	bool stop;
@@ -413,9 +417,10 @@ static int setup(struct run *run)
 	if (run->o.metrics && metrics_start(&run->metrics, run->o.prog, run->o.metrics))
 		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
-		run->fd = cli_open_output(run->o.output);
-		if (run->fd < 0)
-			return cli_cannot_write(run->o.prog, run->o.output, run->fd);
+		err = cli_out__open(&run->out, run->o.output);
+		if (err)
+			return cli_cannot_write(run->o.prog, run->o.output, err);
+		run->fd = run->out.fd;
 	}
 	err = run->o.attach ? open_map(run) : open_object(run);
 	if (err)
@@ -587,6 +592,12 @@ static int finish(struct run *run)
 		err = -EIO;
 	}
 	summary(run, wr != 0);
+	wr = cli_out__commit(&run->out, false);
+	if (wr && !err) {
+		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, name,
+			strerror(-wr));
+		err = -EIO;
+	}
 	publish(run);
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->maps[i].wrong_size)
@@ -602,7 +613,15 @@ static int finish(struct run *run)
 static void cleanup(struct run *run)
 {
 	metrics_stop(&run->metrics);	/* it reads the collectors */
-	run_capture__close(run->cap, NULL);	/* a run that never started */
+	/* a run that failed before it started leaves the file that was
+	 * there; one that failed later keeps what it wrote */
+	if (run->started) {
+		run_capture__close(run->cap, NULL);
+		cli_out__commit(&run->out, false);
+	} else {
+		run_capture__discard(run->cap);
+		cli_out__discard(&run->out);
+	}
 	trace_sink__end(run->sink);
 	run_decoder__free(run->dec);
 	for (int i = 0; i < run->nmaps; i++) {
@@ -616,8 +635,6 @@ static void cleanup(struct run *run)
 	if (run->epfd > 0)
 		close(run->epfd);
 	nats_opts_free(&run->o.nats);
-	if (run->fd > 2)
-		close(run->fd);
 }
 
 /* run: "Attached N programs." (what the tests wait for) */
@@ -656,6 +673,7 @@ static int run_main(int argc, char **argv, bool attach)
 		fprintf(stderr, "Reading map %s. Hit Ctrl-C to end.\n", run.maps[0].name);
 	else
 		err = attach_all(&run);
+	run.started = !err;
 	if (!err)
 		err = run_loop(&run) ?: finish(&run);
 out:

@@ -19,9 +19,12 @@ int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost)
 /* The batch so far into the file: 0 or the writer's first error */
 int run_capture__flush(struct run_capture *c);
 __u64 run_capture__records(const struct run_capture *c);
-/* The END frame with @summary (NULL: a run that never started, none),
- * then closed: 0 or the first error */
+/* The END frame with @summary (NULL: a run that failed after it
+ * started, none), then closed in place of the old file: 0 or the first
+ * error */
 int run_capture__close(struct run_capture *c, const char *summary);
+/* A run that never started: the capture removed, an old file left. */
+void run_capture__discard(struct run_capture *c);
 
 struct cap_reader;
 struct cap_meta;
