@@ -528,6 +528,15 @@ int trace_uprobe(struct pt_regs *ctx) { return send_args(ctx); }
 SEC("uretprobe")
 int trace_uretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
 
+/* uprobes of one binary in one uprobe_multi link (Linux >= 6.6): loaded
+ * alone as BPF_TRACE_UPROBE_MULTI, which libbpf 1.1 has no section for
+ * (tools/trace/umulti.c) */
+SEC("kprobe")
+int trace_uprobe_multi(struct pt_regs *ctx) { return send_args(ctx); }
+
+SEC("kprobe")
+int trace_uretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
+
 /*
  * Kinds that take their target at load time (tp_btf, fentry, fexit) or
  * have no attach cookie in libbpf 1.1 (raw_tp) are loaded once per probe,

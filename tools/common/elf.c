@@ -190,3 +190,29 @@ int elf_func_size(const char *path, const char *name, __u64 *size)
 	elfsyms_free(e);
 	return err;
 }
+
+int elfsyms_offset(const struct sym_elf *e, const char *name, __u64 *off)
+{
+	const struct esym *found = NULL;
+
+	for (size_t i = 0; i < e->n; i++) {
+		if (strcmp(e->v[i].name, name))
+			continue;
+		/* two functions of one name (local ones): which one is meant
+		 * is libbpf's rule to apply, not ours */
+		if (found && found->addr != e->v[i].addr)
+			return -EEXIST;
+		found = &e->v[i];
+	}
+	if (!found)
+		return -ENOENT;
+	for (size_t i = 0; i < e->nsegs; i++) {
+		const struct seg *g = &e->segs[i];
+
+		if (found->addr >= g->vaddr && found->addr < g->vaddr + g->filesz) {
+			*off = found->addr - g->vaddr + g->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

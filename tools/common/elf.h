@@ -17,6 +17,9 @@ struct sym_elf *elfsyms_load(const char *path);
 void elfsyms_free(struct sym_elf *e);
 /* The function at file offset @off (a mapping's), or NULL. */
 const char *elfsyms_name(const struct sym_elf *e, __u64 off);
+/* The file offset of function @name (what a uprobe takes): 0, -ENOENT,
+ * -EEXIST (two functions of that name at different addresses) */
+int elfsyms_offset(const struct sym_elf *e, const char *name, __u64 *off);
 /* The size of function @name in ELF file @path: 0, -ENOEXEC (not ELF),
  * -ENOENT (no such function symbol), -errno */
 int elf_func_size(const char *path, const char *name, __u64 *size);

@@ -73,12 +73,9 @@ static struct bpf_program *pick_sys_exit_btf(struct trace *o) { return o->progs.
 static struct bpf_program *pick_sys_enter(struct trace *o) { return o->progs.trace_sys_enter; }
 static struct bpf_program *pick_sys_exit(struct trace *o) { return o->progs.trace_sys_exit; }
 
-/* An instance of the object in *@obj with the program @pick gives alone,
- * loaded: its target @target (NULL: its section's, or at attach time),
- * its constants @cookie and @nargs. 0 or -errno; *@obj to destroy. */
-static int load_alone(struct trace **obj, struct trace *main_obj,
-		      struct bpf_program *(*pick)(struct trace *),
-		      const char *target, __u64 cookie, int nargs)
+int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
+			 struct bpf_program *(*pick)(struct trace *),
+			 const char *target, __u64 cookie, int nargs)
 {
 	struct bpf_program *prog, *want;
 	int err;
@@ -108,7 +105,7 @@ static int attach_own(struct trace_probe *p, struct trace *main_obj,
 	struct bpf_program *want;
 	/* raw_tp takes its target at attach time, the others at load */
 	bool raw = pick == pick_raw_tp;
-	int err = load_alone(&p->obj, main_obj, pick, raw ? NULL : p->target,
+	int err = trace_obj_load_alone(&p->obj, main_obj, pick, raw ? NULL : p->target,
 			     cookie, nargs);
 
 	if (err)
@@ -344,7 +341,7 @@ static void attach_syscalls(struct probe_set *set, struct trace *skel)
 		for (int j = 0; want[k] && !set->sys_link[k] && j < 2; j++) {
 			trace__destroy(set->sys_obj[k]);
 			set->sys_obj[k] = NULL;
-			if (!load_alone(&set->sys_obj[k], skel, pick[k][j], NULL, 0, 0))
+			if (!trace_obj_load_alone(&set->sys_obj[k], skel, pick[k][j], NULL, 0, 0))
 				set->sys_link[k] = bpf_program__attach(pick[k][j](set->sys_obj[k]));
 		}
 		for (int i = 0; want[k] && !set->sys_link[k] && i < set->n; i++)
@@ -413,6 +410,7 @@ int probes_attach(struct probe_set *set, struct trace *skel,
 		return err;
 	attach_syscalls(set, skel);
 	kfunc_attach_multi(set, skel);
+	uprobe_attach_multi(set, skel);
 
 	for (int glob = 0; glob < 2; glob++) {
 		for (int i = 0; i < set->n; i++) {
@@ -438,6 +436,8 @@ int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
 {
 	struct bpf_link **links = calloc(set->n + 4, sizeof(*links));
 	int n = 0, left = 0;
+
+	uprobe_detach_multi(set);	/* one grace period a link */
 
 	for (int i = 0; links && i < set->n; i++)
 		if (set->v[i].link)

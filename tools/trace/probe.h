@@ -109,10 +109,21 @@ struct probe_set {
 	struct bpf_link *sys_link[2];	/* raw tracepoints sys_enter, sys_exit */
 	struct trace *sys_obj[2];	/* their programs' instances */
 	struct bpf_link *multi_link[2];	/* kprobe, kretprobe globs (kfunc.c) */
+	int *umulti_fd;			/* uprobe_multi links (umulti.c) */
+	int numulti;
+	struct trace *umulti_obj[2];	/* their programs: uprobe, uretprobe */
 };
 
 /* The BPF object with @set's filter in its constants, not loaded. */
+struct bpf_program;
 struct trace *trace_obj_open(const struct probe_set *set);
+/* An instance of the object in *@obj with the program @pick gives alone,
+ * loaded, sharing @main_obj's maps: its target @target (NULL: its
+ * section's, or at attach time), its constants @cookie and @nargs. 0 or
+ * -errno; *@obj to destroy. */
+int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
+			 struct bpf_program *(*pick)(struct trace *),
+			 const char *target, __u64 cookie, int nargs);
 /* Records of @cpu the BPF programs could not write for a reason the kernel
  * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
 __u64 trace_undelivered(struct trace *skel, int cpu);
@@ -151,6 +162,11 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 bool kfunc_wants_multi(const struct probe_set *set, enum probe_kind kind);
 /* globbed kprobes in one kprobe.multi link each kind, where the kernel can */
 void kfunc_attach_multi(struct probe_set *set, struct trace *skel);
+/* uprobes and uretprobes in one uprobe_multi link per binary and kind,
+ * where the kernel can (umulti.c); the others are attached one by one */
+void uprobe_attach_multi(struct probe_set *set, struct trace *skel);
+/* Close those links: fast (one RCU grace period per link) */
+void uprobe_detach_multi(struct probe_set *set);
 /* What the kernel offers (probe.c), also for attach.c's fallbacks:
  * fentry on @func (0, -ENOENT not in BTF, or the load error); @func in
  * kallsyms; a raw tracepoint's arguments from BTF (-1: unknown). The BTF

@@ -114,6 +114,8 @@ static int load_bpf(struct trace_session *s)
 	bpf_program__set_autoload(skel->progs.trace_sys_exit_btf, false);
 	bpf_program__set_autoload(skel->progs.trace_sys_enter, false);
 	bpf_program__set_autoload(skel->progs.trace_sys_exit, false);
+	bpf_program__set_autoload(skel->progs.trace_uprobe_multi, false);
+	bpf_program__set_autoload(skel->progs.trace_uretprobe_multi, false);
 	bpf_program__set_autoload(skel->progs.trace_kprobe_multi,
 				  kfunc_wants_multi(&s->set, PK_KPROBE));
 	bpf_program__set_autoload(skel->progs.trace_kretprobe_multi,
