@@ -4,7 +4,8 @@
 # gives them); at the end the flow stops at once, the drain and summary
 # come before the (slow) detach and its progress lines; a signal while
 # detaching leaves the rest to the kernel and exits; the warning before
-# attaching hundreds of tracepoints.
+# attaching hundreds of tracepoints; hundreds of uprobes in uprobe_multi
+# links, detached at once.
 # normal build only: attaching and detaching hundreds of tracepoints is the kernel's time; ASan runs the same attach and detach code in test_trace's globs
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/trace_lib.sh"
@@ -88,7 +89,36 @@ for _ in $(seq 1200); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
 check second_sigint_kernel_done test -n "$child" && ! kill -0 "$child" 2>/dev/null
 if ((failed)); then cat "$tmp/err"; fi
 
-# 3. hundreds of tracepoints: a warning with the cost, before attaching
+# 3. hundreds of uprobes: one uprobe_multi link per binary and kind where
+# the kernel has them (>= 6.6), every probe's events, and a prompt end: a
+# uprobe's own perf event waits ~80 ms to detach, one at a time (200: 20 s
+# after the summary); else the line that says so
+probes=()
+for n in $(seq 100 299); do probes+=("uprobe:$TARGET:pb_many_$n"); done
+if start_trace --json "${probes[@]}" "uretprobe:$TARGET:pb_many_300" "uretprobe:$TARGET:pb_many_301"; then
+	multi=$(($(links_of "$tpid" uprobe_multi) + $(links_of "$tpid" uretprobe_multi)))
+	"$TARGET" 1
+	t0=$(date +%s%N)
+	stop_trace
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check uprobes_many_events json_check "$tmp/out" "($trc == 0 and
+		sorted(o['probe'].split(':')[-1] for o in objs if o['type'] == 'event') ==
+		sorted(['pb_many_%d' % n for n in range(100, 302)]) and
+		all(o['args'] == {'ret': 301 + (o['probe'][-1] == '1')} for o in objs
+		    if o['type'] == 'event' and o['probe'].startswith('uretprobe')))"
+	if [[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] &&
+	   ((BASH_REMATCH[1] > 6 || (BASH_REMATCH[1] == 6 && BASH_REMATCH[2] >= 6))); then
+		check uprobes_many_two_multi_links test "$multi" = 2
+		check uprobes_many_detach_prompt test "$ms" -lt 10000
+	else
+		check uprobes_many_detach_said grep -q '^perfbuf trace: detaching 202 probes, about [0-9]* s (the kernel waits ~80 ms per uprobe)' "$tmp/err"
+	fi
+	if ((failed)); then echo "  $ms ms from SIGINT to exit, $multi uprobe_multi links"; cat "$tmp/err"; fi
+else
+	fail uprobes_many_events "did not attach: $(head -c 300 "$tmp/err")"
+fi
+
+# 4. hundreds of tracepoints: a warning with the cost, before attaching
 # (a filter no probe can take stops it right after)
 error_lines=$("$PERFBUF" trace --filter 'no_such_field == 1' 'tracepoint:*:*' 2>&1 >/dev/null)
 check warn_many_probes grep -qE '^perfbuf trace: warning: [0-9]{3,} tracepoints: attaching takes about [0-9]+ s and detaching at the end about [0-9]+ s' <<<"$error_lines"

@@ -368,6 +368,17 @@ int probes_slow(const struct probe_set *set)
 	return n;
 }
 
+/* The probes whose detach the kernel makes wait, one at a time */
+static struct detach_cost detach_cost(const struct probe_set *set)
+{
+	struct detach_cost c = { .tracepoints = probes_slow(set) };
+
+	for (int i = 0; i < set->n; i++)
+		c.uprobes += (set->v[i].kind == PK_UPROBE || set->v[i].kind == PK_URETPROBE) &&
+			     set->v[i].link;
+	return c;
+}
+
 #define WARN_PROBES 300		/* warn before attaching more */
 #define ATTACH_US_PER_TP 700	/* measured on 6.18 (README) */
 
@@ -449,7 +460,9 @@ int probes_detach(struct probe_set *set, volatile sig_atomic_t *signals)
 			links[n++] = set->multi_link[k];
 	}
 	if (links) {
-		left = links_destroy(set->prog, links, n, probes_slow(set), signals);
+		struct detach_cost cost = detach_cost(set);
+
+		left = links_destroy(set->prog, links, n, &cost, signals);
 		free(links);
 		for (int i = 0; i < set->n; i++)
 			set->v[i].link = NULL;

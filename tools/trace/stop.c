@@ -5,9 +5,11 @@
  *
  * Detaching a tracepoint's perf event makes the kernel wait for RCU grace
  * periods (tracepoint_synchronize_unregister() under event_mutex): about
- * 40 ms per tracepoint on 6.18, one tracepoint at a time, whoever closes.
- * The BPF link in front of it detaches in parallel, so links are destroyed
- * from several threads; raw tracepoint links cost nothing. A signal while
+ * 40 ms per tracepoint on 6.18, one tracepoint at a time, whoever closes;
+ * a uprobe's perf event waits for its unregister too, ~80 ms (uprobes are
+ * in uprobe_multi links where the kernel has them: umulti.c). The BPF link
+ * in front of it detaches in parallel, so links are destroyed from
+ * several threads; raw tracepoint links cost nothing. A signal while
  * detaching leaves the rest to the kernel: a child process keeps the open
  * files, waits until we are gone and exits, and the kernel closes them;
  * our own closes then only drop references and take no time.
@@ -105,38 +107,71 @@ static pid_t leave_to_kernel(void)
 	_exit(0);
 }
 
-int links_destroy(const char *prog, struct bpf_link **links, int n, int slow,
-		  volatile sig_atomic_t *signals)
+/* What the kernel waits for, in the line said before a long detach */
+static void say_cost(const char *prog, int n, const struct detach_cost *c, int ms)
+{
+	char why[96] = "";
+	size_t len;
+
+	if (c->tracepoints)
+		snprintf(why, sizeof(why), "~%d ms per tracepoint", DETACH_MS_PER_TP);
+	len = strlen(why);
+	if (c->uprobes)
+		snprintf(why + len, sizeof(why) - len, "%s~%d ms per uprobe",
+			 len ? ", " : "", DETACH_MS_PER_UPROBE);
+	cli_say(prog, "detaching %d probes, about %d s (the kernel waits %s); Ctrl-C leaves it to the kernel\n",
+		n, (ms + 999) / 1000, why);
+}
+
+/* Every 0.1 s until @d is done or a signal comes: "detaching: N of M" on a
+ * terminal; a line after 1 s if none was said before. Was one said? */
+static bool wait_done(const char *prog, struct detach *d, bool told,
+		      volatile sig_atomic_t *signals)
+{
+	sig_atomic_t sig0 = signals ? *signals : 0;
+	bool tty = signals && isatty(2);
+	__u64 t0 = perfbuf_now_ns();
+
+	while (atomic_load(&d->done) < d->n) {
+		usleep(100000);
+		if (signals && *signals != sig0) {
+			atomic_store(&d->cancel, true);
+			break;
+		}
+		if (signals && !told && perfbuf_now_ns() - t0 >= 1000000000ULL) {
+			cli_say(prog, "detaching %d probes: %d left after 1 s (the kernel waits for RCU grace periods per probe); Ctrl-C leaves it to the kernel\n",
+				d->n, d->n - atomic_load(&d->done));
+			told = true;
+		}
+		if (tty && told)
+			fprintf(stderr, "\rdetaching: %d of %d", atomic_load(&d->done), d->n);
+	}
+	if (tty && told)
+		fputs("\r\033[K", stderr);
+	return told;
+}
+
+int links_destroy(const char *prog, struct bpf_link **links, int n,
+		  const struct detach_cost *cost, volatile sig_atomic_t *signals)
 {
 	struct detach d = { .links = links, .n = n };
 	pthread_t th[DETACH_THREADS];
 	int nth = n < DETACH_THREADS ? n : DETACH_THREADS, started = 0;
-	sig_atomic_t sig0 = signals ? *signals : 0;
-	bool tell = signals && slow * DETACH_MS_PER_TP >= 2000;
-	bool tty = tell && isatty(2);
+	int ms = cost->tracepoints * DETACH_MS_PER_TP + cost->uprobes * DETACH_MS_PER_UPROBE;
+	bool tell = signals && ms >= 1000;
 	__u64 t0 = perfbuf_now_ns();
 	pid_t child;
 
 	if (tell)
-		cli_say(prog, "detaching %d probes, about %d s (the kernel waits ~%d ms per tracepoint); Ctrl-C leaves it to the kernel\n",
-			n, (slow * DETACH_MS_PER_TP + 999) / 1000, DETACH_MS_PER_TP);
+		say_cost(prog, n, cost, ms);
 	for (int i = 0; i < nth; i++)
 		started += !pthread_create(&th[started], NULL, detach_worker, &d);
 	if (!started)
 		detach_worker(&d);	/* no threads: one at a time */
-	while (atomic_load(&d.done) < n && started) {
-		usleep(100000);
-		if (signals && *signals != sig0) {
-			atomic_store(&d.cancel, true);
-			break;
-		}
-		if (tty)
-			fprintf(stderr, "\rdetaching: %d of %d", atomic_load(&d.done), n);
-	}
+	else
+		tell = wait_done(prog, &d, tell, signals);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
-	if (tty)
-		fputs("\r\033[K", stderr);
 	if (!atomic_load(&d.cancel)) {
 		if (tell)
 			cli_say(prog, "detached %d probes in %.1f s\n", n,
