@@ -138,4 +138,40 @@ error_case perf_data_not_through_a_symlink "cannot write '$tmp/link': it is a sy
 error_case perf_data_with_json "--perf-data writes perf.data in time order; drop --json" \
 	report --json --perf-data "$tmp/x.data" "$tmp/c.cap"
 error_case perf_data_needs_a_file "--perf-data needs" report "$tmp/c.cap" --perf-data
+
+# a signal while it writes (SIGHUP: a closed terminal) stops it: the old
+# file as it was, nothing left beside it (the default action left the new
+# file half written there). Stopped once its file is there, then signalled.
+if start_attached tpid "$tmp/rout" "$tmp/rerr" record --pages 1024 -o "$tmp/big.cap" "$SEQ"; then
+	"$TARGET" 300000
+	end_runs INT "$tpid"
+	tpid=
+	caught=
+	# (tries: a loaded machine can let it finish before the look)
+	for _ in 1 2 3 4 5; do
+		echo precious >"$tmp/big.data"
+		"$PERFBUF" report --perf-data "$tmp/big.data" "$tmp/big.cap" 2>"$tmp/big.err" &
+		p=$!
+		while kill -0 "$p" 2>/dev/null; do
+			if compgen -G "$tmp/big.data.*" >/dev/null; then
+				kill -STOP "$p"
+				caught=1
+				break
+			fi
+		done
+		[[ -n $caught ]] && kill -HUP "$p" && kill -CONT "$p"
+		wait "$p"
+		rc=$?
+		[[ -n $caught ]] && break
+	done
+	if [[ -z $caught ]]; then
+		skip perf_data_signal_keeps_old "the write ended before it could be stopped"
+	else
+		check perf_data_signal_keeps_old test "$rc" = 1 -a "$(cat "$tmp/big.data")" = precious -a \
+			-z "$(compgen -G "$tmp/big.data.*")" -a \
+			"$(cat "$tmp/big.err")" = "perfbuf report: stopped by a signal; '$tmp/big.data' left as it was"
+	fi
+else
+	fail perf_data_signal_keeps_old "record did not attach: $(head -c 300 "$tmp/rerr")"
+fi
 finish

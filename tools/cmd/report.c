@@ -268,7 +268,11 @@ static int write_perf_data(struct report *rp)
 	struct perf_data_result res;
 	char why[PATH_MAX + 64];
 
-	if (perf_data__write(rp->pd, rp->perf_out, &rp->meta, rp->s, &res, why,
+	static volatile sig_atomic_t stop;
+
+	/* the default action left the new file half written beside OUT */
+	cli_stop_on_signals(&stop, true);
+	if (perf_data__write(rp->pd, rp->perf_out, &rp->meta, rp->s, &stop, &res, why,
 			     sizeof(why))) {
 		fprintf(stderr, RPROG ": %s\n", why);
 		return 1;

@@ -87,6 +87,7 @@ struct perf_data {
 	struct pd_thread *threads;
 	size_t nthreads, cap;	/* cap: a power of two */
 	struct perf_data_result *res;
+	volatile sig_atomic_t *stop;	/* set: the write ends */
 	unsigned char rec[REC_MAX];	/* the record being converted */
 	unsigned char out[REC_MAX];	/* the perf record being written */
 };
@@ -376,7 +377,7 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 		put_record(pd, &h, sizeof(h));
 		pd->since_round = 0;
 	}
-	return ferror(pd->f) ? PERFBUF_STOP : PERFBUF_CONTINUE;
+	return ferror(pd->f) || *pd->stop ? PERFBUF_STOP : PERFBUF_CONTINUE;
 }
 
 /* TRACING_DATA (perf's util/trace-event-info.c): the ring buffer's
@@ -545,7 +546,8 @@ void perf_data__free(struct perf_data *pd)
 
 int perf_data__write(struct perf_data *pd, const char *path,
 		     const struct cap_meta *m, struct cap_stream *s,
-		     struct perf_data_result *res, char *why, size_t why_sz)
+		     volatile sig_atomic_t *stop, struct perf_data_result *res,
+		     char *why, size_t why_sz)
 {
 	struct file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
 				 .attr_size = sizeof(struct file_attr) };
@@ -555,6 +557,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
+	pd->stop = stop;
 	err = cli_out__open(&out, path);
 	pd->f = err ? NULL : cli_out__stream(&out);
 	if (!pd->f) {
@@ -569,7 +572,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	folded = cap_stream__fold(s, true, on_record, pd);
 	res->stream_err = folded == -EBADMSG ? -EBADMSG : 0;
 	h.data.size = pd->data_bytes;
-	err = folded < 0 && folded != -EBADMSG ? (int)folded : 0;
+	err = folded < 0 && folded != -EBADMSG ? (int)folded : *stop ? -EINTR : 0;
 	if (!err && !ferror(pd->f))
 		err = write_features(pd, m, &h);
 	/* the header last: with the sizes and features, it makes the file */
@@ -583,7 +586,9 @@ int perf_data__write(struct perf_data *pd, const char *path,
 		cli_out__discard(&out);
 	else
 		err = cli_out__commit(&out, false);
-	if (err)
+	if (err == -EINTR)
+		snprintf(why, why_sz, "stopped by a signal; '%s' left as it was", path);
+	else if (err)
 		snprintf(why, why_sz, "writing '%s' failed: %s", path, strerror(-err));
 	return err;
 }

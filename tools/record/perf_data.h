@@ -3,6 +3,8 @@
 #ifndef PERFBUF_PERF_DATA_H
 #define PERFBUF_PERF_DATA_H
 
+#include <signal.h>
+
 #include "meta.h"
 #include "stream.h"
 #include "trace/probe.h"
@@ -24,12 +26,14 @@ struct perf_data *perf_data__new(struct cap_reader *r, const struct probe_set *s
  * in time order to @path (cli_out__open(): an old file replaced only
  * when all is written) as perf.data.
  * Everything before damage in the capture is written; res->stream_err
- * says there was some.
+ * says there was some. *@stop set (by a signal) ends the write: -EINTR,
+ * the old file left as it was.
  * @return 0, or a negative errno with one line in @why
  */
 int perf_data__write(struct perf_data *pd, const char *path,
 		     const struct cap_meta *m, struct cap_stream *s,
-		     struct perf_data_result *res, char *why, size_t why_sz);
+		     volatile sig_atomic_t *stop, struct perf_data_result *res,
+		     char *why, size_t why_sz);
 void perf_data__free(struct perf_data *pd);
 
 #endif
