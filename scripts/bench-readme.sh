@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Put the latest benchmark tables (bench.md of perfbuf-bench) into README.md
-# between the <!-- bench:begin --> and <!-- bench:end --> markers, each
+# Put the latest benchmark tables (bench.md of perfbuf-bench) into
+# docs/benchmarks.md between the <!-- bench:begin --> and <!-- bench:end --> markers, each
 # section in place of the one of the same title (a run with --only PART
 # updates that part), and the plot into docs/bench.png.
 #   scripts/bench-readme.sh [build/bench/bench.md]
 set -euo pipefail
 md=${1:-build/bench/bench.md}
-readme=$(dirname "$0")/../README.md
+readme=$(dirname "$0")/../docs/benchmarks.md
 [[ -s $md ]] || { echo "bench-readme: no $md; run 'make bench' first" >&2; exit 1; }
 grep -q '<!-- bench:begin -->' "$readme" ||
-	{ echo "bench-readme: README.md has no <!-- bench:begin --> marker" >&2; exit 1; }
+	{ echo "bench-readme: docs/benchmarks.md has no <!-- bench:begin --> marker" >&2; exit 1; }
 python3 - "$readme" "$md" <<'PY'
 # Section by section (#### headings): a run of one part (--only) replaces
 # that part's tables and leaves the others as they were.
@@ -37,4 +37,4 @@ if [[ -s $png ]]; then
 	mkdir -p "$(dirname "$0")/../docs"
 	cp "$png" "$(dirname "$0")/../docs/bench.png"
 fi
-echo "bench-readme: README.md (and docs/bench.png) updated from $md"
+echo "bench-readme: docs/benchmarks.md (and docs/bench.png) updated from $md"

@@ -115,9 +115,9 @@ else
 	pass function_sizes
 fi
 
-# The README's layout names every source file (a new one is said where it
-# belongs) and every folder below tools/, tests/ and python/
-layout=$(sed -n '/^## Layout/,/^## Install/p' README.md)
+# The layout table of docs/design.md names every source file (a new one is
+# said where it belongs) and every folder below tools/, tests/ and python/
+layout=$(sed -n '/^## The code.s layout/,/^## /p' docs/design.md)
 unnamed=
 for f in $(git ls-files 'src/*.c' 'lib/*.[ch]' 'bpf/*.[ch]' 'tools/*.c' 2>/dev/null); do
 	grep -q "${f##*/}" <<<"$layout" || unnamed+="$f "
@@ -125,10 +125,12 @@ done
 for d in $(git ls-files tools tests python | cut -d/ -f1-2 | sort -u); do
 	[[ -d $d ]] && ! grep -q "$d" <<<"$layout" && unnamed+="$d/ "
 done
-if ! git ls-files --error-unmatch README.md >/dev/null 2>&1; then
+if [[ -z $layout ]]; then
+	fail readme_layout "docs/design.md has no section '## The code's layout'"
+elif ! git ls-files --error-unmatch tests/test_layers.sh >/dev/null 2>&1; then
 	skip readme_layout "not a git checkout: no list of the tree's files"
 elif [[ -n $unnamed ]]; then
-	fail readme_layout "not in README's Layout: $unnamed"
+	fail readme_layout "not in docs/design.md's layout table: $unnamed"
 else
 	pass readme_layout
 fi

@@ -252,7 +252,7 @@ def test_map_fd_pinned(emitter, tmp_path):
 
 
 def test_readme_agent(tmp_path):
-    """The README's agent, run as a person would, counts a command's opens."""
+    """python/examples/opensnoop.py, run as a person would, counts a command's opens."""
     import shutil
     import subprocess
     import sys

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The README's Python agent (python/examples/opensnoop.py): every openat(),
+/* The README's agents and python/examples/opensnoop.py: every openat(),
  * its pid, command and file name. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

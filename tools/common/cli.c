@@ -165,7 +165,7 @@ int cli_need_privileges(const char *prog, unsigned int need)
 #undef HAS
 	if (!missing[0])
 		return 0;
-	fprintf(stderr, "%s: missing %s; run it as root with its full capabilities, or grant them (README: Security)\n",
+	fprintf(stderr, "%s: missing %s; run it as root with its full capabilities, or grant them (man perfbuf)\n",
 		prog, missing);
 	return -EPERM;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * perfbuf's metrics (metrics.h): the families, in the names of the README's
- * table, rendered in the server's thread.
+ * perfbuf's metrics (metrics.h): the families, in the names of the table
+ * in docs/metrics.md, rendered in the server's thread.
  */
 #include <errno.h>
 #include <stdio.h>

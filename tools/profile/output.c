@@ -103,7 +103,7 @@ int out_folded(FILE *f, struct prof_run *run, struct sym_names *n)
 
 /* JSON Lines through the trace tool's output buffer: one escaper for
  * every JSON string perfbuf writes (valid UTF-8 kept, bytes of invalid
- * UTF-8 \udcXX: README, JSON field rules) */
+ * UTF-8 \udcXX: docs/tracing.md, JSON field rules) */
 static bool is_stack_line(const char *p, size_t n)
 {
 	return n > 15 && !memcmp(p, "{\"type\":\"stack\"", 15);

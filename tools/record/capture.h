@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * perfbuf capture files: what `perfbuf record` writes and `perfbuf report`
- * reads (the README's "Capture file format" is the reference).
+ * reads (docs/record.md, "The capture file format", is the reference).
  *
  *   file   = header frame*
  *   header = "PERFBUF-CAPTURE\n" (16 bytes), u32 version, u32 header size

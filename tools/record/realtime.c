@@ -7,7 +7,7 @@
  * woken, takes the records and sleeps again (it blocks in epoll between
  * drains, so the CPUs stay the other jobs' otherwise; the kernel's RT
  * throttling bounds it anyway). Measured with 4 busy jobs on the reader's
- * CPU (README, Benchmarks): the loss a 4x larger ring or a reader per CPU
+ * CPU (docs/losses.md): the loss a 4x larger ring or a reader per CPU
  * only shrinks or moves, this removes.
  */
 #include <errno.h>

@@ -380,7 +380,7 @@ static struct detach_cost detach_cost(const struct probe_set *set)
 }
 
 #define WARN_PROBES 300		/* warn before attaching more */
-#define ATTACH_US_PER_TP 700	/* measured on 6.18 (README) */
+#define ATTACH_US_PER_TP 700	/* measured on 6.18 (docs/tracing.md) */
 
 void probes_warn_cost(const struct probe_set *set)
 {
