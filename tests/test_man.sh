@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The man pages: they render without a warning, every exported function is
 # in the NAME and SYNOPSIS of its group's page, and perfbuf(8) has every
-# command and long option that `perfbuf [COMMAND] --help` prints (and no
-# option a command does not have).
+# command, long option and short option that `perfbuf [COMMAND] --help`
+# prints (and no long option a command does not have).
 # normal build only: the pages and --help texts are the same in the ASan build
 source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
@@ -59,6 +59,11 @@ fi
 longopts() {
 	sed 's/\\-/-/g' "$1" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
+# shortopts HELP: the -X options an option line of a help text starts with
+# ("  -p, --pid PID", "  -F HZ")
+shortopts() {
+	grep -oE '^ +-[A-Za-z0-9]([ ,]|$)' "$1" | grep -oE -- '-[A-Za-z0-9]' | sort -u
+}
 # subsection CMD: the roff source of .SS "perfbuf CMD ..." (or .SH OPTIONS)
 subsection() {
 	awk -v c="$1" '
@@ -88,6 +93,10 @@ for cmd in "" $cmds; do
 	longopts "$tmp/help" >"$tmp/have"
 	longopts "$tmp/sec" >"$tmp/doc"
 	undoc=$(comm -23 "$tmp/have" "$tmp/doc" | tr '\n' ' ')
+	# and each short option, as roff writes it (\-p)
+	for o in $(shortopts "$tmp/help"); do
+		grep -qE -- "\\\\${o}([^A-Za-z0-9]|\$)" "$tmp/sec" || undoc+="$o "
+	done
 	# every command has --help, whether its usage says so or not
 	stale=$(comm -13 "$tmp/have" "$tmp/doc" | grep -vx -- --help | tr '\n' ' ')
 	if [[ -n $undoc ]]; then
