@@ -6,8 +6,11 @@
 #   make soak       slow consumer for SOAK_SECONDS (60): exact loss, flat RSS/fds
 #   make vmtest     the probe tests in Debian's kernels (VM_KERNELS: 6.1 6.12)
 #                   booted in qemu (tests/vm/vm.sh); make check runs 6.1
-#   make setup      install dependencies (apt-get) and mount tracefs
-#   make install    library, headers, pkg-config file, tool, man pages
+#   make setup      install what building and running need (apt-get), mount
+#                   tracefs; make check installs the tests' own (setup-test)
+#   make lib        the library alone (no tool, none of the tool's libraries)
+#   make install-lib  library, headers, pkg-config file, section-3 man pages
+#   make install    install-lib, and the tool, perfbuf(8), the Python package
 #                   (PREFIX=/usr/local, DESTDIR=; make uninstall)
 #   V=1             show the commands
 
@@ -90,7 +93,7 @@ BENCH := $(if $(BENCH_SRCS),$(OUTPUT)/perfbuf-bench)
 FUZZ_TARGETS := ring format json capture sample filter type
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
-.PHONY: all lib check test run bench setup setup-tracefs clean fuzz
+.PHONY: all lib check test run bench setup setup-test setup-tracefs clean fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -238,7 +241,7 @@ $(OUTPUT)/tests/profile_target: tests/targets/profile_target.c | $(OUTPUT)/tests
 # Both builds a job per CPU unless make was given -j (README's `make setup
 # check` was not: 2 CPUs built in 69 s what -j2 builds in 33).
 CHECK_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
-check: setup-tracefs
+check: setup-test
 	$(Q)$(MAKE) --no-print-directory $(CHECK_JOBS) all $(FUZZ_BINS)
 	$(Q)$(MAKE) --no-print-directory $(CHECK_JOBS) SAN=1 OUTPUT=$(OUTPUT)/san all
 	$(Q)tests/run.sh $(OUTPUT) $(OUTPUT)/san
@@ -265,9 +268,14 @@ $(OUTPUT)/python/c_reader.so: python/bench/c_reader.c
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -shared -fvisibility=default -o $@ $< -lbpf
 all: $(OUTPUT)/python/c_reader.so
 
+# bcc (its Python readers) finds kernel headers the setup unpacked into the
+# build tree through BCC_KERNEL_SOURCE, when the kernel has none of its own
 bench: all
-	$(Q)scripts/setup.sh --bench
-	$(Q)$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
+	$(Q)OUTPUT=$(OUTPUT) scripts/setup.sh --bench
+	$(Q)k=$(OUTPUT)/bcc-headers/kernel; \
+	if [ -z "$$BCC_KERNEL_SOURCE" ] && [ -e $$k/include/linux/kconfig.h ]; then \
+		export BCC_KERNEL_SOURCE=$$(realpath $$k); fi; \
+	$(OUTPUT)/perfbuf-bench --out $(OUTPUT)/bench $(BENCH_ARGS)
 
 # examples/: built from an installed copy (its Makefile uses pkg-config)
 EXAMPLE_FILES := examples/Makefile examples/README.md \
@@ -326,6 +334,11 @@ vmtest: all
 
 setup:
 	$(Q)scripts/setup.sh
+
+# the test suite's own packages (valgrind, qemu, nats-server, ...): make
+# check's first step, so that `make setup check` sets up a fresh machine
+setup-test:
+	$(Q)scripts/setup.sh --test
 
 setup-tracefs:
 	$(Q)scripts/setup.sh --tracefs-only

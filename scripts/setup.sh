@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
-# Install what perfbuf needs (Debian, as root) and mount tracefs.
-#   scripts/setup.sh               build/test dependencies + tracefs
-#   scripts/setup.sh --bench       also bpftrace and gnuplot for `make bench`,
-#                                  and kernel headers for bcc (python part)
+# Install what perfbuf needs (Debian, as root) and mount tracefs. Nothing
+# else on the host changes: what a step needs beyond packages goes into
+# the build tree ($OUTPUT, default build/).
+#   scripts/setup.sh               building and running perfbuf (make setup)
+#   scripts/setup.sh --test        and what the test suite needs (make check)
+#   scripts/setup.sh --bench       and what make bench compares with
 #   scripts/setup.sh --tracefs-only
+#   --dry-run                      say what would be installed, change nothing
 set -euo pipefail
 
-# chromium: the tests render perfbuf profile's flame graphs (headless);
-# libnats-dev, nats-server: trace --nats and its tests; linux-perf: the
-# tests read report --perf-data with perf script, the bench runs perf;
-# libdeflate-dev: the capture files' CRC-32; libdw-dev: DWARF types and
-# uprobe arguments; qemu-system-x86, busybox-static, cpio: the VM tests boot
-# Debian's kernels; prometheus: scrapes --metrics in the tests;
-# python3-numpy/-cffi/-pytest/-bpfcc: the Python package, its tests and bench
-pkgs=(make gcc clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libdeflate-dev python3 valgrind pkg-config man-db chromium
-	libnats-dev nats-server linux-perf qemu-system-x86 busybox-static cpio prometheus
-	python3-numpy python3-cffi python3-pytest python3-bpfcc)
-mode=${1:-}
-[[ $mode == --bench ]] && pkgs+=(bpftrace gnuplot-nox)
+# Building and running: the library (libbpf, libelf, libdw: DWARF types,
+# zlib), the tool (libdeflate: the capture files' CRC-32; libnats: trace
+# --nats), BPF programs (clang, bpftool), the Python package (numpy),
+# the man pages (man-db)
+base=(make gcc clang pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+	libdeflate-dev libnats-dev python3 python3-numpy man-db)
+# The test suite's, each for:
+#   libclang-rt-14-dev   the libFuzzer targets (clang -fsanitize=fuzzer)
+#   valgrind             tests/test_memcheck.sh
+#   python3-pytest       tests/test_python.sh
+#   linux-perf           report --perf-data read back with perf script
+#   nats-server          trace --nats against real servers (tests/test_nats.sh)
+#   prometheus           --metrics scraped by a real Prometheus
+#   chromium             perfbuf profile's flame graphs rendered headless
+#   qemu-system-x86, busybox-static, cpio   Debian's kernels booted (tests/vm/)
+#   dpkg-dev, debhelper, lintian            the Debian packages built and checked
+test=(libclang-rt-14-dev valgrind python3-pytest linux-perf nats-server prometheus
+	chromium qemu-system-x86 busybox-static cpio dpkg-dev debhelper lintian)
+# make bench's peers: bpftrace, perf, nats-server, bcc (the Python
+# readers' comparison), gnuplot (the plot)
+bench=(bpftrace linux-perf nats-server python3-bpfcc gnuplot-nox)
+
+mode= dry=
+for a in "$@"; do
+	case $a in
+	--test | --bench | --tracefs-only) mode=$a ;;
+	--dry-run) dry=1 ;;
+	*) echo "setup: unknown option '$a': use --test, --bench, --tracefs-only or --dry-run" >&2
+	   exit 2 ;;
+	esac
+done
+pkgs=("${base[@]}")
+[[ $mode == --test ]] && pkgs+=("${test[@]}")
+[[ $mode == --bench ]] && pkgs+=("${bench[@]}")
+out=${OUTPUT:-build}
 
 need_root() {
 	if [[ $(id -u) != 0 ]]; then
@@ -26,28 +52,38 @@ need_root() {
 	fi
 }
 
-if [[ $mode != --tracefs-only ]]; then
-	missing=()
+# the packages of the step that are not installed
+missing() {
+	local p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'install ok installed' || missing+=("$p")
+			grep -q 'install ok installed' || echo "$p"
 	done
-	if ((${#missing[@]})); then
-		need_root "installing ${missing[*]}"
-		echo "setup: installing ${missing[*]}"
+}
+
+if [[ $mode != --tracefs-only ]]; then
+	mapfile -t todo < <(missing)
+	if [[ -n $dry ]]; then
+		echo "setup: would install: ${todo[*]:-nothing}"
+		exit 0
+	fi
+	if ((${#todo[@]})); then
+		need_root "installing ${todo[*]}"
+		echo "setup: installing ${todo[*]}"
 		# apt's chatter (debconf, progress) only when it fails
 		log=$(mktemp)
 		if ! { apt-get update -qq &&
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				--no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+				--no-install-recommends "${todo[@]}"; } >"$log" 2>&1; then
 			cat "$log" >&2
 			rm -f "$log"
-			echo "setup: installing ${missing[*]} failed" >&2
+			echo "setup: installing ${todo[*]} failed" >&2
 			exit 1
 		fi
 		rm -f "$log"
 	fi
 fi
+[[ -z $dry ]] || exit 0
 
 # libbpf attaches tracepoints through tracefs: without it, ENOENT.
 if [[ ! -e /sys/kernel/tracing/events ]]; then
@@ -59,23 +95,30 @@ if [[ ! -e /sys/kernel/tracing/events ]]; then
 	fi
 fi
 
-# bcc (the bench's Python peer) compiles its programs against kernel headers
-# found at /lib/modules/$(uname -r)/{build,source}: this kernel has no
-# package of its own, so Debian 12's newest 6.1 headers stand in (the
-# bench's programs use no kernel struct). Headers only: no kernel installed.
+# bcc (the bench's Python peer) compiles its programs against kernel
+# headers. A kernel without a package of its own gets Debian 12's newest
+# 6.1 headers (the bench's programs use no kernel struct), unpacked into
+# the build tree, never installed: $out/bcc-headers/kernel, a tree of
+# links to both halves of Debian's headers, is what `make bench` gives bcc
+# as BCC_KERNEL_SOURCE.
 bcc_headers() {
-	local mod=/lib/modules/$(uname -r) v
-	[[ -e $mod/build/include/linux/kconfig.h || -e $mod/source/include/linux/kconfig.h ]] && return
+	local dir=$out/bcc-headers v p
+	[[ -e /lib/modules/$(uname -r)/build/include/linux/kconfig.h ||
+		-e $dir/kernel/include/linux/kconfig.h ]] && return
 	v=$(apt-cache search '^linux-headers-6\.1\.0-[0-9]*-amd64$' |
 		sed -n 's/^linux-headers-\(6\.1\.0-[0-9]*\)-amd64 .*/\1/p' | sort -t- -k2 -n | tail -1)
-	if [[ -z $v ]] || ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "linux-headers-$v-amd64" >/dev/null 2>&1; then
+	rm -rf "$dir" && mkdir -p "$dir/root"
+	if [[ -z $v ]] || ! (cd "$dir" && apt-get download -qq "linux-headers-$v-amd64" \
+		"linux-headers-$v-common" >download.log 2>&1); then
 		echo "setup: no Debian 6.1 kernel headers: the bench's bcc rows will say unavailable" >&2
 		return
 	fi
-	mkdir -p "$mod"
-	ln -sfn "/usr/src/linux-headers-$v-amd64" "$mod/build"
-	ln -sfn "/usr/src/linux-headers-$v-common" "$mod/source"
+	for p in "$dir"/*.deb; do dpkg -x "$p" "$dir/root"; done
+	rm -f "$dir"/*.deb
+	p=$(realpath "$dir/root/usr/src")
+	mkdir "$dir/kernel"
+	cp -rs "$p/linux-headers-$v-common/." "$dir/kernel/"
+	cp -rs --remove-destination "$p/linux-headers-$v-amd64/." "$dir/kernel/"
 }
-[[ $mode == --bench && $(id -u) == 0 && $(uname -m) == x86_64 ]] && bcc_headers
+[[ $mode == --bench && $(uname -m) == x86_64 ]] && bcc_headers
 exit 0

@@ -5,7 +5,8 @@
  * all three run by python/bench/readers.py with the same producer: a full
  * ring read and decoded; a producer flat out; one paced at 1 M records/s
  * into 256-page rings (1 MiB per CPU: 13 ms of records), the losses. bcc needs kernel headers:
- * scripts/setup.sh --bench links Debian's 6.1 ones. */
+ * scripts/setup.sh --bench unpacks Debian's 6.1 ones into the build tree
+ * and make bench passes them as BCC_KERNEL_SOURCE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <libgen.h>
