@@ -283,13 +283,14 @@ EXAMPLE_FILES := examples/Makefile examples/README.md \
 
 # Where pkg-config and a packager expect them. The .pc file is made at
 # install time: it holds the PREFIX and LIBDIR given then.
-.PHONY: install uninstall FORCE
+.PHONY: install install-lib uninstall FORCE
 $(OUTPUT)/libperfbuf.pc: FORCE
-install: lib $(OUTPUT)/perfbuf $(OUTPUT)/libperfbuf.pc
-	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+# The library alone: built and installed with its own dependencies only
+# (libbpf, libelf, libdw, zlib), never the tool's (libnats, libdeflate)
+install-lib: lib $(OUTPUT)/libperfbuf.pc
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX) (library))
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(MANDIR)/man3
 	$(Q)install -m 644 $(OUTPUT)/libperfbuf.a $(DESTDIR)$(LIBDIR)
 	$(Q)install -m 755 $(OUTPUT)/$(SOFILE) $(DESTDIR)$(LIBDIR)
 	$(Q)ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -297,12 +298,16 @@ install: lib $(OUTPUT)/perfbuf $(OUTPUT)/libperfbuf.pc
 	$(Q)install -m 644 $(OUTPUT)/libperfbuf.pc $(DESTDIR)$(PKGCONFIGDIR)
 	$(Q)install -m 644 include/perfbuf.h $(DESTDIR)$(INCLUDEDIR)
 	$(Q)install -m 644 include/perfbuf/*.h $(DESTDIR)$(INCLUDEDIR)/perfbuf
-	$(Q)install -m 755 $(OUTPUT)/perfbuf $(DESTDIR)$(BINDIR)
 	$(Q)install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3
-	$(Q)install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8
 	$(Q)scripts/man-links.sh src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
 	$(Q)install -d $(DESTDIR)$(DOCDIR)/examples
 	$(Q)install -m 644 $(EXAMPLE_FILES) $(DESTDIR)$(DOCDIR)/examples
+
+install: install-lib $(OUTPUT)/perfbuf
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX) (tool))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 755 $(OUTPUT)/perfbuf $(DESTDIR)$(BINDIR)
+	$(Q)install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8
 	$(Q)install -d $(DESTDIR)$(PYTHON_SITE)/perfbuf
 	$(Q)install -m 644 $(filter-out %/_config.py,$(PY_FILES)) $(DESTDIR)$(PYTHON_SITE)/perfbuf
 	$(Q)printf 'LIBDIR = %s\nMAJOR = %s\n' "'$(LIBDIR)'" $(MAJOR) \

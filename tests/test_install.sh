@@ -377,4 +377,33 @@ if mk uninstall OUTPUT="$BUILD" DESTDIR="$root" PREFIX=/usr >"$tmp/log" 2>&1; th
 else
 	fail make_uninstall "$(tail -3 "$tmp/log" | tr '\n' ' ')"
 fi
+
+# --- the library alone: make lib and make install-lib in a build tree of
+# their own build no tool, skeleton or BPF object, link none of the tool's
+# libraries, and install only the library's files
+libonly=$tmp/libonly
+if ! mk lib install-lib V=1 OUTPUT="$libonly" DESTDIR="$tmp/libroot" PREFIX=/usr \
+	>"$tmp/libonly.log" 2>&1; then
+	fail install_lib_alone "$(tail -3 "$tmp/libonly.log" | tr "\n" " ")"
+	finish
+fi
+tool=$(cd "$libonly" && find . -name perfbuf -o -name '*.skel.h' -o -name '*.bpf.o' -o -path ./tools |
+	tr '\n' ' ')
+libs=$(grep -oE -- '-l(nats|deflate)\b' "$tmp/libonly.log" | sort -u | tr '\n' ' ')
+needed=$(readelf -dW "$libonly/libperfbuf.so.$VERSION" | grep -oE 'lib(nats|deflate)[^]]*' | tr '\n' ' ')
+got=$(cd "$tmp/libroot" && find . -type f -o -type l | sed 's|^\./||' | sort)
+others=$(grep -vE '^usr/(lib/libperfbuf\.(a|so.*)|lib/pkgconfig/libperfbuf\.pc|include/perfbuf(\.h|/.*\.h)|share/man/man3/.*\.3|share/doc/libperfbuf/examples/.*)$' <<<"$got" |
+	tr '\n' ' ')
+if [[ -n $tool ]]; then
+	fail install_lib_alone "make lib install-lib built the tool's parts: $tool"
+elif [[ -n $libs$needed ]]; then
+	fail install_lib_alone "the library links the tool's libraries: $libs$needed"
+elif [[ -n $others ]]; then
+	fail install_lib_alone "install-lib installed more than the library: $others"
+elif ! grep -qx usr/lib/pkgconfig/libperfbuf.pc <<<"$got" ||
+	! grep -qx usr/share/man/man3/perfbuf__poll.3 <<<"$got"; then
+	fail install_lib_alone "no pkg-config file or man page installed: $(head -c 300 <<<"$got")"
+else
+	pass install_lib_alone
+fi
 finish
