@@ -68,6 +68,9 @@ DOCDIR ?= $(PREFIX)/share/doc/libperfbuf
 # the Python package (python/perfbuf), for Debian's python3
 PYTHON_SITE ?= $(PREFIX)/lib/python3/dist-packages
 PY_FILES := $(wildcard python/perfbuf/*.py)
+# where the installed package loads libperfbuf from: LIBDIR, or None for
+# the loader's search path (a distribution package, whatever its LIBDIR)
+PY_LIBDIR ?= '$(LIBDIR)'
 
 # lib/: what the library and the tool both link (each its own copy: the
 # library's is hidden), below both
@@ -310,7 +313,7 @@ install: install-lib $(OUTPUT)/perfbuf
 	$(Q)install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8
 	$(Q)install -d $(DESTDIR)$(PYTHON_SITE)/perfbuf
 	$(Q)install -m 644 $(filter-out %/_config.py,$(PY_FILES)) $(DESTDIR)$(PYTHON_SITE)/perfbuf
-	$(Q)printf 'LIBDIR = %s\nMAJOR = %s\n' "'$(LIBDIR)'" $(MAJOR) \
+	$(Q)printf 'LIBDIR = %s\nMAJOR = %s\n' "$(PY_LIBDIR)" $(MAJOR) \
 		> $(DESTDIR)$(PYTHON_SITE)/perfbuf/_config.py
 
 uninstall:
