@@ -39,7 +39,7 @@ start=$SECONDS
 # make check's make: not its jobserver
 if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -us -uc -b -j"$(nproc)" >"$tmp/build.log" 2>&1); then
-	fail deb_build "dpkg-buildpackage failed: $(grep -m3 -iE 'error|dpkg-gensymbols|No rule' "$tmp/build.log" | tr '\n' ' ')"
+	fail deb_build "dpkg-buildpackage failed: $(grep -m4 -E 'error:|\*\*\*|^dpkg-[a-z]*: error|^E: ' "$tmp/build.log" | cut -c1-300 | tr '\n' ' ')"
 	finish
 fi
 debs=$(cd "$tmp/src" && ls *.deb 2>/dev/null | sed 's/_.*//' | sort | tr '\n' ' ')
