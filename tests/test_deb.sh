@@ -57,7 +57,7 @@ else
 fi
 
 # lintian: no error (warnings are said, not failed)
-lintian --no-tag-display-limit "$tmp"/src/*.deb >"$tmp/lintian" 2>&1
+lintian --tag-display-limit 0 "$tmp"/src/*.deb >"$tmp/lintian" 2>&1
 rc=$?
 errors=$(grep '^E: ' "$tmp/lintian" | head -5 | tr '\n' ' ')
 if ((rc > 1)); then
