@@ -320,6 +320,54 @@ static long cpu_ms(pid_t pid)
 	return (long)((ut + st) * 1000 / sysconf(_SC_CLK_TCK));
 }
 
+/* A connection the server closes while a forked child holds its socket
+ * too (trace's detach can leave the rest to a child, the server still
+ * running): close() alone leaves it in the epoll set then, and its events
+ * (the client's FIN, level-triggered) kept naming the freed connection:
+ * read after free, each round, the server spinning on them. */
+TEST(closed_while_a_child_holds_it)
+{
+	struct metrics_server *s = start(0, 2000);
+	int a, gate[2] = { -1, -1 };
+	char buf[4096];
+	long before;
+	pid_t child;
+
+	if (!ASSERT_OK_PTR(s, "server") || !ASSERT_OK(pipe(gate), "pipe"))
+		goto out;
+	a = dial(s);
+	usleep(50000);	/* accepted: the child gets the server's socket */
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(a);	/* the client's end stays the parent's alone */
+		close(gate[1]);
+		if (read(gate[0], &c, 1) < 0)	/* until the parent is done */
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_GT(child, 0, "fork");
+	ASSERT_EQ(write(a, "GET /metrics HTTP/1.0\r\n\r\n", 25), 25, "request");
+	read_for(a, buf, sizeof(buf), 2000);
+	ASSERT_TRUE(status_is(buf, 200), "answered (then closed by the server)");
+	close(a);	/* the socket the child holds sees the FIN */
+	usleep(100000);
+	before = cpu_ms(getpid());
+	usleep(500000);
+	ASSERT_LT(cpu_ms(getpid()) - before, 150, "no events of the closed connection");
+	close(gate[1]);
+	gate[1] = -1;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+out:
+	if (gate[0] >= 0)
+		close(gate[0]);
+	if (gate[1] >= 0)
+		close(gate[1]);
+	metrics_server__free(s);
+}
+
 static int spare_fd = -1;
 
 static void give_fd_back(int sig)
@@ -512,6 +560,7 @@ TEST(port_in_use)
 TEST_MAIN(TEST_ENTRY(get_metrics), TEST_ENTRY(keep_alive_and_pipelining),
 	  TEST_ENTRY(rfc9112_heads),
 	  TEST_ENTRY(abuse), TEST_ENTRY(stale_event_after_eviction),
+	  TEST_ENTRY(closed_while_a_child_holds_it),
 	  TEST_ENTRY(fds_run_out_some_held),
 	  TEST_ENTRY(fds_run_out_none_held),
 	  TEST_ENTRY(one_render_per_scrape),

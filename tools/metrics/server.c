@@ -92,7 +92,12 @@ static void conn_close(struct metrics_server *s, int i)
 {
 	struct conn *c = s->conns[i];
 
-	close(c->fd);		/* out of the epoll set with it */
+	/* out of the epoll set first: close() takes it out only with the
+	 * socket's last reference, and a forked child (trace's detach can
+	 * leave the rest to one) may hold one: its events would then keep
+	 * naming this connection, freed at the end of the round */
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
 	c->fd = -1;
 	body_put(c->body);
 	c->body = NULL;
