@@ -445,8 +445,9 @@ def hostile():
     result("hostile_wrong_size", ok, err)
 
 
-def one_line_t(name, args, want, env=None):
-    """one_line, but a hang (a FIFO's open()) is a failure, not the end"""
+def one_line_t(name, args, want, env=None, single=False):
+    """one_line, but a hang (a FIFO's open()) is a failure, not the end;
+    with @env, clang's own lines may come first unless @single"""
     try:
         p = subprocess.run([PERFBUF] + args, capture_output=True, timeout=20,
                            env=dict(os.environ, **(env or {})))
@@ -455,7 +456,7 @@ def one_line_t(name, args, want, env=None):
         return ""
     err = p.stderr.decode()
     ok = p.returncode == 1 and want in err and \
-        (env is not None or len(err.splitlines()) == 1)
+        ((env is not None and not single) or len(err.splitlines()) == 1)
     result(name, ok, "exit %d: %r" % (p.returncode, err))
     return err
 
@@ -541,6 +542,22 @@ def header():
                                               os.path.join(OBJ, "run_types.bpf.o")],
                          "failed to map segment", {"CLANG": fake})
         result("header_clang_127_status", "status 127" in err, err)
+        # a path no #include can spell; a clang that is not there, or dies
+        both = os.path.join(tmp, 'a"b>c.h')
+        shutil.copy(hdr, both)
+        one_line_t("header_path_unincludable", ["run", "--header", both, "--type", "run_event",
+                                                os.path.join(OBJ, "run_types.bpf.o")],
+                   "cannot be #included")
+        one_line_t("header_clang_missing", ["run", "--header", hdr, "--type", "run_event",
+                                            os.path.join(OBJ, "run_types.bpf.o")],
+                   "(set CLANG to its path)", {"CLANG": os.path.join(tmp, "no-clang")}, True)
+        killed = os.path.join(tmp, "clang_killed")
+        with open(killed, "w") as f:
+            f.write("#!/bin/sh\nkill -9 $$\n")
+        os.chmod(killed, 0o755)
+        one_line_t("header_clang_killed", ["run", "--header", hdr, "--type", "run_event",
+                                           os.path.join(OBJ, "run_types.bpf.o")],
+                   "clang was killed by signal 9", {"CLANG": killed}, True)
         # a signal mid-compile: no file left in /tmp
         slow = os.path.join(tmp, "clang_slow")
         with open(slow, "w") as f:
