@@ -64,6 +64,13 @@ if need_root; then
 	rc=${PIPESTATUS[0]}
 	check demo_head_1 test "$rc" = 0 -a $((SECONDS - start)) -lt 30 -a \
 		-n "$(grep -E '^CPU +SAMPLES' "$tmp/head.err")" -a "$(wc -l <"$tmp/head.out")" = 1
+	# a write that fails otherwise (a full disk): one line, exit 1
+	"$PERFBUF" demo -d 2 >/dev/full 2>"$tmp/err"
+	check demo_full_disk test "$?" = 1 -a "$(wc -l <"$tmp/err")" = 1 -a \
+		-n "$(grep -x 'perfbuf demo: writing stdout failed: No space left on device' "$tmp/err")"
+	"$PERFBUF" list 'tracepoint:sched:*' >/dev/full 2>"$tmp/err"
+	check list_full_disk test "$?" = 1 -a "$(wc -l <"$tmp/err")" = 1 -a \
+		-n "$(grep -x 'perfbuf list: writing stdout failed: No space left on device' "$tmp/err")"
 	"$PERFBUF" 2>"$tmp/head.err" | head -1 >"$tmp/head.out"
 	rc=${PIPESTATUS[0]}
 	check no_command_head_1 test "$rc" = 0 -a -n "$(grep -E '^CPU +SAMPLES' "$tmp/head.err")"

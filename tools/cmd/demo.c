@@ -107,18 +107,6 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 	return cli_options(&c, argc, argv, o);
 }
 
-/* 0, or -EPIPE when the reader is gone (`perfbuf demo | head -1`: a
- * normal end, SIGPIPE is ignored), or another -errno, said. */
-static int flush_stdout(void)
-{
-	if (!fflush(stdout) && !ferror(stdout))
-		return 0;
-	if (errno == EPIPE)
-		return -EPIPE;
-	fprintf(stderr, "perfbuf demo: writing stdout failed: %s\n", strerror(errno));
-	return -errno;
-}
-
 /* Poll until the end or a signal, a /bin/true every second; 0 or -errno. */
 static int demo_loop(struct perfbuf *pb, long duration)
 {
@@ -139,7 +127,7 @@ static int demo_loop(struct perfbuf *pb, long duration)
 			fprintf(stderr, "perfbuf demo: poll: %s\n", strerror(-err));
 			return err;
 		}
-		err = flush_stdout();
+		err = cli_flush_stdout("perfbuf demo");
 		if (err)
 			return err;
 	}
@@ -210,11 +198,11 @@ int cmd_demo(int argc, char **argv)
 			fprintf(stderr, "perfbuf demo: draining the perf buffer failed: %s\n",
 				strerror(-err));
 		else
-			err = flush_stdout();
+			err = cli_flush_stdout("perfbuf demo");
 	}
 	if (!err) {
 		demo_stats(stdout, pb, &run);
-		err = flush_stdout();
+		err = cli_flush_stdout("perfbuf demo");
 	}
 	if (err == -EPIPE) {
 		/* the reader stopped early: no error; the statistics where

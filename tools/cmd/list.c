@@ -59,10 +59,8 @@ static int list_protos(const char *glob)
 	c.kind = kind;
 	found = kfunc_each(glob + n + 1, print_proto, &c);
 	kfunc_btf_free();
-	if (fflush(stdout) == EOF && errno != EPIPE) {
-		fprintf(stderr, "perfbuf list: writing the list failed: %s\n", strerror(errno));
+	if (!cli_stdout_ok("perfbuf list"))
 		return 1;
-	}
 	if (!found) {
 		fprintf(stderr, "perfbuf list: the kernel's BTF (/sys/kernel/btf/vmlinux) describes no function '%s': a probe on it prints arg0..arg5\n",
 			glob + n + 1);
@@ -177,10 +175,8 @@ int cmd_list(int argc, char **argv)
 		if (!found)
 			return 1;
 	}
-	if (fflush(stdout) == EOF && errno != EPIPE) {
-		fprintf(stderr, "perfbuf list: writing the list failed: %s\n", strerror(errno));
+	if (!cli_stdout_ok("perfbuf list"))
 		return 1;
-	}
 	if (!found) {
 		fprintf(stderr, "perfbuf list: nothing matches '%s'\n", glob);
 		return 1;

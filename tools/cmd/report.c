@@ -184,10 +184,7 @@ static int print_info(const struct report *rp)
 	       (unsigned long long)m->start_wall_ns, rp->set.n);
 	for (int i = 0; i < rp->set.n; i++)
 		printf("  %s\n", rp->set.v[i].spec);
-	if ((!fflush(stdout) && !ferror(stdout)) || errno == EPIPE)
-		return 0;
-	fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(errno));
-	return 1;
+	return !cli_stdout_ok(RPROG);
 }
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)

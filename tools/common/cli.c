@@ -371,6 +371,25 @@ int cli_need_stdout(const char *prog)
 	return -EBADF;
 }
 
+int cli_flush_stdout(const char *prog)
+{
+	int err;
+
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	err = errno ?: EIO;	/* ferror() of an earlier write: errno gone */
+	if (err != EPIPE)
+		fprintf(stderr, "%s: writing stdout failed: %s\n", prog, strerror(err));
+	return -err;
+}
+
+bool cli_stdout_ok(const char *prog)
+{
+	int err = cli_flush_stdout(prog);
+
+	return !err || err == -EPIPE;
+}
+
 bool cli_cpu_online(int cpu)
 {
 	int n = perfbuf_cpus__online(NULL, 0), *cpus;

@@ -87,6 +87,13 @@ void cli_stop_on_signals(volatile sig_atomic_t *flag, bool restart);
 void cli_reserve_stdio(void);
 /* 0, or -EBADF with one line on stderr when stdout was closed. */
 int cli_need_stdout(const char *prog);
+/* fflush(stdout), the one check of every command's printed output: 0;
+ * -EPIPE when its reader is gone (a normal end: `| head -1`, SIGPIPE
+ * ignored), not said; another -errno (a full disk) said in one line,
+ * "PROG: writing stdout failed: why". */
+int cli_flush_stdout(const char *prog);
+/* The same for a command that ends there: false only for an error said */
+bool cli_stdout_ok(const char *prog);
 
 /* What to do about @err (either sign), e.g. "; raise 'ulimit -n'", or "". */
 const char *cli_hint(int err);
