@@ -44,8 +44,8 @@ int elf_file_check(const char *path)
 
 /* NULL (errno kept) with its cause said: type @name, or (NULL) the
  * record type of map @map, in @where ("the BTF or DWARF of 'x.o'").
- * Without a name, none found is no error: a debug line (a caller then
- * decodes without a type). */
+ * Without a name, none found (or none that may be read: EPERM) is no
+ * error: a debug line (a caller then decodes without a type). */
 static struct perfbuf_type *type_missing(const char *where, const char *map,
 					 const char *name)
 {
@@ -61,6 +61,12 @@ static struct perfbuf_type *type_missing(const char *where, const char *map,
 	else if (err == ENOENT)
 		pr_debug("no record type for map '%s' in %s: no PERFBUF_EVENT(%s, ...) marker, no struct event; give a type\n",
 			 map ? map : "?", where, map ? map : "MAP");
+	else if (err == EPERM && name)
+		pr_warn("type '%s': %s cannot be read without CAP_SYS_ADMIN (the kernel's rule for programs and BTF by id)\n",
+			name, where);
+	else if (err == EPERM)
+		pr_debug("no record type for map '%s': %s cannot be read without CAP_SYS_ADMIN\n",
+			 map ? map : "?", where);
 	else if (err == EINVAL)
 		pr_warn("%s in %s is not a struct or union with a size\n", what, where);
 	else if (err == ELOOP)
@@ -151,7 +157,7 @@ static struct perfbuf_type *kernel_btf_type(__u32 btf_id, const char *map,
 	int id, err;
 
 	if (!btf)
-		return err_ptr(-ENOENT);
+		return err_ptr(-errno);	/* EPERM: CAP_SYS_ADMIN */
 	id = name ? type_btf_find(btf, name) : type_btf_marker(btf, map);
 	if (id < 0 && !name)
 		id = type_btf_find(btf, NULL);
@@ -172,12 +178,23 @@ struct perfbuf_type *perfbuf_type__from_map_fd(int map_fd, const char *name)
 
 	if (bpf_obj_get_info_by_fd(map_fd, &minfo, &len))
 		return err_ptr(-errno);
-	while (!t && !bpf_prog_get_next_id(id, &id)) {
-		int fd = bpf_prog_get_fd_by_id(id);
+	while (!t) {
 		__u32 btf_id;
+		int fd;
 
+		/* EPERM: looking programs up by id needs CAP_SYS_ADMIN */
+		if (bpf_prog_get_next_id(id, &id)) {
+			if (errno != ENOENT && err == ENOENT)
+				err = errno;	/* ENOENT: none left */
+			break;
+		}
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0 && errno == EPERM) {
+			err = err == ENOENT ? EPERM : err;
+			break;
+		}
 		if (fd < 0)
-			continue;
+			continue;	/* gone meanwhile */
 		btf_id = prog_btf_using(fd, minfo.id);
 		close(fd);
 		if (btf_id)

@@ -343,6 +343,29 @@ if pin:
 '''
 
 
+def attach_pinned_as_user(pin):
+    """a user with CAP_BPF and CAP_PERFMON (and CAP_DAC_OVERRIDE, to open
+    root's pin): the programs' BTF, by id, needs CAP_SYS_ADMIN; said so, not
+    'no type' (with --type: exit 1) or 'give --type' (without: hex)"""
+    if not shutil.which("setpriv"):
+        print("SKIP attach_pinned_as_user: no setpriv")
+        return
+    caps = "+bpf,+perfmon,+dac_override"
+    user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+            "--inh-caps=" + caps, "--ambient-caps=" + caps,
+            PERFBUF, "attach", "-d", "1", "--map-pinned", pin]
+    for name, extra, rc, want in [
+            ("attach_pinned_as_user_type", ["--type", "run_event"], 1,
+             "cannot be read without CAP_SYS_ADMIN"),
+            ("attach_pinned_as_user_hex", [], 0,
+             "its programs' BTF cannot be read without CAP_SYS_ADMIN; its records print as hex")]:
+        p = subprocess.run(user + extra, capture_output=True, timeout=30)
+        err = p.stderr.decode()
+        said = [l for l in err.splitlines() if want in l]
+        result(name, p.returncode == rc and len(said) == 1 and "no type" not in err and
+               "give --type" not in err, "exit %d: %r" % (p.returncode, err))
+
+
 def attach_by_id():
     """attach --map-id: a map of a program another process loaded (with
     libperfbuf through ctypes); the type from the kernel's BTF"""
@@ -384,6 +407,7 @@ def attach_by_id():
         for o, e in zip(evs, recs):
             why = why or compare("pinned", o["args"], want_run_event(e, "none"))
         result("attach_pinned", why is None, why or "")
+        attach_pinned_as_user(words[1])
     finally:
         loader.stdin.close()
         loader.wait(10)

@@ -97,7 +97,10 @@ PERFBUF_API struct perfbuf_type *perfbuf_type__from_header(const char *header,
  *        for @map_name, else `event`).
  * @param map_fd the map (BPF_MAP_TYPE_PERF_EVENT_ARRAY or RINGBUF)
  * @return the type, or NULL with errno as perfbuf_type__from_file()'s
- *         (ENOENT: no program using the map has BTF with the type)
+ *         (ENOENT: no program using the map has BTF with the type; EPERM:
+ *         without CAP_SYS_ADMIN, which the kernel wants for finding
+ *         programs and their BTF by id, said at PERFBUF_WARN with @name,
+ *         else at PERFBUF_DEBUG)
  */
 PERFBUF_API struct perfbuf_type *perfbuf_type__from_map_fd(int map_fd,
 							   const char *name);

@@ -232,9 +232,12 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 		m->type = perfbuf_object__type(run->obj, name, type);
 	else
 		m->type = perfbuf_type__from_map_fd(fd, type);
-	if (!m->type && (type || errno != ENOENT))
+	if (!m->type && (type || (errno != ENOENT && errno != EPERM)))
 		return -errno ?: -ENOENT;	/* said */
-	if (!m->type)
+	if (!m->type && errno == EPERM)	/* attach: the kernel's BTF by id */
+		fprintf(stderr, "%s: map %s: its programs' BTF cannot be read without CAP_SYS_ADMIN; its records print as hex (run it as root, or give --header FILE.h --type TYPE)\n",
+			run->o.prog, name);
+	else if (!m->type)
 		fprintf(stderr, "%s: map %s: no record type found; its records print as hex (give --type)\n",
 			run->o.prog, name);
 	if (ringbuf)
