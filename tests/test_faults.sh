@@ -161,6 +161,12 @@ ln "$tmp/victim" "$tmp/hardlink"
 "${PB[@]}" trace -n 2 -o "$tmp/hardlink" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_hardlink_refused 1 "^perfbuf trace: cannot write '$tmp/hardlink': it has other hard links"
 check output_hardlink_target_kept test "$(cat "$tmp/victim")" = precious
+# a socket: open() says ENXIO as for a FIFO unread, but no reader comes
+/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/sock"
+start=$(date +%s%N)
+"${PB[@]}" trace -n 2 -o "$tmp/sock" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_socket_refused 1 "^perfbuf trace: cannot write '$tmp/sock': it is a socket"
+check output_socket_at_once test $(( ($(date +%s%N) - start) / 1000000 )) -lt 900
 head -c 100000 /dev/zero >"$tmp/old"
 "${PB[@]}" trace -n 1 -o "$tmp/old" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 check output_regular_replaced test "$(grep -c sched_switch "$tmp/old")" = 1 -a "$(stat -c %s "$tmp/old")" -lt 1000

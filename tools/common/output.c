@@ -98,6 +98,8 @@ static int open_once(struct cli_out *o)
 		return open_beside(o);
 	if (S_ISREG(st.st_mode))
 		return -EMLINK;	/* renamed over, its other names would keep the old */
+	if (S_ISSOCK(st.st_mode))
+		return -EOPNOTSUPP;	/* open() says ENXIO, as for a FIFO unread */
 	return open_in_place(o->path);
 }
 
@@ -192,6 +194,8 @@ const char *cli_output_error(int err)
 		return "it has other hard links; refusing to replace it";
 	case ENXIO:
 		return "a FIFO with no reader; start its reader first";
+	case EOPNOTSUPP:
+		return "it is a socket, which cannot be opened; give a file, a FIFO or a device";
 	case EBUSY:
 		return "it keeps being replaced by another process";
 	default:

@@ -28,7 +28,8 @@ struct cli_out {
  *   opened);
  * - a FIFO or a device (/dev/null) is written as it is;
  * - refused: a symbolic link (-ELOOP), a file with other hard links
- *   (-EMLINK), a FIFO without a reader after a second (-ENXIO).
+ *   (-EMLINK), a FIFO without a reader after a second (-ENXIO), a
+ *   socket (-EOPNOTSUPP).
  * 0 or -errno (cli_cannot_write() says it). */
 int cli_out__open(struct cli_out *o, const char *path);
 /* @o's fd as a stdio stream (made once); NULL with errno. */
