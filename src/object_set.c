@@ -89,12 +89,21 @@ static int set_chars(const struct btf *btf, const struct btf_type *t,
 	return 0;
 }
 
-/* @v into the @size bytes at @dst, exactly those (little endian); the
- * caller checked that they lie within the section */
+/* @v into the @size bytes at @dst (1, 2, 4 or 8: size_ok()), exactly
+ * those, in the host's byte order: libbpf loads only objects of the
+ * host's (a byte loop would store little endian on any host) */
 static void store(void *dst, __u64 v, unsigned int size)
 {
-	for (unsigned int i = 0; i < size && i < 8; i++, v >>= 8)
-		((__u8 *)dst)[i] = (__u8)v;
+	__u8 u8 = (__u8)v;
+	__u16 u16 = (__u16)v;
+	__u32 u32 = (__u32)v;
+
+	switch (size) {
+	case 1: memcpy(dst, &u8, 1); break;
+	case 2: memcpy(dst, &u16, 2); break;
+	case 4: memcpy(dst, &u32, 4); break;
+	case 8: memcpy(dst, &v, 8); break;
+	}
 }
 
 /* Integers, bools and enums of 1, 2, 4 or 8 bytes: what a C compiler
