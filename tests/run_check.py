@@ -407,6 +407,10 @@ def attach_by_id():
         for o, e in zip(evs, recs):
             why = why or compare("pinned", o["args"], want_run_event(e, "none"))
         result("attach_pinned", why is None, why or "")
+        # a type that is not there: that line alone (the rings are not
+        # replaced by a run that never starts)
+        one_line_t("attach_bad_type_one_line", ["attach", "-d", "1", "--map-pinned", words[1],
+                                                "--type", "nosuch"], "no type 'nosuch'")
         attach_pinned_as_user(words[1])
     finally:
         loader.stdin.close()

@@ -320,7 +320,7 @@ static int open_map(struct run *run)
 	__u32 len = sizeof(info);
 	const char *what = run->o.map_pinned ?: run->o.map_name;
 	char idtext[32];
-	int fd;
+	int fd, err;
 
 	snprintf(idtext, sizeof(idtext), "id %ld", run->o.map_id);
 	if (run->o.map_name)
@@ -350,10 +350,12 @@ static int open_map(struct run *run)
 			run->o.prog, info.name, run->o.map_id ? idtext : what);
 		return -EINVAL;
 	}
-	if (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+	err = add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
+	/* once the map is taken: a bad --type ends the run before it is */
+	if (!err && info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
 			run->o.prog, info.name, info.id);
-	return add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
+	return err;
 }
 
 /* The decoder and the sink (text columns, JSON Lines or NATS), or the
