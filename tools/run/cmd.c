@@ -259,6 +259,9 @@ static int open_object(struct run *run)
 		if (err)
 			return err;
 	}
+	err = run_choose_programs(&run->o, perfbuf_object__bpf(run->obj));
+	if (err)
+		return err;
 	n = perfbuf_object__map_cnt(run->obj);
 	for (int i = 0; i < n; i++) {
 		int type = perfbuf_object__map_type(run->obj, i);

@@ -23,6 +23,8 @@ static const char run_usage[] =
 "                       enum (name or number) or char array; repeatable\n"
 "      --type [MAP:]TYPE  the records' struct (of map MAP only); repeatable\n"
 "      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
+"      --prog NAME      load program NAME (and the others named so) only\n"
+"      --no-prog NAME   do not load program NAME; both repeatable\n"
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
@@ -38,6 +40,12 @@ METRICS_USAGE
 "  -v, --verbose        libbpf's debug output (the verifier's log)\n"
 "  -h, --help           this help\n"
 NATS_TRACE_USAGE
+"\n"
+"Of programs for one target in several kinds (fentry and kprobe for one\n"
+"function; tp_btf, raw_tp and tracepoint for one tracepoint), as a\n"
+"libbpf-tools tool does, the best kind this kernel runs is loaded; a\n"
+"program it cannot load (fentry refused) is left out when others remain.\n"
+"One line says what was left out.\n"
 "\n"
 "The type of a map's records: --type; else the marker PERFBUF_EVENT(MAP, TYPE)\n"
 "of <perfbuf/bpf.h> in the program; else a struct named event, in BTF, then\n"
@@ -83,7 +91,7 @@ NATS_TRACE_USAGE
 
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
-       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS };
+       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG };
 
 static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		     const char *opt, const char *arg)
@@ -114,6 +122,9 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_SET: return list_add(o, o->sets, &o->nsets, RUN_MAX_SETS, "--set", arg);
 	case OPT_TYPE: return list_add(o, o->types, &o->ntypes, RUN_MAX_MAPS, "--type", arg);
 	case OPT_HEADER: o->header = arg; return true;
+	case OPT_PROG: return list_add(o, o->progs, &o->nprogs, RUN_MAX_PROGS, "--prog", arg);
+	case OPT_NO_PROG:
+		return list_add(o, o->no_progs, &o->nno_progs, RUN_MAX_PROGS, "--no-prog", arg);
 	case OPT_MAP_ID: return cli_parse_num(o->prog, "--map-id", arg, 1, 0xffffffffL, &o->map_id);
 	case OPT_MAP_PINNED: o->map_pinned = arg; return true;
 	case OPT_MAP_NAME: o->map_name = arg; return true;
@@ -158,9 +169,9 @@ static int check(struct run_opts *o, int argc, char **argv)
 				o->prog, optind < argc ? ", no object" : "");
 			return -1;
 		}
-		if (o->nsets) {
-			fprintf(stderr, "%s: --set needs an object not loaded yet: use perfbuf run\n",
-				o->prog);
+		if (o->nsets || o->nprogs || o->nno_progs) {
+			fprintf(stderr, "%s: %s needs an object not loaded yet: use perfbuf run\n",
+				o->prog, o->nsets ? "--set" : o->nprogs ? "--prog" : "--no-prog");
 			return -1;
 		}
 		return 0;
@@ -192,6 +203,8 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "header", required_argument, NULL, OPT_HEADER },
+		{ "prog", required_argument, NULL, OPT_PROG },
+		{ "no-prog", required_argument, NULL, OPT_NO_PROG },
 		{ "map-id", required_argument, NULL, OPT_MAP_ID },
 		{ "map-pinned", required_argument, NULL, OPT_MAP_PINNED },
 		{ "map-name", required_argument, NULL, OPT_MAP_NAME },

@@ -7,6 +7,7 @@
  *   header.c --header: a C header compiled to BTF by clang
  *   opts.c   the options of both commands
  *   cmd.c    the commands: the object or the map, the rings, the loop
+ *   choose.c which of the object's programs are loaded (alternatives)
  *   capture.c  --record: the records and their types into a capture
  *   report.c   perfbuf report of such a capture
  */
@@ -23,6 +24,7 @@
 
 #define RUN_MAX_MAPS 16
 #define RUN_MAX_SETS 64
+#define RUN_MAX_PROGS 64
 
 /* A map read: a PERF_EVENT_ARRAY (through the collector) or a RINGBUF
  * (libbpf's ring_buffer); its records typed, or hex without a type */
@@ -70,6 +72,10 @@ struct run_opts {
 	const char *types[RUN_MAX_MAPS];	/* --type [MAP:]NAME */
 	int ntypes;
 	const char *header;	/* --header FILE.h */
+	const char *progs[RUN_MAX_PROGS];	/* --prog NAME: these only */
+	int nprogs;
+	const char *no_progs[RUN_MAX_PROGS];	/* --no-prog NAME */
+	int nno_progs;
 	/* attach: one of */
 	long map_id;
 	const char *map_pinned, *map_name;
@@ -86,5 +92,11 @@ struct run_opts {
 int run_parse_options(int argc, char **argv, struct run_opts *o);
 /* --type for map @map: MAP:NAME's NAME, else a NAME alone, else NULL */
 const char *run_type_for(const struct run_opts *o, const char *map);
+
+struct bpf_object;
+/* Before the load: the programs of @obj not to load turned off (the
+ * alternatives this kernel does not take, --prog, --no-prog), said in one
+ * line. 0, or -ENOENT for a name no program has (said) */
+int run_choose_programs(const struct run_opts *o, struct bpf_object *obj);
 
 #endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Which programs of an object `perfbuf run` loads, chosen as the
+ * libbpf-tools' own userspace chooses: their objects carry alternatives
+ * (fentry and kprobe programs for one function, tp_btf and raw_tp sets
+ * for one tracepoint) and the tool turns off the ones it does not want
+ * with bpf_program__set_autoload(prog, false) after probing the kernel.
+ * Loading them all attaches one target twice (every record twice), and
+ * one program the kernel refuses (fentry under some lockdowns, a raw_tp
+ * calling a helper raw_tp may not call) fails the whole load.
+ *
+ * The rule: the programs of one target (a function, a tracepoint) come in
+ * kinds, best first: fentry/fexit, then kprobe/kretprobe; tp_btf, then
+ * raw_tp, then tracepoint. Of a target with several kinds, the best kind
+ * this kernel can run is kept, the others dropped. A program the kernel
+ * cannot load at all (fentry refused, a tp_btf of a tracepoint it does
+ * not have) is dropped too when the object keeps others. --prog NAME
+ * chooses by hand (those only), --no-prog NAME drops one. The kernel's
+ * features are probed by trace's probes (trace/probe.h), the one place.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "common/cli.h"
+#include "trace/probe.h"
+#include "trace/tracefs.h"
+#include "run.h"
+
+/* Kinds of one family, best first: an entry's, a return's, a tracepoint's */
+enum kind { K_OTHER, K_FENTRY, K_KPROBE, K_FEXIT, K_KRETPROBE, K_TP_BTF, K_RAW_TP,
+	    K_TRACEPOINT };
+
+static const char *const kind_names[] = {
+	[K_FENTRY] = "fentry", [K_KPROBE] = "kprobe", [K_FEXIT] = "fexit",
+	[K_KRETPROBE] = "kretprobe", [K_TP_BTF] = "tp_btf", [K_RAW_TP] = "raw_tp",
+	[K_TRACEPOINT] = "tracepoint",
+};
+
+struct cand {
+	struct bpf_program *p;
+	enum kind kind;
+	const char *target;	/* in sec: the function or tracepoint */
+	const char *cat;	/* tracepoint/CAT/NAME: CAT (len catlen) */
+	int catlen;
+	int can;		/* 0, or why this kernel cannot run it (-errno) */
+	bool drop;
+	char why[96];		/* why it was dropped */
+};
+
+static const struct { const char *prefix; enum kind kind; } sections[] = {
+	{ "fentry/", K_FENTRY }, { "fexit/", K_FEXIT }, { "kprobe/", K_KPROBE },
+	{ "kretprobe/", K_KRETPROBE }, { "tp_btf/", K_TP_BTF }, { "raw_tp/", K_RAW_TP },
+	{ "raw_tracepoint/", K_RAW_TP }, { "tracepoint/", K_TRACEPOINT },
+	{ "tp/", K_TRACEPOINT },
+};
+
+static void classify(struct cand *c)
+{
+	const char *sec = bpf_program__section_name(c->p);
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		size_t n = strlen(sections[i].prefix);
+		const char *slash;
+
+		if (strncmp(sec, sections[i].prefix, n) || !sec[n])
+			continue;
+		c->kind = sections[i].kind;
+		c->target = sec + n;
+		if (c->kind == K_TRACEPOINT) {
+			slash = strchr(c->target, '/');
+			if (!slash) {
+				c->kind = K_OTHER;
+				return;
+			}
+			c->cat = c->target;
+			c->catlen = slash - c->target;
+			c->target = slash + 1;
+		}
+		return;
+	}
+}
+
+/* The family's rank of a kind (0 best) and its family (entry, return, tp) */
+static int family(enum kind k) { return k <= K_KPROBE ? 0 : k <= K_KRETPROBE ? 1 : 2; }
+static int rank(enum kind k)
+{
+	static const int r[] = { [K_KPROBE] = 1, [K_KRETPROBE] = 1, [K_RAW_TP] = 1,
+				 [K_TRACEPOINT] = 2 };
+
+	return r[k];
+}
+
+/* 0, or why this kernel cannot run @c (a negative errno) */
+static int probe(const struct cand *c)
+{
+	char path[512];
+
+	switch (c->kind) {
+	case K_FENTRY:
+	case K_FEXIT:
+		return fentry_probe(c->target);
+	case K_KPROBE:
+	case K_KRETPROBE:
+		if (!kprobes_supported())
+			return -EOPNOTSUPP;
+		return in_kallsyms(c->target) ? 0 : -ENOENT;
+	case K_TP_BTF:
+	case K_RAW_TP:
+		return rawtp_nargs(c->target) < 0 ? -ENOENT : 0;
+	case K_TRACEPOINT:
+		snprintf(path, sizeof(path), "%s/events/%.*s/%s", tracefs_path(), c->catlen,
+			 c->cat, c->target);
+		return path_exists(path) ? 0 : -ENOENT;
+	default:
+		return 0;
+	}
+}
+
+static const char *cannot(const struct cand *c)
+{
+	switch (c->kind) {
+	case K_FENTRY:
+	case K_FEXIT:
+		return c->can == -ENOENT ? "not in the kernel's BTF" :
+		       c->can == -EPERM ? "fentry/fexit refused by this kernel" :
+		       "fentry/fexit cannot load here";
+	case K_KPROBE:
+	case K_KRETPROBE:
+		return c->can == -EOPNOTSUPP ? "this kernel has no kprobes" :
+		       "no such kernel function";
+	default:
+		return "no such tracepoint on this kernel";
+	}
+}
+
+/* Of the programs of @c's target (same family and name), keep the best
+ * kind this kernel runs; the others dropped */
+static void choose_target(struct cand *cs, int n, int at)
+{
+	struct cand *c = &cs[at];
+	int best = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct cand *o = &cs[i];
+
+		if (o->kind == K_OTHER || family(o->kind) != family(c->kind) ||
+		    strcmp(o->target, c->target))
+			continue;
+		if (!o->can && (best < 0 || rank(o->kind) < rank(cs[best].kind)))
+			best = i;
+	}
+	if (best < 0 || cs[best].kind == c->kind)
+		return;
+	c->drop = true;
+	snprintf(c->why, sizeof(c->why), "%s %s covers %s", kind_names[cs[best].kind],
+		 bpf_program__name(cs[best].p), c->target);
+}
+
+static bool listed(const char *name, const char *const *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return true;
+	return false;
+}
+
+/* --prog and --no-prog name programs of the object: 0 or -ENOENT (said) */
+static int check_names(const char *prog, struct bpf_object *obj, const char *const *v,
+		       int n, const char *opt)
+{
+	for (int i = 0; i < n; i++) {
+		if (bpf_object__find_program_by_name(obj, v[i]))
+			continue;
+		char names[512] = "";
+		struct bpf_program *p;
+		size_t len = 0;
+
+		bpf_object__for_each_program(p, obj)
+			if (len < sizeof(names))
+				len += snprintf(names + len, sizeof(names) - len, "%s%s",
+						len ? ", " : "", bpf_program__name(p));
+		fprintf(stderr, "%s: %s %s: the object has no such program (its programs: %s)\n",
+			prog, opt, v[i], names);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* One line: what was dropped, and why */
+static void say_dropped(const char *prog, const struct cand *cs, int n)
+{
+	char line[1024];
+	size_t len = 0;
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (cs[i].drop && len < sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len, "%s%s (%s)", k++ ? ", " : "",
+					bpf_program__name(cs[i].p), cs[i].why);
+	if (k)
+		fprintf(stderr, "%s: not loading %d program%s: %s; --prog NAME loads one\n",
+			prog, k, k == 1 ? "" : "s", line);
+}
+
+int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	struct cand *cs;
+	int n = 0, i = 0, kept = 0;
+
+	if (check_names(o->prog, obj, o->progs, o->nprogs, "--prog") ||
+	    check_names(o->prog, obj, o->no_progs, o->nno_progs, "--no-prog"))
+		return -ENOENT;
+	bpf_object__for_each_program(p, obj)
+		n++;
+	cs = calloc(n + 1, sizeof(*cs));
+	if (!cs)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, obj) {
+		struct cand *c = &cs[i++];
+
+		c->p = p;
+		classify(c);
+		c->can = bpf_program__autoload(p) ? probe(c) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = bpf_program__name(cs[i].p);
+
+		if (!bpf_program__autoload(cs[i].p))
+			continue;	/* the object's own choice */
+		if (o->nprogs) {	/* by hand: those, whatever the kernel */
+			if (!listed(name, o->progs, o->nprogs))
+				bpf_program__set_autoload(cs[i].p, false);
+			continue;
+		}
+		if (listed(name, o->no_progs, o->nno_progs)) {
+			bpf_program__set_autoload(cs[i].p, false);
+			continue;
+		}
+		if (cs[i].kind != K_OTHER)
+			choose_target(cs, n, i);
+	}
+	for (i = 0; i < n; i++)
+		kept += bpf_program__autoload(cs[i].p) && !cs[i].drop;
+	/* what cannot load at all, when others stay (kprobes load; their
+	 * attach fails later, said then) */
+	for (i = 0; i < n && !o->nprogs; i++) {
+		struct cand *c = &cs[i];
+		bool loads = c->kind != K_FENTRY && c->kind != K_FEXIT && c->kind != K_TP_BTF;
+
+		if (c->drop || !c->can || loads || !bpf_program__autoload(c->p) || kept < 2)
+			continue;
+		c->drop = true;
+		kept--;
+		snprintf(c->why, sizeof(c->why), "%s %s: %s", kind_names[c->kind], c->target,
+			 cannot(c));
+	}
+	for (i = 0; i < n; i++)
+		if (cs[i].drop)
+			bpf_program__set_autoload(cs[i].p, false);
+	say_dropped(o->prog, cs, n);
+	free(cs);
+	return 0;
+}
