@@ -14,6 +14,15 @@
 __attribute__((format(printf, 2, 3)))
 void perfbuf_pr(enum perfbuf_print_level level, const char *fmt, ...);
 
+/* strerror() that knows libbpf's own codes (4000-4007: LIBBPF_ERRNO__*);
+ * @err negative or positive */
+const char *errstr(int err);
+
+struct bpf_object;
+/* bpf_object__load(), its failure said in one line naming the program or
+ * map (object_load.c) */
+int object_load(struct bpf_object *obj, const char *path);
+
 /* Options structs may grow: bytes past what this library knows must be 0. */
 bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 			const char *type_name);

@@ -41,7 +41,7 @@ struct perfbuf_object *perfbuf_object__open(const char *path)
 	if (!o->obj) {
 		err = -errno;
 		pr_warn("'%s' is not a BPF object libbpf can open: %s\n", path,
-			strerror(errno));
+			errstr(errno));
 		perfbuf_object__free(o);
 		return err_ptr(err);
 	}
@@ -149,28 +149,55 @@ int perfbuf_object__set(struct perfbuf_object *o, const char *assignment)
 
 int perfbuf_object__load(struct perfbuf_object *o)
 {
-	int err = bpf_object__load(o->obj);
+	int err = object_load(o->obj, o->path);
 
-	if (err) {
-		pr_warn("loading '%s' failed: %s%s\n", o->path, strerror(-err),
-			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" :
-			"; the verifier's log is shown with -v");
+	if (err)
 		return err;
-	}
 	o->loaded = true;
 	return 0;
+}
+
+/* SEC("uprobe"), SEC("usdt"): the tool's userspace gives the target */
+static bool is_probe_without_target(const char *sec)
+{
+	return !strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe") || !strcmp(sec, "usdt") ||
+	       !strcmp(sec, "uprobe.s") || !strcmp(sec, "uretprobe.s");
+}
+
+/* A kprobe on a kernel without them fails as a missing function would */
+static bool no_kprobes(const char *sec)
+{
+	return (!strncmp(sec, "kprobe", 6) || !strncmp(sec, "kretprobe", 9) ||
+		!strncmp(sec, "ksyscall", 8) || !strncmp(sec, "kretsyscall", 11)) &&
+	       access("/sys/bus/event_source/devices/kprobe/type", F_OK) &&
+	       access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+}
+
+static void say_not_attached(const struct bpf_program *p, int err)
+{
+	const char *sec = bpf_program__section_name(p);
+
+	if (no_kprobes(sec))
+		pr_warn("program %s (SEC(\"%s\")): not attached: this kernel has no kprobes (CONFIG_KPROBES is off)\n",
+			bpf_program__name(p), sec);
+	else
+		pr_warn("program %s (SEC(\"%s\")): not attached: %s%s\n", bpf_program__name(p),
+			sec, errstr(err), err == -ENOENT ? " (no such attach point on this kernel)" :
+			err == -EPERM ? " (refused by the kernel: lockdown or an LSM?)" : "");
 }
 
 int perfbuf_object__attach(struct perfbuf_object *o)
 {
 	struct bpf_program *p;
-	int i = 0, ok = 0, tried = 0;
+	int i = 0, ok = 0, loaded = 0;
 
 	bpf_object__for_each_program(p, o->obj) {
 		struct bpf_link *l;
 
 		if (i >= o->nprogs)
 			break;
+		loaded += bpf_program__autoload(p);
 		if (!bpf_program__autoload(p) || o->links[i]) {
 			ok += !!o->links[i++];
 			continue;
@@ -180,23 +207,21 @@ int perfbuf_object__attach(struct perfbuf_object *o)
 			o->links[i] = l;
 			o->status[i++] = 1;
 			ok++;
-			tried++;
 			continue;
 		}
 		o->status[i] = -errno;
 		if (errno == EOPNOTSUPP || errno == ESRCH) {
 			o->status[i++] = 0;
-			pr_warn("program %s (SEC(\"%s\")): not attached: libbpf cannot attach this section by its name\n",
-				bpf_program__name(p), bpf_program__section_name(p));
+			pr_warn("program %s (SEC(\"%s\")): not attached: %s\n",
+				bpf_program__name(p), bpf_program__section_name(p),
+				is_probe_without_target(bpf_program__section_name(p)) ?
+				"its SEC() names no binary and function (its own tool gives them)" :
+				"libbpf cannot attach this section by its name");
 			continue;
 		}
-		tried++;
-		pr_warn("program %s (SEC(\"%s\")): not attached: %s%s\n", bpf_program__name(p),
-			bpf_program__section_name(p), strerror(-o->status[i]),
-			o->status[i] == -ENOENT ? " (no such attach point on this kernel)" : "");
-		i++;
+		say_not_attached(p, o->status[i++]);
 	}
-	return !ok && tried ? -ENOENT : ok;
+	return !ok && loaded ? -ENOENT : ok;
 }
 
 int perfbuf_object__detach(struct perfbuf_object *o)

@@ -442,6 +442,70 @@ def partial_attach():
     result("run_no_type_hex", ok, err + out)
 
 
+def choose():
+    """alternatives chosen as libbpf-tools do: of tp_btf and raw_tp for one
+    tracepoint the tp_btf only (one record per write, not two); a program
+    this kernel refuses left out when others remain; --prog/--no-prog by
+    hand; a program that fails to load named, with the verifier's reason"""
+    obj = os.path.join(OBJ, "run_alt.bpf.o")
+    pid = "target_pid=%d" % os.getpid()
+    pb = Perfbuf(["run", "--json", "--type", "run_tail", "--set", pid, obj])
+    for n in (5, 6, 7):
+        emit(b"x" * n)
+    out, err, rc = pb.end()
+    evs = events(out)
+    fentry_refused = "alt_fentry (fentry ksys_write: fentry/fexit refused by this kernel)" in err
+    tags = [1, 3] if not fentry_refused else [1]
+    got = sorted((e["args"]["seq"], e["args"]["len"]) for e in evs)
+    want = sorted((n, t) for n in (5, 6, 7) for t in tags)
+    dropped = [l for l in err.splitlines() if "not loading" in l]
+    ok = rc == 0 and got == want and len(dropped) == 1 and \
+        "alt_raw (tp_btf alt_btf covers sys_enter)" in dropped[0] and "Attached %d program" % len(tags) in err
+    result("choose_tp_btf_over_raw_tp", ok, "%r want %r: %s" % (got, want, err))
+    one_line("choose_prog_verifier_named", ["run", "--prog", "alt_raw", "--set", pid, obj],
+             'program alt_raw (SEC("raw_tp/sys_enter")) failed to load: Invalid argument: '
+             'the verifier says "program of this type cannot use helper bpf_get_socket_cookie#46"')
+    one_line("choose_no_prog_leaves_raw_tp", ["run", "--no-prog", "alt_btf", "--no-prog",
+                                              "alt_fentry", "--set", pid, obj],
+             "run without it: --no-prog alt_raw")
+    if fentry_refused:
+        one_line("choose_prog_fentry_refused", ["run", "--prog", "alt_fentry", obj],
+                 'program alt_fentry (SEC("fentry/ksys_write")) failed to load: this kernel '
+                 'refuses fentry programs (Operation not permitted as root: kernel lockdown')
+    one_line("choose_prog_unknown", ["run", "--prog", "nosuch", obj],
+             "--prog nosuch: the object has no such program (its programs: alt_btf, alt_raw, "
+             "alt_fentry)")
+    one_line("choose_no_prog_on_attach", ["attach", "--map-id", "1", "--no-prog", "x"],
+             "--no-prog needs an object not loaded yet")
+
+
+def load_errors():
+    """what failed, named: a map (no verifier failure), libbpf's own codes,
+    nothing attached (uprobe without target, no kprobes)"""
+    one_line("load_map_named", ["run", os.path.join(OBJ, "run_badmap.bpf.o")],
+             "failed: map badstacks could not be created: Invalid argument")
+    one_line("load_libbpf_errno", ["run", "/bin/ls"],
+             "is not a BPF object libbpf can open: BPF object format invalid")
+    p = subprocess.run([PERFBUF, "run", "-d", "5", os.path.join(OBJ, "run_notarget.bpf.o")],
+                       capture_output=True, timeout=60)
+    err = p.stderr.decode()
+    kprobes = os.path.exists("/sys/bus/event_source/devices/kprobe/type")
+    ok = p.returncode == (0 if kprobes else 1) and \
+        'program notarget_uprobe (SEC("uprobe")): not attached: its SEC() names no binary ' \
+        'and function' in err and \
+        (kprobes or 'program notarget_kprobe (SEC("kprobe/ksys_write")): not attached: this ' \
+         'kernel has no kprobes (CONFIG_KPROBES is off)' in err) and \
+        (kprobes or "no program of '%s' could be attached" % os.path.join(OBJ, "run_notarget.bpf.o")
+         in err)
+    result("load_nothing_attached", ok, "exit %d: %s" % (p.returncode, err))
+    # uprobes only (gethostlatency, javagc): 0 attached is an error too
+    p = subprocess.run([PERFBUF, "run", "-d", "5", "--no-prog", "notarget_kprobe",
+                        os.path.join(OBJ, "run_notarget.bpf.o")], capture_output=True, timeout=60)
+    err = p.stderr.decode()
+    ok = p.returncode == 1 and "Attached" not in err and "could be attached" in err
+    result("load_uprobe_only", ok, "exit %d: %s" % (p.returncode, err))
+
+
 def one_line(name, args, want):
     p = subprocess.run([PERFBUF] + args, capture_output=True, timeout=60)
     err = p.stderr.decode()
@@ -612,7 +676,8 @@ for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                  ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
                  ("bits", bits_signed_enum),
                  ("attach_by_id", attach_by_id), ("report", report_capture),
-                 ("partial", partial_attach),
+                 ("partial", partial_attach), ("choose", choose),
+                 ("load_errors", load_errors),
                  ("hostile", hostile), ("header", header)]:
     if not ONLY or name in ONLY:
         fn()

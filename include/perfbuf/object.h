@@ -45,8 +45,8 @@ PERFBUF_API int perfbuf_object__load(struct perfbuf_object *obj);
 /**
  * @brief Attach every program that libbpf can auto-attach from its SEC
  *        name; each failure said (program, section, reason).
- * @return programs attached (>= 0), or -ENOENT when there were programs
- *         and none could be attached
+ * @return programs attached (> 0; 0 for an object without programs), or
+ *         -ENOENT when there were programs and none was attached
  */
 PERFBUF_API int perfbuf_object__attach(struct perfbuf_object *obj);
 

@@ -146,8 +146,8 @@ static void choose_target(struct cand *cs, int n, int at)
 	for (int i = 0; i < n; i++) {
 		struct cand *o = &cs[i];
 
-		if (o->kind == K_OTHER || family(o->kind) != family(c->kind) ||
-		    strcmp(o->target, c->target))
+		if (o->kind == K_OTHER || !bpf_program__autoload(o->p) ||
+		    family(o->kind) != family(c->kind) || strcmp(o->target, c->target))
 			continue;
 		if (!o->can && (best < 0 || rank(o->kind) < rank(cs[best].kind)))
 			best = i;
@@ -226,23 +226,17 @@ int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)
 		classify(c);
 		c->can = bpf_program__autoload(p) ? probe(c) : 0;
 	}
+	/* by hand first: --prog those only (whatever the kernel), --no-prog */
 	for (i = 0; i < n; i++) {
 		const char *name = bpf_program__name(cs[i].p);
 
-		if (!bpf_program__autoload(cs[i].p))
-			continue;	/* the object's own choice */
-		if (o->nprogs) {	/* by hand: those, whatever the kernel */
-			if (!listed(name, o->progs, o->nprogs))
-				bpf_program__set_autoload(cs[i].p, false);
-			continue;
-		}
-		if (listed(name, o->no_progs, o->nno_progs)) {
+		if (o->nprogs ? !listed(name, o->progs, o->nprogs)
+			      : listed(name, o->no_progs, o->nno_progs))
 			bpf_program__set_autoload(cs[i].p, false);
-			continue;
-		}
-		if (cs[i].kind != K_OTHER)
-			choose_target(cs, n, i);
 	}
+	for (i = 0; i < n && !o->nprogs; i++)
+		if (bpf_program__autoload(cs[i].p) && cs[i].kind != K_OTHER)
+			choose_target(cs, n, i);
 	for (i = 0; i < n; i++)
 		kept += bpf_program__autoload(cs[i].p) && !cs[i].drop;
 	/* what cannot load at all, when others stay (kprobes load; their
