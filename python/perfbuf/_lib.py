@@ -146,10 +146,22 @@ for _name, (_res, _args) in list(_PROTOS.items()) + list(_PROTOS_3_1.items()):
 batch_record_fn = ctypes.cast(lib.perfbuf_batch__record_fn, c_void_p)
 
 
+def strerror(err):
+    """os.strerror() that knows libbpf's own codes (4000-4007,
+    LIBBPF_ERRNO__LIBELF to LIBBPF_ERRNO__PROG2BIG): libbpf_strerror()"""
+    err = abs(err)
+    if 4000 <= err < 4100:
+        from ._libbpf import libbpf
+        buf = ctypes.create_string_buffer(128)
+        libbpf.libbpf_strerror(err, buf, len(buf))
+        return buf.value.decode(errors="replace")
+    return os.strerror(err)
+
+
 def errno_error(err, what):
     """An OSError for negative errno @err: '@what: strerror'."""
     err = abs(err)
-    return OSError(err, "perfbuf: %s: %s" % (what, os.strerror(err)))
+    return OSError(err, "perfbuf: %s: %s" % (what, strerror(err)))
 
 
 def forked_error(what, pid):

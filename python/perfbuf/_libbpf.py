@@ -32,3 +32,6 @@ def run_on_cpu_opts(ctx_buf, ctx_size, cpu):
     return TestRunOpts(sz=ctypes.sizeof(TestRunOpts), ctx_in=ctypes.addressof(ctx_buf),
                        ctx_size_in=ctx_size, flags=BPF_F_TEST_RUN_ON_CPU, cpu=cpu)
 
+
+libbpf.libbpf_strerror.restype = ctypes.c_int
+libbpf.libbpf_strerror.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]

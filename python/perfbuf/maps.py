@@ -3,6 +3,7 @@
 import ctypes
 import os
 
+from . import _lib
 from ._libbpf import libbpf as _libbpf
 
 PERF_EVENT_ARRAY = 4
@@ -26,7 +27,7 @@ def map_fd(pinned_path):
     if fd < 0:
         err = ctypes.get_errno()
         raise OSError(err, "perfbuf: %s: %s: pin a map there (bpftool map pin) or give "
-                      "its fd" % (pinned_path, os.strerror(err)), pinned_path)
+                      "its fd" % (pinned_path, _lib.strerror(err)), pinned_path)
     return fd
 
 

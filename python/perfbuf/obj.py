@@ -120,7 +120,7 @@ class Type(_lib.Closable):
 
 def _no_type(path, name, map, err):
     what = name or ("for map '%s'" % map if map else "event")
-    return LookupError("perfbuf: %s: no type %s (%s)" % (path, what, os.strerror(err)))
+    return LookupError("perfbuf: %s: no type %s (%s)" % (path, what, _lib.strerror(err)))
 
 
 def type_dtype(t):
@@ -151,7 +151,7 @@ class Object(_lib.Closable):
             if err == errno.ENOEXEC:
                 raise ValueError("perfbuf: %s is not a BPF object (ELF): build it with "
                                  "clang -target bpf" % self.path)
-            raise OSError(err, "perfbuf: %s: %s" % (self.path, os.strerror(err)), self.path)
+            raise OSError(err, "perfbuf: %s: %s" % (self.path, _lib.strerror(err)), self.path)
         try:
             for k, v in (set or {}).items():
                 self._set(k, v)

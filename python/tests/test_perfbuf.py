@@ -96,6 +96,9 @@ def test_hostile_objects(tmp_path):
         perfbuf.Object(bad)
     with pytest.raises(FileNotFoundError):
         perfbuf.Object(tmp_path / "missing.bpf.o")
+    # an ELF file that is no BPF object: libbpf's own code, by its name
+    with pytest.raises(OSError, match="BPF object format invalid"):
+        perfbuf.Object("/bin/ls")
     with perfbuf.Object(obj_path("tests/bpf/run_types.bpf.o"), attach=False) as obj:
         with pytest.raises(LookupError, match="no type"):
             obj.dtype("no_such_struct")
