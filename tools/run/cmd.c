@@ -535,7 +535,9 @@ static int summary(struct run *run, bool output_failed)
 			sum.lost += st.lost;
 		}
 	}
-	sum.discarded = sum.received - sum.printed;
+	for (int i = 0; i < run->nmaps; i++)
+		sum.undecoded += run->maps[i].wrong_size;
+	sum.discarded = sum.received - sum.printed - sum.undecoded;
 	return trace_sink__summary(run->sink, &sum);
 }
 

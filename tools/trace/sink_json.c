@@ -302,6 +302,10 @@ static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 	out_int(o, sum->printed, false, true);
 	out_lit(o, ",\"discarded\":");
 	out_int(o, sum->discarded, false, true);
+	if (sum->undecoded) {
+		out_lit(o, ",\"undecoded\":");
+		out_int(o, sum->undecoded, false, true);
+	}
 	out_lit(o, ",\"lost\":");
 	out_int(o, sum->lost, false, true);
 	out_lit(o, ",\"per_cpu\":[");

@@ -311,6 +311,10 @@ static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 	out_lit(o, " printed, ");
 	out_u64(o, sum->discarded);
 	out_lit(o, " discarded (past -n); ");
+	if (sum->undecoded) {
+		out_u64(o, sum->undecoded);
+		out_lit(o, " not decoded (wrong size); ");
+	}
 	out_u64(o, sum->lost);
 	out_lit(o, " lost\nCPU  RECEIVED       LOST\n");
 	for (size_t i = 0; i < sum->ncpus; i++) {

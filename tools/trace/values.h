@@ -145,11 +145,13 @@ struct tv_cpu_summary {
 
 struct tv_summary {
 	__u64 received;		/* events the rings delivered: printed +
-				 * discarded */
+				 * discarded + undecoded */
 	__u64 lost;		/* records the kernel dropped */
 	__u64 printed;		/* events handed to the sink */
 	__u64 discarded;	/* received past -n (or after the output
 				 * failed), not handed on */
+	__u64 undecoded;	/* received, of a size their type does not
+				 * fit (perfbuf run): not printed, not past -n */
 	size_t ncpus;
 	const struct tv_cpu_summary *cpus;
 	bool output_failed;	/* the output is gone: the summary goes to
