@@ -126,9 +126,14 @@ int perfbuf_object__set(struct perfbuf_object *o, const char *assignment)
 
 	if (o->loaded)
 		return -EBUSY;
-	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof(name)) {
+	if (!eq || eq == assignment) {
 		pr_warn("--set '%s': give NAME=VALUE\n", assignment);
 		return -EINVAL;
+	}
+	if ((size_t)(eq - assignment) >= sizeof(name)) {
+		pr_warn("--set %.20s...: the name is too long (%zu characters; at most %zu)\n",
+			assignment, (size_t)(eq - assignment), sizeof(name) - 1);
+		return -ENAMETOOLONG;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - assignment), assignment);
 	if (!btf || !m || rodata_var(btf, name, &type, &off)) {

@@ -523,6 +523,15 @@ def hostile():
              "no const volatile variable 'nope'")
     one_line("hostile_set_bad", ["run", "--set", "target_pid=-5",
                                  os.path.join(OBJ, "run_types.bpf.o")], "does not fit")
+    one_line("hostile_set_long_name", ["run", "--set", "x" * 150 + "=1",
+                                       os.path.join(OBJ, "run_types.bpf.o")],
+             "the name is too long (150 characters; at most 127)")
+    one_line("hostile_type_no_map", ["run", "--type", "evnts:no_such_struct",
+                                     os.path.join(OBJ, "run_types.bpf.o")],
+             "--type evnts:no_such_struct: no map evnts to read (the map read is: events)")
+    one_line("hostile_type_empty", ["run", "--type", "events:",
+                                    os.path.join(OBJ, "run_types.bpf.o")],
+             "--type 'events:': give [MAP:]STRUCT")
     one_line("hostile_no_type", ["run", "--type", "nosuch",
                                  os.path.join(OBJ, "run_types.bpf.o")], "no type 'nosuch'")
     # records of another size than the type: hex, counted (120 bytes and

@@ -33,7 +33,8 @@ PERFBUF_API struct perfbuf_object *perfbuf_object__open(const char *path);
  *        bools (true/false/1/0), enums (a value's name or number), char
  *        arrays (the string, NUL-padded).
  * @return 0, -ENOENT (no such variable in .rodata), -EINVAL (no '=', a
- *         bad value), -ERANGE (does not fit), -EBUSY (already loaded)
+ *         bad value), -ENAMETOOLONG (a NAME of 128 characters or more),
+ *         -ERANGE (does not fit), -EBUSY (already loaded)
  */
 PERFBUF_API int perfbuf_object__set(struct perfbuf_object *obj,
 				    const char *assignment);

@@ -246,6 +246,21 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 	return run_map_columns(m);
 }
 
+/* --type MAP:NAME: MAP is one of the object's maps read (of its first @n) */
+static int check_type_maps(struct run *run, int n)
+{
+	const char *names[RUN_MAX_MAPS];
+	int k = 0;
+
+	for (int i = 0; i < n && k < RUN_MAX_MAPS; i++) {
+		int type = perfbuf_object__map_type(run->obj, i);
+
+		if (type == BPF_MAP_TYPE_PERF_EVENT_ARRAY || type == BPF_MAP_TYPE_RINGBUF)
+			names[k++] = perfbuf_object__map_name(run->obj, i);
+	}
+	return run_check_type_maps(&run->o, names, k);
+}
+
 /* run: the object opened, --set, loaded, its maps found */
 static int open_object(struct run *run)
 {
@@ -276,7 +291,7 @@ static int open_object(struct run *run)
 			run->o.prog, run->o.object);
 		return -ENOENT;
 	}
-	err = perfbuf_object__load(run->obj);
+	err = check_type_maps(run, n) ?: perfbuf_object__load(run->obj);
 	for (int i = 0; !err && i < n; i++) {
 		int type = perfbuf_object__map_type(run->obj, i);
 		const char *name = perfbuf_object__map_name(run->obj, i);
@@ -321,7 +336,7 @@ static int open_map(struct run *run)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	const char *what = run->o.map_pinned ?: run->o.map_name;
+	const char *what = run->o.map_pinned ?: run->o.map_name, *name;
 	char idtext[32];
 	int fd, err;
 
@@ -353,7 +368,9 @@ static int open_map(struct run *run)
 			run->o.prog, info.name, run->o.map_id ? idtext : what);
 		return -EINVAL;
 	}
-	err = add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
+	name = info.name;
+	err = run_check_type_maps(&run->o, &name, 1) ?:
+	      add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
 	/* once the map is taken: a bad --type ends the run before it is */
 	if (!err && info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",

@@ -158,6 +158,15 @@ static int check(struct run_opts *o, int argc, char **argv)
 	}
 	if (o->record && !o->output)
 		o->output = "perfbuf.cap";
+	for (int i = 0; i < o->ntypes; i++) {
+		const char *colon = strchr(o->types[i], ':');
+
+		if (!*o->types[i] || (colon && (!colon[1] || colon == o->types[i]))) {
+			fprintf(stderr, "%s: --type '%s': give [MAP:]STRUCT, e.g. --type events:event\n",
+				o->prog, o->types[i]);
+			return -1;
+		}
+	}
 	if (o->header && o->ntypes != 1) {
 		fprintf(stderr, "%s: --header %s needs one --type naming the struct in it\n",
 			o->prog, o->header);
@@ -225,6 +234,30 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 	nats_opts_init(&o->nats, prog);
 	err = cli_options(&c, argc, argv, o);
 	return err ?: check(o, argc, argv);
+}
+
+int run_check_type_maps(const struct run_opts *o, const char *const *maps, int n)
+{
+	for (int i = 0; i < o->ntypes; i++) {
+		const char *colon = strchr(o->types[i], ':');
+		char names[256] = "";
+		size_t len = 0;
+		bool found = !colon;
+
+		for (int k = 0; k < n && !found; k++)
+			found = !strncmp(o->types[i], maps[k], colon - o->types[i]) &&
+				!maps[k][colon - o->types[i]];
+		if (found)
+			continue;
+		for (int k = 0; k < n && len < sizeof(names); k++)
+			len += snprintf(names + len, sizeof(names) - len, "%s%s", k ? ", " : "",
+					maps[k]);
+		fprintf(stderr, "%s: --type %s: no map %.*s to read (%s: %s)\n", o->prog,
+			o->types[i], (int)(colon - o->types[i]), o->types[i],
+			n == 1 ? "the map read is" : "the maps read are", names);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 const char *run_type_for(const struct run_opts *o, const char *map)

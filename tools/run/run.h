@@ -90,6 +90,9 @@ struct run_opts {
 
 /* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */
 int run_parse_options(int argc, char **argv, struct run_opts *o);
+/* Every --type MAP:NAME names one of @maps (the @n maps read): 0, or
+ * -ENOENT (said, with the maps' names) */
+int run_check_type_maps(const struct run_opts *o, const char *const *maps, int n);
 /* --type for map @map: MAP:NAME's NAME, else a NAME alone, else NULL */
 const char *run_type_for(const struct run_opts *o, const char *map);
 
