@@ -198,6 +198,16 @@ def every_kind():
     ok = head[:3] == ["TIME(s)", "CPU", "s8"] and head[-1] == "tag" and len(lines) == 2 \
         and '"none"' in lines[1] and "task-1" in lines[1]
     result("run_text_columns", ok, repr(lines[:2]) + err)
+    # several maps: TIME CPU MAP FIELDS, the map's name under MAP
+    text = Perfbuf(["run", "-n", "2", "--set", "target_pid=%d" % os.getpid(),
+                    os.path.join(OBJ, "run_twomaps.bpf.o")])
+    emit(b"abc")
+    out, err, rc = text.end()
+    lines = out.splitlines()
+    rows = sorted(l.split()[2:4] for l in lines[1:3])
+    ok = rc == 0 and lines[0].split() == ["TIME(s)", "CPU", "MAP", "FIELDS"] and \
+        rows == [["events", "seq=3"], ["second", "seq=3"]]
+    result("run_text_maps_columns", ok, repr(lines) + err)
 
 
 def set_bool():

@@ -75,10 +75,14 @@ static int text_begin(struct trace_sink *s, const struct tv_schema *schema)
 
 	if (schema->nprobes == 1 && schema->probes[0].typed)
 		return text_columns(t, &schema->probes[0]);
-	n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
-		     trace_clock_header(&t->o.clock), "CPU", "PID", "TID",
-		     "COMM", schema->nprobes && schema->probes[0].typed ?
-		     "MAP FIELDS" : "PROBE ARGS");
+	/* perfbuf run's maps: no task columns (a record has its own) */
+	if (schema->nprobes && schema->probes[0].typed)
+		n = snprintf(line, sizeof(line), "%-10s %-3s %s\n",
+			     trace_clock_header(&t->o.clock), "CPU", "MAP FIELDS");
+	else
+		n = snprintf(line, sizeof(line), "%-10s %-3s %-7s %-7s %-16s %s\n",
+			     trace_clock_header(&t->o.clock), "CPU", "PID", "TID",
+			     "COMM", "PROBE ARGS");
 	out_mem(o, line, n);
 	return 0;
 }
