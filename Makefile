@@ -395,7 +395,7 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
 
-$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "type_priv.h"
+#include "json_str.h"
 
 struct jout {
 	char *buf;
@@ -39,50 +40,17 @@ static void putf(struct jout *o, const char *fmt, ...)
 	put(o, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* Length of the valid UTF-8 sequence at @s (< @n bytes left), 0: none */
-static size_t utf8_len(const unsigned char *s, size_t n)
+static void put_run(void *o, const char *s, size_t n)
 {
-	size_t len = *s >= 0xf0 && *s <= 0xf4 ? 4 : *s >= 0xe0 ? 3 :
-		     *s >= 0xc2 && *s < 0xe0 ? 2 : 0;
-
-	if (*s >= 0xf5 || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((len == 3 && *s == 0xe0 && s[1] < 0xa0) ||
-	    (len == 3 && *s == 0xed && s[1] >= 0xa0) ||
-	    (len == 4 && *s == 0xf0 && s[1] < 0x90) ||
-	    (len == 4 && *s == 0xf4 && s[1] >= 0x90))
-		return 0;	/* overlong, surrogate, past U+10FFFF */
-	return len;
+	put(o, s, n);
 }
 
-/* A JSON string of @n bytes; a byte that is not UTF-8 as \u00XX */
+/* A JSON string of @n bytes, by the one escaper (lib/json_str.h): a byte
+ * that is not UTF-8 as \udcXX, as the tool's top-level strings */
 static void put_str(struct jout *o, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	put(o, "\"", 1);
-	for (size_t i = 0; i < n;) {
-		size_t u = p[i] >= 0x80 ? utf8_len(p + i, n - i) : 0;
-
-		if (u) {
-			put(o, s + i, u);
-			i += u;
-			continue;
-		}
-		if (p[i] == '"' || p[i] == '\\') {
-			char esc[2] = { '\\', (char)p[i] };
-
-			put(o, esc, 2);
-		} else if (p[i] < 0x20 || p[i] >= 0x7f) {
-			putf(o, "\\u%04x", p[i]);
-		} else {
-			put(o, s + i, 1);
-		}
-		i++;
-	}
+	json_str_escape(s, n, put_run, o);
 	put(o, "\"", 1);
 }
 

@@ -73,6 +73,26 @@ TEST(marker_every_kind)
 	perfbuf_type__free(t);
 }
 
+/* Strings inside the library's JSON (nested structs' too) by the tool's
+ * escaper: a byte that is not UTF-8 is \udcXX (its bytes come back), not
+ * \u00XX (the character U+00XX); valid UTF-8 as it is */
+TEST(json_string_escapes)
+{
+	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), "events", NULL);
+	struct run_event e = { .comm = "y\xff y\xc3\xbf\n\"\x01", .tag = "a\x80" };
+	const char *comm = "\"comm\":\"y\\udcff y\xc3\xbf\\n\\\"\\u0001\"";
+	const char *tag = "\"tag\":\"a\\udc80\"";
+
+	if (!ASSERT_OK_PTR(t, "from_file"))
+		return;
+	to_json(t, &e, sizeof(e));
+	ASSERT_TRUE(strstr(json, comm) != NULL, "comm");
+	ASSERT_TRUE(strstr(json, tag) != NULL, "tag");
+	if (!strstr(json, comm) || !strstr(json, tag))
+		fprintf(stderr, "  got  %s\n  want %s and %s\n", json, comm, tag);
+	perfbuf_type__free(t);
+}
+
 TEST(field_table)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), NULL, "run_event");
@@ -748,7 +768,8 @@ TEST(object_prog_fd)
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
-		TEST_ENTRY(marker_every_kind), TEST_ENTRY(field_table),
+		TEST_ENTRY(marker_every_kind), TEST_ENTRY(json_string_escapes),
+		TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
 		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
 		TEST_ENTRY(btf_enum_flags),

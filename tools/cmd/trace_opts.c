@@ -75,7 +75,7 @@ NATS_TRACE_USAGE
 "Stacks print leaf first, a frame per line after the event (a tab first),\n"
 "or as \"kstack\" and \"ustack\" arrays in JSON; kernel frames end in _[k].\n"
 "Text lines carry every field (--width cuts them). In JSON strings a byte\n"
-"that is not valid UTF-8 appears as \\u00XX (XX: the byte).\n"
+"that is not valid UTF-8 appears as \\udcXX (XX: the byte).\n"
 "\n"
 "Filters: a field compared with a constant, combined with && || ! ( ):\n"
 "  == != < <= > >= on integers; == != on strings, \"text*\" for a prefix.\n"

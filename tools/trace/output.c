@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_str.h"
 #include "output.h"
 #include "values.h"
 
@@ -147,78 +148,15 @@ void out_hex(struct outbuf *o, __u64 v)
 	out_mem(o, p, tmp + sizeof(tmp) - p);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+static void put_run(void *o, const char *p, size_t n)
 {
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;		/* overlong, surrogate, out of range */
-	return len;
-}
-
-/* \u00XX for a control character, \udcXX for a byte of invalid UTF-8 */
-static void out_u00(struct outbuf *o, unsigned char c)
-{
-	char e[6] = { '\\', 'u', c < 0x80 ? '0' : 'd', c < 0x80 ? '0' : 'c',
-		      "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15] };
-
-	out_mem(o, e, sizeof(e));
+	out_mem(o, p, n);
 }
 
 void out_json_str(struct outbuf *o, const char *str, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0, l;
-
 	out_c(o, '"');
-	while (i < n) {
-		unsigned char c = s[i];
-
-		/* DEL is valid JSON, but escaped it cannot upset a terminal */
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			i++;
-			run++;
-			continue;
-		}
-		l = c >= 0x80 ? utf8_len(s + i, n - i) : 0;
-		if (l) {
-			i += l;
-			run += l;
-			continue;
-		}
-		out_mem(o, s + i - run, run);
-		run = 0;
-		switch (c) {
-		case '"': out_lit(o, "\\\""); break;
-		case '\\': out_lit(o, "\\\\"); break;
-		case '\n': out_lit(o, "\\n"); break;
-		case '\t': out_lit(o, "\\t"); break;
-		case '\r': out_lit(o, "\\r"); break;
-		default: out_u00(o, c); break;
-		}
-		i++;
-	}
-	out_mem(o, s + i - run, run);
+	json_str_escape(str, n, put_run, o);
 	out_c(o, '"');
 }
 
