@@ -149,6 +149,25 @@ static void json_scalar(const struct perfbuf_type *t, int idx, const char *p,
 	}
 }
 
+/* An (unsigned) __int128 as a decimal number: JSON numbers have no
+ * bound on their digits */
+static void json_int128(const char *p, bool sgn, struct jout *o)
+{
+	unsigned __int128 v;
+	char digits[48], *d = digits + sizeof(digits);
+
+	memcpy(&v, p, 16);
+	if (sgn && (__int128)v < 0) {
+		put(o, "-", 1);
+		v = -v;
+	}
+	do {
+		*--d = '0' + (char)(v % 10);
+		v /= 10;
+	} while (v);
+	put(o, d, digits + sizeof(digits) - d);
+}
+
 static void json_field(const struct perfbuf_type *t, int idx, const char *p,
 		       size_t sz, struct jout *o)
 {
@@ -185,8 +204,12 @@ static void json_field(const struct perfbuf_type *t, int idx, const char *p,
 		}
 		return;
 	case PERFBUF_FIELD_INT:
+		if (f->size == 16 && !f->bit_size && n == 16) {
+			json_int128(p, f->is_signed, o);
+			return;
+		}
 		if (f->size > 8 && !f->bit_size)
-			break;	/* __int128: hex bytes */
+			break;	/* another width: hex bytes */
 		/* fall through */
 	case PERFBUF_FIELD_BOOL:
 	case PERFBUF_FIELD_ENUM:

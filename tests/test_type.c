@@ -93,6 +93,28 @@ TEST(json_string_escapes)
 	perfbuf_type__free(t);
 }
 
+/* (unsigned) __int128 as decimal numbers, not hex bytes */
+TEST(json_int128)
+{
+	struct perfbuf_type *t = perfbuf_type__from_text(
+		"perfbuf-type 1 w\n"
+		"f 8 0 32 0 0 0 -1 1 2 0 w\n"
+		"f 1 0 16 0 0 0 0 -1 0 0 u\n"
+		"f 1 16 16 0 0 0 0 -1 0 1 s\n");
+	struct { unsigned __int128 u; __int128 s; } w = {
+		.u = ~(unsigned __int128)0, .s = -((__int128)1 << 100) };
+	const char *want = "{\"u\":340282366920938463463374607431768211455,"
+			   "\"s\":-1267650600228229401496703205376}";
+
+	if (!ASSERT_OK_PTR(t, "from_text"))
+		return;
+	perfbuf_type__json(t, 0, &w, sizeof(w), json, sizeof(json));
+	ASSERT_TRUE(!strcmp(json, want), "json");
+	if (strcmp(json, want))
+		fprintf(stderr, "  got  %s\n  want %s\n", json, want);
+	perfbuf_type__free(t);
+}
+
 TEST(field_table)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), NULL, "run_event");
@@ -768,7 +790,7 @@ TEST(object_prog_fd)
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
-		TEST_ENTRY(marker_every_kind), TEST_ENTRY(json_string_escapes),
+		TEST_ENTRY(marker_every_kind), TEST_ENTRY(json_string_escapes), TEST_ENTRY(json_int128),
 		TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
 		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
