@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 
-BUILD = sys.argv[1]
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 PERFBUF = os.path.join(BUILD, "perfbuf")
 OBJ = os.path.join(BUILD, "tests", "bpf")
 ONLY = sys.argv[2:]
@@ -693,13 +693,14 @@ def header():
              "nests more than 32 levels deep")
 
 
-for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
-                 ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
-                 ("bits", bits_signed_enum),
-                 ("attach_by_id", attach_by_id), ("report", report_capture),
-                 ("partial", partial_attach), ("choose", choose),
-                 ("load_errors", load_errors),
-                 ("hostile", hostile), ("header", header)]:
-    if not ONLY or name in ONLY:
-        fn()
-sys.exit(1 if failed else 0)
+if __name__ == "__main__":
+    for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
+                     ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
+                     ("bits", bits_signed_enum),
+                     ("attach_by_id", attach_by_id), ("report", report_capture),
+                     ("partial", partial_attach), ("choose", choose),
+                     ("load_errors", load_errors),
+                     ("hostile", hostile), ("header", header)]:
+        if not ONLY or name in ONLY:
+            fn()
+    sys.exit(1 if failed else 0)
