@@ -536,12 +536,20 @@ def hostile():
     one_line("hostile_set_long_name", ["run", "--set", "x" * 150 + "=1",
                                        os.path.join(OBJ, "run_types.bpf.o")],
              "the name is too long (150 characters; at most 127)")
-    one_line("hostile_type_no_map", ["run", "--type", "evnts:no_such_struct",
+    one_line("hostile_type_no_map", ["run", "-d", "2", "--type", "evnts:no_such_struct",
                                      os.path.join(OBJ, "run_types.bpf.o")],
              "--type evnts:no_such_struct: no map evnts to read (the map read is: events)")
-    one_line("hostile_type_empty", ["run", "--type", "events:",
+    one_line("hostile_type_empty", ["run", "-d", "2", "--type", "events:",
                                     os.path.join(OBJ, "run_types.bpf.o")],
              "--type 'events:': give [MAP:]STRUCT")
+    cap = "/tmp/perfbuf-huge-%d.cap" % os.getpid()
+    one_line("hostile_record_huge_type", ["run", "-d", "1", "--record", "-o", cap,
+                                          os.path.join(OBJ, "run_huge.bpf.o")],
+             "--record: map events's record type (struct run_huge, 17825796 bytes) cannot be "
+             "kept in a capture")
+    if os.path.exists(cap):
+        os.unlink(cap)
+        result("hostile_record_huge_no_file", False, "a capture was written")
     one_line("hostile_no_type", ["run", "--type", "nosuch",
                                  os.path.join(OBJ, "run_types.bpf.o")], "no type 'nosuch'")
     # records of another size than the type: hex, counted (120 bytes and

@@ -23,6 +23,31 @@ struct run_capture {
 	__u64 records;
 };
 
+int run_capture__check(const char *prog, const struct run_map *maps, int n)
+{
+	size_t sz = 1 << 20;
+	char *text = malloc(sz);
+	int err = text ? 0 : -ENOMEM;
+
+	for (int i = 0; !err && i < n; i++) {
+		struct perfbuf_type *back;
+
+		if (!maps[i].type)
+			continue;
+		back = perfbuf_type__to_text(maps[i].type, text, sz) < sz ?
+		       perfbuf_type__from_text(text) : NULL;
+		if (!back) {
+			fprintf(stderr, "%s: --record: map %s's record type (struct %s, %zu bytes) cannot be kept in a capture (perfbuf report reads types of at most 16 MiB and 1 MiB of text); run without --record\n",
+				prog, maps[i].name, perfbuf_type__name(maps[i].type),
+				perfbuf_type__size(maps[i].type));
+			err = -E2BIG;
+		}
+		perfbuf_type__free(back);
+	}
+	free(text);
+	return err;
+}
+
 struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
 				      int n, int *err)
 {

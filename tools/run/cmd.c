@@ -385,6 +385,9 @@ static int open_sink(struct run *run)
 	int err;
 
 	if (run->o.record) {
+		err = run_capture__check(run->o.prog, run->maps, run->nmaps);
+		if (err)
+			return err;
 		run->cap = run_capture__open(run->o.output, run->maps, run->nmaps, &err);
 		return run->cap ? 0 : cli_cannot_write(run->o.prog, run->o.output, err);
 	}

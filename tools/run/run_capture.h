@@ -9,6 +9,9 @@
 
 struct run_capture;
 
+/* Every map's type as perfbuf report reads it back (the writer takes
+ * nothing the reader refuses): 0, or -E2BIG (said, with @prog) */
+int run_capture__check(const char *prog, const struct run_map *maps, int n);
 /* Create @path with the META and the maps' types: NULL with *@err */
 struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
 				      int n, int *err);
