@@ -289,6 +289,20 @@ def ringbuf_tail():
     result("run_ringbuf_tail", ok, why or err)
 
 
+def ringbuf_big():
+    """a ring buffer record of 80 KiB, whole (it was cut at 64 KiB without
+    a word): live, and through --record and report"""
+    rec = (7).to_bytes(4, "little") + (b"a" * 79990 + b"END").ljust(80000, b"\0")
+    pb = Perfbuf(["run", "--json", "--set", "target_pid=%d" % os.getpid(),
+                  os.path.join(OBJ, "run_ringbig.bpf.o")])
+    emit(rec)
+    out, err, rc = pb.end()
+    evs = events(out)
+    ok = rc == 0 and len(evs) == 1 and evs[0]["args"]["seq"] == 7 and \
+        evs[0]["args"]["text"] == "a" * 79990 + "END" and "cut" not in evs[0]
+    result("run_ringbuf_over_64k", ok, err + out[:300])
+
+
 def report_capture():
     """run --record -o X.cap of a copy of the object, the copy deleted:
     report decodes every field from the types in the capture"""
@@ -704,6 +718,7 @@ def header():
 if __name__ == "__main__":
     for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                      ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
+                     ("ringbuf_big", ringbuf_big),
                      ("bits", bits_signed_enum),
                      ("attach_by_id", attach_by_id), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),

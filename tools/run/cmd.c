@@ -95,10 +95,16 @@ static bool deliver(struct run *run, const struct tv_event *e)
 
 /* --record: the record's bytes into the capture, within -n */
 static bool capture(struct run *run, int idx, int cpu, __u64 time_ns, __u32 flags,
-		    size_t sz)
+		    const void *data, size_t sz)
 {
+	int err;
+
 	run->maps[idx].received++;
-	if (run_capture__record(run->cap, idx, cpu, time_ns, flags, run->buf, sz)) {
+	err = run_capture__record(run->cap, idx, cpu, time_ns, flags, data, sz);
+	if (err) {
+		fprintf(stderr, "%s: --record: %s\n", run->o.prog, err == -E2BIG ?
+			"a record larger than a capture's frame (256 KiB); the capture ends before it" :
+			strerror(-err));
 		run->stop = true;
 		return false;
 	}
@@ -122,7 +128,8 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 		}
 		sz = perfbuf_record__copy(rec, run->buf, sizeof(run->buf));
 		if (run->cap)
-			return capture(run, c->idx, rec->cpu, rec->time_ns, rec->flags, sz)
+			return capture(run, c->idx, rec->cpu, rec->time_ns, rec->flags,
+				       run->buf, sz)
 			       ? PERFBUF_CONTINUE : PERFBUF_STOP;
 		return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf, sz,
 							rec->cpu, rec->time_ns,
@@ -153,8 +160,9 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 	}
 }
 
-/* A ringbuf record: no CPU, no kernel time (now instead); a non-zero
- * return ends ring_buffer__consume() */
+/* A ringbuf record: no CPU, no kernel time (now instead); decoded where
+ * it is (a ring buffer's record is contiguous, and may be far past a perf
+ * record's 64 KiB); a non-zero return ends ring_buffer__consume() */
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct map_ctx *c = ctx;
@@ -164,13 +172,10 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 		run->maps[c->idx].received++;
 		return 1;
 	}
-	memcpy(run->buf, data, size < sizeof(run->buf) ? size : sizeof(run->buf));
 	if (run->cap)
-		return capture(run, c->idx, -1, perfbuf_now_ns(), 0,
-			       size < sizeof(run->buf) ? size : sizeof(run->buf)) ? 0 : 1;
-	return deliver(run, run_decoder__decode(run->dec, c->idx, run->buf,
-						size < sizeof(run->buf) ? size : sizeof(run->buf),
-						-1, perfbuf_now_ns(), false)) ? 0 : 1;
+		return capture(run, c->idx, -1, perfbuf_now_ns(), 0, data, size) ? 0 : 1;
+	return deliver(run, run_decoder__decode(run->dec, c->idx, data, size, -1,
+						perfbuf_now_ns(), false)) ? 0 : 1;
 }
 
 /* A map to read: the collector or the ring buffer, in our epoll */
