@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "type_priv.h"
+#include "cstr.h"
 #include "json_str.h"
 
 struct jout {
@@ -177,7 +178,7 @@ static void json_field(const struct perfbuf_type *t, int idx, const char *p,
 
 	switch (f->kind) {
 	case PERFBUF_FIELD_STRING:
-		put_str(o, p, strnlen(p, f->nelem ? n : sz));
+		put_str(o, p, cstr_len(p, f->nelem ? n : sz));
 		return;
 	case PERFBUF_FIELD_ARRAY:
 		json_array(t, idx, p, f->nelem ? n : sz, o);

@@ -287,6 +287,22 @@ def ringbuf_tail():
             why = why or "record of %d bytes: cut %r" % (n, o.get("cut"))
     ok = why is None and "ring buffer" in err
     result("run_ringbuf_tail", ok, why or err)
+    # execsnoop's args: NUL-separated strings, each kept (JSON: the bytes,
+    # NULs as \u0000; text: \x00 between them), not argv[0] alone
+    args = b"/bin/echo\0alpha\0be ta\0gamma\0"
+    rec = (9).to_bytes(4, "little") + len(args).to_bytes(4, "little") + args.ljust(64, b"\0")
+    for mode in ("--json", "text"):
+        pb = Perfbuf(["run", "-n", "1", "--set", "target_pid=%d" % os.getpid(),
+                      os.path.join(OBJ, "run_ringbuf.bpf.o")] + ([mode] if mode[0] == "-" else []))
+        emit(rec)
+        out, err, rc = pb.end()
+        if mode == "--json":
+            evs = events(out)
+            ok = len(evs) == 1 and evs[0]["args"]["args"] == "/bin/echo\0alpha\0be ta\0gamma" \
+                and "cut" not in evs[0]
+        else:
+            ok = '"/bin/echo\\x00alpha\\x00be ta\\x00gamma"' in out
+        result("run_nul_separated_args_" + mode.strip("-"), ok, out + err)
 
 
 def ringbuf_big():

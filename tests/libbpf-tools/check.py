@@ -87,7 +87,7 @@ def execsnoop():
     e = first(evs, lambda e: e.get("comm") == "echo" and e.get("ppid") == os.getpid())
     why = "no event for echo: %s" % err if not e else compare(e, {
         "uid": 0, "retval": 0, "args_count": 4, "args_size": len(want_args)})
-    if not why and not e["args"].startswith("/bin/echo"):
+    if not why and e["args"] != "\0".join(argv):     # every argument, not argv[0]
         why = "args %r" % e["args"]
     check("execsnoop", "perfbuf run, exec of /bin/echo alpha 'be ta' gamma",
           "pid, ppid, uid, retval, args_count, args_size, comm, args", why)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "run.h"
 
 #define JSON_SPACE 65536	/* the JSON values of one record */
@@ -115,11 +116,12 @@ const struct tv_schema *run_decoder__schema(const struct run_decoder *d)
 	return &d->schema;
 }
 
-/* A string: up to its NUL; cut when no NUL is in the bytes there (the
- * text went on past the array, or past a short record's end) */
+/* A string: up to its NUL, or NUL-separated strings (lib/cstr.h); cut
+ * when no NUL ends the bytes there (the text went on past the array, or
+ * past a short record's end) */
 static void str_field(struct tv_field *v, const char *p, size_t n)
 {
-	size_t len = strnlen(p, n);
+	size_t len = cstr_len(p, n);
 
 	v->type = TV_STR;
 	v->data = p;
