@@ -457,6 +457,51 @@ def attach_by_id():
         loader.wait(10)
 
 
+def attach_finds():
+    """attach's map said and checked: several of one name listed (ids and
+    programs), a ring buffer beside its reader refused without --force, a
+    pinned path that is no map said for what it is"""
+    pid = "target_pid=%d" % os.getpid()
+    bg = [Perfbuf(["run", "-d", "30", "--set", pid, os.path.join(OBJ, o)])
+          for o in ("run_twomaps.bpf.o", "run_twomaps.bpf.o", "run_ringbig.bpf.o")]
+    try:
+        p = subprocess.run([PERFBUF, "attach", "-d", "1", "--map-name", "second"],
+                           capture_output=True, timeout=60)
+        err = p.stderr.decode()
+        ok = p.returncode == 1 and len(err.splitlines()) == 1 and \
+            "2 maps are named second: id " in err and err.count("(twomaps_write)") == 2 and \
+            "give --map-id N" in err
+        result("attach_name_several", ok, "exit %d: %r" % (p.returncode, err))
+        one_line("attach_ringbuf_refused", ["attach", "-d", "1", "--map-name", "big"],
+                 "is a ring buffer: beside its own reader each record goes to one of the two, "
+                 "and both see gaps; give --force")
+        pb = Perfbuf(["attach", "-d", "1", "--force", "--map-name", "big"])
+        out, err, rc = pb.end()
+        result("attach_ringbuf_force", rc == 0 and "Reading map big" in err, err)
+        one_line("attach_pinned_regular_file", ["attach", "--map-pinned", "/etc/hostname"],
+                 "--map-pinned /etc/hostname: a regular file outside a BPF filesystem (bpffs)")
+        one_line("attach_pinned_directory", ["attach", "--map-pinned", "/tmp"],
+                 "--map-pinned /tmp: a directory outside a BPF filesystem (bpffs)")
+        pin = "/sys/fs/bpf/perfbuf-run-prog-%d" % os.getpid()
+        show = subprocess.run(["bpftool", "-j", "prog", "show", "name", "twomaps_write"],
+                              capture_output=True)
+        progs = json.loads("[" + show.stdout.decode().replace("}\n{", "},{").strip() + "]") \
+            if show.returncode == 0 and show.stdout.strip() else []
+        progs = [q for q in (progs[0] if progs and isinstance(progs[0], list) else progs)]
+        if not progs or subprocess.run(["bpftool", "prog", "pin", "id", str(progs[0]["id"]),
+                                        pin]).returncode:
+            print("SKIP attach_pinned_program: cannot pin a program (bpftool, bpffs)")
+        else:
+            try:
+                one_line("attach_pinned_program", ["attach", "--map-pinned", pin],
+                         "--map-pinned %s: a pinned BPF program, not a map" % pin)
+            finally:
+                os.unlink(pin)
+    finally:
+        for b in bg:
+            b.end()
+
+
 def partial_attach():
     """a program that cannot be attached: named with the reason, the
     others attached and read"""
@@ -736,7 +781,7 @@ if __name__ == "__main__":
                      ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
                      ("ringbuf_big", ringbuf_big),
                      ("bits", bits_signed_enum),
-                     ("attach_by_id", attach_by_id), ("report", report_capture),
+                     ("attach_by_id", attach_by_id), ("attach_finds", attach_finds), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
                      ("hostile", hostile), ("header", header)]:

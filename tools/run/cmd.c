@@ -308,79 +308,42 @@ static int open_object(struct run *run)
 	return err;
 }
 
-/* attach --map-name: the loaded map of that name (the kernel keeps 15
- * bytes of it); an fd, -ENOENT or -errno (EPERM: listing maps needs
- * CAP_SYS_ADMIN) */
-static int map_by_name(const char *name)
-{
-	__u32 id = 0;
-
-	for (;;) {
-		struct bpf_map_info info = {};
-		__u32 len = sizeof(info);
-		int fd;
-
-		if (bpf_map_get_next_id(id, &id))
-			return -errno;	/* ENOENT: none left */
-		fd = bpf_map_get_fd_by_id(id);
-		if (fd < 0 && errno == EPERM)
-			return -EPERM;
-		if (fd < 0)
-			continue;	/* gone meanwhile */
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
-		    !strncmp(info.name, name, sizeof(info.name) - 1) &&
-		    (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
-		     info.type == BPF_MAP_TYPE_RINGBUF))
-			return fd;
-		close(fd);
-	}
-}
-
-/* attach: the map, by id, pinned path or name */
+/* attach: the map, by id, pinned path or name (find_map.c) */
 static int open_map(struct run *run)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	const char *what = run->o.map_pinned ?: run->o.map_name, *name;
-	char idtext[32];
-	int fd, err;
+	const char *name;
+	int fd = run_find_map(&run->o), err;
 
-	snprintf(idtext, sizeof(idtext), "id %ld", run->o.map_id);
-	if (run->o.map_name)
-		fd = map_by_name(run->o.map_name);
-	else if ((fd = run->o.map_id ? bpf_map_get_fd_by_id(run->o.map_id) :
-		       bpf_obj_get(run->o.map_pinned)) < 0)
-		fd = -errno;
-	if (fd == -EPERM && !run->o.map_pinned) {
-		/* the kernel's rule for BPF_MAP_GET_FD_BY_ID and _NEXT_ID,
-		 * whatever CAP_BPF says */
-		fprintf(stderr, "%s: cannot open map %s: %s needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH\n",
-			run->o.prog, run->o.map_id ? idtext : what,
-			run->o.map_id ? "opening a map by id" : "looking through the loaded maps");
+	if (fd < 0)
 		return fd;
-	}
-	if (fd < 0) {
-		fprintf(stderr, "%s: no map %s%s: %s\n", run->o.prog, run->o.map_id ? idtext : what,
-			run->o.map_name ? " of type PERF_EVENT_ARRAY or RINGBUF loaded" : "",
-			cli_strerror(fd));
-		return fd;
-	}
 	run->map_fd = fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY && info.type != BPF_MAP_TYPE_RINGBUF) {
-		fprintf(stderr, "%s: map %s (%s) is neither a PERF_EVENT_ARRAY nor a RINGBUF\n",
-			run->o.prog, info.name, run->o.map_id ? idtext : what);
+		fprintf(stderr, "%s: map %s (id %u) is neither a PERF_EVENT_ARRAY nor a RINGBUF\n",
+			run->o.prog, info.name, info.id);
 		return -EINVAL;
+	}
+	/* a ring buffer has one queue: two readers split its records */
+	if (info.type == BPF_MAP_TYPE_RINGBUF && !run->o.force) {
+		fprintf(stderr, "%s: map %s (id %u) is a ring buffer: beside its own reader each record goes to one of the two, and both see gaps; give --force to read it anyway\n",
+			run->o.prog, info.name, info.id);
+		return -EBUSY;
 	}
 	name = info.name;
 	err = run_check_type_maps(&run->o, &name, 1) ?:
 	      add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
-	/* once the map is taken: a bad --type ends the run before it is */
-	if (!err && info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+	if (err)	/* a bad --type ends the run before the map is taken */
+		return err;
+	if (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
 			run->o.prog, info.name, info.id);
-	return err;
+	else
+		fprintf(stderr, "%s: map %s (id %u) is a ring buffer read beside its own reader (--force): each record goes to one of the two\n",
+			run->o.prog, info.name, info.id);
+	return 0;
 }
 
 /* The decoder and the sink (text columns, JSON Lines or NATS), or the

@@ -73,6 +73,8 @@ static const char attach_usage[] =
 "      --map-id N       the map with this id (bpftool map list)\n"
 "      --map-pinned PATH  the map pinned at PATH in bpffs\n"
 "      --map-name NAME  the loaded map with this name\n"
+"      --force          read a ring buffer map beside its own reader (each\n"
+"                       record goes to one of the two)\n"
 "      --type TYPE      the records' struct: with --header, from the header;\n"
 "                       else from the BTF of a program that uses the map\n"
 "      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
@@ -91,7 +93,7 @@ NATS_TRACE_USAGE
 
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
-       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG };
+       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG, OPT_FORCE };
 
 static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		     const char *opt, const char *arg)
@@ -116,6 +118,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_JSON: o->json = true; return true;
 	case OPT_RECORD: o->record = true; return true;
 	case OPT_UNORDERED: o->unordered = true; return true;
+	case OPT_FORCE: o->force = true; return true;
 	case OPT_WIDTH: return cli_parse_num(o->prog, "--width", arg, 40, 100000, &o->width);
 	case OPT_PAGES: return cli_parse_num(o->prog, "--pages", arg, 1, 1L << 20, &o->pages);
 	case OPT_LATENCY: return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
@@ -172,6 +175,11 @@ static int check(struct run_opts *o, int argc, char **argv)
 			o->prog, o->header);
 		return -1;
 	}
+	if (o->force && !o->attach) {
+		fprintf(stderr, "%s: --force is perfbuf attach's (a ring buffer beside its reader)\n",
+			o->prog);
+		return -1;
+	}
 	if (o->attach) {
 		if (maps != 1 || optind < argc) {
 			fprintf(stderr, "%s: give one of --map-id N, --map-pinned PATH, --map-name NAME%s (see --help)\n",
@@ -213,6 +221,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "header", required_argument, NULL, OPT_HEADER },
 		{ "prog", required_argument, NULL, OPT_PROG },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-prog", required_argument, NULL, OPT_NO_PROG },
 		{ "map-id", required_argument, NULL, OPT_MAP_ID },
 		{ "map-pinned", required_argument, NULL, OPT_MAP_PINNED },

@@ -8,6 +8,7 @@
  *   opts.c   the options of both commands
  *   cmd.c    the commands: the object or the map, the rings, the loop
  *   choose.c which of the object's programs are loaded (alternatives)
+ *   find_map.c attach's map: by id, pinned path or name
  *   capture.c  --record: the records and their types into a capture
  *   report.c   perfbuf report of such a capture
  */
@@ -83,6 +84,7 @@ struct run_opts {
 	long duration, count, pages, latency, width;
 	enum trace_time time;
 	bool json, unordered, verbose, attach;
+	bool force;		/* attach: a ring buffer beside its reader */
 	bool record;		/* --record: a capture file (-o) */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	struct nats_opts nats;	/* --nats: events to JetStream (trace's parser) */
@@ -95,6 +97,11 @@ int run_parse_options(int argc, char **argv, struct run_opts *o);
 int run_check_type_maps(const struct run_opts *o, const char *const *maps, int n);
 /* --type for map @map: MAP:NAME's NAME, else a NAME alone, else NULL */
 const char *run_type_for(const struct run_opts *o, const char *map);
+
+/* attach: the fd of the map --map-id, --map-pinned or --map-name names;
+ * -errno when there is none, several of the name, or the path is no map
+ * (said) */
+int run_find_map(const struct run_opts *o);
 
 struct bpf_object;
 /* Before the load: the programs of @obj not to load turned off (the
