@@ -6,6 +6,7 @@
 # test drives (tests/libbpf-tools/check.py), and every object run or its
 # failure named. Skipped when the Debian archive cannot be reached.
 #   tests/test_libbpf_tools.sh BUILD [SUBTEST...]
+# normal build only: the same decoding runs under ASan in test_run.sh; this adds the kernel and a download
 set -u
 build=${1:-build}
 shift
