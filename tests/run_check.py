@@ -305,6 +305,29 @@ def ringbuf_tail():
         result("run_nul_separated_args_" + mode.strip("-"), ok, out + err)
 
 
+def nested_strings():
+    """a string in a nested struct: \\udcXX for a byte that is not UTF-8
+    (not \\u00XX, another character), and a cut mark when no NUL ends it"""
+    def rec(seq, name, x):
+        return seq.to_bytes(4, "little") + name.ljust(4, b"\0") + x.to_bytes(4, "little")
+    for mode in ("--json", "text"):
+        pb = Perfbuf(["run", "-n", "2", "--set", "target_pid=%d" % os.getpid(),
+                      os.path.join(OBJ, "run_nested.bpf.o")] + ([mode] if mode[0] == "-" else []))
+        emit(rec(1, b"a\xffb", 5))
+        emit(rec(2, b"abcd", 6))
+        out, err, rc = pb.end()
+        if mode == "--json":
+            evs = sorted(events(out), key=lambda e: e["args"]["seq"])
+            ok = len(evs) == 2 and evs[0]["args"]["in"] == {"name": "a\udcffb", "x": 5} and \
+                "cut" not in evs[0] and evs[1]["args"]["in"] == {"name": "abcd", "x": 6} and \
+                evs[1].get("cut") == ["in"] and '"a\\udcffb"' in out
+        else:
+            rows = sorted(l for l in out.splitlines()[1:3])
+            ok = len(rows) == 2 and rows[1].endswith('{"name":"abcd","x":6}...') and \
+                rows[0].endswith('{"name":"a\\udcffb","x":5}')
+        result("run_nested_string_" + mode.strip("-"), ok, out + err)
+
+
 def ringbuf_big():
     """a ring buffer record of 80 KiB, whole (it was cut at 64 KiB without
     a word): live, and through --record and report"""
@@ -779,7 +802,7 @@ def header():
 if __name__ == "__main__":
     for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                      ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
-                     ("ringbuf_big", ringbuf_big),
+                     ("ringbuf_big", ringbuf_big), ("nested", nested_strings),
                      ("bits", bits_signed_enum),
                      ("attach_by_id", attach_by_id), ("attach_finds", attach_finds), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),

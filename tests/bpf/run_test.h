@@ -60,4 +60,14 @@ struct run_bits {
 	long long d : 40;	/* bytes 3 to 7 of 8 */
 };
 
+/* strings inside a nested struct: the same escapes and cut marks as a
+ * top-level string */
+struct run_nested {
+	unsigned int seq;
+	struct run_named {
+		char name[4];
+		int x;
+	} in;
+};
+
 #endif

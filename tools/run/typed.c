@@ -146,6 +146,33 @@ static bool int_array(const struct perfbuf_type *t, const struct perfbuf_field *
 	return true;
 }
 
+/* A string inside struct or union @c (@n bytes at @p) with no NUL to end
+ * it, cut as a top-level one is: the field is marked cut (its name in
+ * JSON's "cut", "..." after it in text) */
+static bool nested_cut(const struct perfbuf_type *t, int c, const char *p, size_t n,
+		       int depth)
+{
+	const struct perfbuf_field *f = perfbuf_type__field(t, c);
+
+	if (!f || depth > 64)
+		return false;
+	if (f->kind == PERFBUF_FIELD_STRING) {
+		size_t len = f->nelem && f->size < n ? f->size : n;
+
+		return len && cstr_len(p, len) == len;
+	}
+	if (f->kind != PERFBUF_FIELD_STRUCT && f->kind != PERFBUF_FIELD_UNION)
+		return false;
+	for (int i = 0; i < f->nchildren; i++) {
+		const struct perfbuf_field *m = perfbuf_type__field(t, f->first_child + i);
+
+		if (m && m->offset < n &&
+		    nested_cut(t, f->first_child + i, p + m->offset, n - m->offset, depth + 1))
+			return true;
+	}
+	return false;
+}
+
 /* Field @c of the record (@sz bytes at @rec) into @v; false when the
  * record does not hold it */
 static bool field_value(struct run_decoder *d, const struct perfbuf_type *t,
@@ -183,6 +210,7 @@ static bool field_value(struct run_decoder *d, const struct perfbuf_type *t,
 		return true;
 	}
 	v->type = TV_JSON;
+	v->flags = nested_cut(t, c, rec + off, n, 0) ? TV_F_CUT : 0;
 	v->data = d->json + *used;
 	v->len = perfbuf_type__json(t, c, rec + off, n, d->json + *used, JSON_SPACE - *used);
 	return true;
