@@ -525,6 +525,34 @@ def attach_finds():
             b.end()
 
 
+def attach_replaced():
+    """a reader whose rings another reader took says so and ends (it
+    went on with "lost 0", seeing nothing)"""
+    pid = "target_pid=%d" % os.getpid()
+    own = Perfbuf(["run", "-d", "30", "--set", pid, os.path.join(OBJ, "run_twomaps.bpf.o")])
+    try:
+        show = subprocess.run(["bpftool", "-j", "map", "show", "name", "second"],
+                              capture_output=True).stdout.decode().strip()
+        maps = json.loads(show) if show else []
+        maps = maps if isinstance(maps, list) else [maps]
+        if len(maps) != 1:
+            result("attach_replaced", False, "maps named second: %r" % maps)
+            return
+        first = Perfbuf(["attach", "-d", "30", "--map-id", str(maps[0]["id"])])
+        second = Perfbuf(["attach", "-d", "30", "--map-id", str(maps[0]["id"])])
+        end = time.time() + 10
+        while first.p.poll() is None and time.time() < end:
+            time.sleep(0.2)
+        out, err, rc = first.end()
+        ok = rc == 1 and "map second: our rings of CPUs" in err and \
+            "no longer in the map, replaced or emptied by another reader" in err
+        result("attach_replaced", ok, "exit %d: %s" % (rc, err))
+        second.end()
+    finally:
+        out, err, rc = own.end()
+        result("attach_replaced_owner_told", rc == 1 and "no longer in the map" in err, err)
+
+
 def partial_attach():
     """a program that cannot be attached: named with the reason, the
     others attached and read"""
@@ -804,7 +832,8 @@ if __name__ == "__main__":
                      ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
                      ("ringbuf_big", ringbuf_big), ("nested", nested_strings),
                      ("bits", bits_signed_enum),
-                     ("attach_by_id", attach_by_id), ("attach_finds", attach_finds), ("report", report_capture),
+                     ("attach_by_id", attach_by_id), ("attach_finds", attach_finds),
+                     ("attach_replaced", attach_replaced), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
                      ("hostile", hostile), ("header", header)]:

@@ -42,6 +42,8 @@ struct run {
 	struct run_map maps[RUN_MAX_MAPS];
 	struct map_ctx ctx[RUN_MAX_MAPS];
 	struct perfbuf *pb[RUN_MAX_MAPS];	/* perf event arrays */
+	struct run_slots *slots[RUN_MAX_MAPS];	/* are our rings still theirs */
+	bool replaced;			/* another reader took our rings */
 	struct ring_buffer *rb;		/* every RINGBUF map */
 	int nmaps;
 	int epfd;
@@ -151,6 +153,8 @@ static int on_perf(void *ctx, const struct perfbuf_record *rec)
 			.kind = rec->kind == PERFBUF_REC_CPU_ONLINE ? TV_CPU_ONLINE
 								    : TV_CPU_OFFLINE };
 
+		if (rec->kind == PERFBUF_REC_CPU_ONLINE)
+			run_slots__online(run->slots[c->idx], rec->cpu, perfbuf_now_ns());
 		if (!run->cap)
 			trace_sink__notice(run->sink, &n);
 		return 0;
@@ -429,6 +433,9 @@ static int setup(struct run *run)
 		if (err)
 			return err;
 	}
+	for (int i = 0; i < run->nmaps; i++)
+		if (run->pb[i])
+			run->slots[i] = run_slots__new(run->maps[i].fd, perfbuf_now_ns());
 	err = open_sink(run);
 	if (!err)
 		metrics_sources(run);
@@ -465,13 +472,34 @@ static void publish(struct run *run)
 	metrics_publish(&run->metrics, &c);
 }
 
+/* Each perf map's slots: still our rings? When another reader took
+ * them, nothing more reaches us: said, and the run ends */
+static void check_slots(struct run *run)
+{
+	for (int i = 0; i < run->nmaps && !run->replaced; i++) {
+		int cpus[256], n = 0, k;
+		char list[256];
+
+		for (size_t r = 0; run->slots[i] && r < perfbuf__ring_cnt(run->pb[i]) && n < 256; r++)
+			if (perfbuf__ring_cpu(run->pb[i], r) >= 0)
+				cpus[n++] = perfbuf__ring_cpu(run->pb[i], r);
+		k = run_slots__check(run->slots[i], cpus, n, perfbuf_now_ns(), list, sizeof(list));
+		if (!k)
+			continue;
+		fprintf(stderr, "%s: map %s: our ring%s of CPU%s %s %s no longer in the map, replaced or emptied by another reader (bpftool map event_pipe, perfbuf attach); nothing more reaches this run, which ends\n",
+			run->o.prog, run->maps[i].name, k == 1 ? "" : "s", k == 1 ? "" : "s",
+			list, k == 1 ? "is" : "are");
+		run->replaced = true;
+	}
+}
+
 /* Until Ctrl-C, -d, -n or a failed output */
 static int run_loop(struct run *run)
 {
 	__u64 deadline = run->o.duration ?
 			 perfbuf_now_ns() + run->o.duration * 1000000000ULL : 0;
 	int wait_ms = run->o.latency ? run->o.latency : 10;
-	__u64 next_pub = 0;
+	__u64 next_pub = 0, next_check = perfbuf_now_ns() + 1000000000ULL;
 
 	while (!exiting && !run->stop) {
 		struct epoll_event evs[RUN_MAX_MAPS + 1];
@@ -492,6 +520,12 @@ static int run_loop(struct run *run)
 		if (perfbuf_now_ns() >= next_pub) {
 			publish(run);
 			next_pub = perfbuf_now_ns() + 100000000ULL;	/* 10 a second */
+		}
+		if (perfbuf_now_ns() >= next_check) {
+			check_slots(run);
+			next_check = perfbuf_now_ns() + 1000000000ULL;	/* once a second */
+			if (run->replaced)
+				break;
 		}
 	}
 	return 0;
@@ -624,6 +658,7 @@ static void cleanup(struct run *run)
 	run_decoder__free(run->dec);
 	for (int i = 0; i < run->nmaps; i++) {
 		perfbuf__free(run->pb[i]);
+		run_slots__free(run->slots[i]);
 		run_map_free(&run->maps[i]);
 	}
 	ring_buffer__free(run->rb);
@@ -676,7 +711,7 @@ static int run_main(int argc, char **argv, bool attach)
 		err = run_loop(&run) ?: finish(&run);
 out:
 	cleanup(&run);
-	return err ? 1 : 0;
+	return err || run.replaced ? 1 : 0;
 }
 
 int cmd_run(int argc, char **argv)

@@ -9,6 +9,7 @@
  *   cmd.c    the commands: the object or the map, the rings, the loop
  *   choose.c which of the object's programs are loaded (alternatives)
  *   find_map.c attach's map: by id, pinned path or name
+ *   slots.c  whether a perf map's slots still hold our rings
  *   capture.c  --record: the records and their types into a capture
  *   report.c   perfbuf report of such a capture
  */
@@ -102,6 +103,18 @@ const char *run_type_for(const struct run_opts *o, const char *map);
  * -errno when there is none, several of the name, or the path is no map
  * (said) */
 int run_find_map(const struct run_opts *o);
+
+struct run_slots;
+/* The check of perf event array @map_fd's slots, our rings enabled by
+ * @now_ns; NULL when it cannot be made (the run goes on without it) */
+struct run_slots *run_slots__new(int map_fd, __u64 now_ns);
+void run_slots__free(struct run_slots *s);
+/* CPU @cpu came online: its new ring enabled by @now_ns */
+void run_slots__online(struct run_slots *s, int cpu, __u64 now_ns);
+/* The CPUs of @cpus whose slots no longer hold our ring (emptied, or
+ * another reader's event), listed in @list: their count */
+int run_slots__check(struct run_slots *s, const int *cpus, int n, __u64 now_ns,
+		     char *list, size_t sz);
 
 struct bpf_object;
 /* Before the load: the programs of @obj not to load turned off (the
