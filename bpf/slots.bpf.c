@@ -21,7 +21,7 @@ struct {
 struct slot slots[MAX_SLOT_CPUS];
 
 SEC("raw_tp")
-int read_slot(void *ctx)
+int perfbuf_slots(void *ctx)
 {
 	struct bpf_perf_event_value v = {};
 	__u32 cpu = bpf_get_smp_processor_id();

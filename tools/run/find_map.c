@@ -41,7 +41,8 @@ static void users(__u32 id, char *out, size_t sz)
 
 		if (fd < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		/* perfbuf's own check of the slots (slots.c) is no user */
+		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen) && strcmp(info.name, "perfbuf_slots"))
 			for (__u32 k = 0; k < info.nr_map_ids && k < 64; k++)
 				if (ids[k] == id && len < sz)
 					len += snprintf(out + len, sz - len, "%s%s",

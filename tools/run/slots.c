@@ -64,7 +64,7 @@ static int replaced(struct run_slots *s, int cpu, __u64 now_ns)
 	const struct slot *sl = &s->skel->bss->slots[cpu];
 
 	if (cpu < 0 || cpu >= MAX_SLOT_CPUS ||
-	    bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.read_slot), &o))
+	    bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.perfbuf_slots), &o))
 		return 0;	/* offline meanwhile: the collector's to say */
 	if (sl->err == -ENOENT)
 		return 1;
