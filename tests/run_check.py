@@ -750,6 +750,26 @@ def setcap_clang(tmp, hdr):
            "exit %d: %s" % (p.returncode, err))
 
 
+def header_include_dir(tmp):
+    """-I DIR: a header including what is not beside it (libbpf-tools'
+    headers want vmlinux.h)"""
+    hdr = os.path.join(tmp, "lt.h")
+    with open(hdr, "w") as f:
+        f.write('#include "vmlinux.h"\nstruct lt_tail { __u32 seq; __u32 len; char args[64]; };\n')
+    args = ["run", "--json", "-n", "1", "--set", "target_pid=%d" % os.getpid(), "--header", hdr,
+            "--type", "rb:lt_tail", os.path.join(OBJ, "run_ringbuf.bpf.o")]
+    p = subprocess.run([PERFBUF] + args, capture_output=True, timeout=60)
+    err = p.stderr.decode()
+    result("header_include_missing", p.returncode == 1 and "'vmlinux.h' file not found" in err,
+           err)
+    pb = Perfbuf(args[:1] + ["-I", BUILD] + args[1:])
+    emit(bytes(RunTail(seq=4, len=3, args=b"abc")))
+    out, err, rc = pb.end()
+    evs = events(out)
+    ok = rc == 0 and len(evs) == 1 and evs[0]["args"] == {"seq": 4, "len": 3, "args": "abc"}
+    result("header_include_dir", ok, out + err)
+
+
 def header():
     """--header FILE.h --type T: the tool compiles the header with clang"""
     hdr = os.path.abspath("tests/bpf/run_test.h")
@@ -760,6 +780,7 @@ def header():
         err = header_decodes("header_second_map", hdr, ["--type", "events:run_event"],
                              "run_two_maps.bpf.o", "")
         result("header_second_map_typed", "print as hex" not in err, err)
+        header_include_dir(tmp)
         odd = os.path.join(tmp, 'my"ev\\x.h')
         shutil.copy(hdr, odd)
         header_decodes("header_quoted_path", odd, ["--type", "run_event"])

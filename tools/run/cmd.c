@@ -236,7 +236,7 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 	 * as without it. Nothing given: none found is no error (the library
 	 * says so at debug level only), hex is said below */
 	if (run->o.header && type)
-		m->type = run_header_type(run->o.prog, run->o.header, type);
+		m->type = run_header_type(run->o.prog, run->o.header, type, &run->o.incs);
 	else if (run->obj)
 		m->type = perfbuf_object__type(run->obj, name, type);
 	else

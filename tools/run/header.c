@@ -110,18 +110,25 @@ static int write_source(int fd, const char *abs, const char *decl)
 }
 
 /* clang -c, source on stdin, object to @out, messages to @msgs: its wait
- * status, or -errno when it could not be started (said) */
-static int run_clang(const char *prog, const char *dir, int src, int out, int msgs)
+ * status, or -errno when it could not be started (said). The header's
+ * directory is searched first, then -I's, in their order. */
+static int run_clang(const char *prog, const char *dir, const struct run_incs *incs,
+		     int src, int out, int msgs)
 {
 	char inc[PATH_MAX + 3];
 	bool search;
 	const char *clang = clang_path(&search);
-	char *argv[] = { (char *)clang, "-g", "-O2", "-target", "bpf", inc, "-x", "c", "-",
-			 "-c", "-o", "-", NULL };
+	char *argv[16 + 2 * RUN_MAX_INCS] = { (char *)clang, "-g", "-O2", "-target", "bpf",
+					      inc };
 	posix_spawn_file_actions_t fa;
-	int err, status;
+	int err, status, n = 6;
 	pid_t pid;
 
+	for (int i = 0; i < incs->n; i++) {	/* "-I" "DIR": any DIR, as given */
+		argv[n++] = "-I";
+		argv[n++] = (char *)incs->dirs[i];
+	}
+	memcpy(argv + n, (char *[]){ "-x", "c", "-", "-c", "-o", "-", NULL }, 7 * sizeof(char *));
 	snprintf(inc, sizeof(inc), "-I%s", dir);
 	if (ftruncate(out, 0) || ftruncate(msgs, 0) || lseek(out, 0, SEEK_SET) ||
 	    lseek(msgs, 0, SEEK_SET))
@@ -159,7 +166,7 @@ static void show_messages(int msgs)
 /* "struct NAME" first, then NAME alone (a typedef): 0 when one compiled,
  * else its failure said (clang's messages, then its status) */
 static int compile(const char *prog, const char *header, const char *name,
-		   const char *abs, const char *dir, int fds[3])
+		   const char *abs, const char *dir, const struct run_incs *incs, int fds[3])
 {
 	bool tagged = !strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6);
 	char decl[256];
@@ -173,7 +180,7 @@ static int compile(const char *prog, const char *header, const char *name,
 				header, strerror(-err));
 			return err;
 		}
-		status = run_clang(prog, dir, fds[0], fds[1], fds[2]);
+		status = run_clang(prog, dir, incs, fds[0], fds[1], fds[2]);
 		if (status < 0)
 			return status;	/* said */
 		if (WIFEXITED(status) && !WEXITSTATUS(status))
@@ -219,7 +226,7 @@ static struct perfbuf_type *object_type(const char *prog, const char *header,
 }
 
 struct perfbuf_type *run_header_type(const char *prog, const char *header,
-				     const char *name)
+				     const char *name, const struct run_incs *incs)
 {
 	char abs[PATH_MAX], dir[PATH_MAX];
 	struct perfbuf_type *t = NULL;
@@ -246,7 +253,7 @@ struct perfbuf_type *run_header_type(const char *prog, const char *header,
 		}
 	}
 	if (!err)
-		err = compile(prog, header, name, abs, dir, fds);
+		err = compile(prog, header, name, abs, dir, incs, fds);
 	if (!err)
 		t = object_type(prog, header, name, fds[1]);
 	if (!t)

@@ -23,6 +23,8 @@ static const char run_usage[] =
 "                       enum (name or number) or char array; repeatable\n"
 "      --type [MAP:]TYPE  the records' struct (of map MAP only); repeatable\n"
 "      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
+"  -I DIR               where --header's includes are (vmlinux.h, ...); after\n"
+"                       the header's own directory; repeatable\n"
 "      --prog NAME      load program NAME (and the others named so) only\n"
 "      --no-prog NAME   do not load program NAME; both repeatable\n"
 "  -d, --duration SEC   stop after SEC seconds\n"
@@ -78,6 +80,7 @@ static const char attach_usage[] =
 "      --type TYPE      the records' struct: with --header, from the header;\n"
 "                       else from the BTF of a program that uses the map\n"
 "      --header FILE.h  compile FILE.h with clang to find --type TYPE in it\n"
+"  -I DIR               where --header's includes are; repeatable\n"
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
@@ -115,6 +118,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'n': return cli_parse_num(o->prog, "--count", arg, 1, 1L << 62, &o->count);
 	case 'o': o->output = arg; return true;
 	case 'v': o->verbose = true; return true;
+	case 'I': return list_add(o, o->incs.dirs, &o->incs.n, RUN_MAX_INCS, "-I", arg);
 	case OPT_JSON: o->json = true; return true;
 	case OPT_RECORD: o->record = true; return true;
 	case OPT_UNORDERED: o->unordered = true; return true;
@@ -169,6 +173,11 @@ static int check(struct run_opts *o, int argc, char **argv)
 				o->prog, o->types[i]);
 			return -1;
 		}
+	}
+	if (o->incs.n && !o->header) {
+		fprintf(stderr, "%s: -I %s: include directories are for --header FILE.h\n",
+			o->prog, o->incs.dirs[0]);
+		return -1;
 	}
 	if (o->header && o->ntypes != 1) {
 		fprintf(stderr, "%s: --header %s needs one --type naming the struct in it\n",
@@ -234,7 +243,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 	bool attach = o->attach;
 	const char *prog = o->prog;
 	struct cli_opts c = { .cmd = attach ? "attach" : "run",
-			      .shortopts = ":d:n:o:vh", .longopts = longopts,
+			      .shortopts = ":d:n:o:I:vh", .longopts = longopts,
 			      .usage = attach ? attach_usage : run_usage,
 			      .set = set_option };
 	int err;

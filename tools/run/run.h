@@ -56,10 +56,18 @@ const struct tv_event *run_decoder__decode(struct run_decoder *d, int idx,
 					   const void *data, size_t sz,
 					   int cpu, __u64 time_ns, bool late);
 
-/* header.c: --type @name of --header @header, compiled by clang; NULL
- * with errno, the cause said */
+#define RUN_MAX_INCS 16
+/* --header's -I DIR, in their order */
+struct run_incs {
+	const char *dirs[RUN_MAX_INCS];
+	int n;
+};
+
+/* header.c: --type @name of --header @header, compiled by clang (the
+ * header's directory, then @incs searched); NULL with errno, the cause
+ * said */
 struct perfbuf_type *run_header_type(const char *prog, const char *header,
-				     const char *name);
+				     const char *name, const struct run_incs *incs);
 
 /* The columns of @m: the type's top-level members (an anonymous struct
  * or union's members in its place); hex: "size" and "data". 0 or -ENOMEM */
@@ -74,6 +82,7 @@ struct run_opts {
 	const char *types[RUN_MAX_MAPS];	/* --type [MAP:]NAME */
 	int ntypes;
 	const char *header;	/* --header FILE.h */
+	struct run_incs incs;	/* -I DIR: where the header's includes are */
 	const char *progs[RUN_MAX_PROGS];	/* --prog NAME: these only */
 	int nprogs;
 	const char *no_progs[RUN_MAX_PROGS];	/* --no-prog NAME */
