@@ -92,8 +92,14 @@ static void say(struct bpf_object *obj, const char *path, const struct load_note
 	const char *sec = p ? bpf_program__section_name(p) : "";
 
 	if (n->map[0] && !p) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, n->map);
+		/* libbpf-tools size some maps at run time, in their own tool */
+		bool unsized = m && (!bpf_map__value_size(m) || !bpf_map__max_entries(m));
+
 		pr_warn("loading '%s' failed: map %s could not be created: %s%s\n", path, n->map,
-			errstr(err), err == -ENOMEM || err == -E2BIG ?
+			errstr(err), unsized ?
+			" (the object leaves its size 0: its own tool sets it before the load)" :
+			err == -ENOMEM || err == -E2BIG ?
 			" (its max_entries or value size too large for this kernel?)" : "");
 	} else if (p && err == -EPERM && tracing_section(sec)) {
 		pr_warn("program %s (SEC(\"%s\")) failed to load: this kernel refuses %.*s programs (%s%s); run without it: --no-prog %s\n",

@@ -337,6 +337,63 @@ def mountsnoop():
           "op, ret, pid, tid, mnt_ns, flags, fs, src, dest, data, comm", why)
 
 
+class BioEvent(C.Structure):
+    _fields_ = [("comm", C.c_char * 16), ("delta", C.c_ulonglong), ("qdelta", C.c_ulonglong),
+                ("ts", C.c_ulonglong), ("sector", C.c_ulonglong), ("len", C.c_uint),
+                ("pid", C.c_uint), ("cmd_flags", C.c_uint), ("dev", C.c_uint)]
+
+
+def biosnoop():
+    """a direct write of 64 KiB; biosnoop's fentry program is refused on
+    kernels that refuse fentry: its tp_btf alternative is used"""
+    path = "/var/tmp/perfbuf-lt-bio-%d" % os.getpid()
+
+    def work():
+        import mmap
+        buf = mmap.mmap(-1, 65536)
+        buf.write(b"x" * 65536)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_DIRECT)
+        try:
+            os.write(fd, buf)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return os.stat(path).st_dev
+    try:
+        evs, err, code, st_dev = run("biosnoop", [], work)
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    recs = [raw(e, BioEvent) for e in evs]
+    dev = os.major(st_dev) << 20 | os.minor(st_dev)     # the kernel's dev_t
+    r = first(recs, lambda r: r.pid == os.getpid() and r.cmd_flags & 0xff == 1 and
+              r.len == 65536)
+    why = "no 64 KiB write by pid %d: %s" % (os.getpid(), err) if not r else None
+    # its own tool reads 7 bytes of comm (sizeof a pointer): kept as it is
+    if r and not (r.dev == dev and cstr(r.comm) == COMM[:7] and r.sector > 0 and
+                  0 < r.delta < 10 ** 10):
+        why = "dev %#x (want %#x) comm %r sector %d delta %d" % (r.dev, dev, r.comm, r.sector,
+                                                               r.delta)
+    check("biosnoop", "perfbuf run (tp_btf for the refused fentry), a 64 KiB O_DIRECT write",
+          "pid, comm (7 bytes, as the tool reads it), len, cmd_flags (write), dev, sector, "
+          "delta", why)
+
+
+def named_failures():
+    """objects that cannot run here say why in one line, naming the map
+    (capable's stack map, sized by its own tool) or the programs"""
+    cases = [("capable", "failed: map stackmap could not be created: Invalid argument (the "
+              "object leaves its size 0: its own tool sets it before the load)"),
+             ("gethostlatency", 'program handle_entry (SEC("uprobe")): not attached: its SEC() '
+              "names no binary and function")]
+    for tool, want in cases:
+        p = subprocess.run([rc.PERFBUF, "run", "-d", "1", obj(tool)], capture_output=True,
+                           timeout=60)
+        err = p.stderr.decode()
+        rc.result("libbpf_tools_%s_named" % tool, p.returncode == 1 and want in err,
+                  "exit %d: %s" % (p.returncode, err))
+
+
 def every_object():
     """each object runs, or says in named words why not: the program
     (with --no-prog), the map, nothing attached, no map to read"""
@@ -361,7 +418,9 @@ def every_object():
 TOOLS = [("execsnoop", execsnoop), ("exitsnoop", exitsnoop), ("sigsnoop", sigsnoop),
          ("statsnoop", statsnoop), ("opensnoop", opensnoop), ("syncsnoop", syncsnoop),
          ("runqslower", runqslower), ("tcplife", tcplife), ("tcpstates", tcpstates),
-         ("tcppktlat", tcppktlat), ("mountsnoop", mountsnoop), ("every_object", every_object)]
+         ("tcppktlat", tcppktlat), ("mountsnoop", mountsnoop), ("biosnoop", biosnoop),
+         ("named_failures", named_failures),
+         ("every_object", every_object)]
 
 if __name__ == "__main__":
     for name, fn in TOOLS:
