@@ -10,6 +10,8 @@
  * so a reader gets the original bytes back, where \u00ff would be ÿ).
  * Inline, with the writer's own @put: each writer's copy is compiled
  * with its output (the trace sink's hot path keeps its runs of bytes).
+ * utf8_len() is also nats-tail's check of a message's strings
+ * (tools/nats/tail_check.c); fuzz/fuzz_json.c keeps an oracle of its own.
  */
 #ifndef PERFBUF_JSON_STR_H
 #define PERFBUF_JSON_STR_H

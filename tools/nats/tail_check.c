@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "json_str.h"	/* utf8_len(), the escaper's own check */
 #include "tail.h"
 
 #define MAX_DEPTH 32
@@ -31,37 +32,6 @@ static bool eat(struct jv *j, char c)
 		return false;
 	j->p++;
 	return true;
-}
-
-/* The length of the UTF-8 sequence at @s (not overlong, no surrogates,
- * <= U+10FFFF), 0 if it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (*s >= 0xc2 && *s <= 0xdf)
-		len = 2;
-	else if (*s >= 0xe0 && *s <= 0xef)
-		len = 3;
-	else if (*s >= 0xf0 && *s <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (*s == 0xe0)
-		lo = 0xa0;
-	else if (*s == 0xed)
-		hi = 0x9f;
-	else if (*s == 0xf0)
-		lo = 0x90;
-	else if (*s == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
 }
 
 static bool string(struct jv *j)
@@ -92,7 +62,7 @@ static bool string(struct jv *j)
 			j->p += 2;
 			continue;
 		}
-		l = c < 0x80 ? 1 : utf8_seq(j->p, j->end - j->p);
+		l = c < 0x80 ? 1 : utf8_len(j->p, j->end - j->p);
 		if (!l)
 			return false;
 		j->p += l;
