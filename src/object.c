@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "kprobes.h"
 #include "perfbuf/object.h"
 
 struct perfbuf_object {
@@ -174,9 +175,7 @@ static bool no_kprobes(const char *sec)
 {
 	return (!strncmp(sec, "kprobe", 6) || !strncmp(sec, "kretprobe", 9) ||
 		!strncmp(sec, "ksyscall", 8) || !strncmp(sec, "kretsyscall", 11)) &&
-	       access("/sys/bus/event_source/devices/kprobe/type", F_OK) &&
-	       access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+	       !kprobes_in_kernel(NULL);
 }
 
 static void say_not_attached(const struct bpf_program *p, int err)

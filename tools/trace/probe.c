@@ -21,6 +21,7 @@
 
 #include "common/cli.h"
 #include "common/elf.h"
+#include "kprobes.h"
 #include "common/say.h"
 #include "format.h"
 #include "args.h"
@@ -34,11 +35,7 @@ static struct btf *vmlinux_btf;
 
 bool kprobes_supported(void)
 {
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_path());
-	return path_exists("/sys/bus/event_source/devices/kprobe/type") ||
-	       path_exists(path);
+	return kprobes_in_kernel(tracefs_path());
 }
 
 static struct btf *vmlinux(void)
