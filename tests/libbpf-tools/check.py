@@ -58,8 +58,8 @@ def cstr(b):
     return bytes(b).split(b"\0")[0]
 
 
-def check(tool, runs, fields, why):
-    rc.result("libbpf_tools_" + tool, why is None, why or "")
+def check(tool, runs, fields, why, name=None):
+    rc.result("libbpf_tools_" + (name or tool), why is None, why or "")
     if why is None:
         TABLE.append((tool, runs, fields))
 
@@ -91,6 +91,51 @@ def execsnoop():
         why = "args %r" % e["args"]
     check("execsnoop", "perfbuf run, exec of /bin/echo alpha 'be ta' gamma",
           "pid, ppid, uid, retval, args_count, args_size, comm, args", why)
+
+
+def perf_map_id(pid):
+    """the id of the perf event array process @pid holds open"""
+    for fd in os.listdir("/proc/%d/fdinfo" % pid):
+        try:
+            info = dict(l.split(":", 1) for l in open("/proc/%d/fdinfo/%s" % (pid, fd))
+                        if ":" in l)
+        except OSError:
+            continue
+        if info.get("map_type", "").strip() == "4":
+            return int(info["map_id"])
+    return None
+
+
+def execsnoop_attach():
+    """perfbuf attach --map-id on the map of execsnoop loaded by another
+    process: the type from the kernel's BTF of the program using it, the
+    same fields; the loader is told its rings were taken"""
+    argv = ["/bin/echo", "one", "two"]
+    owner = rc.Perfbuf(["run", "-d", "30", obj("execsnoop")])
+    try:
+        mid = perf_map_id(owner.p.pid)
+        if mid is None:
+            rc.result("libbpf_tools_execsnoop_attach", False, "no map in the loader")
+            return
+        pb = rc.Perfbuf(["attach", "--json", "--map-id", str(mid)], ready=("Reading",))
+        subprocess.run(argv, stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
+        out, err, code = pb.end()
+        evs = [e["args"] for e in rc.events(out)]
+        e = first(evs, lambda e: e.get("comm") == "echo" and e.get("ppid") == os.getpid())
+        why = "no event for echo: %s" % err if not e else compare(e, {
+            "uid": 0, "retval": 0, "args_count": 3, "args": "\0".join(argv)})
+        end = time.time() + 5
+        while owner.p.poll() is None and time.time() < end:
+            time.sleep(0.2)
+        _, oerr, ocode = owner.end()
+        if not why and (ocode != 1 or "no longer in the map" not in oerr):
+            why = "the loader was not told: exit %d: %s" % (ocode, oerr)
+    finally:
+        owner.end()
+    check("execsnoop", "perfbuf attach --map-id of execsnoop's map (loaded by perfbuf run)",
+          "pid, ppid, uid, retval, args_count, comm, args; the loader told its rings were taken",
+          why, "execsnoop_attach")
 
 
 class ExitEvent(C.Structure):
@@ -415,7 +460,7 @@ def every_object():
     print("  %d objects: %d ran, %d said why not" % (len(objs), ran, len(objs) - ran))
 
 
-TOOLS = [("execsnoop", execsnoop), ("exitsnoop", exitsnoop), ("sigsnoop", sigsnoop),
+TOOLS = [("execsnoop", execsnoop), ("execsnoop_attach", execsnoop_attach), ("exitsnoop", exitsnoop), ("sigsnoop", sigsnoop),
          ("statsnoop", statsnoop), ("opensnoop", opensnoop), ("syncsnoop", syncsnoop),
          ("runqslower", runqslower), ("tcplife", tcplife), ("tcpstates", tcpstates),
          ("tcppktlat", tcppktlat), ("mountsnoop", mountsnoop), ("biosnoop", biosnoop),
