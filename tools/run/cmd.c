@@ -480,9 +480,13 @@ static void check_slots(struct run *run)
 		int cpus[256], n = 0, k;
 		char list[256];
 
-		for (size_t r = 0; run->slots[i] && r < perfbuf__ring_cnt(run->pb[i]) && n < 256; r++)
-			if (perfbuf__ring_cpu(run->pb[i], r) >= 0)
-				cpus[n++] = perfbuf__ring_cpu(run->pb[i], r);
+		for (size_t r = 0; run->slots[i] && r < perfbuf__ring_cnt(run->pb[i]) && n < 256; r++) {
+			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+
+			/* an offline CPU has no ring of ours to look for */
+			if (!perfbuf__stats(run->pb[i], r, &st) && st.online && st.cpu >= 0)
+				cpus[n++] = st.cpu;
+		}
 		k = run_slots__check(run->slots[i], cpus, n, perfbuf_now_ns(), list, sizeof(list));
 		if (!k)
 			continue;

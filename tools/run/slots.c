@@ -25,6 +25,7 @@
 struct run_slots {
 	struct slots *skel;
 	__u64 ready_ns[MAX_SLOT_CPUS];	/* our event of the CPU enabled by then */
+	unsigned char seen[MAX_SLOT_CPUS];	/* checks in a row that saw another */
 };
 
 struct run_slots *run_slots__new(int map_fd, __u64 now_ns)
@@ -53,22 +54,38 @@ void run_slots__free(struct run_slots *s)
 
 void run_slots__online(struct run_slots *s, int cpu, __u64 now_ns)
 {
-	if (s && cpu >= 0 && cpu < MAX_SLOT_CPUS)
+	if (s && cpu >= 0 && cpu < MAX_SLOT_CPUS) {
 		s->ready_ns[cpu] = now_ns;
+		s->seen[cpu] = 0;
+	}
 }
 
-/* 1 when CPU @cpu's slot holds another event than ours (or none) */
-static int replaced(struct run_slots *s, int cpu, __u64 now_ns)
+/* CPU @cpu's slot holds another event than ours, or none, now */
+static int other_event(struct run_slots *s, int cpu, __u64 now_ns)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
-	const struct slot *sl = &s->skel->bss->slots[cpu];
+	const struct slot *sl = &s->skel->bss->slots[cpu];	/* cpu checked */
 
-	if (cpu < 0 || cpu >= MAX_SLOT_CPUS ||
-	    bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.perfbuf_slots), &o))
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.perfbuf_slots), &o))
 		return 0;	/* offline meanwhile: the collector's to say */
 	if (sl->err == -ENOENT)
 		return 1;
 	return !sl->err && sl->enabled + SLACK_NS < now_ns - s->ready_ns[cpu];
+}
+
+/* 1 when CPU @cpu's slot holds another event than ours (or none) at two
+ * checks in a row: a CPU coming back online gets a new ring of ours, and
+ * its ONLINE record (which moves ready_ns) may come after a check */
+static int replaced(struct run_slots *s, int cpu, __u64 now_ns)
+{
+	int r = cpu >= 0 && cpu < MAX_SLOT_CPUS ? other_event(s, cpu, now_ns) : 0;
+
+	if (!r) {
+		if (cpu >= 0 && cpu < MAX_SLOT_CPUS)
+			s->seen[cpu] = 0;
+		return 0;
+	}
+	return ++s->seen[cpu] >= 2;
 }
 
 int run_slots__check(struct run_slots *s, const int *cpus, int n, __u64 now_ns,
