@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "kernel_btf.h"
 
 struct load_note {
 	char prog[64];		/* the program that failed to load */
@@ -116,7 +117,8 @@ static void say(struct bpf_object *obj, const char *path, const struct load_note
 	} else {
 		pr_warn("loading '%s' failed: %s%s\n", path, errstr(err),
 			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" :
-			err == -ENOMEM ? " (memory ran out)" : "; libbpf's reasons are shown with -v");
+			err == -ENOMEM ? " (memory ran out)" :
+			err == -ESRCH ? kernel_btf_why() : "; libbpf's reasons are shown with -v");
 	}
 }
 

@@ -100,6 +100,9 @@ else
 		(ulimit -v 20000; exec "${PB[@]}" $cmd) >/dev/null 2>"$tmp/eerr"
 		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: loading the BPF programs? failed: .*; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
 	done
+	# run's loads are the library's (perfbuf_object__load): the same cause
+	(ulimit -v 20000; exec "${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_two_maps.bpf.o") >/dev/null 2>"$tmp/eerr"
+	one_line vmem_kernel_btf_run 1 "^perfbuf run: loading '.*run_two_maps.bpf.o' failed: No such process; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
 fi
 
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops

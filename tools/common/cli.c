@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "kernel_btf.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -246,35 +247,11 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 	return NULL;
 }
 
-/* libbpf says ESRCH when it could not load the kernel's BTF, whatever the
- * reason (btf__load_vmlinux_btf() too): load the file again to find out
- * (out of memory under 'ulimit -v') */
-static const char *kernel_btf_hint(void)
-{
-	static char buf[160];
-	int saved = errno;	/* callers pass errno beside this */
-	struct btf *btf = btf__parse_raw("/sys/kernel/btf/vmlinux");
-	struct rlimit rl;
-	int err = btf ? 0 : errno;
-
-	btf__free(btf);
-	errno = saved;
-	if (!err)
-		return "";
-	if (err == ENOMEM)
-		return !getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY ?
-		       "; out of memory loading the kernel's BTF: raise 'ulimit -v'" :
-		       "; out of memory loading the kernel's BTF";
-	snprintf(buf, sizeof(buf), "; the kernel's BTF (/sys/kernel/btf/vmlinux) cannot be loaded: %s",
-		 strerror(err));
-	return buf;
-}
-
 const char *cli_hint(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case ESRCH:
-		return kernel_btf_hint();
+		return kernel_btf_why();
 	case EMFILE:
 	case ENFILE:
 		return "; raise 'ulimit -n'";
