@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,13 +349,26 @@ int cli_need_stdout(const char *prog)
 	return -EBADF;
 }
 
+/* Why an earlier write to stdout failed, when its errno is gone (stdio
+ * keeps only ferror()): a pipe or socket whose reader left polls POLLERR,
+ * the EPIPE that write got; anything else is said as EIO */
+static int stdout_earlier_error(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) ? EPIPE : EIO;
+}
+
 int cli_flush_stdout(const char *prog)
 {
 	int err;
 
-	if (!fflush(stdout) && !ferror(stdout))
+	if (fflush(stdout) == EOF)
+		err = errno ?: EIO;
+	else if (ferror(stdout))
+		err = stdout_earlier_error();	/* errno is a later call's */
+	else
 		return 0;
-	err = errno ?: EIO;	/* ferror() of an earlier write: errno gone */
 	if (err != EPIPE)
 		fprintf(stderr, "%s: writing stdout failed: %s\n", prog, strerror(err));
 	return -err;
