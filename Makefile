@@ -32,7 +32,10 @@ LDLIBS += -lbpf -ldw -lelf -lz -lpthread -lm
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
 # the tools' own: libdeflate computes the capture files' CRC-32
 TOOL_LDLIBS = $(LDLIBS) -ldeflate
-# -mcpu=v3: atomic fetch-and-add (Linux >= 5.12; attach cookies need 5.15)
+# -mcpu=v3: ALU32 and JMP32 (Linux >= 5.1). The objects that use bpf_loop(),
+# attach cookies or atomic fetch-and-add (5.17, 5.15, 5.12) are built a
+# second time with PERFBUF_COMPAT for older kernels (COMPAT_SRCS, into
+# bpf/compat/ and NAME_compat.skel.h); tools/common/kfeat.c picks one
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf
 
@@ -81,7 +84,10 @@ LIB_SRCS := $(wildcard src/*.c) $(SHARED_SRCS)
 LIB_OBJS := $(SRC_OBJS) $(SHARED_OBJS)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
-SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h)
+COMPAT_SRCS := bpf/trace.bpf.c bpf/emit.bpf.c
+COMPAT_OBJS := $(COMPAT_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/compat/%.bpf.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h) \
+	 $(COMPAT_SRCS:bpf/%.bpf.c=$(OUTPUT)/%_compat.skel.h)
 # tools/*.c, tools/*/*.c: the perfbuf tool; tools/bench/: perfbuf-bench
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_OBJS := $(BENCH_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
@@ -117,9 +123,18 @@ $(BPF_OBJS): $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+$(COMPAT_OBJS): $(OUTPUT)/bpf/compat/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPERFBUF_COMPAT -c $< -o $@
+
+$(filter-out %_compat.skel.h,$(SKELS)): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(filter %_compat.skel.h,$(SKELS)): $(OUTPUT)/%_compat.skel.h: $(OUTPUT)/bpf/compat/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_compat > $@
 
 # Syscall numbers by name from the kernel headers: `perfbuf trace` takes
 # syscalls:sys_enter_NAME through the raw tracepoint sys_enter with them
@@ -180,7 +195,8 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
-$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
+		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 

@@ -1,5 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The generic programs of `perfbuf trace` (see trace.h). */
+/* The generic programs of `perfbuf trace` (see trace.h).
+ *
+ * Built twice: as is, and with PERFBUF_COMPAT for kernels older than 5.17
+ * (Debian 11's 5.10), which have no bpf_loop() (a program holding a
+ * callback's address does not even load there), no attach cookies (5.15)
+ * no atomic fetch-and-add (5.12) and no bpf_get_current_task_btf() (5.11).
+ * The two objects have the same
+ * programs, maps and constants; userspace picks one (tools/common/kfeat.c)
+ * and, without cookies, loads a program per probe with its index in
+ * probe_cookie. */
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -98,7 +107,15 @@ static __always_inline struct trace_record *scratch_get(void)
 
 	if (!depth)
 		return NULL;
+#ifdef PERFBUF_COMPAT
+	/* no fetch-and-add before 5.12; there (no faultable tracepoints
+	 * yet) a program runs with preemption off, so only an interrupt's
+	 * program can come in between, and it leaves the count as it was */
+	level = *(volatile __u32 *)depth;
+	__sync_fetch_and_add(depth, 1);
+#else
 	level = __sync_fetch_and_add(depth, 1);
+#endif
 	e = level < TRACE_NEST && !stopped() ?
 		bpf_map_lookup_elem(&scratch, &level) : NULL;
 	if (!e)
@@ -113,6 +130,24 @@ static __always_inline void scratch_put(void)
 	if (depth)
 		__sync_fetch_and_sub(depth, 1);
 }
+
+/*
+ * Kinds that take their target at load time (tp_btf, fentry, fexit), have
+ * no attach cookie in libbpf 1.1 (raw_tp), or run where the kernel has no
+ * cookies (PERFBUF_COMPAT) are loaded once per probe, sharing the maps
+ * above; the probe's index and argument count are then constants, so the
+ * verifier drops the reads of arguments that do not exist (tp_btf and
+ * raw_tp refuse those).
+ */
+const volatile __u64 probe_cookie = 0;
+const volatile __u32 nargs = 0;
+
+/* The probe's index: its attach cookie, or the program's own constant */
+#ifdef PERFBUF_COMPAT
+#define probe_index(ctx) probe_cookie
+#else
+#define probe_index(ctx) bpf_get_attach_cookie(ctx)
+#endif
 
 /* The per-CPU event with its cookie, pid and tid, or NULL when filtered
  * out (-p, --cpu, --comm, stopped); every non-NULL one must reach
@@ -333,6 +368,13 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 	return pos + (n & (TRACE_STR_SIZE_MAX * 2 - 1));
 }
 
+/* argv_one() is bpf_loop()'s callback, or inlined into a bounded loop */
+#ifdef PERFBUF_COMPAT
+#define __noinline_compat __always_inline
+#else
+#define __noinline_compat
+#endif
+
 struct argv_walk {
 	struct trace_record *e;
 	__u64 argv, arg;	/* the array, its next element */
@@ -347,7 +389,7 @@ struct argv_walk {
  * not in a register: the verifier sees the same state each time round,
  * instead of walking every argument's outcomes. 1 stops.
  */
-static long argv_one(__u32 k, void *ctx)
+static __noinline_compat long argv_one(__u32 k, void *ctx)
 {
 	struct argv_walk *w = ctx;
 	int slot = w->slot & (TRACE_MAX_STRS - 1);
@@ -399,7 +441,13 @@ static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
 	if (bpf_probe_read_user(&w.arg, sizeof(w.arg), (void *)w.argv))
 		return pos;	/* str_len 0: printed as the pointer */
 	e->str_len[slot] = 0;
+#ifdef PERFBUF_COMPAT
+	for (__u32 k = 0; k < TRACE_ARGV_MAX; k++)
+		if (argv_one(k, &w))
+			break;
+#else
 	bpf_loop(TRACE_ARGV_MAX, argv_one, &w, 0);
+#endif
 	if (w.arg)
 		w.more = true;
 	end = pos + e->str_len[slot];
@@ -434,7 +482,7 @@ static __always_inline void tp_send(void *ctx, void *rec,
 SEC("tracepoint")
 int trace_tp(void *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie = probe_index(ctx);
 	__u32 key = cookie, raw;
 	struct trace_record *e;
 	struct trace_probe_cfg *cfg;
@@ -473,7 +521,7 @@ static __always_inline void args_send(void *ctx, struct trace_record *e,
 
 static __always_inline int send_args(struct pt_regs *ctx)
 {
-	struct trace_record *e = event_start(bpf_get_attach_cookie(ctx));
+	struct trace_record *e = event_start(probe_index(ctx));
 	__u64 *a;
 
 	if (!e)
@@ -497,7 +545,7 @@ static __always_inline int send_args(struct pt_regs *ctx)
 
 static __always_inline int send_ret(struct pt_regs *ctx)
 {
-	struct trace_record *e = event_start(bpf_get_attach_cookie(ctx));
+	struct trace_record *e = event_start(probe_index(ctx));
 
 	if (!e)
 		return 0;
@@ -536,16 +584,6 @@ int trace_uprobe_multi(struct pt_regs *ctx) { return send_args(ctx); }
 
 SEC("kprobe")
 int trace_uretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
-
-/*
- * Kinds that take their target at load time (tp_btf, fentry, fexit) or
- * have no attach cookie in libbpf 1.1 (raw_tp) are loaded once per probe,
- * sharing the maps above; the probe's index and argument count are then
- * constants, so the verifier drops the reads of arguments that do not
- * exist (tp_btf and raw_tp refuse those).
- */
-const volatile __u64 probe_cookie = 0;
-const volatile __u32 nargs = 0;
 
 static __always_inline void send_n(void *ctx, struct trace_record *e)
 {
@@ -589,24 +627,42 @@ int trace_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 	return send_ctx_args(ctx, ctx->args);
 }
 
-/* fentry's and fexit's arguments into @a, as many as the function has
- * (TRACE_MAX_ARGS at the most; the rest 0): how many */
-static __always_inline __u64 func_args(void *ctx, __u64 *a)
+/* Argument @i of a trampoline's context (@i a constant after the
+ * verifier's pruning: nargs is one); its return value is at nargs */
+static __always_inline __u64 ctx_arg(const __u64 *ctx, __u32 i)
 {
-	__u64 cnt = bpf_get_func_arg_cnt(ctx);
-
-	if (cnt > TRACE_MAX_ARGS)
-		cnt = TRACE_MAX_ARGS;
-	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
-		a[i] = 0;
-		if (i < cnt)
-			bpf_get_func_arg(ctx, i, &a[i]);
+	switch (i) {
+	case 0: return ctx[0];
+	case 1: return ctx[1];
+	case 2: return ctx[2];
+	case 3: return ctx[3];
+	case 4: return ctx[4];
+	case 5: return ctx[5];
+	case 6: return ctx[6];
+	case 7: return ctx[7];
+	case 8: return ctx[8];
+	case 9: return ctx[9];
+	case 10: return ctx[10];
+	case 11: return ctx[11];
+	default: return 0;
 	}
+}
+
+/* fentry's and fexit's arguments into @a: nargs of them (the function's
+ * count from BTF, set by userspace: bpf_get_func_arg() needs Linux 5.17),
+ * TRACE_MAX_ARGS at the most; how many */
+static __always_inline __u64 func_args(const __u64 *ctx, __u64 *a)
+{
+	__u32 cnt = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
+
+#pragma unroll
+	for (int i = 0; i < TRACE_MAX_ARGS; i++)
+		a[i] = i < cnt ? ctx_arg(ctx, i) : 0;
 	return cnt;
 }
 
 SEC("fentry")
-int trace_fentry(void *ctx)
+int trace_fentry(__u64 *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
@@ -623,7 +679,7 @@ int trace_fentry(void *ctx)
 /* The return value first (what a record of an exit probe starts with),
  * then the arguments, as the function had them */
 SEC("fexit")
-int trace_fexit(void *ctx)
+int trace_fexit(__u64 *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
@@ -631,8 +687,7 @@ int trace_fexit(void *ctx)
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
-	a[0] = 0;
-	bpf_get_func_ret(ctx, a);
+	a[0] = ctx_arg(ctx, nargs);
 	cnt = func_args(ctx, a + 1);
 	if (event_filter(a, e))
 		args_send(ctx, e, (cnt + 1) * 8);

@@ -82,14 +82,31 @@ static __always_inline int syscall_end(void *ctx, struct trace_record *e)
 /* The programs exist on every architecture (the tools name them); they
  * read x86-64 registers, and syscalls.c gives no numbers elsewhere. */
 
+/* A 32-bit task's syscall: read through bpf_probe_read_kernel() (raw_tp,
+ * and tp_btf before 5.11: no bpf_get_current_task_btf()) */
+static __always_inline bool compat_raw(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(t, thread_info.status) & TS_COMPAT;
+#else
+	return true;
+#endif
+}
+
 /* With BTF (tp_btf): the registers read directly, no helper calls. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(trace_sys_enter_btf, struct pt_regs *regs, long id)
 {
 #if defined(__TARGET_ARCH_x86)
+#ifdef PERFBUF_COMPAT
+	struct trace_record *e = syscall_begin(id, false, compat_raw());
+#else
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct trace_record *e = syscall_begin(id, false,
 					       t->thread_info.status & TS_COMPAT);
+#endif
 	struct syscall_rec *r;
 
 	if (!e)
@@ -111,9 +128,13 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(trace_sys_exit_btf, struct pt_regs *regs, long ret)
 {
 #if defined(__TARGET_ARCH_x86)
+#ifdef PERFBUF_COMPAT
+	struct trace_record *e = syscall_begin(regs->orig_ax, true, compat_raw());
+#else
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct trace_record *e = syscall_begin(regs->orig_ax, true,
 					       t->thread_info.status & TS_COMPAT);
+#endif
 
 	if (!e)
 		return 0;
@@ -124,18 +145,7 @@ int BPF_PROG(trace_sys_exit_btf, struct pt_regs *regs, long ret)
 #endif
 }
 
-/* Without BTF (raw_tp): the same through bpf_probe_read_kernel(). */
-static __always_inline bool compat_raw(void)
-{
-#if defined(__TARGET_ARCH_x86)
-	struct task_struct *t = (void *)bpf_get_current_task();
-
-	return BPF_CORE_READ(t, thread_info.status) & TS_COMPAT;
-#else
-	return true;
-#endif
-}
-
+/* Without BTF (raw_tp): the registers through bpf_probe_read_kernel(). */
 SEC("raw_tp/sys_enter")
 int trace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {

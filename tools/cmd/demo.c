@@ -15,6 +15,7 @@
 
 #include "perfbuf.h"
 #include "common/cli.h"
+#include "common/loaderr.h"
 #include "common/commands.h"
 #include "demo.h"
 #include "demo.skel.h"
@@ -165,11 +166,10 @@ int cmd_demo(int argc, char **argv)
 	    cli_need_privileges("perfbuf demo", CLI_BPF | CLI_TRACEFS) ||
 	    cli_need_fds("perfbuf demo", 0) || tracefs_ensure("perfbuf demo"))
 		return 1;
-	libbpf_set_print(NULL);
+	loaderr_capture(false);
 	skel = demo__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "perfbuf demo: loading the BPF program failed: %s%s\n",
-			cli_strerror(errno), cli_hint(errno));
+		loaderr_say("perfbuf demo", "the BPF program", -errno);
 		return 1;
 	}
 	err = demo__attach(skel);

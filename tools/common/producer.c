@@ -9,6 +9,8 @@
 #include <bpf/libbpf.h>
 
 #include "emit.skel.h"
+#include "emit_compat.skel.h"
+#include "kfeat.h"
 #include "producer.h"
 
 __u64 thread_cpu_ns(void)
@@ -48,7 +50,8 @@ int emit_once(int prog_fd, int cpu, __u64 count, __u64 size)
 
 struct emit *emit_open_load(bool ringbuf, __u32 size)
 {
-	struct emit *skel = emit__open();
+	/* before 5.17: the object with a bounded loop, not bpf_loop() */
+	struct emit *skel = KFEAT_OPEN(emit);
 	int err;
 
 	if (!skel)

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/loaderr.h"
 #include "common/commands.h"
 #include "metrics/metrics.h"
 #include "trace/pidwatch.h"
@@ -208,13 +209,6 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
 	return 0;
 }
 
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	(void)level;
-	return vfprintf(stderr, fmt, ap);
-}
-
 /* Sampling has started: say what is sampled (tests wait for the line). */
 static void announce(const struct prof_opts *o)
 {
@@ -363,7 +357,7 @@ int cmd_profile(int argc, char **argv)
 		metrics_ready(&metrics);
 		run.metrics = &metrics;
 	}
-	libbpf_set_print(o.verbose ? print_libbpf : NULL);
+	loaderr_capture(o.verbose);
 	cli_stop_on_signals(&exiting, true);
 	signal(SIGPIPE, SIG_IGN);
 	run.stacks = stacks_new();

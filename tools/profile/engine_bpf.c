@@ -15,6 +15,7 @@
 #include "profile.skel.h"
 #include "tool.h"
 #include "common/cli.h"
+#include "common/loaderr.h"
 
 struct bpf_state {
 	struct profile *skel;
@@ -104,8 +105,7 @@ static int load(struct prof_run *run, struct bpf_state *st)
 	st->skel->rodata->user_stacks = run->o->user;
 	err = profile__load(st->skel);
 	if (err)
-		fprintf(stderr, "perfbuf profile: loading the BPF program failed: %s%s\n",
-			strerror(-err), cli_hint(err));
+		loaderr_say("perfbuf profile", "the BPF program", err);
 	return err;
 }
 

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/loaderr.h"
 #include "emit.h"
 #include "emit.skel.h"
 #include "stress.h"
@@ -83,7 +84,7 @@ int stress_setup(struct stress_run *run)
 			return -1;
 		}
 	}
-	libbpf_set_print(NULL);
+	loaderr_capture(false);
 	run->st.size = (__u64)o->size;
 	run->st.seen = calloc(MAX_CPUS, sizeof(*run->st.seen));
 	run->prod = calloc((size_t)o->n_cpus, sizeof(*run->prod));
@@ -94,8 +95,7 @@ int stress_setup(struct stress_run *run)
 	}
 	run->skel = emit_open_load(false, 0);
 	if (!run->skel) {
-		fprintf(stderr, "perfbuf stress: loading the BPF program failed: %s%s\n",
-			strerror(errno), cli_hint(errno));
+		loaderr_say("perfbuf stress", "the BPF program", -errno);
 		return -1;
 	}
 	{

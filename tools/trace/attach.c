@@ -16,6 +16,8 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/kfeat.h"
+#include "common/loaderr.h"
 #include "common/say.h"
 #include "format.h"
 #include "probe.h"
@@ -23,11 +25,12 @@
 #include "syscalls.h"
 #include "tracefs.h"
 #include "trace.skel.h"
+#include "trace_compat.skel.h"
 
 struct trace *trace_obj_open(const struct probe_set *set)
 {
 	const struct trace_filter *tf = &set->filter;
-	struct trace *obj = trace__open();
+	struct trace *obj = KFEAT_OPEN(trace);
 
 	if (!obj)
 		return NULL;
@@ -80,7 +83,7 @@ int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
 	struct bpf_program *prog, *want;
 	int err;
 
-	*obj = trace__open();
+	*obj = KFEAT_OPEN(trace);
 	if (!*obj)
 		return -errno;
 	*(*obj)->rodata = *main_obj->rodata;	/* the same filter and sizes */
@@ -95,6 +98,41 @@ int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
 			return err;
 	}
 	return share_maps(*obj, main_obj) ?: trace__load(*obj);
+}
+
+static struct bpf_program *pick_tp(struct trace *o) { return o->progs.trace_tp; }
+static struct bpf_program *pick_kprobe(struct trace *o) { return o->progs.trace_kprobe; }
+static struct bpf_program *pick_kretprobe(struct trace *o) { return o->progs.trace_kretprobe; }
+static struct bpf_program *pick_uprobe(struct trace *o) { return o->progs.trace_uprobe; }
+static struct bpf_program *pick_uretprobe(struct trace *o) { return o->progs.trace_uretprobe; }
+
+static void drop_obj(struct trace_probe *p);
+
+/* The program probe @p (index @i) attaches with: the shared one of its
+ * kind, told from the others by its cookie; on a kernel without attach
+ * cookies (before 5.15), an instance of its own with @i a constant. NULL
+ * with errno set when that load failed (said here, in one line). */
+struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 i)
+{
+	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT ||
+		   p->kind == PK_URETPROBE;
+	struct bpf_program *(*pick)(struct trace *) =
+		p->kind == PK_TRACEPOINT ? pick_tp :
+		p->kind == PK_UPROBE || p->kind == PK_URETPROBE ?
+			(ret ? pick_uretprobe : pick_uprobe) :
+		ret ? pick_kretprobe : pick_kprobe;
+	int err;
+
+	if (kfeat_has(KFEAT_COOKIE))
+		return pick(skel);
+	err = load_alone(&p->obj, skel, pick, NULL, i, 0);
+	if (err) {
+		loaderr_say(p->prog, p->spec, err);
+		drop_obj(p);
+		errno = -err;
+		return NULL;
+	}
+	return pick(p->obj);
 }
 
 static int attach_own(struct trace_probe *p, struct trace *main_obj,
@@ -199,10 +237,11 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	/* a glob's functions: straight to kprobes (no fentry load each) */
 	if (p->from_glob && kprobes) {
 		LIBBPF_OPTS(bpf_kprobe_opts, go, .bpf_cookie = i, .retprobe = ret);
+		struct bpf_program *prog = probe_prog(p, skel, i);
 
-		p->link = bpf_program__attach_kprobe_opts(ret ? skel->progs.trace_kretprobe
-							      : skel->progs.trace_kprobe,
-							  p->target, &go);
+		if (!prog)
+			return -errno;
+		p->link = bpf_program__attach_kprobe_opts(prog, p->target, &go);
 		return p->link ? 0 : -errno;
 	}
 	ferr = fentry_probe(p->target);
@@ -215,7 +254,8 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	if (p->offset)
 		return kfunc_attach_offset(p, skel, i, kprobes);
 	if (!ferr && (want_fentry || !kprobes)) {
-		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i, 0);
+		err = attach_own(p, skel, ret ? pick_fexit : pick_fentry, i,
+				 kfunc_nargs(p->target));
 		if (!err) {
 			if (!want_fentry)
 				cli_say(p->prog, "%s: no kprobes in this kernel, using %s\n",
@@ -227,10 +267,11 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	}
 	if (kprobes) {
 		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .retprobe = ret);
+		struct bpf_program *prog = probe_prog(p, skel, i);
 
-		p->link = bpf_program__attach_kprobe_opts(ret ? skel->progs.trace_kretprobe
-							      : skel->progs.trace_kprobe,
-							  p->target, &ko);
+		if (!prog)
+			return -errno;
+		p->link = bpf_program__attach_kprobe_opts(prog, p->target, &ko);
 		if (p->link) {
 			if (want_fentry)
 				cli_say(p->prog, "%s: %s refused (%s), using %s\n",
@@ -270,9 +311,12 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 					 strerror(-err));
 			return err;
 		}
+		struct bpf_program *prog = probe_prog(p, skel, i);
+
+		if (!prog)
+			return -errno;
 		*colon = '\0';
-		p->link = bpf_program__attach_tracepoint_opts(skel->progs.trace_tp,
-							      p->target, colon + 1, &to);
+		p->link = bpf_program__attach_tracepoint_opts(prog, p->target, colon + 1, &to);
 		err = p->link ? 0 : -errno;
 		*colon = ':';
 		if (err && p->from_glob) {
@@ -290,10 +334,11 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 		bool ret = p->kind == PK_URETPROBE;
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = i, .retprobe = ret,
 			    .func_name = p->target);
+		struct bpf_program *prog = probe_prog(p, skel, i);
 
-		p->link = bpf_program__attach_uprobe_opts(ret ? skel->progs.trace_uretprobe
-							      : skel->progs.trace_uprobe,
-							  -1, p->path, p->offset, &uo);
+		if (!prog)
+			return -errno;
+		p->link = bpf_program__attach_uprobe_opts(prog, -1, p->path, p->offset, &uo);
 		if (p->link)
 			return 0;
 		err = -errno;

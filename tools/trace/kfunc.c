@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/kfeat.h"
 #include "common/say.h"
 #include "args.h"
 #include "tool.h"
@@ -40,6 +41,7 @@ int kfunc_parse_offset(struct trace_probe *p, const char *spec)
 int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool kprobes)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .offset = p->offset);
+	struct bpf_program *prog;
 	int err;
 
 	if (!kprobes) {
@@ -47,7 +49,10 @@ int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool
 			 p->spec);
 		return -EOPNOTSUPP;
 	}
-	p->link = bpf_program__attach_kprobe_opts(skel->progs.trace_kprobe, p->target, &ko);
+	prog = probe_prog(p, skel, i);
+	if (!prog)
+		return -errno;
+	p->link = bpf_program__attach_kprobe_opts(prog, p->target, &ko);
 	if (p->link)
 		return 0;
 	err = -errno;
@@ -172,7 +177,8 @@ static int glob_probes(struct probe_set *set, enum probe_kind kind, const char *
 
 bool kfunc_wants_multi(const struct probe_set *set, enum probe_kind kind)
 {
-	return glob_probes((struct probe_set *)set, kind, NULL, NULL) > 1;
+	return kfeat_has(KFEAT_KPROBE_MULTI) &&
+	       glob_probes((struct probe_set *)set, kind, NULL, NULL) > 1;
 }
 
 /* One kprobe.multi link for @kind's globbed probes; 0, or the error

@@ -52,6 +52,16 @@ void probe_features_free(void)
 	kfunc_btf_free();
 }
 
+int kfunc_nargs(const char *func)
+{
+	struct btf *btf = vmlinux();
+	int id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+}
+
 /* As libbpf-tools' fentry_can_attach(): load an empty fentry program.
  * 0, -ENOENT (not in BTF), or the load error (EPERM under lockdown). */
 int fentry_probe(const char *func)

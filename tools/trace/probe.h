@@ -114,6 +114,10 @@ struct probe_set {
 	struct trace *umulti_obj[2];	/* their programs: uprobe, uretprobe */
 };
 
+/* The program a probe of kind tracepoint, kprobe, kretprobe, uprobe or
+ * uretprobe attaches with (attach.c): the shared one, or without attach
+ * cookies an instance of its own; NULL (said) when that load failed. */
+struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 i);
 /* The BPF object with @set's filter in its constants, not loaded. */
 struct bpf_program;
 struct trace *trace_obj_open(const struct probe_set *set);
@@ -172,6 +176,8 @@ void uprobe_detach_multi(struct probe_set *set);
  * kallsyms; a raw tracepoint's arguments from BTF (-1: unknown). The BTF
  * read for them is freed by probe_features_free(). */
 int fentry_probe(const char *func);
+/* @func's parameters in vmlinux's BTF (0 when not there) */
+int kfunc_nargs(const char *func);
 bool in_kallsyms(const char *func);
 int rawtp_nargs(const char *name);
 void probe_features_free(void);

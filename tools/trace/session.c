@@ -8,18 +8,13 @@
 #include <linux/perf_event.h>
 
 #include "common/cli.h"
+#include "common/kfeat.h"
+#include "common/loaderr.h"
 #include "filter.h"
 #include "session.h"
 #include "stop.h"
 #include "tracefs.h"
 #include "trace.skel.h"
-
-static int print_all(enum libbpf_print_level level, const char *fmt,
-		     va_list ap)
-{
-	(void)level;
-	return vfprintf(stderr, fmt, ap);
-}
 
 void trace_session__init(struct trace_session *s, const char *prog,
 			 const struct trace_session_opts *o)
@@ -48,7 +43,7 @@ int trace_session__prepare(struct trace_session *s, int nprobes, char **probes)
 {
 	if (cli_need_privileges(s->prog, CLI_BPF | CLI_TRACEFS))
 		return -EPERM;
-	libbpf_set_print(s->o.verbose ? print_all : NULL);
+	loaderr_capture(s->o.verbose);
 	if (tracefs_ensure(s->prog))
 		return -ENOENT;
 	for (int i = 0; i < nprobes; i++)
@@ -77,10 +72,11 @@ static unsigned int probe_kinds(const struct probe_set *set)
 
 /* Only the shared programs @s's probes can use: the verifier takes
  * 0.1-0.2 s for each (0.5 s of 0.75 for a tracepoint alone). fentry and
- * fexit fall back to kprobes, so they keep those. */
+ * fexit fall back to kprobes, so they keep those. Without attach cookies
+ * (before 5.15) none is shared: each probe loads its own (probe_prog()). */
 static void autoload_used(struct trace_session *s)
 {
-	unsigned int kinds = probe_kinds(&s->set);
+	unsigned int kinds = kfeat_has(KFEAT_COOKIE) ? probe_kinds(&s->set) : 0;
 	bool kfunc = kinds & (1u << PK_KPROBE | 1u << PK_KRETPROBE |
 			      1u << PK_FENTRY | 1u << PK_FEXIT);
 	bool uprobe = kinds & (1u << PK_UPROBE | 1u << PK_URETPROBE);
@@ -122,12 +118,8 @@ static int load_bpf(struct trace_session *s)
 				  kfunc_wants_multi(&s->set, PK_KRETPROBE));
 	autoload_used(s);
 	err = trace__load(skel);
-	if (err) {
-		const char *hint = cli_hint(err);
-
-		fprintf(stderr, "%s: loading the BPF programs failed: %s%s\n", s->prog,
-			cli_strerror(err), *hint ? hint : "; run with -v for the verifier log");
-	}
+	if (err)
+		loaderr_say(s->prog, "the BPF programs", err);
 	return err;
 }
 
