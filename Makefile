@@ -4,8 +4,9 @@
 #   make run        trace for a few seconds with the perfbuf tool
 #   make bench      the benchmark table
 #   make soak       slow consumer for SOAK_SECONDS (60): exact loss, flat RSS/fds
-#   make vmtest     the probe tests in Debian's kernels (VM_KERNELS: 6.1 6.12)
-#                   booted in qemu (tests/vm/vm.sh); make check runs 6.1
+#   make vmtest     the probe tests in Debian's kernels (VM_KERNELS: 5.10 6.1
+#                   6.12 sid) booted in qemu (tests/vm/vm.sh); make check
+#                   runs the oldest and the newest (tests/test_vm.sh)
 #   make setup      install what building and running need (apt-get), mount
 #                   tracefs; make check installs the tests' own (setup-test)
 #   make lib        the library alone (no tool, none of the tool's libraries)
@@ -201,7 +202,8 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/p
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
 # the tool's error words (cli_strerror(), cli_bad_option())
-$(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o
+$(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
+	$(OUTPUT)/tools/common/loaderr.o $(OUTPUT)/tools/common/say.o
 
 # capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
@@ -351,7 +353,7 @@ soak: all
 	$(Q)tests/soak.sh $(OUTPUT) $(SOAK_SECONDS)
 
 # Debian's kernels in qemu, downloaded once into $(OUTPUT)/vm
-VM_KERNELS ?= 6.1 6.12
+VM_KERNELS ?= 5.10 6.1 6.12 sid
 .PHONY: vmtest
 vmtest: all
 	$(Q)rc=0; for k in $(VM_KERNELS); do tests/vm/vm.sh $(OUTPUT) $$k || rc=1; done; exit $$rc

@@ -627,31 +627,22 @@ int trace_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 	return send_ctx_args(ctx, ctx->args);
 }
 
-/* Argument @i of a trampoline's context (@i a constant after the
- * verifier's pruning: nargs is one); its return value is at nargs */
-static __always_inline __u64 ctx_arg(const __u64 *ctx, __u32 i)
+#ifdef PERFBUF_COMPAT
+/* Slot @i of a trampoline's context (a constant: the loop is unrolled,
+ * nargs a constant). Through a helper: before 5.12 the verifier refuses a
+ * direct read of an argument that points to anything but a struct
+ * (vfs_read's loff_t *pos), and bpf_get_func_arg() is 5.17's. */
+static __always_inline __u64 ctx_arg(void *ctx, __u32 i)
 {
-	switch (i) {
-	case 0: return ctx[0];
-	case 1: return ctx[1];
-	case 2: return ctx[2];
-	case 3: return ctx[3];
-	case 4: return ctx[4];
-	case 5: return ctx[5];
-	case 6: return ctx[6];
-	case 7: return ctx[7];
-	case 8: return ctx[8];
-	case 9: return ctx[9];
-	case 10: return ctx[10];
-	case 11: return ctx[11];
-	default: return 0;
-	}
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), ctx + i * 8);
+	return v;
 }
 
-/* fentry's and fexit's arguments into @a: nargs of them (the function's
- * count from BTF, set by userspace: bpf_get_func_arg() needs Linux 5.17),
- * TRACE_MAX_ARGS at the most; how many */
-static __always_inline __u64 func_args(const __u64 *ctx, __u64 *a)
+/* fentry's and fexit's arguments into @a, nargs of them (the function's
+ * count from BTF, set by userspace), TRACE_MAX_ARGS at the most; how many */
+static __always_inline __u64 func_args(void *ctx, __u64 *a)
 {
 	__u32 cnt = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
 
@@ -661,8 +652,39 @@ static __always_inline __u64 func_args(const __u64 *ctx, __u64 *a)
 	return cnt;
 }
 
+/* the return value, after the arguments */
+static __always_inline __u64 func_ret(void *ctx)
+{
+	return ctx_arg(ctx, nargs);
+}
+#else
+/* fentry's and fexit's arguments into @a, as many as the function has
+ * (TRACE_MAX_ARGS at the most; the rest 0): how many */
+static __always_inline __u64 func_args(void *ctx, __u64 *a)
+{
+	__u64 cnt = bpf_get_func_arg_cnt(ctx);
+
+	if (cnt > TRACE_MAX_ARGS)
+		cnt = TRACE_MAX_ARGS;
+	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
+		a[i] = 0;
+		if (i < cnt)
+			bpf_get_func_arg(ctx, i, &a[i]);
+	}
+	return cnt;
+}
+
+static __always_inline __u64 func_ret(void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_get_func_ret(ctx, &v);
+	return v;
+}
+#endif
+
 SEC("fentry")
-int trace_fentry(__u64 *ctx)
+int trace_fentry(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
@@ -679,7 +701,7 @@ int trace_fentry(__u64 *ctx)
 /* The return value first (what a record of an exit probe starts with),
  * then the arguments, as the function had them */
 SEC("fexit")
-int trace_fexit(__u64 *ctx)
+int trace_fexit(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
@@ -687,7 +709,7 @@ int trace_fexit(__u64 *ctx)
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
-	a[0] = ctx_arg(ctx, nargs);
+	a[0] = func_ret(ctx);
 	cnt = func_args(ctx, a + 1);
 	if (event_filter(a, e))
 		args_send(ctx, e, (cnt + 1) * 8);

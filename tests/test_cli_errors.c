@@ -2,7 +2,8 @@
 /*
  * The tool's error words (tools/cli.c): libbpf's own error codes and the
  * kernel's ENOTSUPP named (not "Unknown error 4001"), a long option given
- * a value it does not take said so (not "unknown option '-'").
+ * a value it does not take said so (not "unknown option '-'"); a refused
+ * BPF program named with the verifier's last lines (tools/common/loaderr.c).
  */
 #define _GNU_SOURCE	/* memfd_create */
 #include <getopt.h>
@@ -12,6 +13,7 @@
 
 #include "test.h"
 #include "common/cli.h"
+#include "common/loaderr.h"
 
 TEST(libbpf_errors_named)
 {
@@ -89,4 +91,62 @@ TEST(bad_options_said)
 	}
 }
 
-TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said))
+/* libbpf's print callback (what loaderr_capture() set) given @line */
+static void libbpf_says(libbpf_print_fn_t fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fn(LIBBPF_WARN, fmt, ap);
+	va_end(ap);
+}
+
+/* What loaderr_say() prints after libbpf printed @log (NULL: a failed
+ * load with no verifier log) */
+static char *load_said(const char *log)
+{
+	int fd = memfd_create("err", MFD_CLOEXEC), saved;
+	char *out = calloc(1, 1024);
+	libbpf_print_fn_t fn;
+
+	loaderr_capture(false);
+	fn = libbpf_set_print(NULL);
+	libbpf_says(fn, "libbpf: prog '%s': BPF program load failed: %s\n", "trace_tp",
+		    "Invalid argument");
+	if (log)
+		libbpf_says(fn, "libbpf: prog 'trace_tp': -- BEGIN PROG LOAD LOG --\n%s"
+			    "processed 4 insns (limit 1000000) max_states_per_insn 0\n"
+			    "-- END PROG LOAD LOG --\n", log);
+	libbpf_set_print(fn);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	loaderr_say("perfbuf trace", "the BPF programs", -EINVAL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (out && pread(fd, out, 1023, 0) < 0)
+		out[0] = '\0';
+	close(fd);
+	return out;
+}
+
+TEST(load_failure_names_program_and_reason)
+{
+	char *s = load_said("0: (85) call unknown#175\ninvalid func unknown#175\n");
+
+	ASSERT_TRUE(s && strstr(s, "perfbuf trace: loading the BPF programs failed: program 'trace_tp'"),
+		    "the program named");
+	ASSERT_TRUE(s && strstr(s, "the verifier says: 0: (85) call unknown#175 | invalid func unknown#175\n"),
+		    "the log's last lines, its statistics aside");
+	ASSERT_TRUE(s && !strstr(s, "-v"), "no 'run with -v'");
+	ASSERT_TRUE(s && !strchr(s, '\n')[1], "one line");
+	free(s);
+	s = load_said(NULL);
+	ASSERT_TRUE(s && strstr(s, "program 'trace_tp': Invalid argument") && !strstr(s, "-v"),
+		    "no log: named, no 'run with -v'");
+	free(s);
+}
+
+TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said),
+	  TEST_ENTRY(load_failure_names_program_and_reason))

@@ -46,7 +46,16 @@ class Emitter:
         return [struct.unpack_from("7Q", val, 56 * c) for c in range(self.ncpu)]
 
 
+def emit_object():
+    """bpf/emit.bpf.o, or on a kernel that refuses it (before 5.17: no
+    bpf_loop()) its build for old kernels, bpf/compat/emit.bpf.o"""
+    try:
+        return perfbuf.Object(obj_path("bpf/emit.bpf.o"), attach=False)
+    except OSError:
+        return perfbuf.Object(obj_path("bpf/compat/emit.bpf.o"), attach=False)
+
+
 @pytest.fixture(scope="module")
 def emitter():
-    with perfbuf.Object(obj_path("bpf/emit.bpf.o"), attach=False) as obj:
+    with emit_object() as obj:
         yield obj, Emitter(obj)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import perfbuf
-from conftest import Emitter, obj_path
+from conftest import Emitter, emit_object, obj_path
 
 EMIT_DT = np.dtype([("seq", "<u8"), ("time_ns", "<u8"), ("cpu", "<u4"), ("size", "<u4")])
 
@@ -206,7 +206,7 @@ def test_close_while_polling(emitter):
 
 
 def test_arrays_outlive_their_batch():
-    obj = perfbuf.Object(obj_path("bpf/emit.bpf.o"), attach=False)
+    obj = emit_object()
     em = Emitter(obj)
     pb = obj.perf_buffer("events")
     em.emit(0, 10)

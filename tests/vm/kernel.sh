@@ -78,7 +78,7 @@ fetch() {
 	for deb in "$out.tmp"/*.deb; do
 		dpkg -x "$deb" "$out.tmp/root"
 	done
-	(cd "$out.tmp" && ls *.deb | tr '\n' ' ' | sed 's/ $//') >"$out.tmp/package"
+	echo $(cd "$out.tmp" && ls *.deb) >"$out.tmp/package"
 	rm -f "$out.tmp"/*.deb
 	local r=$out.tmp/root
 	if [[ ! -d $r/lib/modules && -d $r/usr/lib/modules ]]; then

@@ -35,13 +35,20 @@ check filter_kprobe_arg jcheck "$tmp/k" "
 	any(o.get('probe') == 'fentry:vfs_read' and o['args']['count'] == 999 for o in objs) and
 	all(o['args']['count'] == 1234 for o in objs if o.get('probe') == 'kprobe:vfs_read')" ||
 	show "$tmp/k"
+# (before 5.15 the kernel's unwinder stops at the kretprobe on vfs_read:
+# its return address is kretprobe_trampoline then, the callers unseen)
+if [[ $KVER == 5.10 ]]; then
+	callers="o['kstack'][1:] == ['kretprobe_trampoline_[k]']"
+else
+	callers="o['kstack'][1] == 'ksys_read_[k]' and 'entry_SYSCALL_64_after_hwframe_[k]' in o['kstack']"
+fi
 check kstack_kprobe jcheck "$tmp/k" "any(o.get('probe') == 'kprobe:vfs_read' and
-	o['args']['count'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]'] and
-	'entry_SYSCALL_64_after_hwframe_[k]' in o['kstack'] for o in objs)" || show "$tmp/k"
+	o['args']['count'] == 1234 and o['kstack'][0] == 'vfs_read_[k]' and $callers
+	for o in objs)" || show "$tmp/k"
 # fentry's stack starts at the function too: the program and its
 # trampoline are left out
 check kstack_fentry jcheck "$tmp/k" "any(o.get('probe') == 'fentry:vfs_read' and
-	o['args']['count'] == 1234 and o['kstack'][:2] == ['vfs_read_[k]', 'ksys_read_[k]']
+	o['args']['count'] == 1234 and o['kstack'][0] == 'vfs_read_[k]' and $callers
 	for o in objs)" || show "$tmp/k"
 # typed: names and values as the prototype gives them
 open="a.get('filename') == '$tmp/file'"

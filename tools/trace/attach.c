@@ -108,6 +108,13 @@ static struct bpf_program *pick_uretprobe(struct trace *o) { return o->progs.tra
 
 static void drop_obj(struct trace_probe *p);
 
+__u64 probe_cookie(__u64 i)
+{
+	/* libbpf 1.1 attaches a non-zero cookie through a BPF link, which
+	 * kernels without cookies refuse (EOPNOTSUPP) */
+	return kfeat_has(KFEAT_COOKIE) ? i : 0;
+}
+
 /* The program probe @p (index @i) attaches with: the shared one of its
  * kind, told from the others by its cookie; on a kernel without attach
  * cookies (before 5.15), an instance of its own with @i a constant. NULL
@@ -236,7 +243,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 
 	/* a glob's functions: straight to kprobes (no fentry load each) */
 	if (p->from_glob && kprobes) {
-		LIBBPF_OPTS(bpf_kprobe_opts, go, .bpf_cookie = i, .retprobe = ret);
+		LIBBPF_OPTS(bpf_kprobe_opts, go, .bpf_cookie = probe_cookie(i), .retprobe = ret);
 		struct bpf_program *prog = probe_prog(p, skel, i);
 
 		if (!prog)
@@ -266,7 +273,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 		ferr = err;
 	}
 	if (kprobes) {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .retprobe = ret);
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = probe_cookie(i), .retprobe = ret);
 		struct bpf_program *prog = probe_prog(p, skel, i);
 
 		if (!prog)
@@ -297,7 +304,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 
 	switch (p->kind) {
 	case PK_TRACEPOINT: {
-		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = i);
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = probe_cookie(i));
 		char *colon = strchr(p->target, ':');
 		__u32 key, val = i + 1;
 
@@ -332,7 +339,7 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 	case PK_UPROBE:
 	case PK_URETPROBE: {
 		bool ret = p->kind == PK_URETPROBE;
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = i, .retprobe = ret,
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = probe_cookie(i), .retprobe = ret,
 			    .func_name = p->target);
 		struct bpf_program *prog = probe_prog(p, skel, i);
 

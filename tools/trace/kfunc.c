@@ -40,7 +40,7 @@ int kfunc_parse_offset(struct trace_probe *p, const char *spec)
 
 int kfunc_attach_offset(struct trace_probe *p, struct trace *skel, __u64 i, bool kprobes)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .offset = p->offset);
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = probe_cookie(i), .offset = p->offset);
 	struct bpf_program *prog;
 	int err;
 

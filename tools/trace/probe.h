@@ -118,6 +118,8 @@ struct probe_set {
  * uretprobe attaches with (attach.c): the shared one, or without attach
  * cookies an instance of its own; NULL (said) when that load failed. */
 struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 i);
+/* The attach cookie of probe @i: @i, or 0 where the kernel has none */
+__u64 probe_cookie(__u64 i);
 /* The BPF object with @set's filter in its constants, not loaded. */
 struct bpf_program;
 struct trace *trace_obj_open(const struct probe_set *set);
