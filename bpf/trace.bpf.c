@@ -142,6 +142,17 @@ static __always_inline void scratch_put(void)
 const volatile __u64 probe_cookie = 0;
 const volatile __u32 nargs = 0;
 
+/* Without attach cookies, kprobes (not kretprobes) share one program all
+ * the same: the probe's index by the address probed (the function's plus
+ * the probe's offset), which userspace fills. Unused where cookies exist
+ * (there for both builds: their maps are the same). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_PROBES);
+	__type(key, __u64);
+	__type(value, __u32);
+} kprobe_ip SEC(".maps");
+
 /* The probe's index: its attach cookie, or the program's own constant */
 #ifdef PERFBUF_COMPAT
 #define probe_index(ctx) probe_cookie
@@ -519,11 +530,14 @@ static __always_inline void args_send(void *ctx, struct trace_record *e,
 	event_send(ctx, e, pos);
 }
 
-static __always_inline int send_args(struct pt_regs *ctx)
+static __always_inline int send_args(struct pt_regs *ctx, __u64 index)
 {
-	struct trace_record *e = event_start(probe_index(ctx));
+	struct trace_record *e;
 	__u64 *a;
 
+	if (index >= TRACE_MAX_PROBES)
+		return 0;
+	e = event_start(index);
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
@@ -557,21 +571,39 @@ static __always_inline int send_ret(struct pt_regs *ctx)
 	return 0;
 }
 
+/* The kprobe's index; TRACE_BY_IP: from the address its hit left in ip
+ * (one past the probed byte, whether int3 or ftrace, as
+ * bpf_get_func_ip() takes it on the kernels that have it) */
+static __always_inline __u64 kprobe_index(struct pt_regs *ctx)
+{
+#ifdef PERFBUF_COMPAT
+	__u64 ip = PT_REGS_IP(ctx) - 1;
+	__u32 *i;
+
+	if (probe_cookie != TRACE_BY_IP)
+		return probe_cookie;
+	i = bpf_map_lookup_elem(&kprobe_ip, &ip);
+	return i ? *i : TRACE_MAX_PROBES;
+#else
+	return bpf_get_attach_cookie(ctx);
+#endif
+}
+
 SEC("kprobe")
-int trace_kprobe(struct pt_regs *ctx) { return send_args(ctx); }
+int trace_kprobe(struct pt_regs *ctx) { return send_args(ctx, kprobe_index(ctx)); }
 
 SEC("kretprobe")
 int trace_kretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
 
 /* kprobe:GLOB: every function in one link (Linux >= 5.18, CONFIG_FPROBE) */
 SEC("kprobe.multi")
-int trace_kprobe_multi(struct pt_regs *ctx) { return send_args(ctx); }
+int trace_kprobe_multi(struct pt_regs *ctx) { return send_args(ctx, probe_index(ctx)); }
 
 SEC("kretprobe.multi")
 int trace_kretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
 
 SEC("uprobe")
-int trace_uprobe(struct pt_regs *ctx) { return send_args(ctx); }
+int trace_uprobe(struct pt_regs *ctx) { return send_args(ctx, probe_index(ctx)); }
 
 SEC("uretprobe")
 int trace_uretprobe(struct pt_regs *ctx) { return send_ret(ctx); }

@@ -27,6 +27,9 @@
 
 #define TRACE_COMM_LEN 16
 #define TRACE_MAX_PROBES 4096	/* attachments (a glob can match many) */
+/* probe_cookie of the kprobe program all kprobes share where the kernel
+ * has no attach cookies: the probe's index from map kprobe_ip */
+#define TRACE_BY_IP 0xffffffffULL
 #define TRACE_RAW_MAX 1024	/* tracepoint record bytes copied */
 #define TRACE_MAX_STRS 4	/* slots read per record */
 #define TRACE_STR_SIZE 255	/* default --string-size: bytes of a string */

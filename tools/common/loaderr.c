@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A refused BPF program, named with the kernel's reason (see loaderr.h). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,7 +96,7 @@ void loaderr_say(const char *prog, const char *what, int err)
 	if (log_tail(why, sizeof(why), 3))
 		cli_say(prog, "loading %s failed: program '%s': %s: the verifier says: %s\n",
 			what, name, cli_strerror(err), why);
-	else if (kfeat_missing(missing, sizeof(missing)))
+	else if (err == -EINVAL && kfeat_missing(missing, sizeof(missing)))
 		cli_say(prog, "loading %s failed: program '%s': %s, with no verifier log: this kernel lacks %s; run a newer kernel\n",
 			what, name, cli_strerror(err), missing);
 	else

@@ -101,6 +101,14 @@ struct sym_ksyms *ksyms_load(void)
 	return k;
 }
 
+__u64 ksyms_addr(const struct sym_ksyms *k, const char *name)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->v[i].name, name))
+			return k->v[i].addr;
+	return 0;
+}
+
 const char *ksyms_name(const struct sym_ksyms *k, __u64 addr)
 {
 	size_t lo = 0, hi = k->n;

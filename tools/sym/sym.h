@@ -65,6 +65,8 @@ struct sym_ksyms *ksyms_load(void);
 void ksyms_free(struct sym_ksyms *k);
 /* the function containing @addr, or NULL */
 const char *ksyms_name(const struct sym_ksyms *k, __u64 addr);
+/* the address of function @name (the lowest of several), or 0 */
+__u64 ksyms_addr(const struct sym_ksyms *k, const char *name);
 
 /* ELF files' symbols: common/elf.h (elfsyms_load(), elfsyms_name()) */
 

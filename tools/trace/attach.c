@@ -34,6 +34,8 @@ struct trace *trace_obj_open(const struct probe_set *set)
 
 	if (!obj)
 		return NULL;
+	/* no attach cookies: kprobes by address (kprobe_ip) */
+	obj->rodata->probe_cookie = kfeat_has(KFEAT_COOKIE) ? 0 : TRACE_BY_IP;
 	obj->rodata->self_tgid = getpid();
 	obj->rodata->str_size = set->read.str_size;
 	obj->rodata->targ_tgid = tf->pid;
@@ -115,6 +117,26 @@ __u64 probe_cookie(__u64 i)
 	return kfeat_has(KFEAT_COOKIE) ? i : 0;
 }
 
+/* Without cookies, kprobe @p (index @i) shares the main object's
+ * program, which finds @i by the address probed */
+static struct bpf_program *kprobe_by_ip(struct trace_probe *p, struct trace *skel,
+					__u64 i)
+{
+	__u64 addr = ksym_addr(p->target);
+	__u32 val = i;
+
+	if (addr)
+		addr += p->offset;
+	if (!addr || bpf_map_update_elem(bpf_map__fd(skel->maps.kprobe_ip), &addr, &val,
+					 BPF_ANY)) {
+		cli_say(p->prog, "%s: %s\n", p->spec, addr ? strerror(errno) :
+			"no address in /proc/kallsyms (kernel.kptr_restrict?)");
+		errno = addr ? errno : ENOENT;
+		return NULL;
+	}
+	return skel->progs.trace_kprobe;
+}
+
 /* The program probe @p (index @i) attaches with: the shared one of its
  * kind, told from the others by its cookie; on a kernel without attach
  * cookies (before 5.15), an instance of its own with @i a constant. NULL
@@ -132,6 +154,8 @@ struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 
 
 	if (kfeat_has(KFEAT_COOKIE))
 		return pick(skel);
+	if (pick == pick_kprobe)
+		return kprobe_by_ip(p, skel, i);
 	err = load_alone(&p->obj, skel, pick, NULL, i, 0);
 	if (err) {
 		loaderr_say(p->prog, p->spec, err);

@@ -23,6 +23,7 @@
 #include "common/elf.h"
 #include "kprobes.h"
 #include "common/say.h"
+#include "sym/sym.h"
 #include "format.h"
 #include "args.h"
 #include "probe.h"
@@ -32,6 +33,7 @@
 #include "trace.skel.h"
 
 static struct btf *vmlinux_btf;
+static struct sym_ksyms *kallsyms;	/* read once, for ksym_addr() */
 
 bool kprobes_supported(void)
 {
@@ -49,6 +51,8 @@ void probe_features_free(void)
 {
 	btf__free(vmlinux_btf);
 	vmlinux_btf = NULL;
+	ksyms_free(kallsyms);
+	kallsyms = NULL;
 	kfunc_btf_free();
 }
 
@@ -85,6 +89,13 @@ int fentry_probe(const char *func)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+__u64 ksym_addr(const char *func)
+{
+	if (!kallsyms)
+		kallsyms = ksyms_load();
+	return kallsyms ? ksyms_addr(kallsyms, func) : 0;
 }
 
 bool in_kallsyms(const char *func)

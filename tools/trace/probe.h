@@ -181,6 +181,8 @@ int fentry_probe(const char *func);
 /* @func's parameters in vmlinux's BTF (0 when not there) */
 int kfunc_nargs(const char *func);
 bool in_kallsyms(const char *func);
+/* @func's address in /proc/kallsyms (read once), or 0 */
+__u64 ksym_addr(const char *func);
 int rawtp_nargs(const char *name);
 void probe_features_free(void);
 

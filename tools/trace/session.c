@@ -54,10 +54,14 @@ int trace_session__prepare(struct trace_session *s, int nprobes, char **probes)
 	return 0;
 }
 
-/* per probe: a link and a perf event, or a program, link and BTF */
+/* per probe: a link and a perf event, or a program, link and BTF; without
+ * attach cookies an object of its own too (its maps, the shared ones
+ * duplicated: 16 fds in all) */
 int trace_session__need_fds(struct trace_session *s, unsigned int extra)
 {
-	return cli_need_fds(s->prog, 3 * s->set.n + extra) ? -EMFILE : 0;
+	unsigned int per = kfeat_has(KFEAT_COOKIE) ? 3 : 16;
+
+	return cli_need_fds(s->prog, per * s->set.n + extra) ? -EMFILE : 0;
 }
 
 /* The kinds of @set's probes, a bit each */
@@ -73,17 +77,20 @@ static unsigned int probe_kinds(const struct probe_set *set)
 /* Only the shared programs @s's probes can use: the verifier takes
  * 0.1-0.2 s for each (0.5 s of 0.75 for a tracepoint alone). fentry and
  * fexit fall back to kprobes, so they keep those. Without attach cookies
- * (before 5.15) none is shared: each probe loads its own (probe_prog()). */
+ * (before 5.15) only kprobes share one (by address); every other probe
+ * loads its own (probe_prog()). */
 static void autoload_used(struct trace_session *s)
 {
-	unsigned int kinds = kfeat_has(KFEAT_COOKIE) ? probe_kinds(&s->set) : 0;
+	unsigned int kinds = probe_kinds(&s->set);
+	bool cookies = kfeat_has(KFEAT_COOKIE);
 	bool kfunc = kinds & (1u << PK_KPROBE | 1u << PK_KRETPROBE |
 			      1u << PK_FENTRY | 1u << PK_FEXIT);
-	bool uprobe = kinds & (1u << PK_UPROBE | 1u << PK_URETPROBE);
+	bool uprobe = cookies && kinds & (1u << PK_UPROBE | 1u << PK_URETPROBE);
 
-	bpf_program__set_autoload(s->skel->progs.trace_tp, kinds & 1u << PK_TRACEPOINT);
+	bpf_program__set_autoload(s->skel->progs.trace_tp,
+				  cookies && kinds & 1u << PK_TRACEPOINT);
 	bpf_program__set_autoload(s->skel->progs.trace_kprobe, kfunc);
-	bpf_program__set_autoload(s->skel->progs.trace_kretprobe, kfunc);
+	bpf_program__set_autoload(s->skel->progs.trace_kretprobe, cookies && kfunc);
 	bpf_program__set_autoload(s->skel->progs.trace_uprobe, uprobe);
 	bpf_program__set_autoload(s->skel->progs.trace_uretprobe, uprobe);
 }
