@@ -10,6 +10,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 cd "$dir" || { echo "FAIL vm_guest: no $dir in the guest" >$res; exit 1; }
 mount -t tracefs nodev /sys/kernel/tracing
 mount -t bpf bpf /sys/fs/bpf
+ip link set lo up	# (--metrics listens on 127.0.0.1)
 ulimit -l unlimited
 echo "KERNEL $(uname -r)" >$res
 tests=()
