@@ -5,7 +5,7 @@
 # (vfs_write's count, vfs_read's ret), its open's filename (a user string
 # read through the probe's config). One kprobe.multi link per kind where
 # the kernel has it (6.12: CONFIG_FPROBE), a kprobe per function where it
-# has not (6.1: said once).
+# has not (5.10, 6.1: said once).
 source "$(dirname "$0")/lib.sh"
 head -c 777 /dev/urandom >"$tmp/file"
 vm_trace "$tmp/g" 'pbdd $tmp/file 1234' -- --comm pbvm_dd 'kprobe:vfs_*' 'kretprobe:vfs_rea*' \
@@ -30,7 +30,7 @@ else
 	multi=yes
 fi
 case $KVER in
-6.1) want=no ;;
+5.10 | 6.1) want=no ;;
 *) want=yes ;;
 esac
 check "kprobe_multi_$want" test "$multi" = "$want" || cat "$tmp/g.err"

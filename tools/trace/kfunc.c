@@ -216,8 +216,15 @@ void kfunc_attach_multi(struct probe_set *set, struct trace *skel)
 	for (int k = 0; k < 2; k++) {
 		int err;
 
-		if (!kfunc_wants_multi(set, kinds[k]) || !bpf_program__fd(progs[k]) ||
-		    bpf_program__fd(progs[k]) < 0)
+		if (glob_probes(set, kinds[k], NULL, NULL) <= 1)
+			continue;
+		if (!kfeat_has(KFEAT_KPROBE_MULTI)) {
+			cli_say(set->prog, "no multi-attach for %s globs here (%s: Linux %s): one %s per function\n",
+				k ? "kretprobe" : "kprobe", kfeat_name(KFEAT_KPROBE_MULTI),
+				kfeat_since(KFEAT_KPROBE_MULTI), k ? "kretprobe" : "kprobe");
+			continue;
+		}
+		if (!bpf_program__fd(progs[k]) || bpf_program__fd(progs[k]) < 0)
 			continue;
 		err = attach_multi(set, progs[k], kinds[k], &set->multi_link[k]);
 		if (err)
