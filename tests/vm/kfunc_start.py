@@ -23,7 +23,8 @@ with open('/proc/kcore', 'rb') as f:
     else:
         sys.exit('%s at %#x is in no segment of /proc/kcore' % (func, addr))
 # endbr64, or the 4-byte nop the kernel puts there when IBT is off
-at = 4 if code[:4] in (b'\xf3\x0f\x1e\xfa', b'\x66\x0f\x1f\x00') else 0
+# (7.x: 0f 1f 40 XX, FineIBT's hash slot)
+at = 4 if code[:4] in (b'\xf3\x0f\x1e\xfa', b'\x66\x0f\x1f\x00') or code[:3] == b'\x0f\x1f\x40' else 0
 # (5.10 writes its 5-byte nop as 66 66 66 66 90)
 if code[at] == 0xe8 or code[at:at + 5] in (b'\x0f\x1f\x44\x00\x00', b'\x66\x66\x66\x66\x90'):
     at += 5						# call __fentry__ / nop5
