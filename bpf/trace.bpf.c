@@ -612,7 +612,7 @@ int trace_uretprobe(struct pt_regs *ctx) { return send_ret(ctx); }
  * alone as BPF_TRACE_UPROBE_MULTI, which libbpf 1.1 has no section for
  * (tools/trace/umulti.c) */
 SEC("kprobe")
-int trace_uprobe_multi(struct pt_regs *ctx) { return send_args(ctx); }
+int trace_uprobe_multi(struct pt_regs *ctx) { return send_args(ctx, probe_index(ctx)); }
 
 SEC("kprobe")
 int trace_uretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }

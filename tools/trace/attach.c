@@ -156,7 +156,7 @@ struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 
 		return pick(skel);
 	if (pick == pick_kprobe)
 		return kprobe_by_ip(p, skel, i);
-	err = load_alone(&p->obj, skel, pick, NULL, i, 0);
+	err = trace_obj_load_alone(&p->obj, skel, pick, NULL, i, 0);
 	if (err) {
 		loaderr_say(p->prog, p->spec, err);
 		drop_obj(p);

@@ -25,6 +25,7 @@
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "common/kfeat.h"
 #include "common/elf.h"
 #include "probe.h"
 #include "trace.skel.h"
@@ -143,7 +144,10 @@ void uprobe_attach_multi(struct probe_set *set, struct trace *skel)
 		.seen = calloc(set->n ?: 1, sizeof(*g.seen)),
 	};
 
-	for (int k = 0; k < 2 && g.idx && g.offs && g.cookies && g.seen; k++) {
+	/* no cookies (before 5.15): no uprobe_multi either (6.6), and no
+	 * load of its program to find that out */
+	for (int k = 0; k < 2 && kfeat_has(KFEAT_COOKIE) && g.idx && g.offs && g.cookies &&
+			g.seen; k++) {
 		for (int i = 0; i < set->n; i++) {
 			int n;
 
