@@ -21,7 +21,7 @@ static const struct {
 	[KFEAT_MODULE_BTF] = { "BTF of modules", "5.11" },
 };
 
-static bool probed, has[KFEAT__N];
+static bool has[KFEAT__N];
 
 /* A socket filter doing a fetch-and-add on its stack: the verifier
  * refuses the instruction before 5.12 */
@@ -57,30 +57,38 @@ static bool has_attach_type(const struct btf *btf, const char *name)
 	return false;
 }
 
-static void probe(void)
+/* Each group probed on its first use: the BTF one parses vmlinux's BTF
+ * (tens of ms), which most commands never need */
+static void probe(enum kfeat f)
 {
+	static bool probed_bpf, probed_btf;
 	struct btf *btf;
 
-	if (probed)
-		return;
-	probed = true;
-	has[KFEAT_LOOP] = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-						  BPF_FUNC_loop, NULL) > 0;
-	has[KFEAT_COOKIE] = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-						    BPF_FUNC_get_attach_cookie, NULL) > 0;
-	has[KFEAT_FETCH] = probe_fetch();
-	btf = btf__load_vmlinux_btf();
-	has[KFEAT_KPROBE_MULTI] = has_attach_type(btf, "BPF_TRACE_KPROBE_MULTI");
-	/* the kernel's own record of a module's BTF came with them */
-	has[KFEAT_MODULE_BTF] = btf && btf__find_by_name_kind(btf, "btf_module",
-							      BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
+	if (f <= KFEAT_FETCH && !probed_bpf) {
+		probed_bpf = true;
+		has[KFEAT_LOOP] = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+							  BPF_FUNC_loop, NULL) > 0;
+		has[KFEAT_COOKIE] = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+							    BPF_FUNC_get_attach_cookie, NULL) > 0;
+		has[KFEAT_FETCH] = probe_fetch();
+	}
+	if (f > KFEAT_FETCH && !probed_btf) {
+		probed_btf = true;
+		btf = btf__load_vmlinux_btf();
+		has[KFEAT_KPROBE_MULTI] = has_attach_type(btf, "BPF_TRACE_KPROBE_MULTI");
+		/* the kernel's own record of a module's BTF came with them */
+		has[KFEAT_MODULE_BTF] = btf && btf__find_by_name_kind(btf, "btf_module",
+								      BTF_KIND_STRUCT) > 0;
+		btf__free(btf);
+	}
 }
 
 bool kfeat_has(enum kfeat f)
 {
-	probe();
-	return f < KFEAT__N && has[f];
+	if (f >= KFEAT__N)
+		return false;
+	probe(f);
+	return has[f];
 }
 
 const char *kfeat_name(enum kfeat f) { return f < KFEAT__N ? info[f].name : "?"; }

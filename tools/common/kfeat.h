@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* the first three probed by loading programs, the others from vmlinux's
+ * BTF, each group on its first use (kfeat.c) */
 enum kfeat {
 	KFEAT_LOOP,		/* bpf_loop(): 5.17 */
 	KFEAT_COOKIE,		/* bpf_get_attach_cookie(): 5.15 */
