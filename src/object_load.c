@@ -3,8 +3,9 @@
  * perfbuf_object__load()'s failure, named: libbpf says which program or
  * map failed, and the verifier why, only through its print callback (its
  * load returns one errno for the whole object, and closes everything).
- * The load runs with a callback of ours that notes them and hands every
- * line on to the caller's callback, then the caller's is put back.
+ * The load runs with a callback of ours that notes them (lib/load_log.h,
+ * the tool's reading too) and hands every line on to the caller's
+ * callback, then the caller's is put back.
  */
 #define _GNU_SOURCE	/* vasprintf */
 #include <stdarg.h>
@@ -16,50 +17,10 @@
 
 #include "internal.h"
 #include "kernel_btf.h"
+#include "load_log.h"
 
-struct load_note {
-	char prog[64];		/* the program that failed to load */
-	char map[64];		/* the map that could not be created */
-	char reason[192];	/* the verifier's last word */
-};
-
-static struct load_note *note;		/* during a load */
+static struct load_log *note;		/* during a load */
 static libbpf_print_fn_t callers;	/* the caller's callback, handed every line */
-
-/* The verifier's log: its reason is the line before "processed N insns" */
-static void read_log(const char *log)
-{
-	const char *line = log, *prev = NULL;
-
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		int len = nl ? nl - line : (int)strlen(line);
-
-		if (!strncmp(line, "processed ", 10) || !strncmp(line, "-- END PROG LOAD LOG", 20))
-			break;
-		if (len)
-			prev = line;
-		line = nl ? nl + 1 : NULL;
-	}
-	if (prev)
-		snprintf(note->reason, sizeof(note->reason), "%.*s",
-			 (int)(strchrnul(prev, '\n') - prev), prev);
-}
-
-/* libbpf's lines that name what failed (1.1's wording) */
-static void read_line(const char *s)
-{
-	const char *log = strstr(s, "-- BEGIN PROG LOAD LOG --\n");
-
-	if (!strncmp(s, "libbpf: ", 8))
-		s += 8;
-	if (log || strstr(s, "': failed to load"))
-		sscanf(s, "prog '%63[^']'", note->prog);
-	else if (strstr(s, "': failed to create"))
-		sscanf(s, "map '%63[^']'", note->map);
-	if (log)
-		read_log(log + 26);
-}
 
 static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -68,7 +29,7 @@ static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 	va_copy(cp, ap);
 	if (note && level == LIBBPF_WARN && vasprintf(&s, fmt, cp) >= 0) {
-		read_line(s);
+		load_log_read(note, s, 1);
 		free(s);
 	}
 	va_end(cp);
@@ -87,7 +48,7 @@ static bool tracing_section(const char *sec)
 }
 
 /* One line: what failed (a program, a map, or the object) and why */
-static void say(struct bpf_object *obj, const char *path, const struct load_note *n, int err)
+static void say(struct bpf_object *obj, const char *path, const struct load_log *n, int err)
 {
 	struct bpf_program *p = n->prog[0] ? bpf_object__find_program_by_name(obj, n->prog) : NULL;
 	const char *sec = p ? bpf_program__section_name(p) : "";
@@ -110,8 +71,8 @@ static void say(struct bpf_object *obj, const char *path, const struct load_note
 	} else if (p) {
 		pr_warn("program %s (SEC(\"%s\")) failed to load: %s%s%s%s; run without it: --no-prog %s\n",
 			n->prog, sec, errstr(err),
-			n->reason[0] ? ": the verifier says \"" : "", n->reason,
-			n->reason[0] ? "\" (its whole log with -v)" :
+			n->why[0] ? ": the verifier says \"" : "", n->why,
+			n->why[0] ? "\" (its whole log with -v)" :
 			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" : "",
 			n->prog);
 	} else {
@@ -124,7 +85,7 @@ static void say(struct bpf_object *obj, const char *path, const struct load_note
 
 int object_load(struct bpf_object *obj, const char *path)
 {
-	struct load_note n = {};
+	struct load_log n = {};
 	int err;
 
 	note = &n;
@@ -139,14 +100,5 @@ int object_load(struct bpf_object *obj, const char *path)
 
 const char *errstr(int err)
 {
-	static __thread char buf[128];
-
-	err = err < 0 ? -err : err;
-	if (err == 524)		/* the kernel's own ENOTSUPP, leaked to us */
-		return "Not supported by the kernel (ENOTSUPP)";
-	if (err >= __LIBBPF_ERRNO__START && err < __LIBBPF_ERRNO__END) {
-		libbpf_strerror(err, buf, sizeof(buf));
-		return buf;
-	}
-	return strerror(err);
+	return bpf_errstr(err);
 }

@@ -148,5 +148,33 @@ TEST(load_failure_names_program_and_reason)
 	free(s);
 }
 
+/* A map the kernel would not create: the map named, not a program '?' */
+TEST(load_failure_names_map)
+{
+	int fd = memfd_create("err", MFD_CLOEXEC), saved;
+	char out[1024] = "";
+	libbpf_print_fn_t fn;
+
+	loaderr_capture(false);
+	fn = libbpf_set_print(NULL);
+	libbpf_says(fn, "libbpf: map '%s': failed to create: %s(%d)\n", "events",
+		    "Operation not permitted", -1);
+	libbpf_set_print(fn);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	loaderr_say("perfbuf trace", "the BPF programs", -EPERM);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (pread(fd, out, sizeof(out) - 1, 0) < 0)
+		out[0] = '\0';
+	close(fd);
+	ASSERT_TRUE(strstr(out, "perfbuf trace: loading the BPF programs failed: map 'events' could not be created: Operation not permitted"),
+		    "the map named");
+	ASSERT_TRUE(!strstr(out, "program '?'"), "no program guessed");
+	ASSERT_TRUE(strchr(out, '\n') && !strchr(out, '\n')[1], "one line");
+}
+
 TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said),
-	  TEST_ENTRY(load_failure_names_program_and_reason))
+	  TEST_ENTRY(load_failure_names_program_and_reason), TEST_ENTRY(load_failure_names_map))

@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "kernel_btf.h"
+#include "load_log.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -281,16 +282,7 @@ bool cli_lockdown(void)
 
 const char *cli_strerror(int err)
 {
-	static char buf[128];
-
-	err = err < 0 ? -err : err;
-	if (err == 524)		/* the kernel's own ENOTSUPP, leaked to us */
-		return "Not supported by the kernel (ENOTSUPP)";
-	if (err >= __LIBBPF_ERRNO__START && err < __LIBBPF_ERRNO__END) {
-		libbpf_strerror(err, buf, sizeof(buf));
-		return buf;
-	}
-	return strerror(err);
+	return bpf_errstr(err);
 }
 
 /* fds 0-2 that were closed: /dev/null holds their place (a BPF map
