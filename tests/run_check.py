@@ -505,6 +505,14 @@ def attach_finds():
                  "--map-pinned /etc/hostname: a regular file outside a BPF filesystem (bpffs)")
         one_line("attach_pinned_directory", ["attach", "--map-pinned", "/tmp"],
                  "--map-pinned /tmp: a directory outside a BPF filesystem (bpffs)")
+        one_line("attach_pinned_bpffs_directory", ["attach", "--map-pinned", "/sys/fs/bpf"],
+                 "--map-pinned /sys/fs/bpf: a directory of bpffs, not a pinned map: give the "
+                 "path of a map pinned in it")
+        one_line("attach_include_without_header", ["attach", "-I", "/tmp", "--map-name", "big"],
+                 "-I /tmp: include directories are for --header FILE.h")
+        one_line("run_force_is_attach_s", ["run", "--force", "-d", "1",
+                                           os.path.join(OBJ, "run_types.bpf.o")],
+                 "--force is perfbuf attach's")
         pin = "/sys/fs/bpf/perfbuf-run-prog-%d" % os.getpid()
         show = subprocess.run(["bpftool", "-j", "prog", "show", "name", "twomaps_write"],
                               capture_output=True)

@@ -140,11 +140,16 @@ static int pinned(const char *prog, const char *path)
 			"regular file" : "file");
 		return -EINVAL;
 	}
+	/* the kernel refuses a directory with EPERM/EACCES: not the cause */
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: --map-pinned %s: a directory of bpffs, not a pinned map: give the path of a map pinned in it\n",
+			prog, path);
+		return -EISDIR;
+	}
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		fd = -errno;
-		fprintf(stderr, "%s: --map-pinned %s: %s%s\n", prog, path, cli_strerror(fd),
-			S_ISDIR(st.st_mode) ? " (a directory of bpffs, no pinned object)" : "");
+		fprintf(stderr, "%s: --map-pinned %s: %s\n", prog, path, cli_strerror(fd));
 		return fd;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
