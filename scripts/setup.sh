@@ -7,6 +7,7 @@
 #   scripts/setup.sh --bench       and what make bench compares with
 #   scripts/setup.sh --tracefs-only
 #   --dry-run                      say what would be installed, change nothing
+#   (--test and --bench add up; --tracefs-only goes alone)
 set -euo pipefail
 
 # Building and running: the library (libbpf, libelf, libdw: DWARF types,
@@ -31,18 +32,28 @@ test=(libclang-rt-14-dev valgrind python3-pytest linux-perf nats-server promethe
 # readers' comparison), gnuplot (the plot)
 bench=(bpftrace linux-perf nats-server python3-bpfcc gnuplot-nox)
 
-mode= dry=
+# --test and --bench add up (each adds its packages to the base)
+mode= dry= tiers=()
 for a in "$@"; do
 	case $a in
-	--test | --bench | --tracefs-only) mode=$a ;;
+	--test | --bench) tiers+=("$a") ;;
+	--tracefs-only) mode=$a ;;
 	--dry-run) dry=1 ;;
 	*) echo "setup: unknown option '$a': use --test, --bench, --tracefs-only or --dry-run" >&2
 	   exit 2 ;;
 	esac
 done
+if [[ -n $mode && ${#tiers[@]} -gt 0 ]]; then
+	echo "setup: --tracefs-only installs nothing: give it alone, or --test/--bench without it" >&2
+	exit 2
+fi
 pkgs=("${base[@]}")
-[[ $mode == --test ]] && pkgs+=("${test[@]}")
-[[ $mode == --bench ]] && pkgs+=("${bench[@]}")
+for t in "${tiers[@]}"; do
+	[[ $t == --test ]] && pkgs+=("${test[@]}")
+	[[ $t == --bench ]] && pkgs+=("${bench[@]}")
+done
+# a package of two tiers once
+mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++')
 out=${OUTPUT:-build}
 
 need_root() {
@@ -120,5 +131,5 @@ bcc_headers() {
 	cp -rs "$p/linux-headers-$v-common/." "$dir/kernel/"
 	cp -rs --remove-destination "$p/linux-headers-$v-amd64/." "$dir/kernel/"
 }
-[[ $mode == --bench && $(uname -m) == x86_64 ]] && bcc_headers
+[[ " ${tiers[*]} " == *" --bench "* && $(uname -m) == x86_64 ]] && bcc_headers
 exit 0

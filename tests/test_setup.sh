@@ -66,6 +66,23 @@ else
 	pass setup_tier_bench
 fi
 
+# tiers add up: --test --bench is both (the last one alone was taken);
+# --tracefs-only with a tier is refused in one line
+tier fresh --test --bench >"$tmp/both"
+miss=$(lacks "$tmp/both" "${build_run[@]}" "${test_only[@]}" "${bench_only[@]}")
+if [[ -n $miss ]]; then
+	fail setup_tiers_add_up "scripts/setup.sh --test --bench would not install: $miss"
+else
+	pass setup_tiers_add_up
+fi
+out=$(scripts/setup.sh --dry-run --tracefs-only --test 2>&1)
+rc=$?
+if ((rc != 0)) && [[ $out == "setup: --tracefs-only installs nothing: give it alone, or --test/--bench without it" ]]; then
+	pass setup_tracefs_only_alone
+else
+	fail setup_tracefs_only_alone "exit $rc: $out"
+fi
+
 # an installed machine: nothing to do, and no root needed to say so
 out=$(PATH=$tmp/full:$PATH scripts/setup.sh --dry-run --test 2>&1)
 if [[ $out != "setup: would install: nothing" ]]; then
