@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "test.h"
+#include "cstr.h"
 #include "bpf/run_test.h"
 
 static char objdir[PATH_MAX];
@@ -76,6 +77,33 @@ TEST(marker_every_kind)
 /* Strings inside the library's JSON (nested structs' too) by the tool's
  * escaper: a byte that is not UTF-8 is \udcXX (its bytes come back), not
  * \u00XX (the character U+00XX); valid UTF-8 as it is */
+/* lib/cstr.h's rule, each byte position after the NUL (its word loop's
+ * edges): the last non-zero byte ends the text, all zeros the NUL does */
+TEST(cstr_len_every_position)
+{
+	char a[41];
+	bool ok = true;
+
+	for (size_t n = 1; n <= sizeof(a); n++)
+		for (size_t at = 0; at < n; at++) {
+			memset(a, 0, sizeof(a));
+			memcpy(a, "ab", n < 2 ? n : 2);
+			size_t text = n < 2 ? n : 2, want = text;
+
+			if (at > text)
+				a[at] = 'x';
+			if (at > text)
+				want = at + 1;
+			if (cstr_len(a, n) != want) {
+				ok = false;
+				fprintf(stderr, "n %zu, x at %zu: %zu, want %zu\n", n, at,
+					cstr_len(a, n), want);
+			}
+		}
+	memset(a, 'z', sizeof(a));
+	ASSERT_TRUE(ok && cstr_len(a, sizeof(a)) == sizeof(a), "every position");
+}
+
 TEST(json_string_escapes)
 {
 	struct perfbuf_type *t = perfbuf_type__from_file(obj("run_types"), "events", NULL);
@@ -790,7 +818,7 @@ TEST(object_prog_fd)
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
-		TEST_ENTRY(marker_every_kind), TEST_ENTRY(json_string_escapes), TEST_ENTRY(json_int128),
+		TEST_ENTRY(marker_every_kind), TEST_ENTRY(cstr_len_every_position), TEST_ENTRY(json_string_escapes), TEST_ENTRY(json_int128),
 		TEST_ENTRY(field_table),
 		TEST_ENTRY(dwarf_only), TEST_ENTRY(dwarf_bitfields),
 		TEST_ENTRY(bitfield_at_end), TEST_ENTRY(signed_enum),
