@@ -25,6 +25,7 @@
 #include "common/say.h"
 #include "sym/sym.h"
 #include "format.h"
+#include "kbtf.h"
 #include "args.h"
 #include "probe.h"
 #include "stop.h"
@@ -100,17 +101,9 @@ __u64 ksym_addr(const char *func)
 
 bool in_kallsyms(const char *func)
 {
-	char line[512], name[256], type;
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	char mod[128];
 
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-			!strcmp(name, func);
-	fclose(f);
-	return found;
+	return kbtf_kallsyms(func, mod, sizeof(mod));	/* the one reading */
 }
 
 /* Arguments of raw tracepoint @name from BTF (btf_trace_NAME), or -1. */
