@@ -30,6 +30,31 @@ TEST(libbpf_errors_named)
 	ASSERT_TRUE(!strcmp(cli_strerror(-EINVAL), strerror(EINVAL)), "errno: strerror()");
 }
 
+/* stderr into a memfd from stderr_begin() to stderr_end(), which returns
+ * what was written there (to free) */
+static int err_fd = -1, err_saved = -1;
+
+static void stderr_begin(void)
+{
+	fflush(stderr);
+	err_fd = memfd_create("err", MFD_CLOEXEC);
+	err_saved = dup(2);
+	dup2(err_fd, 2);
+}
+
+static char *stderr_end(void)
+{
+	char *out = calloc(1, 1024);
+
+	fflush(stderr);
+	dup2(err_saved, 2);
+	close(err_saved);
+	if (out && pread(err_fd, out, 1023, 0) < 0)
+		out[0] = '\0';
+	close(err_fd);
+	return out;
+}
+
 /* What cli_bad_option() prints for @argv after getopt_long() refused it. */
 static char *bad_option(char **argv, int argc)
 {
@@ -38,12 +63,9 @@ static char *bad_option(char **argv, int argc)
 		{ "pages", required_argument, NULL, 257 },
 		{},
 	};
-	int fd = memfd_create("err", MFD_CLOEXEC), saved, opt;
-	char *out = calloc(1, 512);
+	int opt;
 
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fd, 2);
+	stderr_begin();
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":v", longopts, NULL)) != -1)
@@ -51,13 +73,7 @@ static char *bad_option(char **argv, int argc)
 			cli_bad_option("trace", opt, argv);
 			break;
 		}
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (out && pread(fd, out, 511, 0) < 0)
-		out[0] = '\0';
-	close(fd);
-	return out;
+	return stderr_end();
 }
 
 TEST(bad_options_said)
@@ -105,8 +121,6 @@ static void libbpf_says(libbpf_print_fn_t fn, const char *fmt, ...)
  * load with no verifier log) */
 static char *load_said(const char *log)
 {
-	int fd = memfd_create("err", MFD_CLOEXEC), saved;
-	char *out = calloc(1, 1024);
 	libbpf_print_fn_t fn;
 
 	loaderr_capture(false);
@@ -118,17 +132,9 @@ static char *load_said(const char *log)
 			    "processed 4 insns (limit 1000000) max_states_per_insn 0\n"
 			    "-- END PROG LOAD LOG --\n", log);
 	libbpf_set_print(fn);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fd, 2);
+	stderr_begin();
 	loaderr_say("perfbuf trace", "the BPF programs", -EINVAL);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (out && pread(fd, out, 1023, 0) < 0)
-		out[0] = '\0';
-	close(fd);
-	return out;
+	return stderr_end();
 }
 
 TEST(load_failure_names_program_and_reason)
@@ -151,29 +157,22 @@ TEST(load_failure_names_program_and_reason)
 /* A map the kernel would not create: the map named, not a program '?' */
 TEST(load_failure_names_map)
 {
-	int fd = memfd_create("err", MFD_CLOEXEC), saved;
-	char out[1024] = "";
 	libbpf_print_fn_t fn;
+	char *s;
 
 	loaderr_capture(false);
 	fn = libbpf_set_print(NULL);
 	libbpf_says(fn, "libbpf: map '%s': failed to create: %s(%d)\n", "events",
 		    "Operation not permitted", -1);
 	libbpf_set_print(fn);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fd, 2);
+	stderr_begin();
 	loaderr_say("perfbuf trace", "the BPF programs", -EPERM);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (pread(fd, out, sizeof(out) - 1, 0) < 0)
-		out[0] = '\0';
-	close(fd);
-	ASSERT_TRUE(strstr(out, "perfbuf trace: loading the BPF programs failed: map 'events' could not be created: Operation not permitted"),
+	s = stderr_end();
+	ASSERT_TRUE(s && strstr(s, "perfbuf trace: loading the BPF programs failed: map 'events' could not be created: Operation not permitted"),
 		    "the map named");
-	ASSERT_TRUE(!strstr(out, "program '?'"), "no program guessed");
-	ASSERT_TRUE(strchr(out, '\n') && !strchr(out, '\n')[1], "one line");
+	ASSERT_TRUE(s && !strstr(s, "program '?'"), "no program guessed");
+	ASSERT_TRUE(s && strchr(s, '\n') && !strchr(s, '\n')[1], "one line");
+	free(s);
 }
 
 TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said),
