@@ -161,6 +161,20 @@ struct result median_result(struct result *r, int n);
  * middle two. */
 double median_double(double *v, int n);
 
+/* Two peers measured in pairs of rounds, A then B, then B then A: a
+ * round is at the mercy of the seconds it ran in (other jobs, the host
+ * moving the vCPUs), a pair much less so. */
+struct paired {
+	int n;			/* pairs */
+	double ratio, lo, hi;	/* the pairs' A / B: median, smallest, largest */
+	double a, b;		/* each peer's median value (ns/record, rate) */
+	double mps;		/* the producer's median offered M/s */
+};
+
+/* The median of the @n pairs' @ratio (sorted in place) and their range
+ * into @p (n, ratio, lo, hi). */
+void paired_ratios(double *ratio, int n, struct paired *p);
+
 /* ---- drain.c: a full ring, drained in turn by several readers ---------- */
 
 struct drain_ctx {
@@ -227,6 +241,13 @@ void storm_rounds(void (*once)(int t, const char *tool, double secs,
 			       struct trace_run *r),
 		  int nt, const char *tool, double secs, int reps,
 		  struct trace_run *med);
+/* @n pairs of storms under tracers @a and @b (once() runs one), the order
+ * swapped every pair; p->ratio the median of the pairs' rate a / rate b,
+ * p->a and p->b each tracer's median rate. -EIO when no pair ran. */
+int storm_pairs(void (*once)(int t, const char *tool, double secs,
+			     struct trace_run *r),
+		int a, int b, const char *tool, double secs, int n,
+		struct paired *p);
 
 /* ---- record.c and file_drain.c ----------------------------------------- */
 

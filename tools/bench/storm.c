@@ -255,6 +255,41 @@ void storm_rounds(void (*once)(int t, const char *tool, double secs,
 	}
 }
 
+int storm_pairs(void (*once)(int t, const char *tool, double secs,
+			     struct trace_run *r),
+		int a, int b, const char *tool, double secs, int n,
+		struct paired *p)
+{
+	double ratio[n], ra[n], rb[n];
+	int done = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct trace_run x, y;
+
+		if (i & 1) {
+			once(b, tool, secs, &y);
+			once(a, tool, secs, &x);
+		} else {
+			once(a, tool, secs, &x);
+			once(b, tool, secs, &y);
+		}
+		if (!x.rate || !y.rate)
+			continue;
+		ra[done] = x.rate;
+		rb[done] = y.rate;
+		ratio[done] = x.rate / y.rate;
+		printf("  %.3f / %.3f M syscalls/s: %.2fx\n", x.rate / 1e6, y.rate / 1e6,
+		       ratio[done]);
+		done++;
+	}
+	if (!done)
+		return -EIO;
+	paired_ratios(ratio, done, p);
+	p->a = median_double(ra, done);
+	p->b = median_double(rb, done);
+	return 0;
+}
+
 /* The received and lost of the summary line that ends @path (trace --json,
  * run --json: {"type":"summary","received":N,...,"lost":N,...}) into @t. */
 int json_summary_counts(const char *path, struct trace_run *t)

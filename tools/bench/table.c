@@ -116,6 +116,14 @@ double median_double(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+void paired_ratios(double *ratio, int n, struct paired *p)
+{
+	*p = (struct paired){ .n = n };
+	p->ratio = median_double(ratio, n);
+	p->lo = ratio[0];
+	p->hi = ratio[n - 1];
+}
+
 struct result median_result(struct result *r, int n)
 {
 	qsort(r, (size_t)n, sizeof(r[0]), cmp_delivered);

@@ -73,14 +73,8 @@ static void throughput_rows(const struct result *sat, const struct result *low)
  * host moving the vCPUs, the pages a ring got): 6.5 to 11.3 ns a record
  * for the same build on an idle machine. So the two run in pairs of
  * rounds, A then B, then B then A, each pair's ratio taken, and the median
- * of the pairs' ratios is the figure, with their range.
+ * of the pairs' ratios is the figure, with their range (paired_ratios()).
  */
-struct paired {
-	int n;			/* pairs */
-	double ratio, lo, hi;	/* median, smallest, largest */
-	double a_ns, b_ns;	/* each peer's median ns/record */
-	double mps;		/* the producer's median offered M/s */
-};
 
 /* One pair of rounds, @b first when @swap: false on failure. */
 static bool pair_round(enum peer a, enum peer b, bool swap, double secs,
@@ -121,12 +115,9 @@ static int paired_run(enum peer a, enum peer b, struct paired *out)
 	}
 	if (!n)
 		return -EIO;
-	*out = (struct paired){ .n = n };
-	out->ratio = median_double(ratio, n);
-	out->lo = ratio[0];
-	out->hi = ratio[n - 1];
-	out->a_ns = median_double(ans, n);
-	out->b_ns = median_double(bns, n);
+	paired_ratios(ratio, n, out);
+	out->a = median_double(ans, n);
+	out->b = median_double(bns, n);
 	out->mps = median_double(rate, n);
 	return 0;
 }
@@ -135,7 +126,7 @@ static void paired_line(const char *what, const struct paired *p, bool target)
 {
 	emit_md("| %s | %.2fx | %s | %s | %.1f / %.1f | %.2f–%.2fx | %d | %.2f |\n",
 		what, p->ratio, target ? "<= 1.00x" : "-",
-		target ? met(p->ratio <= 1.0) : "", p->a_ns, p->b_ns, p->lo,
+		target ? met(p->ratio <= 1.0) : "", p->a, p->b, p->lo,
 		p->hi, p->n, p->mps);
 }
 

@@ -4,6 +4,7 @@
  * that passes one in 1000. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -84,6 +85,39 @@ static void trace_once(int t, const char *tool, double secs, struct trace_run *r
 		     t == T_PERFBUF, secs, false, r);
 }
 
+#define FLOOR_PAIRS 9
+#define FLOOR_PAIRS_QUICK 5
+#define FLOOR_WANTED 0.9
+
+/*
+ * What perfbuf trace costs the traced thread beyond any BPF program on the
+ * tracepoint: its rate under `perfbuf trace --json -o /dev/null` against
+ * bpftrace count(), in pairs of storms in one run (storm_pairs()), the
+ * order swapped every pair. The machine's load average goes with it: a
+ * busy neighbour slows both sides of a pair, not their ratio, but it
+ * widens the range.
+ */
+static void floor_pairs(const char *tool, double secs)
+{
+	int n = env.quick ? FLOOR_PAIRS_QUICK : FLOOR_PAIRS;
+	double load[3] = {};
+	struct paired p;
+
+	printf("perfbuf trace / bpftrace count(): %d pairs of %.0f s storms...\n", n, secs);
+	if (storm_pairs(trace_once, T_PERFBUF, T_FLOOR, tool, secs, n, &p))
+		return;
+	if (getloadavg(load, 3) < 0)
+		load[0] = load[1] = load[2] = -1;
+	emit_md("\nIn pairs of storms: `perfbuf trace` then bpftrace count(), then the other "
+		"way round, %.0f s each; the ratio is the median of the pairs' ratios. Load "
+		"average after them: %.2f %.2f %.2f.\n\n"
+		"| target | ratio | wanted | | syscalls/s (medians) | pairs' range | pairs |\n"
+		"|---|---:|---:|---|---:|---:|---:|\n", secs, load[0], load[1], load[2]);
+	emit_md("| traced thread: perfbuf trace --json -o /dev/null / bpftrace count() | %.2fx | "
+		">= %.2fx | %s | %.3f M / %.3f M | %.2f–%.2fx | %d |\n", p.ratio, FLOOR_WANTED,
+		met(p.ratio >= FLOOR_WANTED), p.a / 1e6, p.b / 1e6, p.lo, p.hi, p.n);
+}
+
 /*
  * The end-user view: a thread calling getpgid() flat out, untraced, traced
  * by `perfbuf trace --json -o /dev/null`, and by bpftrace printf() on the
@@ -110,6 +144,7 @@ int bench_trace(void)
 			   "(scripts/setup.sh --bench installs it; see %s/bpftrace.log)\n\n",
 	};
 	struct trace_run med[T_N];
+	char tool[PATH_MAX];
 
 	if (!storm_part_run(&p, secs, med))
 		return 0;
@@ -125,6 +160,8 @@ int bench_trace(void)
 			emit_md("| ceiling for any tracer here: count() floor / bpftrace printf | %.2fx | | |\n",
 				med[T_FLOOR].rate / med[T_BPFTRACE].rate);
 	}
+	if (med[T_PERFBUF].rate && med[T_FLOOR].rate && perfbuf_tool(tool, sizeof(tool)))
+		floor_pairs(tool, secs);
 	return 0;
 }
 
