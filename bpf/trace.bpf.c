@@ -21,6 +21,8 @@ const volatile __u32 self_tgid = 0;	/* never trace ourselves: feedback */
 const volatile int targ_cpu = -1;
 const volatile bool filter_comm = false;
 const volatile char targ_comm[TRACE_COMM_LEN] = {};
+/* any --filter at all: without one, no event pays for a look-up */
+const volatile bool any_filter = false;
 /* --kstack, --ustack: the stacks after the data */
 const volatile bool want_kstack = false;
 const volatile bool want_ustack = false;
@@ -169,7 +171,8 @@ static __always_inline struct trace_record *event_start(__u64 cookie)
 	__u32 tgid = id >> 32;
 	struct trace_record *e;
 
-	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid) || stopped())
+	/* stopped(): in scratch_get(), after the nest count is raised */
+	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid))
 		return NULL;
 	if (targ_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)targ_cpu)
 		return NULL;
@@ -200,7 +203,7 @@ static __always_inline bool event_filter(const void *data,
 {
 	/* its scratch past what the arguments fill before it runs (a
 	 * tracepoint's record is copied after it) */
-	if (!filter_pass(data, e->data + TRACE_RAW_MAX, e->cookie)) {
+	if (any_filter && !filter_pass(data, e->data + TRACE_RAW_MAX, e->cookie)) {
 		scratch_put();
 		return false;
 	}

@@ -109,6 +109,7 @@ static int load_bpf(struct trace_session *s)
 			cli_strerror(errno), cli_hint(errno));
 		return err;
 	}
+	skel->rodata->any_filter = s->filters.n > 0;
 	bpf_program__set_autoload(skel->progs.trace_tp_btf, false);
 	bpf_program__set_autoload(skel->progs.trace_raw_tp, false);
 	bpf_program__set_autoload(skel->progs.trace_fentry, false);
