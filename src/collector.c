@@ -9,8 +9,13 @@
  * kernel wakes us only once a quarter of a ring is full (a byte watermark)
  * and perfbuf__poll() bounds the latency of what waits under the watermark
  * by draining every ring on a grid finer than latency_ms. A wake-up drains
- * every ring too, and the grid restarts from it: a ring that fills faster
- * than the grid costs no wake-ups but its own.
+ * the rings it names only: with hundreds of CPUs, a busy one waking us
+ * must not cost a look at every other (the grid does that, once a period).
+ *
+ * Cost with many CPUs: memory and the slots grow with the possible CPUs
+ * (no fixed bound); a poll costs the rings a wake-up named, plus, once a
+ * grid period, one look at each open ring; the statistics of only the
+ * rings a call touched are published at its end (one lock a call).
  *
  * Ordered: a drain delivers, merged, the records up to a horizon a little
  * behind now (SLACK_NS): a record older than the horizon that is not in
@@ -44,7 +49,6 @@
  * interrupt comes between. Every byte the slack holds back waits in the
  * ring: at 400 MB/s, 1 ms would fill a 256 KiB ring on its own. */
 #define SLACK_NS 100000ULL
-#define MAX_CPUS 8192
 /* epoll entries besides the rings: the eventfd, the hotplug socket, and
  * one event a call for the caller's wake fds (perfbuf__add_wake_fd()) */
 #define EXTRA_EVENTS 3
@@ -56,9 +60,26 @@ void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec)
 		pb->halt = true;
 }
 
+static struct slot *slot_of_cpu(const struct perfbuf *pb, int cpu)
+{
+	if (cpu < 0 || (size_t)cpu >= pb->cpu_span || !pb->slot_of[cpu])
+		return NULL;
+	return &pb->slots[pb->slot_of[cpu] - 1];
+}
+
+void collector_touch(struct perfbuf *pb, struct slot *s)
+{
+	if (!s || s->dirty)
+		return;
+	s->dirty = true;
+	pb->dirty[pb->dirty_cnt++] = (size_t)(s - pb->slots);
+}
+
 static void drain_channel(struct perfbuf *pb, struct channel *ch, size_t budget)
 {
 	bool stop;
+
+	collector_touch(pb, slot_of_cpu(pb, ch->cpu));
 
 	pb->delivered += channel_drain(ch, &pb->cfg, budget, pb->fn, pb->ctx,
 				       &stop);
@@ -69,6 +90,7 @@ static void settle(struct perfbuf *pb, struct channel *ch, __u64 time_ns)
 {
 	bool stop;
 
+	collector_touch(pb, slot_of_cpu(pb, ch->cpu));
 	pb->delivered += channel_settle(ch, &pb->cfg, time_ns, pb->fn,
 					pb->ctx, &stop);
 	pb->halt |= stop;
@@ -147,13 +169,17 @@ static void hand_over_notices(struct perfbuf *pb)
 	}
 }
 
-/* Notices first: a CPU's CPU_ONLINE before the records of its new ring. */
+/* Notices first: a CPU's CPU_ONLINE before the records of its new ring.
+ * An empty ring costs one look at its head. */
 static void drain_all(struct perfbuf *pb, size_t budget)
 {
 	hand_over_notices(pb);
-	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
-		if (pb->slots[i].ch)
-			drain_channel(pb, pb->slots[i].ch, budget);
+	for (size_t i = 0; i < pb->open_cnt && !pb->halt; i++) {
+		struct channel *ch = pb->slots[pb->open[i]].ch;
+
+		if (perfbuf_ring__avail(ch->ring))
+			drain_channel(pb, ch, budget);
+	}
 }
 
 /* Merge up to @horizon; false when records up to it may be left. */
@@ -220,21 +246,61 @@ static void slot_count(const struct perfbuf *pb, const struct slot *s,
 	st->data_size = (__u64)pb->cfg.page_cnt * (__u64)sysconf(_SC_PAGESIZE);
 }
 
-/* Publish the statistics of every slot (@s NULL) or of @s. */
-static void publish(struct perfbuf *pb, struct slot *s)
+/* Publish the statistics of the slots the call touched (every slot after
+ * a snapshot): nothing to do, no lock taken, when none was. */
+static void publish(struct perfbuf *pb)
 {
+	if (!pb->dirty_cnt && !pb->publish_all)
+		return;
 	pthread_mutex_lock(&pb->lock);
-	for (size_t i = 0; i < pb->cnt; i++)
-		if (!s || s == &pb->slots[i])
+	if (pb->publish_all)
+		for (size_t i = 0; i < pb->cnt; i++)
 			slot_count(pb, &pb->slots[i], &pb->slots[i].pub);
+	for (size_t i = 0; i < pb->dirty_cnt; i++) {
+		struct slot *s = &pb->slots[pb->dirty[i]];
+
+		if (!pb->publish_all)
+			slot_count(pb, s, &s->pub);
+		s->dirty = false;
+	}
+	pb->dirty_cnt = 0;
+	pb->publish_all = false;
 	pthread_mutex_unlock(&pb->lock);
 }
 
 void collector_retire_stats(struct perfbuf *pb, struct slot *s,
 			    const struct channel *ch)
 {
+	collector_touch(pb, s);
 	channel_stats_add(ch, &s->gone);
 	s->gone.lost_kernel += channel_kernel_lost(ch, &pb->cfg);
+}
+
+/* Slot @s got a channel: into the open list, which stays ascending (a
+ * hotplug change is rare: a move of the list is fine). */
+static void open_add(struct perfbuf *pb, struct slot *s)
+{
+	size_t idx = (size_t)(s - pb->slots), i = pb->open_cnt;
+
+	while (i && pb->open[i - 1] > idx)
+		i--;
+	memmove(pb->open + i + 1, pb->open + i,
+		(pb->open_cnt - i) * sizeof(*pb->open));
+	pb->open[i] = idx;
+	pb->open_cnt++;
+}
+
+static void open_remove(struct perfbuf *pb, struct slot *s)
+{
+	size_t idx = (size_t)(s - pb->slots);
+
+	for (size_t i = 0; i < pb->open_cnt; i++)
+		if (pb->open[i] == idx) {
+			memmove(pb->open + i, pb->open + i + 1,
+				(pb->open_cnt - i - 1) * sizeof(*pb->open));
+			pb->open_cnt--;
+			return;
+		}
 }
 
 /* Under the lock from start to end: perfbuf__stats() reads cfg's lost_fmt
@@ -260,6 +326,7 @@ static void cpu_up(struct perfbuf *pb, struct slot *s)
 		return;
 	}
 	s->ch = ch;
+	open_add(pb, s);
 	s->onlined++;
 	push_notice(pb, (struct notice){ now, PERFBUF_REC_CPU_ONLINE, s, NULL });
 	slot_count(pb, s, &s->pub);
@@ -274,6 +341,7 @@ static void cpu_down(struct perfbuf *pb, struct slot *s)
 
 	pthread_mutex_lock(&pb->lock);
 	s->ch = NULL;
+	open_remove(pb, s);
 	s->offlined++;
 	channel_unpublish(ch, &pb->cfg);
 	push_notice(pb, (struct notice){ perfbuf_now_ns(),
@@ -282,71 +350,25 @@ static void cpu_down(struct perfbuf *pb, struct slot *s)
 	pthread_mutex_unlock(&pb->lock);
 }
 
-static struct slot *find_slot(struct perfbuf *pb, int cpu)
+/* A CPU change (hotplug.c): a CPU back online needs a new event, the old
+ * one is dead; CPUs the collector does not serve are none of its
+ * business. */
+static void cpu_change(void *arg, int cpu, bool online)
 {
-	for (size_t i = 0; i < pb->cnt; i++)
-		if (pb->slots[i].cpu == cpu)
-			return &pb->slots[i];
-	return NULL;
-}
+	struct perfbuf *pb = arg;
+	struct slot *s = slot_of_cpu(pb, cpu);
 
-static bool in_list(const int *list, int n, int cpu)
-{
-	for (int i = 0; i < n; i++)
-		if (list[i] == cpu)
-			return true;
-	return false;
-}
-
-/* Events were missed: make the channels match the online CPUs. The
- * uevents still queued are older than the online list read here (one
- * would undo it: an "offline" of a CPU online now), so they go first; and
- * a CPU may have gone and come back unseen, its event dead: every online
- * CPU gets a fresh one, as for an "online" uevent. */
-static void reconcile(struct perfbuf *pb)
-{
-	int *online = NULL, n, cpu, ret;
-	bool on;
-
-	while ((ret = hotplug_next(pb->hotplug_fd, &cpu, &on)) > 0 ||
-	       ret == -ENOBUFS)
-		;
-	n = perfbuf_cpus_online_alloc(&online);
-	if (n < 0) {
-		pr_warn("CPU hotplug events were missed and the online CPUs cannot be read: %s\n",
-			strerror(-n));
-	} else {
-		for (size_t i = 0; i < pb->cnt; i++) {
-			struct slot *s = &pb->slots[i];
-
-			on = in_list(online, n, s->cpu);
-			if (s->ch)
-				cpu_down(pb, s);
-			if (on)
-				cpu_up(pb, s);
-		}
-	}
-	free(online);
+	if (!s)
+		return;
+	if (s->ch)
+		cpu_down(pb, s);
+	if (online)
+		cpu_up(pb, s);
 }
 
 static void hotplug_events(struct perfbuf *pb)
 {
-	bool online;
-	int cpu, ret;
-
-	while ((ret = hotplug_next(pb->hotplug_fd, &cpu, &online)) > 0) {
-		struct slot *s = find_slot(pb, cpu);
-
-		if (!s)
-			continue;
-		/* a CPU back online needs a new event: the old one is dead */
-		if (s->ch)
-			cpu_down(pb, s);
-		if (online)
-			cpu_up(pb, s);
-	}
-	if (ret == -ENOBUFS)
-		reconcile(pb);
+	hotplug_follow(pb->hotplug_fd, cpu_change, pb);
 }
 
 /*
@@ -365,10 +387,11 @@ static bool drain_due(struct perfbuf *pb, __u64 now)
 	return true;
 }
 
-/* A wake-up drained every ring from @now on: what is written after it
- * waits at most a period from there, so the grid restarts at @now + period
- * (a ring busy enough to wake us first spares the grid's wake-ups). Not
- * after a drain that may have left records: a budget, a stop. */
+/* An ordered wake-up drained every ring from @now on: what is written
+ * after it waits at most a period from there, so the grid restarts at
+ * @now + period (a ring busy enough to wake us first spares the grid's
+ * wake-ups). Not after a drain that may have left records: a budget, a
+ * stop. */
 static void grid_restart(struct perfbuf *pb, __u64 now)
 {
 	if (pb->latency_ms >= 0 && !pb->budget && !pb->halt)
@@ -383,7 +406,7 @@ void collector_begin_call(struct perfbuf *pb)
 
 int collector_result(struct perfbuf *pb, int err)
 {
-	publish(pb, NULL);
+	publish(pb);
 	if (err)
 		return err;
 	return pb->delivered > (__u64)INT32_MAX ? INT32_MAX : (int)pb->delivered;
@@ -413,6 +436,15 @@ int perfbuf__consume_ring(struct perfbuf *pb, size_t idx)
 	return collector_result(pb, 0);
 }
 
+/* Unordered: the rings a wake-up named, each once (epoll reports a ring
+ * once a wait), after the notices queued before them. */
+static void drain_ready(struct perfbuf *pb, size_t n)
+{
+	hand_over_notices(pb);
+	for (size_t i = 0; i < n && !pb->halt; i++)
+		drain_channel(pb, pb->ready[i], pb->budget ?: SIZE_MAX);
+}
+
 /* epoll_wait() rounds up to whole milliseconds: a 10 ms bound needs
  * better, so wait with a timespec where the kernel has it */
 static int wait_events(struct perfbuf *pb, __s64 wait_ns)
@@ -436,7 +468,8 @@ static int wait_events(struct perfbuf *pb, __s64 wait_ns)
 int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 {
 	__s64 wait_ns = timeout_ms < 0 ? -1 : (__s64)timeout_ms * 1000000;
-	bool ready = false, hotplug = false;
+	bool hotplug = false, due;
+	size_t ready = 0;
 	int n, err = 0;
 	__u64 now;
 
@@ -473,17 +506,21 @@ int perfbuf__poll(struct perfbuf *pb, int timeout_ms)
 			if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
 				err = -ECANCELED;
 		} else {
-			/* one drain of every ring below (ordered: merged) */
 			ch->wakeups++;
-			ready = true;
+			collector_touch(pb, slot_of_cpu(pb, ch->cpu));
+			pb->ready[ready++] = ch;
 		}
 	}
-	/* after the loop: a CPU going offline may free a channel the
-	 * events above point to */
+	now = perfbuf_now_ns();
+	due = !pb->halt && drain_due(pb, now);
+	/* before the hotplug events: a CPU going offline may free a channel
+	 * the events above point to (when its notice is handed over) */
+	if (!due && ready && !pb->merge)
+		drain_ready(pb, ready);
 	if (hotplug)
 		hotplug_events(pb);
-	now = perfbuf_now_ns();
-	if (!pb->halt && (drain_due(pb, now) || ready)) {
+	if (!pb->halt && (due || (ready && pb->merge))) {
+		/* ordered: a wake-up merges every ring */
 		drain_round(pb);
 		if (ready)
 			grid_restart(pb, now);
@@ -508,9 +545,8 @@ int perfbuf__drain(struct perfbuf *pb)
 		drain_all(pb, SIZE_MAX);
 	/* after the records that precede them */
 	now = perfbuf_now_ns();
-	for (size_t i = 0; i < pb->cnt && !pb->halt; i++)
-		if (pb->slots[i].ch)
-			settle(pb, pb->slots[i].ch, now);
+	for (size_t i = 0; i < pb->open_cnt && !pb->halt; i++)
+		settle(pb, pb->slots[pb->open[i]].ch, now);
 	return collector_result(pb, 0);
 }
 
@@ -572,86 +608,136 @@ int perfbuf__stop(struct perfbuf *pb)
 	return perfbuf__wake(pb);
 }
 
+/* A set of CPU numbers, as flags indexed by CPU: look-ups in constant
+ * time whatever the CPU count. NULL for an empty list. */
+struct cpu_set {
+	unsigned char *in;
+	size_t span;
+};
+
+static int cpu_set_of(struct cpu_set *set, const int *list, int n)
+{
+	int max = -1;
+
+	for (int i = 0; i < n; i++)
+		if (list[i] > max)
+			max = list[i];
+	set->span = (size_t)(max + 1);
+	set->in = calloc(set->span ?: 1, 1);
+	if (!set->in)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (list[i] >= 0)
+			set->in[list[i]] = 1;
+	return 0;
+}
+
+static bool cpu_set_has(const struct cpu_set *set, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu < set->span && set->in[cpu];
+}
+
+/* Room for @cnt slots and what is kept per slot. */
+static int slots_alloc(struct perfbuf *pb, size_t cnt)
+{
+	pb->slots = calloc(cnt, sizeof(*pb->slots));
+	pb->open = calloc(cnt, sizeof(*pb->open));
+	pb->dirty = calloc(cnt, sizeof(*pb->dirty));
+	pb->ready = calloc(cnt + EXTRA_EVENTS, sizeof(*pb->ready));
+	pb->events = calloc(cnt + EXTRA_EVENTS, sizeof(*pb->events));
+	return pb->slots && pb->open && pb->dirty && pb->ready && pb->events ?
+	       0 : -ENOMEM;
+}
+
+/* The CPU -> slot map, once the slots are known; -EINVAL for a CPU
+ * listed twice. */
+static int map_slots(struct perfbuf *pb)
+{
+	int max = -1;
+
+	for (size_t i = 0; i < pb->cnt; i++)
+		if (pb->slots[i].cpu > max)
+			max = pb->slots[i].cpu;
+	pb->cpu_span = (size_t)(max + 1);
+	pb->slot_of = calloc(pb->cpu_span ?: 1, sizeof(*pb->slot_of));
+	if (!pb->slot_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < pb->cnt; i++) {
+		int cpu = pb->slots[i].cpu;
+
+		if (pb->slot_of[cpu]) {
+			pr_warn("CPU %d is listed twice\n", cpu);
+			return -EINVAL;
+		}
+		pb->slot_of[cpu] = (unsigned int)i + 1;
+	}
+	return 0;
+}
+
 /* The caller's CPUs, each of which must be online now. */
 static int slots_from_list(struct perfbuf *pb, const int *want, size_t cnt,
 			   __u32 max_entries)
 {
+	int err;
+
 	if (!cnt)
 		return -EINVAL;
-	pb->slots = calloc(cnt, sizeof(*pb->slots));
-	if (!pb->slots)
-		return -ENOMEM;
+	err = slots_alloc(pb, cnt);
+	if (err)
+		return err;
 	for (size_t i = 0; i < cnt; i++) {
 		if (want[i] < 0 || (__u32)want[i] >= max_entries) {
 			pr_warn("CPU %d is outside the map (max_entries %u)\n",
 				want[i], max_entries);
 			return -E2BIG;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (want[j] == want[i]) {
-				pr_warn("CPU %d is listed twice\n", want[i]);
-				return -EINVAL;
-			}
 		pb->slots[pb->cnt++].cpu = want[i];
 	}
 	return 0;
 }
 
 /* Every possible CPU the map has a key for (only the online ones when
- * not following hotplug). */
+ * not following hotplug): as many slots as there are, no fixed bound. */
 static int slots_from_system(struct perfbuf *pb, __u32 max_entries,
-			     bool hotplug, const int *online, int n_on)
+			     bool hotplug, const struct cpu_set *online)
 {
-	int *possible = calloc(MAX_CPUS, sizeof(int)), n_pos, err = 0;
+	int *possible = NULL, n_pos, err;
 	size_t clamped = 0;
 
-	pb->slots = calloc(MAX_CPUS, sizeof(*pb->slots));
-	if (!possible || !pb->slots) {
-		err = -ENOMEM;
-		goto out;
-	}
-	n_pos = perfbuf_cpus__possible(possible, MAX_CPUS);
+	n_pos = perfbuf_cpus_possible_alloc(&possible);
 	if (n_pos < 0) {
 		pr_warn("cannot read the possible CPUs: %s\n", strerror(-n_pos));
-		err = n_pos;
-		goto out;
+		return n_pos;
 	}
-	if (n_pos > MAX_CPUS) {
-		pr_warn("more than %d CPUs: only the first %d are used\n",
-			MAX_CPUS, MAX_CPUS);
-		n_pos = MAX_CPUS;
-	}
-	for (int i = 0; i < n_pos; i++) {
+	err = slots_alloc(pb, (size_t)n_pos);
+	for (int i = 0; !err && i < n_pos; i++) {
 		int cpu = possible[i];
 
 		if ((__u32)cpu >= max_entries)
 			clamped++;
-		else if (hotplug || !n_on || in_list(online, n_on, cpu))
+		else if (hotplug || !online->span || cpu_set_has(online, cpu))
 			pb->slots[pb->cnt++].cpu = cpu;
 	}
 	if (clamped)
 		pr_warn("map max_entries %u is smaller than the %d possible CPUs: %zu CPUs get no ring and their records fail with -E2BIG\n",
 			max_entries, n_pos, clamped);
-	if (!pb->cnt) {
+	if (!err && !pb->cnt) {
 		pr_warn("no usable CPU for the map\n");
 		err = -ENODEV;
 	}
-out:
 	free(possible);
 	return err;
 }
 
 /* Open a channel on every slot whose CPU is online. */
-static int open_slots(struct perfbuf *pb, const int *online, int n_on,
+static int open_slots(struct perfbuf *pb, const struct cpu_set *online,
 		      bool explicit)
 {
-	size_t opened = 0;
-
 	for (size_t i = 0; i < pb->cnt; i++) {
 		struct slot *s = &pb->slots[i];
 		int err;
 
-		if (!explicit && n_on && !in_list(online, n_on, s->cpu))
+		if (!explicit && online->span && !cpu_set_has(online, s->cpu))
 			continue;
 		s->ch = calloc(1, sizeof(*s->ch));
 		if (!s->ch)
@@ -672,15 +758,15 @@ static int open_slots(struct perfbuf *pb, const int *online, int n_on,
 			err = perfbuf_merge__add(pb->merge, s->ch->ring);
 		if (err)
 			return err;
-		opened++;
+		pb->open[pb->open_cnt++] = i;
 	}
-	if (!opened) {
+	if (!pb->open_cnt) {
 		pr_warn("no online CPU for the map\n");
 		return -ENODEV;
 	}
-	if (opened < pb->cnt)
+	if (pb->open_cnt < pb->cnt)
 		pr_debug("%zu offline CPUs: their rings open when they come online\n",
-			 pb->cnt - opened);
+			 pb->cnt - pb->open_cnt);
 	return 0;
 }
 
@@ -700,13 +786,17 @@ int perfbuf__add_wake_fd(struct perfbuf *pb, int fd)
 	return add_fd(pb, fd, &pb->wake_tag);
 }
 
-/* The epoll set, wake-up eventfd and hotplug socket; then the channels. */
+static int size_rings(struct perfbuf *pb, const struct perfbuf_opts *opts);
+
+/* The epoll set, wake-up eventfd and hotplug socket; the slots, the rings'
+ * size; then the channels. */
 static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 		 __u32 max_entries)
 {
 	const int *want = OPTS_GET(opts, cpus, NULL);
 	bool hotplug = !OPTS_GET(opts, no_hotplug, false);
-	int *online = NULL, n_on = 0, err;
+	struct cpu_set online = {};
+	int *list = NULL, n_on, err;
 
 	pb->cfg.epfd = epoll_create1(EPOLL_CLOEXEC);
 	pb->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -724,22 +814,21 @@ static int setup(struct perfbuf *pb, const struct perfbuf_opts *opts,
 		else if ((err = add_fd(pb, pb->hotplug_fd, &pb->hotplug_fd)))
 			return err;
 	}
-	/* exactly as many as it holds: n_on bounds every look into it */
-	n_on = perfbuf_cpus_online_alloc(&online);
+	n_on = perfbuf_cpus_online_alloc(&list);
 	if (n_on == -ENOMEM)
 		return n_on;
-	if (n_on < 0)
-		n_on = 0;	/* assume all online */
-	err = want ? slots_from_list(pb, want, OPTS_GET(opts, cpu_cnt, 0),
-				     max_entries) :
-		     slots_from_system(pb, max_entries, hotplug, online, n_on);
+	/* unreadable: an empty set, every CPU assumed online */
+	err = n_on > 0 ? cpu_set_of(&online, list, n_on) : 0;
+	free(list);
 	if (!err)
-		pb->events = calloc(pb->cnt + EXTRA_EVENTS, sizeof(*pb->events));
-	if (!err && !pb->events)
-		err = -ENOMEM;
+		err = want ? slots_from_list(pb, want, OPTS_GET(opts, cpu_cnt, 0),
+					     max_entries) :
+			     slots_from_system(pb, max_entries, hotplug, &online);
 	if (!err)
-		err = open_slots(pb, online, n_on, want != NULL);
-	free(online);
+		err = map_slots(pb) ?: size_rings(pb, opts);
+	if (!err)
+		err = open_slots(pb, &online, want != NULL);
+	free(online.in);
 	return err;
 }
 
@@ -769,19 +858,20 @@ static int check_record_size(size_t max_rec, size_t data_size, bool timestamps)
 	return 0;
 }
 
-static int check_opts(const struct perfbuf_opts *opts, size_t *page_cnt)
+/* What the options say on their own; the rings' size comes with the
+ * slots (size_rings()). */
+static int check_opts(const struct perfbuf_opts *opts)
 {
-	__u32 wakeup_events = OPTS_GET(opts, wakeup_events, 0);
-	__u32 watermark = OPTS_GET(opts, watermark, 0);
-	size_t data_size, max_rec = OPTS_GET(opts, max_record_size, 0);
+	size_t page_cnt = OPTS_GET(opts, page_cnt, 0);
 	int err;
 
-	*page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
-	err = perfbuf_check_page_cnt_log(*page_cnt);
-	if (err)
+	if (page_cnt && OPTS_GET(opts, buffer_size, 0)) {
+		pr_warn("page_cnt and buffer_size are exclusive: a ring size per CPU, or a total for all\n");
+		return -EINVAL;
+	}
+	if (page_cnt && (err = perfbuf_check_page_cnt_log(page_cnt)))
 		return err;
-	data_size = *page_cnt * (size_t)sysconf(_SC_PAGESIZE);
-	if (wakeup_events && watermark) {
+	if (OPTS_GET(opts, wakeup_events, 0) && OPTS_GET(opts, watermark, 0)) {
 		pr_warn("wakeup_events and watermark are exclusive\n");
 		return -EINVAL;
 	}
@@ -790,6 +880,40 @@ static int check_opts(const struct perfbuf_opts *opts, size_t *page_cnt)
 		pr_warn("span_fn hands over bytes, not records: not with ordered or overwrite\n");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The largest power of two at most @n (n >= 1). */
+static size_t pow2_floor(size_t n)
+{
+	size_t p = 1;
+
+	while (p <= n / 2)
+		p *= 2;
+	return p;
+}
+
+/* The rings' data pages: page_cnt, or buffer_size shared by every slot
+ * (offline CPUs' too: their rings open when they come online), each the
+ * largest power of two that fits its share; then what depends on it. */
+static int size_rings(struct perfbuf *pb, const struct perfbuf_opts *opts)
+{
+	size_t total = OPTS_GET(opts, buffer_size, 0), page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data_size, max_rec = OPTS_GET(opts, max_record_size, 0);
+	__u32 watermark = OPTS_GET(opts, watermark, 0);
+
+	pb->cfg.page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
+	if (total) {
+		size_t share = total / page / pb->cnt;
+
+		if (!share) {
+			pr_warn("buffer_size %zu bytes is less than a page for each of the %zu CPUs: at least %zu bytes\n",
+				total, pb->cnt, pb->cnt * page);
+			return -EINVAL;
+		}
+		pb->cfg.page_cnt = pow2_floor(share < MAX_PAGE_CNT ? share : MAX_PAGE_CNT);
+	}
+	data_size = pb->cfg.page_cnt * page;
 	if (watermark >= data_size) {
 		pr_warn("watermark %u bytes must be below the ring size %zu\n",
 			watermark, data_size);
@@ -797,9 +921,7 @@ static int check_opts(const struct perfbuf_opts *opts, size_t *page_cnt)
 	}
 	if (!max_rec)
 		return 0;
-	return check_record_size(max_rec, data_size,
-				 OPTS_GET(opts, timestamps, false) ||
-				 OPTS_GET(opts, ordered, false));
+	return check_record_size(max_rec, data_size, pb->cfg.timestamps);
 }
 
 static int check_map(int map_fd, __u32 *max_entries)
@@ -843,14 +965,13 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 			     const struct perfbuf_opts *opts)
 {
 	struct perfbuf *pb;
-	size_t page_cnt;
 	__u32 max_entries = 0;
 	bool ordered, overwrite;
 	int err;
 
 	if (!fn || !OPTS_VALID(opts, perfbuf_opts))
 		return err_ptr(-EINVAL);
-	err = check_opts(opts, &page_cnt) ?: check_map(map_fd, &max_entries);
+	err = check_opts(opts) ?: check_map(map_fd, &max_entries);
 	if (err)
 		return err_ptr(err);
 	pb = calloc(1, sizeof(*pb));
@@ -868,7 +989,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	pb->ctx = ctx;
 	pb->evfd = pb->hotplug_fd = -1;
 	pb->cfg = (struct channel_cfg){
-		.map_fd = map_fd, .epfd = -1, .page_cnt = page_cnt,
+		.map_fd = map_fd, .epfd = -1,
 		.wakeup_events = OPTS_GET(opts, wakeup_events, 0),
 		.watermark = OPTS_GET(opts, watermark, 0),
 		.timestamps = OPTS_GET(opts, ordered, false) ||
@@ -890,7 +1011,8 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	if (err)
 		goto fail;
 	pb->next_drain_ns = perfbuf_now_ns() + pb->period_ns;
-	publish(pb, NULL);
+	pb->publish_all = true;
+	publish(pb);
 	return pb;
 fail:
 	pb->drain_on_free = false;
@@ -939,6 +1061,10 @@ void perfbuf__free(struct perfbuf *pb)
 	perfbuf_merge__free(pb->merge);
 	free(pb->notices);
 	free(pb->events);
+	free(pb->ready);
+	free(pb->dirty);
+	free(pb->open);
+	free(pb->slot_of);
 	free(pb->slots);
 	if (pb->lock_init)
 		pthread_mutex_destroy(&pb->lock);
@@ -969,11 +1095,7 @@ int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx)
 
 size_t perfbuf__offline_cnt(const struct perfbuf *pb)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < pb->cnt; i++)
-		n += !pb->slots[i].ch;
-	return n;
+	return pb->cnt - pb->open_cnt;
 }
 
 int perfbuf__stats(const struct perfbuf *pb, size_t idx,
@@ -996,5 +1118,8 @@ int perfbuf__stats(const struct perfbuf *pb, size_t idx,
 		st.avail = perfbuf_ring__avail(s->ch->ring);
 	}
 	pthread_mutex_unlock(&w->lock);
+	/* the kernel's count runs ahead of the LOST records until a drain
+	 * settles it; without PERF_FORMAT_LOST it is 0 */
+	st.lost_total = st.lost > st.lost_kernel ? st.lost : st.lost_kernel;
 	return OUT_COPY(out, &st);
 }

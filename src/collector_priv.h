@@ -19,6 +19,7 @@ struct slot {
 	 * of the end of the last call (or the last hotplug change), but
 	 * the live kernel reads; under pb->lock */
 	struct perfbuf_cpu_stats pub;
+	bool dirty;			/* pub is behind: in pb->dirty */
 };
 
 struct notice {
@@ -42,6 +43,19 @@ struct perfbuf {
 	char wake_tag;		/* epoll's tag of the caller's fds (add_wake_fd) */
 	struct slot *slots;
 	size_t cnt;
+	/* CPU number -> slot index + 1 (0: not served), [0, cpu_span) */
+	unsigned int *slot_of;
+	size_t cpu_span;
+	/* the slots that have a channel, ascending: what a drain of every
+	 * ring walks (offline CPUs cost nothing) */
+	size_t *open;
+	size_t open_cnt;
+	/* the slots whose counters changed in this call: the only ones
+	 * published at its end (a poll costs the rings it touched) */
+	size_t *dirty;
+	size_t dirty_cnt;
+	bool publish_all;	/* a snapshot read every ring */
+	struct channel **ready;	/* the rings a wake-up named */
 	struct epoll_event *events;
 	struct perfbuf_merge *merge;	/* ordered only */
 	struct notice *notices;
@@ -76,6 +90,8 @@ void collector_begin_call(struct perfbuf *pb);
 /* A call's return value: @err, or the records delivered; the statistics
  * published for perfbuf__stats(). */
 int collector_result(struct perfbuf *pb, int err);
+/* @s's counters changed: published at the end of the call. */
+void collector_touch(struct perfbuf *pb, struct slot *s);
 /* A channel that left slot @s is closed: its counters kept in s->gone. */
 void collector_retire_stats(struct perfbuf *pb, struct slot *s,
 			    const struct channel *ch);

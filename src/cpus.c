@@ -41,21 +41,47 @@ int perfbuf_cpus__parse(const char *s, int *cpus, size_t max)
 	return n ? (int)n : -EINVAL;
 }
 
+/* The whole file, however long: a sparse list of thousands of CPUs is
+ * longer than any buffer one would guess. */
 static int read_cpu_file(const char *path, int *cpus, size_t max)
 {
-	char buf[4096];
-	ssize_t len;
-	int fd;
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t got = 1;
+	int fd, ret;
 
+	if (!buf)
+		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
+	if (fd < 0) {
+		ret = -errno;
+		free(buf);
+		return ret;
+	}
+	while (got > 0) {
+		if (len + 1 == cap) {
+			char *b = realloc(buf, cap * 2);
+
+			if (!b) {
+				got = -1;
+				errno = ENOMEM;
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - 1 - len);
+		if (got > 0)
+			len += (size_t)got;
+	}
+	ret = got < 0 ? -errno : len ? 0 : -EINVAL;
 	close(fd);
-	if (len <= 0)
-		return len < 0 ? -errno : -EINVAL;
-	buf[len] = '\0';
-	return perfbuf_cpus__parse(buf, cpus, max);
+	if (!ret) {
+		buf[len] = '\0';
+		ret = perfbuf_cpus__parse(buf, cpus, max);
+	}
+	free(buf);
+	return ret;
 }
 
 int perfbuf_cpus__possible(int *cpus, size_t max)
@@ -68,7 +94,9 @@ int perfbuf_cpus__online(int *cpus, size_t max)
 	return read_cpu_file("/sys/devices/system/cpu/online", cpus, max);
 }
 
-int perfbuf_cpus_online_alloc(int **out)
+/* A CPU list read into an array of exactly its length: no fixed bound,
+ * memory in proportion to the CPUs listed. */
+static int cpus_alloc(int (*read_list)(int *, size_t), int **out)
 {
 	size_t cap = 64;
 
@@ -77,7 +105,7 @@ int perfbuf_cpus_online_alloc(int **out)
 
 		if (!v)
 			return -ENOMEM;
-		n = perfbuf_cpus__online(v, cap);
+		n = read_list(v, cap);
 		if (n >= 0 && (size_t)n <= cap) {
 			*out = v;
 			return n;
@@ -89,4 +117,14 @@ int perfbuf_cpus_online_alloc(int **out)
 		 * come online in between: then again) */
 		cap = (size_t)n;
 	}
+}
+
+int perfbuf_cpus_online_alloc(int **out)
+{
+	return cpus_alloc(perfbuf_cpus__online, out);
+}
+
+int perfbuf_cpus_possible_alloc(int **out)
+{
+	return cpus_alloc(perfbuf_cpus__possible, out);
 }

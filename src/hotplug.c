@@ -4,6 +4,9 @@
  * and "offline@..." with SUBSYSTEM=cpu, multicast on group 1 of
  * NETLINK_KOBJECT_UEVENT to any process (no privilege needed). Only the
  * kernel (port id 0) is believed.
+ *
+ * hotplug_follow() is the one reading of them for every user (the
+ * collector, the sampler): each says only what a CPU change does to it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include <linux/netlink.h>
 
 #include "hotplug.h"
+#include "internal.h"
 
 #define UEVENT_GROUP_KERNEL 1
 
@@ -97,4 +101,50 @@ int hotplug_next(int fd, int *cpu, bool *online)
 		if (parse(buf, (size_t)len, cpu, online))
 			return 1;
 	}
+}
+
+static bool listed(const int *list, int n, int cpu)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == cpu)
+			return true;
+	return false;
+}
+
+/* Events were missed: the uevents still queued are older than the online
+ * list read here (one would undo it: an "offline" of a CPU online now), so
+ * they go first; and a CPU may have gone and come back unseen, its event
+ * dead: every possible CPU is handed over as /sys says it is now, an
+ * online one as if it had just come online. */
+static int reconcile(int fd, hotplug_fn fn, void *ctx)
+{
+	int *online = NULL, *possible = NULL, n_on, n_pos, cpu, ret;
+	bool on;
+
+	while ((ret = hotplug_next(fd, &cpu, &on)) > 0 || ret == -ENOBUFS)
+		;
+	n_on = perfbuf_cpus_online_alloc(&online);
+	n_pos = n_on < 0 ? n_on : perfbuf_cpus_possible_alloc(&possible);
+	if (n_pos < 0) {
+		pr_warn("CPU hotplug events were missed and the CPU lists cannot be read: %s\n",
+			strerror(-n_pos));
+	} else {
+		for (int i = 0; i < n_pos; i++)
+			fn(ctx, possible[i], listed(online, n_on, possible[i]));
+	}
+	free(online);
+	free(possible);
+	return n_pos < 0 ? n_pos : 0;
+}
+
+int hotplug_follow(int fd, hotplug_fn fn, void *ctx)
+{
+	bool online;
+	int cpu, ret;
+
+	while ((ret = hotplug_next(fd, &cpu, &online)) > 0)
+		fn(ctx, cpu, online);
+	if (ret == -ENOBUFS)
+		return reconcile(fd, fn, ctx);
+	return ret;
 }

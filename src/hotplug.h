@@ -14,4 +14,13 @@ int hotplug_open(void);
  * compare with /sys/devices/system/cpu/online), another negative errno. */
 int hotplug_next(int fd, int *cpu, bool *online);
 
+/* What a CPU change does to a user of the uevents. */
+typedef void (*hotplug_fn)(void *ctx, int cpu, bool online);
+
+/* Hand every CPU event waiting on @fd to @fn, in order. When events were
+ * missed, those still queued are dropped and @fn gets every possible CPU
+ * as it is now (an online one as coming online: its event may be dead).
+ * 0, or a negative errno (logged when the CPU lists cannot be read). */
+int hotplug_follow(int fd, hotplug_fn fn, void *ctx);
+
 #endif

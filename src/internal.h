@@ -51,6 +51,8 @@ int perfbuf_out_copy(void *dst, const void *src, size_t known_sz);
  * (freed by the caller): a CPU coming online between a count and a read
  * cannot make a caller read past its array. The count or a negative errno. */
 int perfbuf_cpus_online_alloc(int **out);
+/* The same of the possible CPUs. */
+int perfbuf_cpus_possible_alloc(int **out);
 
 /* perfbuf_ring__check_page_cnt(), with a warning naming what is wrong. */
 int perfbuf_check_page_cnt_log(size_t page_cnt);

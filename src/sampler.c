@@ -437,8 +437,6 @@ int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s, size_t idx,
 	return c.err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
 }
 
-/* A CPU came (back) online: a new event for it, the old one (dead since
- * the CPU went away) closed once its ring was read. */
 /* The last of an event about to be replaced: stopped, then every record
  * in its ring handed over (a callback's stop too: the ring goes), so
  * that none written since the last read is lost uncounted. */
@@ -455,6 +453,8 @@ static void event_retire(struct consume_ctx *c, struct sampler_event *e,
 		consume_event(c, e, total);
 }
 
+/* A CPU came (back) online: a new event for it, the old one (dead since
+ * the CPU went away) closed once its ring was read. */
 static void cpu_online(struct consume_ctx *c, int cpu, long *total)
 {
 	struct perfbuf_sampler *s = c->s;
@@ -485,24 +485,28 @@ static void cpu_online(struct consume_ctx *c, int cpu, long *total)
 	}
 }
 
+struct hotplug_ctx {
+	struct consume_ctx *c;
+	long *total;
+};
+
+/* A CPU change (hotplug.c): only a CPU coming online matters, an event
+ * on a CPU gone offline counts nothing until it is replaced. */
+static void cpu_change(void *arg, int cpu, bool online)
+{
+	struct hotplug_ctx *h = arg;
+
+	if (online)
+		cpu_online(h->c, cpu, h->total);
+}
+
 /* Events for the CPUs that came online; records handed over on the way
  * added to *@total. */
 static void hotplug_events(struct consume_ctx *c, long *total)
 {
-	struct perfbuf_sampler *s = c->s;
-	int cpu, ret, *online_cpus = NULL, n;
-	bool online;
+	struct hotplug_ctx h = { c, total };
 
-	while ((ret = hotplug_next(s->hotplug_fd, &cpu, &online)) > 0)
-		if (online)
-			cpu_online(c, cpu, total);
-	if (ret != -ENOBUFS)
-		return;
-	/* notices were missed: every online CPU gets a fresh event */
-	n = perfbuf_cpus_online_alloc(&online_cpus);
-	for (int i = 0; i < n; i++)
-		cpu_online(c, online_cpus[i], total);
-	free(online_cpus);
+	hotplug_follow(c->s->hotplug_fd, cpu_change, &h);
 }
 
 int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,

@@ -7,6 +7,8 @@
  *   - the online CPU list changing between two reads (a CPU coming online
  *     between a count and a read): successive contents of
  *     /sys/devices/system/cpu/online, the last one repeated;
+ *   - a machine of many possible CPUs: the contents of
+ *     /sys/devices/system/cpu/possible;
  *   - one ioctl request failing (a resume after a snapshot);
  *   - a uevent socket's receive failing with ENOBUFS (notices missed),
  *     after a hook has run (records written meanwhile);
@@ -31,6 +33,7 @@
 static struct {
 	const char *online[4];	/* NULL-terminated contents, last repeats */
 	int online_reads;	/* opens served */
+	const char *possible;	/* contents of .../cpu/possible */
 	unsigned long ioctl_req;	/* fail this request ... */
 	unsigned long ioctl_arg;	/* ... with this argument ... */
 	int ioctl_errno;		/* ... with this errno, */
@@ -47,6 +50,19 @@ static inline void fake_sys_reset(void)
 	memset(&fake, 0, sizeof(fake));
 }
 
+/* A file of contents @s, read from its start. */
+static inline int fake_file(const char *s)
+{
+	int fd = memfd_create("fake", MFD_CLOEXEC);
+
+	if (fd >= 0 && (write(fd, s, strlen(s)) < 0 ||
+			lseek(fd, 0, SEEK_SET) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -57,19 +73,15 @@ int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 	va_end(ap);
 	if (fake.online[0] && !strcmp(path, "/sys/devices/system/cpu/online")) {
-		int i = 0, fd;
+		int i = 0;
 
 		while (i < fake.online_reads && i < 3 && fake.online[i + 1])
 			i++;
 		fake.online_reads++;
-		fd = memfd_create("online", MFD_CLOEXEC);
-		if (fd >= 0 && (write(fd, fake.online[i], strlen(fake.online[i])) < 0 ||
-				lseek(fd, 0, SEEK_SET) < 0)) {
-			close(fd);
-			return -1;
-		}
-		return fd;
+		return fake_file(fake.online[i]);
 	}
+	if (fake.possible && !strcmp(path, "/sys/devices/system/cpu/possible"))
+		return fake_file(fake.possible);
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 

@@ -22,7 +22,7 @@
  * initializer zeroes it, so a later field in the space cannot see junk. */
 TEST(opts_end_without_hole)
 {
-	ASSERT_EQ(sizeof(struct perfbuf_opts), END(perfbuf_opts, span_fn),
+	ASSERT_EQ(sizeof(struct perfbuf_opts), END(perfbuf_opts, buffer_size),
 		  "perfbuf_opts");
 	ASSERT_EQ(sizeof(struct perfbuf_ring_opts),
 		  END(perfbuf_ring_opts, __reserved), "perfbuf_ring_opts");

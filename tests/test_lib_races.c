@@ -287,6 +287,115 @@ out:
 	emit_fixture_close(&f);
 }
 
+/* A machine of 10,001 possible CPUs in a sparse list: 0-1 and the even
+ * numbers 4 to 20,000 (a /sys file of 54 KB), 0 and 1 online. */
+#define MANY_CPUS 10001
+#define MANY_LAST 20000
+
+static char *many_cpus_list(void)
+{
+	size_t cap = 8 * MANY_CPUS, len;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	len = (size_t)snprintf(s, cap, "0-1");
+	for (int c = 4; c <= MANY_LAST; c += 2)
+		len += (size_t)snprintf(s + len, cap - len, ",%d", c);
+	snprintf(s + len, cap - len, "\n");
+	return s;
+}
+
+/* The least time of 200 perfbuf__poll(pb, 0) calls, over 5 tries. */
+static __u64 poll_cost_ns(struct perfbuf *pb)
+{
+	__u64 best = UINT64_MAX;
+
+	for (int t = 0; t < 5; t++) {
+		__u64 t0 = perfbuf_now_ns(), d;
+
+		for (int i = 0; i < 200; i++)
+			perfbuf__poll(pb, 0);
+		d = perfbuf_now_ns() - t0;
+		best = d < best ? d : best;
+	}
+	return best;
+}
+
+static int count_rec(void *ctx, const struct perfbuf_record *rec)
+{
+	*(int *)ctx += rec->kind == PERFBUF_REC_SAMPLE;
+	return PERFBUF_CONTINUE;
+}
+
+/* A slot per possible CPU, however many (the collector had 8,192 and read
+ * 4 KiB of the list), keyed by its number. */
+TEST(collector_many_possible_cpus)
+{
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	char *list = many_cpus_list();
+	struct emit_fixture f;
+	int got = 0;
+	bool ok;
+
+	if (!ASSERT_TRUE(list != NULL, "the list"))
+		return;
+	if (!emit_fixture_load(&f, MANY_LAST + 1, true))
+		goto out;
+	fake.possible = list;
+	ok = emit_fixture_collect(&f, count_rec, &got, NULL);
+	fake_sys_reset();
+	if (!ok)
+		goto out;
+	ASSERT_EQ(perfbuf__ring_cnt(f.pb), MANY_CPUS, "a slot per possible CPU");
+	ASSERT_EQ(perfbuf__ring_cpu(f.pb, MANY_CPUS - 1), MANY_LAST,
+		  "keyed by the CPU's number");
+	ASSERT_EQ(perfbuf__offline_cnt(f.pb), MANY_CPUS - 2, "two online");
+	ASSERT_EQ(perfbuf__ring_fd(f.pb, MANY_CPUS - 1), -ENODEV, "no ring offline");
+	ASSERT_OK(perfbuf__stats(f.pb, MANY_CPUS - 1, &cs), "stats of the last");
+	ASSERT_EQ(cs.cpu, MANY_LAST, "its CPU");
+	ASSERT_OK(emit_run(f.skel, 1, 10, 32), "ten records on CPU1");
+	ASSERT_EQ(perfbuf__consume(f.pb), 10, "delivered");
+out:
+	emit_fixture_close(&f);
+	free(list);
+}
+
+/* With 8,192 possible CPUs (2 online), a poll costs what it costs with
+ * the real two, not a look at every slot: the statistics of all were
+ * published at the end of every call. */
+TEST(poll_cost_with_many_cpus)
+{
+	struct emit_fixture f;
+	struct perfbuf *small = NULL;
+	__u64 many_ns, two_ns;
+	int got = 0;
+	bool ok;
+
+	if (!emit_fixture_load(&f, 8192, true))
+		goto out;
+	fake.possible = "0-8191\n";
+	ok = emit_fixture_collect(&f, count_rec, &got, NULL);
+	fake_sys_reset();
+	if (!ok || !ASSERT_EQ(perfbuf__ring_cnt(f.pb), 8192, "8,192 slots"))
+		goto out;
+	many_ns = poll_cost_ns(f.pb);
+	perfbuf__free(f.pb);
+	f.pb = NULL;
+	small = perfbuf__new(bpf_map__fd(f.skel->maps.events), count_rec, &got, NULL);
+	if (!ASSERT_OK_PTR(small, "a collector of the real CPUs"))
+		goto out;
+	two_ns = poll_cost_ns(small);
+	if (!ASSERT_LT(many_ns, 4 * two_ns + 2000000,
+		       "a poll costs the same with 8,192 possible CPUs"))
+		fprintf(stderr, "  200 polls: %llu ns with 8192 CPUs, %llu ns with %zu\n",
+			(unsigned long long)many_ns, (unsigned long long)two_ns,
+			perfbuf__ring_cnt(small));
+out:
+	perfbuf__free(small);
+	emit_fixture_close(&f);
+}
+
 TEST_MAIN(
 	TEST_ENTRY(sampler_cpu_online_between_reads),
 	TEST_ENTRY(collector_online_list_past_buffer),
@@ -294,4 +403,6 @@ TEST_MAIN(
 	TEST_ENTRY(sampler_enobufs_drains_before_reopen),
 	TEST_ENTRY(sampler_enobufs_drains_past_stops),
 	TEST_ENTRY(collector_enobufs_stale_uevent),
+	TEST_ENTRY(collector_many_possible_cpus),
+	TEST_ENTRY(poll_cost_with_many_cpus),
 )

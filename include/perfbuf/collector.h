@@ -20,7 +20,7 @@ struct perfbuf;
 
 struct perfbuf_opts {
 	size_t sz;
-	/* data pages per CPU, power of two; 0 = 64 */
+	/* data pages per CPU, power of two; 0 = 64 (or from buffer_size) */
 	size_t page_cnt;
 	/* explicit CPU list (map keys are these CPU numbers); NULL = every
 	 * possible CPU, clamped to the map's max_entries (those offline get
@@ -66,6 +66,12 @@ struct perfbuf_opts {
 	 * calls count the records in the bytes. Not with ordered or
 	 * overwrite; the budget does not apply. */
 	perfbuf_span_fn span_fn;
+	/* the rings' data bytes for all CPUs together (not with page_cnt):
+	 * each CPU the collector serves (offline ones too: they open theirs
+	 * when they come online) gets the largest power of two of pages
+	 * within its share, so at most this much is mapped, plus a page of
+	 * header per ring. Below a page per CPU: -EINVAL. 0 = page_cnt. */
+	size_t buffer_size;
 };
 
 /*
@@ -104,7 +110,8 @@ PERFBUF_API void perfbuf__free(struct perfbuf *pb);
 
 /**
  * @brief Wait up to @timeout_ms (-1: forever) for ready rings and drain
- *        them. Records waiting below the watermark are drained on a grid
+ *        them (ordered: every ring, merged). Records waiting below the
+ *        watermark are drained on a grid
  *        finer than latency_ms, so that, while the caller keeps polling,
  *        each record is handed over within latency_ms of being written;
  *        with a latency bound, the call therefore returns at each grid
@@ -214,6 +221,10 @@ struct perfbuf_cpu_stats {
 	__u64 offlined;		/* went offline */
 	__u64 data_size;	/* ring size in bytes */
 	__u64 avail;		/* bytes waiting in the ring now (0 offline) */
+	/* records lost, as best known at the call: the larger of lost and
+	 * lost_kernel (the kernel's count runs ahead of its LOST records
+	 * until perfbuf__drain() settles them). What to print as "lost". */
+	__u64 lost_total;
 };
 
 /**
@@ -221,9 +232,9 @@ struct perfbuf_cpu_stats {
  *        (see common.h).
  *
  * Safe from any thread, while another polls: the counters are those the
- * polling thread published at the end of its last call (or at a CPU's
- * hotplug), read as one consistent set; lost_kernel and avail are read
- * from the kernel at the call. Every counter only grows, across hotplug
+ * polling thread published at the end of its last call that touched the
+ * ring (or at a CPU's hotplug), read as one consistent set; lost_kernel,
+ * lost_total and avail are read from the kernel at the call. Every counter only grows, across hotplug
  * too. Not during or after perfbuf__free().
  * @return 0, -EINVAL (bad index, out->sz too small), or -ECHILD in a
  *         forked child (see perfbuf__new())
