@@ -541,32 +541,121 @@ cleanup:
 	emit_fixture_close(&f);
 }
 
-/* A wake-up drains every ring and restarts the latency grid from it: with
- * a 1 s bound (a grid of 800 ms), a wake-up 600 ms in moves the next grid
- * drain to 1.4 s, so a poll of 400 ms after it waits out its timeout (with
- * the grid kept, its drain at 800 ms ended that poll after 200 ms). A late
- * run (a loaded machine) only makes the poll longer. */
-TEST(wakeup_restarts_grid)
+/* A wake-up drains the rings it names, not every ring: with hundreds of
+ * CPUs, one busy CPU waking the consumer must not cost a look at all the
+ * others. A record under the watermark on another CPU waits for the
+ * latency grid (1 s bound: 800 ms), and comes then. */
+TEST(wakeup_drains_its_ring)
 {
-	PERFBUF_OPTS(perfbuf_opts, o, .latency_ms = 1000, .wakeup_events = 1);
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1, .latency_ms = 1000);
 	struct seen s = {};
 	struct emit_fixture f;
+	int r, other = 0, got = 0;
 	__u64 t0;
-	int r;
+
+	if (!emit_fixture_open(&f, true, on_rec, &s, &o))
+		goto cleanup;
+	other = perfbuf__ring_cpu(f.pb, 1);
+	t0 = perfbuf_now_ns();
+	ASSERT_OK(emit_run(f.skel, other, 1, 32), "one record under the watermark");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 40, 64), "40 records past it: a wake-up");
+	r = perfbuf__poll(f.pb, 500);
+	if (perfbuf_now_ns() - t0 >= 700000000ULL) {
+		test__skip = "too slow a start: the grid came first";
+		goto cleanup;
+	}
+	ASSERT_EQ(r, 40, "the woken ring's records");
+	ASSERT_EQ(s.samples[other], 0, "the other ring left to the grid");
+	for (int i = 0; i < 20 && !s.samples[other]; i++)
+		got += perfbuf__poll(f.pb, 100);
+	ASSERT_EQ(s.samples[other], 1, "the grid's drain brought it");
+	ASSERT_LT(perfbuf_now_ns() - t0, 1500000000ULL, "within the latency bound");
+cleanup:
+	emit_fixture_close(&f);
+}
+
+/* The losses the kernel counted before any LOST record says them: in
+ * lost_total at once (the number to print), and lost_total == lost once a
+ * drain has settled them. */
+TEST(lost_total_before_drain)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	struct seen s = {};
+	struct emit_stats st;
+	struct emit_fixture f;
 
 	if (!emit_fixture_open(&f, false, on_rec, &s, &o))
 		goto cleanup;
-	usleep(600 * 1000);
-	ASSERT_OK(emit_run(f.skel, f.cpu, 1, 32), "one record, a wake-up");
-	r = perfbuf__poll(f.pb, 1000);
-	ASSERT_EQ(r, 1, "the wake-up's drain");
-	t0 = perfbuf_now_ns();
-	r = perfbuf__poll(f.pb, 400);
-	ASSERT_EQ(r, 0, "nothing more");
-	ASSERT_GE(perfbuf_now_ns() - t0, 350000000ULL,
-		  "the poll's timeout, no grid drain before it");
+	ASSERT_OK(emit_run(f.skel, f.cpu, 500, 64), "emit 500 x 64 B into 4 KiB");
+	ASSERT_OK(emit_stats_cpu(f.skel, f.cpu, &st), "stats");
+	ASSERT_GE(perfbuf__consume(f.pb), 0, "consume: no LOST record yet");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
+	ASSERT_EQ(cs.lost, 0, "no loss reported yet");
+	ASSERT_EQ(cs.lost_total, st.enospc, "lost_total: the kernel's count");
+	ASSERT_GE(perfbuf__drain(f.pb), 0, "drain");
+	ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "perfbuf__stats");
+	ASSERT_EQ(cs.lost, st.enospc, "settled");
+	ASSERT_EQ(cs.lost_total, st.enospc, "lost_total unchanged");
 cleanup:
 	emit_fixture_close(&f);
+}
+
+/* buffer_size: a total for every CPU the collector serves, each ring the
+ * largest power of two of pages within its share; exclusive with
+ * page_cnt; below a page per CPU refused. */
+TEST(buffer_size_shared_by_cpus)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n;
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	struct perfbuf *pb;
+	perfbuf_print_fn prev;
+	struct base b;
+
+	if (!base_open(&b))
+		return;
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 8);
+
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
+		if (!ASSERT_OK_PTR(pb, "page_cnt 8"))
+			goto out;
+		n = perfbuf__ring_cnt(pb);
+		perfbuf__free(pb);
+	}
+	for (size_t share = 1; share <= 12; share++) {
+		PERFBUF_OPTS(perfbuf_opts, o, .buffer_size = n * share * page + page - 1);
+		size_t want = share >= 8 ? 8 : share >= 4 ? 4 : share >= 2 ? 2 : 1;
+
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
+		if (!ASSERT_OK_PTR(pb, "buffer_size"))
+			goto out;
+		for (size_t i = 0; i < n; i++) {
+			ASSERT_OK(perfbuf__stats(pb, i, &cs), "stats");
+			ASSERT_EQ(cs.data_size, want * page, "the power of two within the share");
+		}
+		perfbuf__free(pb);
+	}
+	prev = test_capture_warnings();
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .buffer_size = n * page - 1);
+
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
+		ASSERT_TRUE(pb == NULL && errno == EINVAL, "less than a page per CPU: EINVAL");
+		ASSERT_TRUE(strstr(test_warning, "less than a page for each") != NULL,
+			    "says so");
+	}
+	{
+		PERFBUF_OPTS(perfbuf_opts, o, .buffer_size = 1 << 20, .page_cnt = 4);
+
+		pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, &o);
+		ASSERT_TRUE(pb == NULL && errno == EINVAL, "with page_cnt: EINVAL");
+		ASSERT_TRUE(strstr(test_warning, "exclusive") != NULL, "says so");
+	}
+	perfbuf_set_print(prev);
+	leak_base_check(&b.leaks, "no fd left behind", "no mapping left behind");
+out:
+	emit__destroy(b.skel);
 }
 
 TEST(wakeup_events_mode)
@@ -973,7 +1062,9 @@ TEST_MAIN(
 	TEST_ENTRY(eintr_reaches_caller),
 	TEST_ENTRY(wake_fd_ends_poll),
 	TEST_ENTRY(latency_bound_drains),
-	TEST_ENTRY(wakeup_restarts_grid),
+	TEST_ENTRY(wakeup_drains_its_ring),
+	TEST_ENTRY(lost_total_before_drain),
+	TEST_ENTRY(buffer_size_shared_by_cpus),
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),
 	TEST_ENTRY(stop_value_ebadmsg),
