@@ -883,16 +883,6 @@ static int check_opts(const struct perfbuf_opts *opts)
 	return 0;
 }
 
-/* The largest power of two at most @n (n >= 1). */
-static size_t pow2_floor(size_t n)
-{
-	size_t p = 1;
-
-	while (p <= n / 2)
-		p *= 2;
-	return p;
-}
-
 /* The rings' data pages: page_cnt, or buffer_size shared by every slot
  * (offline CPUs' too: their rings open when they come online), each the
  * largest power of two that fits its share; then what depends on it. */
@@ -904,14 +894,12 @@ static int size_rings(struct perfbuf *pb, const struct perfbuf_opts *opts)
 
 	pb->cfg.page_cnt = OPTS_GET(opts, page_cnt, 0) ?: DEFAULT_PAGE_CNT;
 	if (total) {
-		size_t share = total / page / pb->cnt;
-
-		if (!share) {
+		pb->cfg.page_cnt = perfbuf_ring__budget_pages(total, pb->cnt);
+		if (!pb->cfg.page_cnt) {
 			pr_warn("buffer_size %zu bytes is less than a page for each of the %zu CPUs: at least %zu bytes\n",
 				total, pb->cnt, pb->cnt * page);
 			return -EINVAL;
 		}
-		pb->cfg.page_cnt = pow2_floor(share < MAX_PAGE_CNT ? share : MAX_PAGE_CNT);
 	}
 	data_size = pb->cfg.page_cnt * page;
 	if (watermark >= data_size) {

@@ -103,6 +103,20 @@ int perfbuf_ring__check_page_cnt(size_t page_cnt)
 	return is_pow2(page_cnt) && page_cnt <= MAX_PAGE_CNT ? 0 : -EINVAL;
 }
 
+size_t perfbuf_ring__budget_pages(size_t bytes, size_t ring_cnt)
+{
+	size_t share = ring_cnt ? bytes / (size_t)sysconf(_SC_PAGESIZE) / ring_cnt : 0;
+	size_t p = 1;
+
+	if (!share)
+		return 0;
+	if (share > MAX_PAGE_CNT)
+		share = MAX_PAGE_CNT;
+	while (p <= share / 2)
+		p *= 2;
+	return p;
+}
+
 int perfbuf_check_page_cnt_log(size_t page_cnt)
 {
 	int err = perfbuf_ring__check_page_cnt(page_cnt);

@@ -105,6 +105,14 @@ PERFBUF_API size_t perfbuf_record__sample_size(size_t payload, __u64 sample_type
 PERFBUF_API int perfbuf_ring__check_page_cnt(size_t page_cnt);
 
 /**
+ * @brief The data pages of each of @ring_cnt rings sharing @bytes: the
+ *        largest power of two of pages within a share (at most 2^20), as
+ *        perfbuf_opts.buffer_size divides it. (Since 3.1.)
+ * @return the pages, or 0 when a share is less than a page
+ */
+PERFBUF_API size_t perfbuf_ring__budget_pages(size_t bytes, size_t ring_cnt);
+
+/**
  * @brief mmap 1 + @page_cnt pages of perf event @fd.
  * @param page_cnt data pages, a non-zero power of two
  * @return the ring, or NULL with errno: EINVAL (bad page count, logged),

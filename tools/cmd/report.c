@@ -14,6 +14,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "common/rings.h"
 #include "record/meta.h"
 #include "record/perf_data.h"
 #include "record/probes_io.h"
@@ -176,10 +177,15 @@ static int print_info(const struct report *rp)
 {
 	const struct cap_meta *m = &rp->meta;
 
+	char mapped[32];
+
+	rings_fmt_bytes(m->ring_bytes, mapped, sizeof(mapped));
 	printf("capture:  %s\nrecorded: by perfbuf %s on %s (Linux %s, %s)\n"
-	       "mode:     %s, %d pages per CPU, CPUs %s\nclock:    %s, start %llu ns (wall %llu ns)\n"
-	       "probes:   %d\n", rp->path, m->perfbuf, m->host, m->kernel,
-	       m->machine, m->mode, m->page_cnt, m->cpus, m->clock,
+	       "mode:     %s, %d pages per CPU, CPUs %s\n", rp->path, m->perfbuf,
+	       m->host, m->kernel, m->machine, m->mode, m->page_cnt, m->cpus);
+	if (m->ring_bytes)
+		printf("rings:    %s mapped (and a header page each)\n", mapped);
+	printf("clock:    %s, start %llu ns (wall %llu ns)\nprobes:   %d\n", m->clock,
 	       (unsigned long long)m->start_mono_ns,
 	       (unsigned long long)m->start_wall_ns, rp->set.n);
 	for (int i = 0; i < rp->set.n; i++)

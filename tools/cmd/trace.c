@@ -182,9 +182,20 @@ static int check_pages(struct run *run)
 
 	if ((size_t)pages >= need)
 		return 0;
+	if (!run->o.flight_pages && !run->o.sized) {
+		/* the default budget makes room for the largest record */
+		run->o.pages = (long)need;
+		run->s.o.pages = (long)need;
+		return 0;
+	}
 	if (run->o.flight_pages)
 		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
 			run->o.prog, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
+	else if (run->o.buffer_size)
+		fprintf(stderr, "%s: --buffer-size %lluK gives rings of %ld pages, too small for these probes' largest record (%zu bytes); give %lluK or more\n",
+			run->o.prog, run->o.buffer_size >> 10, pages, max_rec,
+			(unsigned long long)need * (unsigned long long)sysconf(_SC_PAGESIZE) *
+			(unsigned long long)perfbuf_cpus__possible(NULL, 0) >> 10);
 	else
 		fprintf(stderr, "%s: --pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
 			run->o.prog, pages, max_rec, need);

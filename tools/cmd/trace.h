@@ -26,6 +26,9 @@ struct trace_opts {
 	const char *output;	/* NULL: stdout */
 	long duration, count;	/* 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
+	unsigned long long buffer_size;	/* --buffer-size, 0: not given */
+	bool sized;		/* --pages or --buffer-size given: not the
+				 * default budget */
 	long width;		/* --width: text lines cut (0: never) */
 	enum trace_time time;	/* --time */
 	bool json, stats, verbose, unordered;

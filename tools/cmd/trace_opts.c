@@ -10,6 +10,7 @@
 
 #include "perfbuf.h"
 #include "common/cli.h"
+#include "common/rings.h"
 #include "metrics/metrics.h"
 #include "record/record.h"
 #include "trace/pidwatch.h"
@@ -45,7 +46,12 @@ static const char usage_text[] =
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
-"      --pages N        ring pages per CPU, a power of two (default 256)\n"
+"      --pages N        ring pages per CPU, a power of two (default: from the\n"
+"                       budget)\n"
+"      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n"
+"                       CPU's ring a power of two within its share; default:\n"
+"                       a budget from the CPUs and memory (1 MiB per CPU on\n"
+"                       few CPUs, 16 MiB in all at 64-256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
 METRICS_USAGE
@@ -92,7 +98,7 @@ NATS_TRACE_USAGE
 "  perfbuf trace --kstack --ustack -n 5 tracepoint:syscalls:sys_enter_openat\n"
 "  perfbuf list 'syscalls:*open*'\n";
 
-enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_LATENCY, OPT_STATS,
+enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
        OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
        OPT_REALTIME };
@@ -252,6 +258,9 @@ static bool set_option(int opt, char *arg, void *ctx)
 			return false;
 		}
 		return true;
+	case OPT_BUFFER_SIZE:
+		return rings_parse_bytes(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
+					 &o->buffer_size);
 	case OPT_LATENCY:
 		return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_WIDTH:
@@ -286,6 +295,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "realtime", required_argument, NULL, OPT_REALTIME },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -309,7 +319,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 			      .set = set_option };
 	int err;
 
-	*o = (struct trace_opts){ .prog = o->prog, .pages = 256, .record = o->record,
+	*o = (struct trace_opts){ .prog = o->prog, .record = o->record,
 				  .realtime = o->record ? RECORD_DEFAULT_RTPRIO : 0 };
 	nats_opts_init(&o->nats, o->prog);
 	o->filter = (struct trace_filter){ .cpu = -1 };
@@ -319,6 +329,15 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		return err;
 	if (o->record && !o->output)
 		o->output = RECORD_DEFAULT_OUTPUT;
+	if (o->pages && o->buffer_size) {
+		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
+			o->prog);
+		return -1;
+	}
+	o->sized = o->pages || o->buffer_size;
+	o->pages = rings_pages(o->prog, o->pages, o->buffer_size);
+	if (!o->pages)
+		return -1;
 	if (!nats_opts_check(&o->nats))
 		return -1;
 	if (o->nats.nurls && o->output) {

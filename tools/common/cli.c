@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "kernel_btf.h"
 #include "load_log.h"
+#include "rings.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -224,6 +225,12 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 	char *last, *nl;
 	int err;
 
+	/* a ring per online CPU now: the kernel charges what is mapped */
+	if (rings_need_memlock(prog, opts && opts->page_cnt ? (long)opts->page_cnt : 64,
+			       sysconf(_SC_NPROCESSORS_ONLN))) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	setup_log[0] = '\0';
 	prev = perfbuf_set_print(keep_warning);
 	pb = perfbuf__new(map_fd, fn, ctx, opts);
@@ -244,7 +251,7 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 		last += 9;
 	fprintf(stderr, "%s: setting up the perf buffer failed: %s%s%s%s%s\n",
 		prog, strerror(err), *last ? " (" : "", last, *last ? ")" : "",
-		err == ENOMEM ? "; try fewer --pages" : *last ? "" : cli_hint(err));
+		err == ENOMEM ? "; try a smaller --buffer-size" : *last ? "" : cli_hint(err));
 	errno = err;
 	return NULL;
 }

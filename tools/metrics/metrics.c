@@ -54,9 +54,7 @@ static void add_row(struct cpus *c, const struct perfbuf_cpu_stats *st)
 	 * offline keeps its own */
 	r->shown |= st->online || st->offlined || st->samples || st->lost;
 	r->samples += st->samples;
-	/* the kernel's count is ahead of its LOST records until the final
-	 * drain settles them: the summary's number, earlier */
-	r->lost += st->lost > st->lost_kernel ? st->lost : st->lost_kernel;
+	r->lost += st->lost_total;
 	r->wakeups += st->wakeups;
 	r->data_size += st->online ? st->data_size : 0;
 	if (st->high_water > r->high_water)
@@ -149,6 +147,18 @@ static void bpf_family(const struct cpus *c, struct expo *e)
 	}
 }
 
+/* The ring memory of all CPUs together: what --buffer-size bounds */
+static void mapped_family(const struct cpus *c, struct expo *e)
+{
+	__u64 sum = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		sum += c->row[i].data_size;
+	expo_family(e, "perfbuf_ring_mapped_bytes", "gauge",
+		    "Ring data bytes mapped now, all CPUs together (a header page more per ring).");
+	expo_u64(e, "perfbuf_ring_mapped_bytes", NULL, 0, sum);
+}
+
 static void render_cpus(const struct metrics *m, struct expo *e)
 {
 	struct cpus c = {};
@@ -171,6 +181,7 @@ static void render_cpus(const struct metrics *m, struct expo *e)
 		if (f == F_LOST && m->bpf)
 			bpf_family(&c, e);
 	}
+	mapped_family(&c, e);
 	free(c.row);
 	free(c.bpf);
 }

@@ -10,10 +10,6 @@
 int capture_out_open(struct capture_out *c, const char *path)
 {
 	memset(c, 0, sizeof(*c));
-	c->bytes = calloc(CAP_MAX_CPUS, sizeof(*c->bytes));
-	c->snap = calloc(CAP_MAX_CPUS, sizeof(*c->snap));
-	if (!c->bytes || !c->snap)
-		return -ENOMEM;
 	c->w = cap_writer__open(path);
 	return c->w ? 0 : -errno;
 }
@@ -29,12 +25,46 @@ int capture_out_error(const struct capture_out *c)
 	return c->w ? cap_writer__error(c->w) : 0;
 }
 
+/* Room for CPU @cpu's counts: no fixed bound, as many as the highest CPU
+ * number seen. False (the record dropped, counted) without memory. */
+static bool have_cpu(struct capture_out *c, int cpu)
+{
+	size_t n = c->ncpu ? c->ncpu : 64;
+	__u64 *bytes;
+	struct snap_buf *snap;
+
+	if (cpu < 0)
+		return false;
+	if ((size_t)cpu < c->ncpu)
+		return true;
+	while (n <= (size_t)cpu)
+		n *= 2;
+	bytes = realloc(c->bytes, n * sizeof(*bytes));
+	if (bytes)
+		c->bytes = bytes;
+	snap = bytes ? realloc(c->snap, n * sizeof(*snap)) : NULL;
+	if (!snap) {
+		c->dropped++;
+		return false;
+	}
+	c->snap = snap;
+	memset(c->bytes + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->bytes));
+	memset(c->snap + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->snap));
+	c->ncpu = n;
+	return true;
+}
+
+__u64 capture_out_bytes(const struct capture_out *c, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->bytes[cpu] : 0;
+}
+
 void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 		      int cnt)
 {
 	size_t len = 0;
 
-	if (cpu < 0 || cpu >= CAP_MAX_CPUS)
+	if (!have_cpu(c, cpu))
 		return;
 	for (int i = 0; i < cnt; i++)
 		len += iov[i].iov_len;
@@ -117,7 +147,7 @@ static void flush_cpu(struct capture_out *c, int cpu)
 
 void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec)
 {
-	if (rec->cpu < 0 || rec->cpu >= CAP_MAX_CPUS)
+	if (!have_cpu(c, rec->cpu))
 		return;
 	if (rec->kind == PERFBUF_REC_CPU_ONLINE ||
 	    rec->kind == PERFBUF_REC_CPU_OFFLINE) {
@@ -149,8 +179,8 @@ void capture_out_snapshot_begin(struct capture_out *c)
 
 void capture_out_snapshot_end(struct capture_out *c)
 {
-	for (int cpu = 0; cpu < CAP_MAX_CPUS; cpu++)
-		flush_cpu(c, cpu);
+	for (size_t cpu = 0; cpu < c->ncpu; cpu++)
+		flush_cpu(c, (int)cpu);
 }
 
 void capture_out_discard(struct capture_out *c)
@@ -164,17 +194,18 @@ int capture_out_close(struct capture_out *c, const char *summary)
 {
 	int err;
 
-	if (!c->w && !c->snap)
+	if (!c->w && !c->ncpu)
 		return 0;
 	if (c->w)
 		cap_writer__put(c->w, CAP_END, 0, summary, strlen(summary));
 	err = cap_writer__close(c->w, true);
 	c->w = NULL;
-	for (int cpu = 0; c->snap && cpu < CAP_MAX_CPUS; cpu++)
+	for (size_t cpu = 0; cpu < c->ncpu; cpu++)
 		free(c->snap[cpu].p);
 	free(c->snap);
 	free(c->bytes);
 	c->snap = NULL;
 	c->bytes = NULL;
+	c->ncpu = 0;
 	return err;
 }

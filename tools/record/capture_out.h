@@ -12,10 +12,10 @@
 #include "meta.h"
 #include "trace/probe.h"
 
-#define CAP_MAX_CPUS 8192
-
 struct capture_out {
 	struct cap_writer *w;
+	/* per CPU number, [0, ncpu): grown to the highest CPU seen */
+	size_t ncpu;
 	__u64 *bytes;			/* DATA bytes per CPU */
 	__u64 snapshots;
 	__u64 dropped;			/* snapshot records without memory */
@@ -37,6 +37,8 @@ int capture_out_error(const struct capture_out *c);
 /* Streaming: a ring's bytes as a DATA frame (a perfbuf_span_fn body). */
 void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 		      int cnt);
+/* The DATA bytes of @cpu so far. */
+__u64 capture_out_bytes(const struct capture_out *c, int cpu);
 /* A record the collector's callback got: streaming, LOST (a drain's) and
  * CPU notices; in a snapshot, samples too (kept until snapshot_end). */
 void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec);

@@ -33,16 +33,17 @@ void capture_meta_now(struct cap_meta *m)
 
 int capture_meta_write(struct cap_writer *w, const struct cap_meta *m)
 {
-	char buf[2048];
+	char buf[4096];
 	int n = snprintf(buf, sizeof(buf),
 		"perfbuf=%s\nkernel=%s\nmachine=%s\nhost=%s\nclock=%s\n"
 		"start_mono_ns=%llu\nstart_wall_ns=%llu\nsample_type=%llu\n"
-		"sample_id_all=%d\ncpus=%s\npage_cnt=%d\nmode=%s\noptions=%s\n",
+		"sample_id_all=%d\ncpus=%s\npage_cnt=%d\nring_bytes=%llu\n"
+		"mode=%s\noptions=%s\n",
 		m->perfbuf, m->kernel, m->machine, m->host, m->clock,
 		(unsigned long long)m->start_mono_ns,
 		(unsigned long long)m->start_wall_ns,
 		(unsigned long long)m->sample_type, m->sample_id_all, m->cpus,
-		m->page_cnt, m->mode, m->options);
+		m->page_cnt, (unsigned long long)m->ring_bytes, m->mode, m->options);
 
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -E2BIG;
@@ -75,13 +76,15 @@ static void set_meta(struct cap_meta *m, const char *key, const char *val)
 		m->sample_id_all = atoi(val);
 	else if (!strcmp(key, "page_cnt"))
 		m->page_cnt = atoi(val);
+	else if (!strcmp(key, "ring_bytes"))
+		m->ring_bytes = strtoull(val, NULL, 10);
 }
 
 int capture_meta_read(struct cap_reader *r, struct cap_meta *m, char *why,
 		      size_t why_sz)
 {
 	struct cap_view v;
-	char line[1024];
+	char line[2048];
 	int ret;
 
 	memset(m, 0, sizeof(*m));

@@ -15,8 +15,9 @@ struct cap_meta {
 	__u64 start_wall_ns;	/* CLOCK_REALTIME at the same moment */
 	__u64 sample_type;	/* of the events: the record layout */
 	bool sample_id_all;
-	char cpus[256];		/* the CPU list, "0-3" */
+	char cpus[1024];	/* the CPU list, "0-3" */
 	int page_cnt;		/* per CPU */
+	__u64 ring_bytes;	/* ring data mapped at the start, 0: unknown */
 	char mode[32];		/* "stream" or "flight-recorder" */
 	char options[512];	/* decoding options of the tool, "k=v k=v" */
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/rings.h"
 #include "record.h"
 
 const char record_usage[] =
@@ -26,7 +27,10 @@ const char record_usage[] =
 "      --cpu N                 only events on CPU N\n"
 "  -d, --duration SEC          stop after SEC seconds\n"
 "  -n, --count N               stop after N events (whole ring spans: a few more)\n"
-"      --pages N               ring pages per CPU, a power of two (default 256)\n"
+"      --pages N               ring pages per CPU, a power of two (default: from\n"
+"                              the budget)\n"
+"      --buffer-size SIZE      ring memory for all CPUs together (8M, 512M);\n"
+"                              default: a budget from the CPUs and memory\n"
 "      --string-size N         bytes kept of each string argument (default 255)\n"
 "      --buffers[=escaped|hex] read the syscall buffers the call reads (report\n"
 "                              prints them)\n"
@@ -77,15 +81,21 @@ bool record_parse_size(const char *arg, long *pages)
 	return true;
 }
 
-/* The CPUs of the collector's rings, "0,1,2". */
+/* The CPUs of the collector's rings, in runs: "0-63", "0-3,8". */
 static void cpu_list(struct perfbuf *pb, char *buf, size_t sz)
 {
-	size_t len = 0;
+	size_t len = 0, n = perfbuf__ring_cnt(pb);
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < perfbuf__ring_cnt(pb) && len < sz; i++)
-		len += (size_t)snprintf(buf + len, sz - len, "%s%d", i ? "," : "",
-					perfbuf__ring_cpu(pb, i));
+	for (size_t i = 0; i < n && len < sz; ) {
+		int first = perfbuf__ring_cpu(pb, i), last = first;
+
+		while (++i < n && perfbuf__ring_cpu(pb, i) == last + 1)
+			last++;
+		len += (size_t)snprintf(buf + len, sz - len, "%s%d", len ? "," : "", first);
+		if (last > first && len < sz)
+			len += (size_t)snprintf(buf + len, sz - len, "-%d", last);
+	}
 }
 
 int record_begin(struct capture_out *c, struct perfbuf *pb,
@@ -99,6 +109,7 @@ int record_begin(struct capture_out *c, struct perfbuf *pb,
 
 	capture_meta_now(&m);
 	cpu_list(pb, m.cpus, sizeof(m.cpus));
+	rings_mapped(pb, &m.ring_bytes, &(size_t){ 0 });
 	snprintf(m.mode, sizeof(m.mode), flight ? "flight-recorder" : "stream");
 	snprintf(m.options, sizeof(m.options), "%s", options);
 	return capture_out_begin(c, &m, set);
@@ -108,11 +119,6 @@ struct cpu_line {
 	int cpu;
 	__u64 events, bytes, lost;
 };
-
-static __u64 lost_of(const struct perfbuf_cpu_stats *st)
-{
-	return st->lost > st->lost_kernel ? st->lost : st->lost_kernel;
-}
 
 /* The END frame: "key=value" lines, one "cpuN=events,bytes,lost" per CPU. */
 static void end_text(char *buf, size_t sz, const struct cpu_line *cl, size_t n,
@@ -135,19 +141,24 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 		  struct trace *skel, const char *path)
 {
 	size_t n = perfbuf__ring_cnt(pb);
-	struct cpu_line cl[n ? n : 1], tot = { .cpu = -1 };
+	struct cpu_line *cl = calloc(n ? n : 1, sizeof(*cl)), tot = { .cpu = -1 };
 	char *end = malloc(64 * (n + 4));
-	int werr = capture_out_error(c), err;
+	int werr = capture_out_error(c), err, nu;
+	__u64 *undelivered = trace_undelivered(skel, &nu);
 
+	if (!cl) {
+		free(end);
+		end = NULL;
+		n = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 		perfbuf__stats(pb, i, &st);
 		cl[i] = (struct cpu_line){ .cpu = perfbuf__ring_cpu(pb, i),
 			.events = st.samples,
-			.lost = lost_of(&st) + trace_undelivered(skel, st.cpu) };
-		if (cl[i].cpu >= 0 && cl[i].cpu < CAP_MAX_CPUS)
-			cl[i].bytes = c->bytes[cl[i].cpu];
+			.lost = st.lost_total + trace_undelivered_of(undelivered, nu, st.cpu) };
+		cl[i].bytes = capture_out_bytes(c, cl[i].cpu);
 		tot.events += cl[i].events;
 		tot.bytes += cl[i].bytes;
 		tot.lost += cl[i].lost;
@@ -175,5 +186,8 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	if (c->snapshots)
 		fprintf(stderr, "  %llu snapshot%s\n", (unsigned long long)c->snapshots,
 			c->snapshots == 1 ? "" : "s");
+	rings_say_mapped("perfbuf record", pb);
+	free(cl);
+	free(undelivered);
 	return werr || err ? -EIO : 0;
 }

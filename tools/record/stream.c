@@ -14,10 +14,11 @@
 #include "stream.h"
 
 #define PAGE 4096
-/* CAP_MAX_CPUS: no recording has more; a frame's CPU is an index into
- * slot[] (O(1)), and one the META frame does not list is damage (each
- * CPU costs a ring in memory: a small file naming 50,000 took 455 MB) */
-#define MAX_CPUS 8192
+/* A frame's CPU is an index into slot[] (O(1)), and one the META frame
+ * does not list is damage (each CPU costs a ring in memory: a small file
+ * naming 50,000 took 455 MB): the CPUs listed bound it, however many. A
+ * capture whose list cannot be read is bounded by UNLISTED_CPUS. */
+#define UNLISTED_CPUS 8192
 
 struct cpu_stream {
 	int cpu;
@@ -41,6 +42,7 @@ struct cap_stream {
 	size_t n_cpus;
 	int *slot;			/* [cpu]: 1 + index into cpus, 0: none */
 	bool *listed;			/* [cpu]: in META's cpus=; NULL: no list */
+	size_t span;			/* CPU numbers below it may have frames */
 	struct cap_view *order;		/* every frame, file order */
 	size_t n_order, cap_order;
 	int err;			/* damage after the last frame indexed */
@@ -68,10 +70,12 @@ static struct cpu_stream *cpu_of(struct cap_stream *s, __u32 cpu, bool add)
 {
 	struct cpu_stream *p;
 
-	if (cpu >= MAX_CPUS || (s->listed && !s->listed[cpu])) {
+	if (cpu >= s->span || (s->listed && !s->listed[cpu])) {
 		errno = EBADMSG;
 		return NULL;
 	}
+	if (!s->slot && !(s->slot = calloc(s->span, sizeof(*s->slot))))
+		return NULL;
 	if (s->slot[cpu] || !add)
 		return s->slot[cpu] ? &s->cpus[s->slot[cpu] - 1] : NULL;
 	if (!(s->n_cpus & (s->n_cpus - 1))) {	/* 0, 1, 2, 4...: grow */
@@ -91,32 +95,37 @@ static struct cpu_stream *cpu_of(struct cap_stream *s, __u32 cpu, bool add)
 static int meta_cpus(struct cap_stream *s, const struct cap_view *v)
 {
 	const char *p = v->data, *end = p + v->len, *nl;
-	char list[256];
-	int *cpus, n;
+	char *list;
+	int *cpus = NULL, n, max = -1;
 
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
 			nl = end;
-		if (nl - p > 5 && nl - p < 5 + (int)sizeof(list) && !memcmp(p, "cpus=", 5))
+		if (nl - p > 5 && !memcmp(p, "cpus=", 5))
 			break;
 	}
-	if (p >= end || s->listed)
+	if (p >= end || s->listed || s->slot)
 		return 0;
-	snprintf(list, sizeof(list), "%.*s", (int)(nl - p - 5), p + 5);
-	cpus = calloc(MAX_CPUS, sizeof(*cpus));
-	s->listed = calloc(MAX_CPUS, sizeof(*s->listed));
-	n = cpus && s->listed ? perfbuf_cpus__parse(list, cpus, MAX_CPUS) : -ENOMEM;
+	list = strndup(p + 5, (size_t)(nl - p - 5));
+	n = list ? perfbuf_cpus__parse(list, NULL, 0) : -ENOMEM;
+	if (n > 0 && !(cpus = calloc((size_t)n, sizeof(*cpus))))
+		n = -ENOMEM;
+	if (n > 0)
+		n = perfbuf_cpus__parse(list, cpus, (size_t)n);
+	free(list);
 	for (int i = 0; i < n; i++)
-		if (cpus[i] >= 0 && cpus[i] < MAX_CPUS)
-			s->listed[cpus[i]] = true;
+		max = cpus[i] > max ? cpus[i] : max;
+	if (n > 0 && !(s->listed = calloc((size_t)max + 1, sizeof(*s->listed))))
+		n = -ENOMEM;
+	for (int i = 0; i < n; i++)
+		s->listed[cpus[i]] = true;
 	free(cpus);
 	if (n == -ENOMEM)
 		return n;
-	if (n <= 0) {	/* a list this perfbuf cannot read: no bound but MAX_CPUS */
-		free(s->listed);
-		s->listed = NULL;
-	}
+	/* a list this perfbuf cannot read: bounded by UNLISTED_CPUS */
+	if (n > 0)
+		s->span = (size_t)max + 1;
 	return 0;
 }
 
@@ -180,9 +189,7 @@ struct cap_stream *cap_stream__new(struct cap_reader *r, __u64 sample_type,
 	if (!s)
 		goto fail;
 	s->r = r;
-	s->slot = calloc(MAX_CPUS, sizeof(*s->slot));
-	if (!s->slot)
-		goto fail;
+	s->span = UNLISTED_CPUS;	/* until META lists the CPUs */
 	s->sample_type = sample_type;
 	s->sample_id_all = sample_id_all;
 	err = index_frames(s);

@@ -19,6 +19,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "common/rings.h"
 #include "metrics/metrics.h"
 #include "nats/sink_nats.h"
 #include "trace/sink.h"
@@ -539,10 +540,18 @@ static int run_loop(struct run *run)
  * a CPU added up); ring buffers in the totals only (no CPU) */
 static int summary(struct run *run, bool output_failed)
 {
-	struct tv_cpu_summary cpus[256];
-	struct tv_summary sum = { .cpus = cpus, .printed = run->to_write,
+	struct tv_summary sum = { .printed = run->to_write,
 				  .output_failed = output_failed };
+	struct tv_cpu_summary *cpus;
+	size_t slots = 0;
+	int err;
 
+	for (int i = 0; i < run->nmaps; i++)
+		slots += run->pb[i] ? perfbuf__ring_cnt(run->pb[i]) : 0;
+	/* a row per CPU: at most one per ring slot, however many */
+	cpus = calloc(slots ? slots : 1, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
 	for (int i = 0; i < run->nmaps; i++) {
 		sum.received += run->maps[i].received;
 		for (size_t r = 0; run->pb[i] && r < perfbuf__ring_cnt(run->pb[i]); r++) {
@@ -552,19 +561,21 @@ static int summary(struct run *run, bool output_failed)
 			perfbuf__stats(run->pb[i], r, &st);
 			while (k < sum.ncpus && cpus[k].cpu != st.cpu)
 				k++;
-			if (k == sum.ncpus && k < 256)
+			if (k == sum.ncpus)
 				cpus[sum.ncpus++] = (struct tv_cpu_summary){ .cpu = st.cpu };
-			if (k < 256) {
-				cpus[k].received += st.samples;
-				cpus[k].lost += st.lost;
-			}
-			sum.lost += st.lost;
+			cpus[k].received += st.samples;
+			cpus[k].lost += st.lost_total;
+			sum.lost += st.lost_total;
 		}
+		rings_mapped(run->pb[i], &sum.ring_bytes, &sum.rings);
 	}
 	for (int i = 0; i < run->nmaps; i++)
 		sum.undecoded += run->maps[i].wrong_size;
+	sum.cpus = cpus;
 	sum.discarded = sum.received - sum.printed - sum.undecoded;
-	return trace_sink__summary(run->sink, &sum);
+	err = trace_sink__summary(run->sink, &sum);
+	free(cpus);
+	return err;
 }
 
 /* --record's end: the END frame ("events=N lost=M"), the file closed */
@@ -579,7 +590,7 @@ static int finish_capture(struct run *run)
 			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
 
 			if (!perfbuf__stats(run->pb[i], r, &st))
-				lost += st.lost;
+				lost += st.lost_total;
 		}
 	snprintf(end, sizeof(end), "events=%llu\nlost=%llu\n",
 		 (unsigned long long)run_capture__records(run->cap), (unsigned long long)lost);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/rings.h"
 #include "metrics/metrics.h"
 #include "nats/options.h"
 #include "run.h"
@@ -35,7 +36,12 @@ static const char run_usage[] =
 "      --json           JSON Lines: event, lost and summary objects\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     rel (since the start, the default), mono or wall\n"
-"      --pages N        ring pages per CPU, a power of two (default 256)\n"
+"      --pages N        ring pages per CPU, a power of two (default: from the\n"
+"                       budget)\n"
+"      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n"
+"                       CPU's ring a power of two within its share; default:\n"
+"                       a budget from the CPUs and memory (1 MiB per CPU on\n"
+"                       few CPUs, 16 MiB in all at 64-256)\n"
 "      --latency MS     longest a record waits in a perf ring (default 10)\n"
 "      --unordered      each CPU's records as they come, not in time order\n"
 METRICS_USAGE
@@ -85,7 +91,7 @@ static const char attach_usage[] =
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --record, --json, --width N, --time CLOCK, --pages N, --latency MS,\n"
-"      --unordered, --metrics [ADDR:]PORT\n"
+"      --buffer-size SIZE, --unordered, --metrics [ADDR:]PORT\n"
 "                       as perfbuf run\n"
 "  -v, --verbose        libbpf's debug output\n"
 "  -h, --help           this help\n"
@@ -95,8 +101,9 @@ NATS_TRACE_USAGE
 "the map, else hex (each record's size and bytes).\n";
 
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
-       OPT_PAGES, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID, OPT_MAP_PINNED,
-       OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG, OPT_FORCE };
+       OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID,
+       OPT_MAP_PINNED, OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG,
+       OPT_FORCE };
 
 static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		     const char *opt, const char *arg)
@@ -126,6 +133,9 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_WIDTH: return cli_parse_num(o->prog, "--width", arg, 40, 100000, &o->width);
 	case OPT_PAGES: return cli_parse_num(o->prog, "--pages", arg, 1, 1L << 20, &o->pages);
 	case OPT_LATENCY: return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
+	case OPT_BUFFER_SIZE:
+		return rings_parse_bytes(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
+					 &o->buffer_size);
 	case OPT_SET: return list_add(o, o->sets, &o->nsets, RUN_MAX_SETS, "--set", arg);
 	case OPT_TYPE: return list_add(o, o->types, &o->ntypes, RUN_MAX_MAPS, "--type", arg);
 	case OPT_HEADER: o->header = arg; return true;
@@ -151,6 +161,14 @@ static int check(struct run_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: --pages %ld is not a power of two\n", o->prog, o->pages);
 		return -1;
 	}
+	if (o->pages && o->buffer_size) {
+		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
+			o->prog);
+		return -1;
+	}
+	o->pages = rings_pages(o->prog, o->pages, o->buffer_size);
+	if (!o->pages)
+		return -1;
 	if (o->record && o->json) {
 		fprintf(stderr, "%s: --record writes a capture; --json is for perfbuf report\n",
 			o->prog);
@@ -223,6 +241,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "unordered", no_argument, NULL, OPT_UNORDERED },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -248,7 +267,7 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 			      .set = set_option };
 	int err;
 
-	*o = (struct run_opts){ .prog = prog, .attach = attach, .pages = 256 };
+	*o = (struct run_opts){ .prog = prog, .attach = attach };
 	nats_opts_init(&o->nats, prog);
 	err = cli_options(&c, argc, argv, o);
 	return err ?: check(o, argc, argv);

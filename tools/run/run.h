@@ -92,6 +92,7 @@ struct run_opts {
 	const char *map_pinned, *map_name;
 	const char *output;
 	long duration, count, pages, latency, width;
+	unsigned long long buffer_size;	/* --buffer-size, 0: not given */
 	enum trace_time time;
 	bool json, unordered, verbose, attach;
 	bool force;		/* attach: a ring buffer beside its reader */

@@ -495,19 +495,26 @@ int trace_output_errors(struct trace *skel, int ncpu,
 	return 0;
 }
 
-__u64 trace_undelivered(struct trace *skel, int cpu)
+__u64 *trace_undelivered(struct trace *skel, int *ncpu)
 {
-	int ncpu = libbpf_num_possible_cpus();
+	int n = libbpf_num_possible_cpus();
+	__u64 (*errs)[TRACE_OUT_REASONS] = NULL, *u = NULL;
 
-	if (!skel || ncpu <= 0 || cpu < 0 || cpu >= ncpu)
-		return 0;
-	{
-		__u64 errs[ncpu][TRACE_OUT_REASONS];
-
-		if (trace_output_errors(skel, ncpu, errs))
-			return 0;
-		return errs[cpu][TRACE_OUT_NO_RING] + errs[cpu][TRACE_OUT_OTHER];
+	*ncpu = 0;
+	if (!skel || n <= 0)
+		return NULL;
+	errs = calloc((size_t)n, sizeof(*errs));
+	u = calloc((size_t)n, sizeof(*u));
+	if (!errs || !u || trace_output_errors(skel, n, errs)) {
+		free(errs);
+		free(u);
+		return NULL;
 	}
+	for (int cpu = 0; cpu < n; cpu++)
+		u[cpu] = errs[cpu][TRACE_OUT_NO_RING] + errs[cpu][TRACE_OUT_OTHER];
+	free(errs);
+	*ncpu = n;
+	return u;
 }
 
 /*

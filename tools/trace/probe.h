@@ -130,9 +130,16 @@ struct trace *trace_obj_open(const struct probe_set *set);
 int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
 			 struct bpf_program *(*pick)(struct trace *),
 			 const char *target, __u64 cookie, int nargs);
-/* Records of @cpu the BPF programs could not write for a reason the kernel
- * does not count (no ring in the CPU's slot yet, a dead event): lost too. */
-__u64 trace_undelivered(struct trace *skel, int cpu);
+/* Records the BPF programs could not write for a reason the kernel does
+ * not count (no ring in the CPU's slot yet, a dead event): lost too. Per
+ * possible CPU (*@ncpu of them), the map read once; NULL (none known)
+ * when it cannot be. Freed by the caller. */
+__u64 *trace_undelivered(struct trace *skel, int *ncpu);
+/* @u[@cpu], 0 past it */
+static inline __u64 trace_undelivered_of(const __u64 *u, int ncpu, int cpu)
+{
+	return u && cpu >= 0 && cpu < ncpu ? u[cpu] : 0;
+}
 /* Every failed write of CPUs 0..@ncpu-1, by reason (a full ring too):
  * 0 or -errno */
 int trace_output_errors(struct trace *skel, int ncpu,

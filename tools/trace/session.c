@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/kfeat.h"
 #include "common/loaderr.h"
+#include "common/rings.h"
 #include "filter.h"
 #include "session.h"
 #include "stop.h"
@@ -273,6 +274,8 @@ void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
 			    struct tv_cpu_summary *cpus)
 {
 	size_t n = perfbuf__ring_cnt(s->pb);
+	int nu;
+	__u64 *undelivered = trace_undelivered(s->skel, &nu);
 
 	sum->ncpus = n;
 	sum->cpus = cpus;
@@ -282,10 +285,12 @@ void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
 		perfbuf__stats(s->pb, i, &st);
 		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
 			.received = st.samples,
-			.lost = st.lost + trace_undelivered(s->skel, st.cpu) };
+			.lost = st.lost_total + trace_undelivered_of(undelivered, nu, st.cpu) };
 		sum->received += st.samples;
 		sum->lost += cpus[i].lost;
 	}
+	free(undelivered);
+	rings_mapped(s->pb, &sum->ring_bytes, &sum->rings);
 }
 
 /* Slow with many probes (stop.c); see probes_detach() for @signals. */

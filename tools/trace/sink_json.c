@@ -320,7 +320,14 @@ static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 		out_int(o, sum->cpus[i].lost, false, true);
 		out_c(o, '}');
 	}
-	out_lit(o, "]}\n");
+	out_c(o, ']');
+	if (sum->rings) {
+		out_lit(o, ",\"ring_bytes\":");
+		out_int(o, sum->ring_bytes, false, true);
+		out_lit(o, ",\"rings\":");
+		out_int(o, sum->rings, false, true);
+	}
+	out_lit(o, "}\n");
 }
 
 /* To the output, or to stderr when the output failed. */

@@ -330,6 +330,14 @@ static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 
 		out_mem(o, line, len);
 	}
+	if (sum->rings) {
+		char line[96];
+		int len = snprintf(line, sizeof(line), "ring memory: %llu KiB mapped in %zu rings of %llu KiB\n",
+				   sum->ring_bytes >> 10, sum->rings,
+				   sum->ring_bytes / sum->rings >> 10);
+
+		out_mem(o, line, len);
+	}
 }
 
 /* Always to stderr: the output has events only. */

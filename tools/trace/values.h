@@ -154,6 +154,8 @@ struct tv_summary {
 				 * fit (perfbuf run): not printed, not past -n */
 	size_t ncpus;
 	const struct tv_cpu_summary *cpus;
+	unsigned long long ring_bytes;	/* ring memory mapped at the end */
+	size_t rings;			/* in so many rings */
 	bool output_failed;	/* the output is gone: the summary goes to
 				 * stderr */
 };

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The rings' memory. The default budget follows the machine: Pixie's
+ * per-CPU bandwidth model (a share of (1 + x) / (ncpus + x) of one CPU's
+ * target, here 2 MiB and x = 16: few CPUs get about the target each, many
+ * share about 17 x 2 MiB), bpftrace's bounds (16 to 4096 pages per CPU,
+ * the lower one ours: 64 at 1024 CPUs would map 256 MiB) and its look at
+ * the memory (the whole within 1/64 of it). 2 CPUs: 1 MiB each; 64:
+ * 256 KiB (16 MiB); 256: 64 KiB (16 MiB); 1024: 64 KiB (64 MiB).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "perfbuf.h"
+#include "rings.h"
+
+#define SHARE_BYTES (2ULL << 20)	/* one CPU's target */
+#define SHARE_X 16
+#define MIN_PAGES 16ULL
+#define MAX_PAGES 4096ULL
+#define MEM_PART 64
+
+bool rings_parse_bytes(const char *prog, const char *opt, const char *arg,
+		       unsigned long long lo, unsigned long long hi,
+		       unsigned long long *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (!errno && *end == 'B' && shift)
+		end++;		/* "8MB" as "8M" */
+	if (errno || *end || end == arg || *arg == '-' || v > (hi >> shift) ||
+	    (v << shift) < lo) {
+		fprintf(stderr, "%s: %s wants a size from %lluK to %lluM (e.g. 8M), not '%s'\n",
+			prog, opt, lo >> 10, hi >> 20, arg);
+		return false;
+	}
+	*out = v << shift;
+	return true;
+}
+
+unsigned long long rings_default_bytes(long ncpus, unsigned long long mem)
+{
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
+	unsigned long long n = ncpus > 0 ? (unsigned long long)ncpus : 1;
+	unsigned long long share = SHARE_BYTES * (1 + SHARE_X) / (n + SHARE_X);
+	unsigned long long total;
+
+	if (share < MIN_PAGES * page)
+		share = MIN_PAGES * page;
+	if (share > MAX_PAGES * page)
+		share = MAX_PAGES * page;
+	total = share * n;
+	if (mem && total > mem / MEM_PART)
+		total = mem / MEM_PART;
+	if (total < MIN_PAGES * page * n)
+		total = MIN_PAGES * page * n;
+	return total;
+}
+
+static long possible_cpus(void)
+{
+	int n = perfbuf_cpus__possible(NULL, 0);
+
+	return n > 0 ? n : 1;
+}
+
+long rings_pages(const char *prog, long pages, unsigned long long bytes)
+{
+	long ncpus = possible_cpus(), page = sysconf(_SC_PAGESIZE);
+	size_t per;
+
+	if (pages)
+		return pages;
+	if (!bytes)
+		bytes = rings_default_bytes(ncpus, (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+						   (unsigned long long)page);
+	per = perfbuf_ring__budget_pages((size_t)bytes, (size_t)ncpus);
+	if (!per)
+		fprintf(stderr, "%s: --buffer-size %llu bytes is less than a page for each of the %ld CPUs: give %lluK or more\n",
+			prog, bytes, ncpus,
+			(unsigned long long)ncpus * (unsigned long long)page >> 10);
+	return (long)per;
+}
+
+static bool has_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &hdr, d))
+		return false;
+	return d[CAP_IPC_LOCK / 32].effective & (1U << (CAP_IPC_LOCK % 32));
+}
+
+static long read_sysctl(const char *path, long fallback)
+{
+	FILE *f = fopen(path, "r");
+	long v = fallback;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = fallback;
+		fclose(f);
+	}
+	return v;
+}
+
+/* What the kernel's perf_mmap() does: per user, the pages past
+ * perf_event_mlock_kb x online CPUs go to RLIMIT_MEMLOCK, unless
+ * CAP_IPC_LOCK or perf_event_paranoid -1. */
+int rings_need_memlock(const char *prog, long pages, long rings)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	long free_kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516) *
+		       (online > 0 ? online : 1);
+	unsigned long long need_kb = (unsigned long long)(pages + 1) * (unsigned long long)page_kb *
+				     (unsigned long long)rings;
+	struct rlimit rl;
+
+	if (has_ipc_lock() || read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2) < 0 ||
+	    need_kb <= (unsigned long long)free_kb)
+		return 0;
+	need_kb -= (unsigned long long)free_kb;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need_kb << 10)
+		return 0;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need_kb << 10) {
+		rl.rlim_cur = need_kb << 10;
+		if (!setrlimit(RLIMIT_MEMLOCK, &rl))
+			return 0;
+	}
+	fprintf(stderr, "%s: %ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu, give CAP_IPC_LOCK, or a smaller --buffer-size\n",
+		prog, rings, pages * page_kb, need_kb,
+		(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? rl.rlim_cur : rl.rlim_max) >> 10,
+		need_kb);
+	return -ENOMEM;
+}
+
+void rings_mapped(struct perfbuf *pb, unsigned long long *bytes, size_t *rings)
+{
+	for (size_t i = 0; pb && i < perfbuf__ring_cnt(pb); i++) {
+		struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
+
+		if (perfbuf__stats(pb, i, &st) || !st.online)
+			continue;
+		*bytes += st.data_size;
+		++*rings;
+	}
+}
+
+void rings_say_mapped(const char *prog, struct perfbuf *pb)
+{
+	unsigned long long bytes = 0;
+	size_t rings = 0;
+	char all[32], one[32];
+
+	rings_mapped(pb, &bytes, &rings);
+	rings_fmt_bytes(bytes, all, sizeof(all));
+	rings_fmt_bytes(rings ? bytes / rings : 0, one, sizeof(one));
+	fprintf(stderr, "%s: ring memory: %s mapped in %zu ring%s of %s (and a header page each)\n",
+		prog, all, rings, rings == 1 ? "" : "s", one);
+}
+
+void rings_fmt_bytes(unsigned long long bytes, char *buf, size_t sz)
+{
+	if (bytes >= 10ULL << 30)
+		snprintf(buf, sz, "%llu GiB", bytes >> 30);
+	else if (bytes >= 10ULL << 20)
+		snprintf(buf, sz, "%llu MiB", bytes >> 20);
+	else if (bytes >= 1ULL << 20)
+		snprintf(buf, sz, "%.1f MiB", (double)bytes / (1 << 20));
+	else
+		snprintf(buf, sz, "%llu KiB", bytes >> 10);
+}
