@@ -45,8 +45,8 @@ bool rings_parse_bytes(const char *prog, const char *opt, const char *arg,
 		end++;		/* "8MB" as "8M" */
 	if (errno || *end || end == arg || *arg == '-' || v > (hi >> shift) ||
 	    (v << shift) < lo) {
-		fprintf(stderr, "%s: %s wants a size from %lluK to %lluM (e.g. 8M), not '%s'\n",
-			prog, opt, lo >> 10, hi >> 20, arg);
+		fprintf(stderr, "%s: %s wants a size from %lluK to %lluG (e.g. 8M, 512M), not '%s'\n",
+			prog, opt, lo >> 10, hi >> 30, arg);
 		return false;
 	}
 	*out = v << shift;
