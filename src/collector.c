@@ -194,10 +194,14 @@ static bool fold_to(struct perfbuf *pb, __u64 horizon, size_t *left)
 	return !stop && *left;
 }
 
-/* Ordered: records and notices up to @horizon, in time order. */
+/* Ordered: records and notices up to @horizon, in time order. The merge
+ * looks at every open ring: each one's counters are published. */
 static void ordered_round(struct perfbuf *pb, __u64 horizon, size_t budget)
 {
 	size_t left = budget;
+
+	for (size_t i = 0; i < pb->open_cnt; i++)
+		collector_touch(pb, &pb->slots[pb->open[i]]);
 
 	while (pb->notice_cnt && pb->notices[0].time_ns <= horizon) {
 		struct notice n = pb->notices[0];

@@ -68,6 +68,7 @@ int perfbuf__snapshot(struct perfbuf *pb)
 	if (collector_check_fork(pb))
 		return -ECHILD;
 	collector_begin_call(pb);
+	pb->publish_all = true;		/* every ring was read */
 	snaps = calloc(cnt, sizeof(*snaps));
 	gone = calloc(pb->notice_cnt + 1, sizeof(*gone));
 	m = perfbuf_merge__new();

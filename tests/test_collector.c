@@ -601,6 +601,34 @@ cleanup:
 	emit_fixture_close(&f);
 }
 
+/* The statistics a poll published: its records counted, ordered (merged)
+ * or not, without a drain at the end. */
+TEST(stats_after_poll)
+{
+	for (int ordered = 0; ordered < 2; ordered++) {
+		PERFBUF_OPTS(perfbuf_opts, o, .ordered = ordered, .latency_ms = 5);
+		struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+		struct seen s = {};
+		struct emit_fixture f;
+		int got = 0;
+
+		if (!emit_fixture_open(&f, false, on_rec, &s, &o)) {
+			emit_fixture_close(&f);
+			return;
+		}
+		ASSERT_OK(emit_run(f.skel, f.cpu, 10, 32), "ten records");
+		for (int i = 0; i < 100 && got < 10; i++) {
+			int r = perfbuf__poll(f.pb, 20);
+
+			got += r > 0 ? r : 0;
+		}
+		ASSERT_EQ(got, 10, "polled");
+		ASSERT_OK(perfbuf__stats(f.pb, 0, &cs), "stats");
+		ASSERT_EQ(cs.samples, 10, ordered ? "ordered: counted" : "counted");
+		emit_fixture_close(&f);
+	}
+}
+
 /* buffer_size: a total for every CPU the collector serves, each ring the
  * largest power of two of pages within its share; exclusive with
  * page_cnt; below a page per CPU refused. */
@@ -1065,6 +1093,7 @@ TEST_MAIN(
 	TEST_ENTRY(wakeup_drains_its_ring),
 	TEST_ENTRY(lost_total_before_drain),
 	TEST_ENTRY(buffer_size_shared_by_cpus),
+	TEST_ENTRY(stats_after_poll),
 	TEST_ENTRY(wakeup_events_mode),
 	TEST_ENTRY(stop_in_callback),
 	TEST_ENTRY(stop_value_ebadmsg),
