@@ -21,14 +21,16 @@ class PerfbufOpts(ctypes.Structure):
                 ("cpu_cnt", c_size), ("wakeup_events", c_u32), ("watermark", c_u32),
                 ("latency_ms", c_int), ("max_record_size", c_size), ("budget", c_size),
                 ("drain_on_free", c_bool), ("timestamps", c_bool), ("ordered", c_bool),
-                ("no_hotplug", c_bool)]
+                ("no_hotplug", c_bool), ("overwrite", c_bool), ("span_fn", c_void_p),
+                ("buffer_size", c_size)]
 
 
 class CpuStats(ctypes.Structure):
     _fields_ = [("sz", c_size), ("cpu", c_int), ("online", c_bool), ("samples", c_u64),
                 ("bytes", c_u64), ("lost", c_u64), ("lost_kernel", c_u64), ("wakeups", c_u64),
                 ("polls", c_u64), ("high_water", c_u64), ("corrupt", c_u64), ("late", c_u64),
-                ("onlined", c_u64), ("offlined", c_u64), ("data_size", c_u64), ("avail", c_u64)]
+                ("onlined", c_u64), ("offlined", c_u64), ("data_size", c_u64), ("avail", c_u64),
+                ("lost_total", c_u64)]
 
 
 class BatchOpts(ctypes.Structure):

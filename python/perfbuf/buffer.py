@@ -112,10 +112,19 @@ class Batch:
 class PerfBuffer(_lib.Closable):
     """The rings of a BPF_MAP_TYPE_PERF_EVENT_ARRAY map, one per CPU."""
 
-    def __init__(self, map_fd, page_cnt=64, ordered=False, latency_ms=10,
-                 timestamps=None, batch_bytes=4 << 20, _owner=None):
+    def __init__(self, map_fd, page_cnt=None, ordered=False, latency_ms=10,
+                 timestamps=None, batch_bytes=4 << 20, _owner=None, buffer_size=None):
+        """page_cnt: data pages per CPU (64 when neither is given); or
+        buffer_size: bytes for all CPUs together, each CPU's ring the
+        largest power of two of pages within its share."""
         self._pid = os.getpid()     # the process whose rings these are
-        if page_cnt <= 0 or page_cnt & (page_cnt - 1):
+        if page_cnt is not None and buffer_size is not None:
+            raise ValueError("perfbuf: page_cnt and buffer_size are exclusive")
+        if buffer_size is not None and buffer_size <= 0:
+            raise ValueError("perfbuf: buffer_size %r is not a size" % (buffer_size,))
+        if buffer_size is None and page_cnt is None:
+            page_cnt = 64
+        if page_cnt is not None and (page_cnt <= 0 or page_cnt & (page_cnt - 1)):
             raise ValueError("perfbuf: page_cnt %r is not a power of two" % (page_cnt,))
         self.name = check_perf_event_array(map_fd)
         self._timestamps = bool(ordered if timestamps is None else timestamps or ordered)
@@ -131,14 +140,17 @@ class PerfBuffer(_lib.Closable):
         if not self._batch:
             raise _lib.errno_error(_lib.last_errno(), "batch of %d bytes" % batch_bytes)
         o = _lib.sized(_lib.PerfbufOpts)
-        o.page_cnt, o.latency_ms = page_cnt, latency_ms
+        o.page_cnt, o.latency_ms = page_cnt or 0, latency_ms
+        o.buffer_size = buffer_size or 0
         o.timestamps, o.ordered = self._timestamps, ordered
         self._pb = lib.perfbuf__new(map_fd, _lib.batch_record_fn, self._batch, ctypes.byref(o))
         if not self._pb:
             err = _lib.last_errno()
             lib.perfbuf_batch__free(self._batch)
             self._batch = None
-            raise _lib.errno_error(err, "map '%s': rings of %d pages" % (self.name, page_cnt))
+            raise _lib.errno_error(err, "map '%s': %s" % (
+                self.name, "rings of %d pages" % page_cnt if page_cnt
+                else "%d bytes of rings for all CPUs" % buffer_size))
 
     def _forked(self):
         return os.getpid() != self._pid

@@ -381,3 +381,23 @@ def test_forked_child_close_leaves_parent_probes():
             write_records(np.zeros(3, dt))
             got = poll_until(pb, 3)
             assert sum(len(b) for b in got) == 3, "the parent's probe still attached"
+
+
+def test_buffer_size_and_lost_total(emitter):
+    obj, em = emitter
+    with pytest.raises(ValueError, match="exclusive"):
+        perfbuf.PerfBuffer(obj.map_fd("events"), page_cnt=4, buffer_size=1 << 20)
+    with obj.perf_buffer("events", page_cnt=1) as pb:
+        nrings = len(pb.stats())
+    # a share of 3 pages each: rings of 2
+    with obj.perf_buffer("events", buffer_size=3 * 4096 * nrings) as pb:
+        st = pb.stats()
+        assert all(s["data_size"] == 2 * 4096 for s in st), "a power of two within the share"
+        cpu = st[0]["cpu"]
+        before = em.stats()
+        em.emit(cpu, 1000, 64)                  # 8 KiB ring: most are lost
+        pb.poll(0)
+        after = em.stats()
+        enospc = after[cpu][2] - before[cpu][2]
+        s0 = pb.stats()[0]
+        assert enospc > 0 and s0["lost_total"] == enospc, "the kernel's count, before a drain"
