@@ -118,7 +118,11 @@ promtool check metrics <"$tmp/expo" >"$tmp/promtool" 2>&1
 check promtool_clean test "$?:$(wc -c <"$tmp/promtool")" = "0:0"
 check metrics_404 test "$("${UTIL[@]}" get "http://127.0.0.1:$MPORT/" | sed -n 1p)" = 404
 names=$(grep -v '^#' "$tmp/expo" | sed 's/[{ ].*//' | sort -u | tr '\n' ' ')
-check metric_names test "$names" = "perfbuf_bpf_output_errors_total perfbuf_build_info perfbuf_events_lost_total perfbuf_events_received_total perfbuf_events_written_total perfbuf_ring_high_water_bytes perfbuf_ring_size_bytes perfbuf_sink_errors_total perfbuf_wakeups_total process_cpu_seconds_total process_max_fds process_open_fds process_resident_memory_bytes process_start_time_seconds process_virtual_memory_bytes "
+check metric_names test "$names" = "perfbuf_bpf_output_errors_total perfbuf_build_info perfbuf_events_lost_total perfbuf_events_received_total perfbuf_events_written_total perfbuf_ring_high_water_bytes perfbuf_ring_mapped_bytes perfbuf_ring_size_bytes perfbuf_sink_errors_total perfbuf_wakeups_total process_cpu_seconds_total process_max_fds process_open_fds process_resident_memory_bytes process_start_time_seconds process_virtual_memory_bytes "
+# the ring memory of all CPUs: the rings' sizes added up, what was mapped
+check ring_mapped_bytes awk '/^perfbuf_ring_size_bytes/ { sum += $2 }
+	/^perfbuf_ring_mapped_bytes / { mapped = $2 }
+	END { exit !(mapped > 0 && mapped == sum) }' "$tmp/expo"
 
 # no ring in CPU1's slot (emptied from outside): 100 writes fail there
 nr=0
