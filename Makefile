@@ -224,6 +224,13 @@ $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
 	$(OUTPUT)/tools/trace/kbtf.o $(OUTPUT)/tools/common/say.o
 
+# A machine of many CPUs for the commands: LD_PRELOAD'ed by the tests of
+# trace, record and run (tests/targets/fake_cpus.c; not a test itself).
+all: $(OUTPUT)/tests/fake_cpus.so
+$(OUTPUT)/tests/fake_cpus.so: tests/targets/fake_cpus.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $<
+
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
 $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests

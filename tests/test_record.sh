@@ -264,4 +264,23 @@ check record_realtime_out_of_range test $? = 1 -a "$(wc -l <"$tmp/rt.err")" = 1 
 "$PERFBUF" trace --realtime 1 "$SEQ" >/dev/null 2>"$tmp/rt.err"
 check trace_has_no_realtime test $? = 1 \
 	-a "$(cat "$tmp/rt.err")" = "perfbuf trace: --realtime is an option of perfbuf record"
+# Many CPUs (a /sys list of 300, LD_PRELOAD'ed; 2 online): the capture
+# lists them all ("0-299", not a cut "0,1,2,..."), report reads it, and
+# its information says the ring memory mapped
+if asan_build || [[ $PERFBUF != "$BUILD/perfbuf" ]]; then
+	skip record_many_cpus "the sanitizer or valgrind runtime must come first"
+else
+	timeout 60 env LD_PRELOAD="$BUILD/tests/fake_cpus.so" FAKE_CPUS_POSSIBLE=0-299 \
+		"$PERFBUF" record -d 1 --buffer-size 3M -o "$tmp/many.cap" "$SEQ" >/dev/null 2>"$tmp/many.err" &
+	mpid=$!
+	attached "$tmp/many.err" "$mpid" && "$TARGET" 5 >/dev/null
+	wait "$mpid"
+	"$PERFBUF" report --info "$tmp/many.cap" >"$tmp/many.info" 2>&1
+	check record_many_cpus grep -q '^mode: .*CPUs 0-299$' "$tmp/many.info"
+	# 3 MiB for 300 CPUs: rings of 8 KiB, two of them mapped
+	check record_ring_memory grep -q '^rings:    16 KiB mapped' "$tmp/many.info"
+	check record_ring_memory_said grep -q '^perfbuf record: ring memory: 16 KiB mapped in 2 rings of 8 KiB' "$tmp/many.err"
+	"$PERFBUF" report --json "$tmp/many.cap" >"$tmp/many.json" 2>/dev/null
+	check record_many_cpus_report test "$(seqs "$tmp/many.json" | wc -l)" = 5
+fi
 finish

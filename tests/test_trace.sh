@@ -594,4 +594,55 @@ else
 	stop_trace
 fi
 
+# Many CPUs (a /sys list of 300 possible, LD_PRELOAD'ed; 2 online): a
+# summary row per CPU, however many; the default budget shares about
+# 34 MiB at most (at 300 CPUs: 64 KiB rings), and the summary says the
+# memory mapped
+fake=(env LD_PRELOAD="$BUILD/tests/fake_cpus.so" FAKE_CPUS_POSSIBLE=0-299)
+if asan_build || [[ $PERFBUF != "$BUILD/perfbuf" ]]; then
+	skip many_cpus_summary "the sanitizer or valgrind runtime must come first"
+else
+	timeout 60 "${fake[@]}" "$PERFBUF" trace --json -d 1 tracepoint:sched:sched_process_exec \
+		>"$tmp/mout" 2>"$tmp/merr"
+	check many_cpus_summary json_check "$tmp/mout" '(
+len(objs[-1]["per_cpu"]) == 300 and objs[-1]["rings"] >= 1 and
+objs[-1]["ring_bytes"] == objs[-1]["rings"] * 65536)'
+	timeout 60 "${fake[@]}" "$PERFBUF" trace -d 1 --buffer-size 3M \
+		tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/merr"
+	# 3 MiB / 300 = 10 KiB each: rings of 8 KiB
+	check buffer_size_text_summary grep -qE '^ring memory: (8|16) KiB mapped in [12] rings of 8 KiB$' "$tmp/merr"
+fi
+error_case buffer_size_below_a_page 'less than a page for each of the' \
+	trace --buffer-size 4K tracepoint:sched:sched_process_exec
+error_case buffer_size_with_pages 'exclusive' \
+	trace --buffer-size 8M --pages 4 tracepoint:sched:sched_process_exec
+error_case buffer_size_bad 'wants a size' trace --buffer-size 8X tracepoint:sched:sched_process_exec
+error_case buffer_size_too_small_for_records 'give [0-9]*K or more' \
+	trace --buffer-size 8K --string-size 4096 tracepoint:sched:sched_process_exec
+
+# RLIMIT_MEMLOCK in the way (no CAP_IPC_LOCK, paranoid > -1): raised to
+# what the rings need when the hard limit allows, else one line
+if command -v setpriv >/dev/null && command -v prlimit >/dev/null &&
+   (( $(cat /proc/sys/kernel/perf_event_paranoid) > -1 )); then
+	nolock=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
+	timeout 60 prlimit --memlock=65536:65536 "${nolock[@]}" "$PERFBUF" trace -d 1 \
+		--buffer-size 64M tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/lerr"
+	rc=$?
+	if ((rc == 1)) && (($(wc -l <"$tmp/lerr") == 1)) && grep -q "raise 'ulimit -l' to" "$tmp/lerr"; then
+		pass memlock_said
+	else
+		fail memlock_said "exit $rc: $(head -c 300 "$tmp/lerr")"
+	fi
+	# 2 rings of 2 MiB: 4 MiB under the hard limit (8 MiB here) even
+	# without perf_event_mlock_kb's allowance, which every process of
+	# root's shares
+	hard=$(ulimit -H -l)
+	[[ $hard == unlimited ]] && hard=unlimited || hard=$((hard * 1024))
+	timeout 60 prlimit --memlock=65536:$hard "${nolock[@]}" "$PERFBUF" trace -d 1 \
+		--buffer-size 4M tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/lerr"
+	check memlock_raised grep -q '^ring memory: 4096 KiB mapped in 2 rings' "$tmp/lerr"
+else
+	skip memlock_said "needs setpriv, prlimit and kernel.perf_event_paranoid above -1"
+fi
+
 finish

@@ -192,8 +192,8 @@ static int check_pages(struct run *run)
 		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
 			run->o.prog, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
 	else if (run->o.buffer_size)
-		fprintf(stderr, "%s: --buffer-size %lluK gives rings of %ld pages, too small for these probes' largest record (%zu bytes); give %lluK or more\n",
-			run->o.prog, run->o.buffer_size >> 10, pages, max_rec,
+		fprintf(stderr, "%s: --buffer-size %lluK gives rings of %ld KiB, too small for these probes' largest record (%zu bytes); give %lluK or more\n",
+			run->o.prog, run->o.buffer_size >> 10, pages * sysconf(_SC_PAGESIZE) / 1024, max_rec,
 			(unsigned long long)need * (unsigned long long)sysconf(_SC_PAGESIZE) *
 			(unsigned long long)perfbuf_cpus__possible(NULL, 0) >> 10);
 	else

@@ -122,27 +122,29 @@ static long read_sysctl(const char *path, long fallback)
 
 /* What the kernel's perf_mmap() does: per user, the pages past
  * perf_event_mlock_kb x online CPUs go to RLIMIT_MEMLOCK, unless
- * CAP_IPC_LOCK or perf_event_paranoid -1. */
+ * CAP_IPC_LOCK or perf_event_paranoid -1. That allowance is the user's,
+ * shared with their other processes: the soft limit is raised to all the
+ * rings need (or the hard limit), and only a hard limit below what is
+ * needed even with the whole allowance is refused here. */
 int rings_need_memlock(const char *prog, long pages, long rings)
 {
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	long free_kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516) *
-		       (online > 0 ? online : 1);
-	unsigned long long need_kb = (unsigned long long)(pages + 1) * (unsigned long long)page_kb *
-				     (unsigned long long)rings;
+	unsigned long long free_kb = (unsigned long long)
+		read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516) * (online > 0 ? online : 1);
+	unsigned long long all_kb = (unsigned long long)(pages + 1) * (unsigned long long)page_kb *
+				    (unsigned long long)rings;
+	unsigned long long need_kb = all_kb > free_kb ? all_kb - free_kb : 0;
 	struct rlimit rl;
 
 	if (has_ipc_lock() || read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2) < 0 ||
-	    need_kb <= (unsigned long long)free_kb)
-		return 0;
-	need_kb -= (unsigned long long)free_kb;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= need_kb << 10)
+	    getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= all_kb << 10)
 		return 0;
 	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need_kb << 10) {
-		rl.rlim_cur = need_kb << 10;
-		if (!setrlimit(RLIMIT_MEMLOCK, &rl))
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= all_kb << 10 ?
+			      all_kb << 10 : rl.rlim_max;
+		if (rl.rlim_cur <= rl.rlim_max && !setrlimit(RLIMIT_MEMLOCK, &rl))
 			return 0;
 	}
 	fprintf(stderr, "%s: %ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu, give CAP_IPC_LOCK, or a smaller --buffer-size\n",
