@@ -362,9 +362,12 @@ soak: all
 
 # Debian's kernels in qemu, downloaded once into $(OUTPUT)/vm
 VM_KERNELS ?= 5.10 6.1 6.12 sid
+# and the tests of many CPUs (a `# vcpus: N` header), on 6.1: a guest each
+VM_MANY_VCPUS ?= 64 128
 .PHONY: vmtest
 vmtest: all
-	$(Q)rc=0; for k in $(VM_KERNELS); do tests/vm/vm.sh $(OUTPUT) $$k || rc=1; done; exit $$rc
+	$(Q)rc=0; for k in $(VM_KERNELS); do tests/vm/vm.sh $(OUTPUT) $$k || rc=1; done; \
+	for n in $(VM_MANY_VCPUS); do VM_VCPUS=$$n tests/vm/vm.sh $(OUTPUT) 6.1 || rc=1; done; exit $$rc
 
 setup:
 	$(Q)scripts/setup.sh

@@ -25,7 +25,9 @@ done
 for n in "${tests[@]}"; do
 	start=$(date +%s%N)
 	# (TCG: t_kfunc takes 25 s on an idle host, a loaded one several times that)
-	timeout 300 bash "tests/vm/t_$n.sh" "$build" >/tmp/out 2>&1 </dev/null
+	# a test may need longer: a `# timeout: SECONDS` header line
+	limit=$(sed -n 's/^# timeout: *\([0-9][0-9]*\)$/\1/p' "tests/vm/t_$n.sh" | head -1)
+	timeout "${limit:-300}" bash "tests/vm/t_$n.sh" "$build" >/tmp/out 2>&1 </dev/null
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	grep -E '^(PASS|FAIL|SKIP) ' /tmp/out >$res

@@ -18,14 +18,38 @@
 # opened, a byte count it wrote). Anything it writes outside /tmp is on the
 # overlay, gone at power-off. Run one test: tests/vm/vm.sh build 6.1 NAME
 # (PBTESTS="a b" selects several); a failing test's output is shown here.
-#   VM_TIMEOUT  seconds per kernel before the VM is killed (default 600)
+#   VM_TIMEOUT  seconds per kernel before the VM is killed (default 600;
+#               1800 with more than 2 vCPUs)
 #   VM_ACCEL    kvm or tcg (default: kvm when it works)
+#   VM_VCPUS    the guest's vCPUs (default 2). A test that needs another
+#               count says so in a header line `# vcpus: 64`: it runs only
+#               in a guest of that many (make vmtest boots one for the
+#               64-vCPU set; TCG runs every vCPU on the host's CPUs, so a
+#               64-vCPU guest takes minutes to boot), the others only in
+#               a guest of 2.
 set -u
 build=$(realpath "${1:?usage: $0 BUILD SERIES [TEST...]}")
 series=${2:?usage: $0 BUILD SERIES [TEST...]}
 shift 2
 tests=${PBTESTS:-$*}
 here=$(cd "$(dirname "$0")" && pwd)
+vcpus=${VM_VCPUS:-2}
+# vcpus_of FILE: its `# vcpus: N` header, 2 without one
+vcpus_of() {
+	local n
+	n=$(sed -n 's/^# vcpus: *\([0-9][0-9]*\)$/\1/p' "$1" | head -1)
+	echo "${n:-2}"
+}
+if [[ -z $tests ]]; then
+	for t in "$here"/t_*.sh; do
+		n=${t##*/t_}
+		[[ $(vcpus_of "$t") == "$vcpus" ]] && tests+="${tests:+ }${n%.sh}"
+	done
+	if [[ -z $tests ]]; then
+		echo "SKIP $series/vm_$vcpus (no guest test of $vcpus vCPUs)"
+		exit 0
+	fi
+fi
 tree=$(cd "$here/../.." && pwd)
 vmdir=$build/vm
 run=$(mktemp -d)
@@ -68,7 +92,7 @@ cpu=${VM_CPU:-$cpu}
 
 start=$(date +%s%N)
 : >"$run/res"
-qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2048 -nodefaults \
+qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$vcpus" -m 2048 -nodefaults \
 	-display none -no-reboot \
 	-kernel "$kdir"/root/boot/vmlinuz-* -initrd "$kdir/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet panic=-1 PBDIR=$tree PBBUILD=$build PBTESTS=\"$tests\" KVER=$series" \
@@ -77,13 +101,14 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2048 -nodefaults \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host >"$run/qemu.log" 2>&1 &
 qpid=$!
 boot=
-deadline=$((SECONDS + ${VM_TIMEOUT:-600}))
+timeout=${VM_TIMEOUT:-$((vcpus > 2 ? 1800 : 600))}
+deadline=$((SECONDS + timeout))
 while kill -0 $qpid 2>/dev/null; do
 	if [[ -z $boot ]] && grep -q '^KERNEL' "$run/res"; then
 		boot=$((($(date +%s%N) - start) / 1000000))
 	fi
 	if ((SECONDS > deadline)); then
-		echo "vm: $series: killed after ${VM_TIMEOUT:-600} s" >>"$run/console"
+		echo "vm: $series: killed after $timeout s" >>"$run/console"
 		kill $qpid
 		break
 	fi
