@@ -51,7 +51,7 @@ static const char usage_text[] =
 "      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n"
 "                       CPU's ring a power of two within its share; default:\n"
 "                       a budget from the CPUs and memory (1 MiB per CPU on\n"
-"                       few CPUs, 16 MiB in all at 64-256)\n"
+"                       few CPUs, 16-32 MiB in all at 64-256)\n"
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
 METRICS_USAGE

@@ -5,8 +5,8 @@
  * target, here 2 MiB and x = 16: few CPUs get about the target each, many
  * share about 17 x 2 MiB), bpftrace's bounds (16 to 4096 pages per CPU,
  * the lower one ours: 64 at 1024 CPUs would map 256 MiB) and its look at
- * the memory (the whole within 1/64 of it). 2 CPUs: 1 MiB each; 64:
- * 256 KiB (16 MiB); 256: 64 KiB (16 MiB); 1024: 64 KiB (64 MiB).
+ * the memory (the whole within 1/64 of it). 2-16 CPUs: 1 MiB each; 64:
+ * 256 KiB (16 MiB); 256: 128 KiB (32 MiB); 1024: 64 KiB (64 MiB).
  */
 #include <errno.h>
 #include <stdio.h>
