@@ -80,7 +80,6 @@ static void drain_channel(struct perfbuf *pb, struct channel *ch, size_t budget)
 	bool stop;
 
 	collector_touch(pb, slot_of_cpu(pb, ch->cpu));
-
 	pb->delivered += channel_drain(ch, &pb->cfg, budget, pb->fn, pb->ctx,
 				       &stop);
 	pb->halt |= stop;
@@ -613,7 +612,7 @@ int perfbuf__stop(struct perfbuf *pb)
 }
 
 /* A set of CPU numbers, as flags indexed by CPU: look-ups in constant
- * time whatever the CPU count. NULL for an empty list. */
+ * time whatever the CPU count; span 0 for an empty list. */
 struct cpu_set {
 	unsigned char *in;
 	size_t span;
