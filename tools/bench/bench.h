@@ -37,6 +37,8 @@
  *                  --json` on the storm: decode rates
  *   nats.c         `trace --nats` (batches, and an event a message) against
  *                  `trace --json -o FILE` on the storm, a local nats-server
+ *   cpus.c         start-up and an idle consumer's CPU, perfbuf against
+ *                  libbpf's perf_buffer (run in guests of many vCPUs)
  * A new part: a file with `int bench_NAME(void)` that prints its tables with
  * emit_md() (table.c), declared below, and a line in bench_parts[].
  */
@@ -102,6 +104,7 @@ int bench_record_load(void);	/* record_load.c */
 int bench_python(void);		/* python.c: the Python package vs bcc and C */
 int bench_run(void);		/* run.c */
 int bench_nats(void);		/* nats.c */
+int bench_cpus(void);		/* cpus.c: start-up and idle cost per CPU count */
 
 /* ---- peers.c: one measurement ----------------------------------------- */
 
