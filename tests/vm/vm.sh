@@ -22,8 +22,8 @@
 #               1800 with more than 2 vCPUs)
 #   VM_ACCEL    kvm or tcg (default: kvm when it works)
 #   VM_VCPUS    the guest's vCPUs (default 2). A test that needs another
-#               count says so in a header line `# vcpus: 64`: it runs only
-#               in a guest of that many (make vmtest boots one for the
+#               count says so in a header line `# vcpus: 64` (or several:
+#               `# vcpus: 64 128`): it runs only in a guest of that many (make vmtest boots one for the
 #               64-vCPU set; TCG runs every vCPU on the host's CPUs, so a
 #               64-vCPU guest takes minutes to boot), the others only in
 #               a guest of 2.
@@ -34,16 +34,16 @@ shift 2
 tests=${PBTESTS:-$*}
 here=$(cd "$(dirname "$0")" && pwd)
 vcpus=${VM_VCPUS:-2}
-# vcpus_of FILE: its `# vcpus: N` header, 2 without one
+# vcpus_of FILE: its `# vcpus: N...` header, 2 without one
 vcpus_of() {
 	local n
-	n=$(sed -n 's/^# vcpus: *\([0-9][0-9]*\)$/\1/p' "$1" | head -1)
+	n=$(sed -n 's/^# vcpus: *\([0-9][0-9 ]*\)$/\1/p' "$1" | head -1)
 	echo "${n:-2}"
 }
 if [[ -z $tests ]]; then
 	for t in "$here"/t_*.sh; do
 		n=${t##*/t_}
-		[[ $(vcpus_of "$t") == "$vcpus" ]] && tests+="${tests:+ }${n%.sh}"
+		[[ " $(vcpus_of "$t") " == *" $vcpus "* ]] && tests+="${tests:+ }${n%.sh}"
 	done
 	if [[ -z $tests ]]; then
 		echo "SKIP $series/vm_$vcpus (no guest test of $vcpus vCPUs)"
