@@ -23,8 +23,11 @@ vm_trace "$tmp/tr" 'for c in 0 31 $((ncpu - 1)); do taskset -c $c "$prog"; done
 	ls /proc/$tpid/fd | wc -l >"$tmp/fds"' -- tracepoint:sched:sched_process_exec
 check many_trace_cpus jcheck "$tmp/tr" "sorted(o['cpu'] for o in objs if o['type'] == 'event' and
 	o['args']['filename'] == '$prog') == [0, 31, $((ncpu - 1))]" || show "$tmp/tr"
-check many_trace_fds test "$(cat "$tmp/fds")" -le $((ncpu + 40)) ||
-	echo "fds: $(cat "$tmp/fds") with $ncpu CPUs"
+if (($(cat "$tmp/fds") <= ncpu + 40)); then
+	pass "many_trace_fds ($(cat "$tmp/fds") fds with $ncpu CPUs)"
+else
+	fail many_trace_fds "$(cat "$tmp/fds") fds with $ncpu CPUs"
+fi
 # the default budget: 64 CPUs share 2 MiB x 17 / 80 each, rings of 256 KiB
 check many_default_budget jcheck "$tmp/tr" "objs[-1]['type'] == 'summary' and
 	objs[-1]['rings'] == $ncpu and objs[-1]['ring_bytes'] == $ncpu * 256 * 1024" ||

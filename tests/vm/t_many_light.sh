@@ -18,8 +18,13 @@ vm_trace "$tmp/r2" 'taskset -c $((ncpu - 1)) "$prog"' -- --comm pbrare \
 check light_rare_event jcheck "$tmp/r2" "[o['cpu'] for o in objs if o['type'] == 'event'] == [$((ncpu - 1))]" ||
 	show "$tmp/r2"
 # clock ticks of 10 ms: a trace of nothing on 128 CPUs, its grid drains
-# included, under 10 % of one CPU
+# (125 a second, a look at each ring) included: a bound against a spin or
+# a cost growing faster than the CPUs, loose since TCG stretches a guest
+# thread's CPU time by the vCPUs sharing the host's 2
 ticks=$(cat "$tmp/ticks")
-echo "idle trace on $ncpu CPUs: $ticks ticks in 10 s"
-check light_idle_cost test "$ticks" -le 100
+if ((ticks <= 500)); then
+	pass "light_idle_cost ($ticks ticks of 10 ms in 10 s, $ncpu CPUs)"
+else
+	fail light_idle_cost "$ticks ticks of 10 ms in 10 s, $ncpu CPUs"
+fi
 finish
