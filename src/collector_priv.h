@@ -9,6 +9,10 @@
 
 #include "channel.h"
 
+/* epoll entries besides the rings: the eventfd, the hotplug socket, and
+ * one event a call for the caller's wake fds (perfbuf__add_wake_fd()) */
+#define EXTRA_EVENTS 3
+
 struct slot {
 	int cpu;
 	struct channel *ch;		/* NULL while the CPU is offline;
@@ -80,6 +84,25 @@ static inline int collector_check_fork(const struct perfbuf *pb)
 {
 	return perfbuf_forked(pb->fork_gen) ? -ECHILD : 0;
 }
+
+/* A set of CPU numbers, as flags indexed by CPU: look-ups in constant
+ * time whatever the CPU count; span 0 for an empty list. */
+struct cpu_set {
+	unsigned char *in;
+	size_t span;
+};
+
+/* The slots (slots.c): the caller's CPUs (@opts->cpus) or every possible
+ * CPU the map has a key for (the online ones only with no_hotplug), and
+ * the CPU -> slot map; *@online the CPUs online now (span 0: unknown),
+ * for collector_open_slots(), freed by the caller. 0 or a negative errno
+ * (logged). */
+int collector_slots(struct perfbuf *pb, const struct perfbuf_opts *opts,
+		    __u32 max_entries, struct cpu_set *online);
+/* A channel on every slot whose CPU is online (every slot of an
+ * @explicit list). 0 or a negative errno (logged). */
+int collector_open_slots(struct perfbuf *pb, const struct cpu_set *online,
+			 bool explicit);
 
 /* Hand @rec to the callback; a stop sets pb->halt. */
 void collector_deliver(struct perfbuf *pb, const struct perfbuf_record *rec);
