@@ -23,10 +23,10 @@
 #   VM_ACCEL    kvm or tcg (default: kvm when it works)
 #   VM_VCPUS    the guest's vCPUs (default 2). A test that needs another
 #               count says so in a header line `# vcpus: 64` (or several:
-#               `# vcpus: 64 128`): it runs only in a guest of that many (make vmtest boots one for the
-#               64-vCPU set; TCG runs every vCPU on the host's CPUs, so a
-#               64-vCPU guest takes minutes to boot), the others only in
-#               a guest of 2.
+#               `# vcpus: 64 128`): it runs only in a guest of that many
+#               (make vmtest boots one per count of VM_MANY_VCPUS; TCG runs
+#               every vCPU on the host's CPUs, so a 64-vCPU guest takes
+#               minutes to boot), the others only in a guest of 2.
 set -u
 build=$(realpath "${1:?usage: $0 BUILD SERIES [TEST...]}")
 series=${2:?usage: $0 BUILD SERIES [TEST...]}
