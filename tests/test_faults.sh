@@ -57,7 +57,8 @@ if as_nobody test -x "$PERFBUF"; then
 	# without CAP_IPC_LOCK, 2 x 16 MiB of rings is over the mlock limits
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
 		"${PB[@]}" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
-	one_line nobody_mlock_limit 1 "^perfbuf stress: setting up the perf buffer failed: Operation not permitted \(ring: mmap of 4097 pages refused \(EPERM\): over kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK; run as root or raise them\)$"
+	# said before any ring is mapped, with the numbers needed
+	one_line nobody_mlock_limit 1 "^perfbuf stress: [0-9]+ rings of 16384 KiB need [0-9]+ KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows [0-9]+ KiB: raise 'ulimit -l' to [0-9]+, give CAP_IPC_LOCK, or a smaller --buffer-size$"
 	# tracefs not mounted, and no CAP_SYS_ADMIN to mount it (own namespace)
 	if unshare -m true 2>/dev/null; then
 		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
