@@ -8,8 +8,9 @@ with libnats.
                                    {"seq", "subject", "headers", "data"}
   nats_util.py lines URL STREAM    the same for every line of every message
                                    (a batch of JSON Lines): "data" a line
-  nats_util.py ready URL [SEC]     wait until the server answers and its
-                                   JetStream does (exit 1 after SEC, 10)
+  nats_util.py ready URL [SEC [R]] wait until the server answers and its
+                                   JetStream does (exit 1 after SEC, 10),
+                                   and can place a stream of R replicas
   nats_util.py pub URL SUBJ HOST   publish stdin's bytes (one message) with
                                    header Perfbuf-Host: HOST (as given:
                                    a forged or hostile message), stored
@@ -123,21 +124,35 @@ def dump(c, stream, split=False):
                 "data": d}))
 
 
-def ready(url, sec):
+def js_ok(url, subj, payload=b""):
+    """A JetStream API request answered without an error."""
+    try:
+        c = Conn(url)
+        c.s.settimeout(1)
+        c.request(subj, payload, 0)
+        r = json.loads(c.reply()[1])
+        c.s.close()
+        return "error" not in r
+    except (OSError, EOFError, ValueError):
+        return False
+
+
+def ready(url, sec, replicas=1):
     """JetStream up: $JS.API.INFO answered without an error (a cluster
-    has elected its meta leader)."""
+    has elected its meta leader); with @replicas > 1, a stream of that
+    many replicas can be placed too (the leader knows that many peers:
+    an elected leader may not yet, and says 'no suitable peers')."""
     end = time.time() + sec
+    probe = json.dumps({"name": "pbready", "subjects": ["pbready.x"],
+                        "num_replicas": replicas,
+                        "storage": "memory"}).encode()
     while time.time() < end:
-        try:
-            c = Conn(url)
-            c.s.settimeout(1)
-            c.request("$JS.API.INFO", b"", 0)
-            r = json.loads(c.reply()[1])
-            c.s.close()
-            if "error" not in r:
-                return
-        except (OSError, EOFError, ValueError):
-            pass
+        if js_ok(url, "$JS.API.INFO") and (
+                replicas == 1 or
+                js_ok(url, "$JS.API.STREAM.CREATE.pbready", probe)):
+            if replicas > 1:
+                js_ok(url, "$JS.API.STREAM.DELETE.pbready")
+            return
         time.sleep(0.1)
     print("no JetStream at %s after %ss" % (url, sec), file=sys.stderr)
     sys.exit(1)
@@ -145,7 +160,8 @@ def ready(url, sec):
 
 def main():
     if sys.argv[1] == "ready":
-        ready(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10)
+        ready(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10,
+              int(sys.argv[4]) if len(sys.argv) > 4 else 1)
         return
     c = Conn(sys.argv[2])
     if sys.argv[1] == "pub":

@@ -423,6 +423,9 @@ node 1; node 2; node 3
 for i in 1 2 3; do
 	"${UTIL[@]}" ready "nats://127.0.0.1:${NP[$i]}" 15 || fail nats_cluster_start "$(tail -3 "$tmp/n$i.log")"
 done
+# an elected meta leader may not know all three peers yet: an R3 stream
+# placed first (once, through node 1)
+"${UTIL[@]}" ready "nats://127.0.0.1:${NP[1]}" 30 3 || fail nats_cluster_start "no R3 placement: $(tail -3 "$tmp/n1.log")"
 URLS="nats://127.0.0.1:${NP[1]},nats://127.0.0.1:${NP[2]},nats://127.0.0.1:${NP[3]}"
 if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$URLS" --nats-stream C \
 	--nats-replicas 3 --subject 'perfbuf.c.{probe}' "$SEQ"; then
