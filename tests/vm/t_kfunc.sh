@@ -78,4 +78,14 @@ check typed_filter_int jcheck "$tmp/k" "
 "$PERFBUF" list -v fentry:vfs_read >"$tmp/l" 2>&1
 check typed_list_proto grep -q 'vfs_read(struct file \*file, char \*buf, size_t count, loff_t \*pos)' "$tmp/l" ||
 	cat "$tmp/l"
+# a module's function (9p's, loaded at boot): typed where the kernel has
+# BTF of modules (5.11); on 5.10 untyped, and the line says why
+"$PERFBUF" trace -d 1 kprobe:v9fs_vfs_lookup >/dev/null 2>"$tmp/mod.err"
+if [[ $KVER == 5.10 ]]; then
+	check module_btf_missing_said grep -q "BTF does not describe v9fs_vfs_lookup: it is in module 9p, and this kernel lacks BTF of modules (Linux 5.11)" "$tmp/mod.err" ||
+		cat "$tmp/mod.err"
+else
+	grep -q "^Attached 1 probe" "$tmp/mod.err" && ! grep -q "BTF does not describe" "$tmp/mod.err"
+	check module_btf_typed test $? = 0 || cat "$tmp/mod.err"
+fi
 finish

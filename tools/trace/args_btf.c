@@ -19,6 +19,7 @@
 
 #include <bpf/btf.h>
 
+#include "common/kfeat.h"
 #include "common/say.h"
 #include "args.h"
 #include "kbtf.h"
@@ -228,8 +229,14 @@ static int fields_of(struct trace_probe *p, const char *mod, bool quiet)
 	if (!proto || !btf_is_func_proto(proto)) {
 		if (quiet || !kbtf_kallsyms(p->target, m, sizeof(m)))
 			return -ENOENT;	/* no such function: attach says so */
-		cli_say(p->prog, "%s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
-			p->spec, p->target, TRACE_MAX_ARGS - 1);
+		/* a module's function on a kernel without modules' BTF */
+		if (*m && !kfeat_has(KFEAT_MODULE_BTF))
+			cli_say(p->prog, "%s: BTF does not describe %s: it is in module %s, and this kernel lacks %s (Linux %s); its arguments printed as arg0..arg%d, whole registers\n",
+				p->spec, p->target, m, kfeat_name(KFEAT_MODULE_BTF),
+				kfeat_since(KFEAT_MODULE_BTF), TRACE_MAX_ARGS - 1);
+		else
+			cli_say(p->prog, "%s: BTF does not describe %s: its arguments printed as arg0..arg%d, whole registers\n",
+				p->spec, p->target, TRACE_MAX_ARGS - 1);
 		return -ENOENT;
 	}
 	p->cfg.argv_slot = -1;
