@@ -3,8 +3,6 @@
 #ifndef PERFBUF_SLOTS_H
 #define PERFBUF_SLOTS_H
 
-#define MAX_SLOT_CPUS 1024
-
 struct slot {
 	long long err;			/* of bpf_perf_event_read_value() */
 	unsigned long long enabled;	/* ns the slot's event has been enabled */

@@ -738,7 +738,24 @@ static int size_rings(struct perfbuf *pb, const struct perfbuf_opts *opts)
 	return check_record_size(max_rec, data_size, pb->cfg.timestamps);
 }
 
-static int check_map(int map_fd, __u32 *max_entries)
+/*
+ * The map through a file of our own. The kernel removes the entries of a
+ * perf event array that were set through a map file when that file closes
+ * (perf_event_fd_array_release), and only those: closing ours at the end
+ * empties exactly our slots, never the ones another reader set since (a
+ * second perfbuf, bpftool map event_pipe), and the caller closing its fd
+ * early takes nothing from us. -1 where the map keeps its entries
+ * (BPF_F_PRESERVE_ELEMS) or an fd from the map's id is not allowed
+ * (CAP_SYS_ADMIN): the slots are then deleted one by one at the end.
+ */
+static int own_map_file(const struct bpf_map_info *info)
+{
+	if (info->map_flags & BPF_F_PRESERVE_ELEMS)
+		return -1;
+	return bpf_map_get_fd_by_id(info->id);
+}
+
+static int check_map(int map_fd, __u32 *max_entries, int *own_fd)
 {
 	struct bpf_map_info info = {};
 	__u32 info_len = sizeof(info);
@@ -759,6 +776,7 @@ static int check_map(int map_fd, __u32 *max_entries)
 		return -EINVAL;
 	}
 	*max_entries = info.max_entries;
+	*own_fd = own_map_file(&info);
 	return 0;
 }
 
@@ -781,21 +799,27 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	struct perfbuf *pb;
 	__u32 max_entries = 0;
 	bool ordered, overwrite;
-	int err;
+	int err, own_fd = -1;
 
 	if (!fn || !OPTS_VALID(opts, perfbuf_opts))
 		return err_ptr(-EINVAL);
-	err = check_opts(opts) ?: check_map(map_fd, &max_entries);
+	err = check_opts(opts) ?: check_map(map_fd, &max_entries, &own_fd);
 	if (err)
 		return err_ptr(err);
 	pb = calloc(1, sizeof(*pb));
-	if (!pb)
+	if (!pb) {
+		if (own_fd >= 0)
+			close(own_fd);
 		return err_ptr(-ENOMEM);
+	}
+	pb->own_map_fd = own_fd;
 	pb->fork_gen = perfbuf_fork_gen();
 	overwrite = OPTS_GET(opts, overwrite, false);
 	/* snapshots are merged by time anyway */
 	ordered = OPTS_GET(opts, ordered, false) && !overwrite;
 	if (init_lock(pb)) {
+		if (own_fd >= 0)
+			close(own_fd);
 		free(pb);
 		return err_ptr(-ENOMEM);
 	}
@@ -803,7 +827,7 @@ struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn, void *ctx,
 	pb->ctx = ctx;
 	pb->evfd = pb->hotplug_fd = -1;
 	pb->cfg = (struct channel_cfg){
-		.map_fd = map_fd, .epfd = -1,
+		.map_fd = own_fd >= 0 ? own_fd : map_fd, .epfd = -1,
 		.wakeup_events = OPTS_GET(opts, wakeup_events, 0),
 		.watermark = OPTS_GET(opts, watermark, 0),
 		.timestamps = OPTS_GET(opts, ordered, false) ||
@@ -845,6 +869,23 @@ static void end_channel(struct perfbuf *pb, struct channel *ch, bool child)
 	free(ch);
 }
 
+/* Close our own map file, if we have one: the kernel then removes the
+ * entries set through it (own_map_file()), and nothing is left for
+ * channel_unpublish() to delete. */
+static void release_map_file(struct perfbuf *pb)
+{
+	if (pb->own_map_fd < 0)
+		return;
+	for (size_t i = 0; i < pb->cnt; i++)
+		if (pb->slots[i].ch)
+			pb->slots[i].ch->map_set = false;
+	for (size_t i = 0; i < pb->notice_cnt; i++)
+		if (pb->notices[i].ch)
+			pb->notices[i].ch->map_set = false;
+	close(pb->own_map_fd);
+	pb->own_map_fd = -1;
+}
+
 void perfbuf__free(struct perfbuf *pb)
 {
 	bool child;
@@ -852,7 +893,9 @@ void perfbuf__free(struct perfbuf *pb)
 	if (!pb)
 		return;
 	child = collector_check_fork(pb) != 0;
-	/* no new records: BPF finds no event (-ENOENT) or a disabled one */
+	/* no new records: BPF finds no event (-ENOENT) or a disabled one;
+	 * closing our map file empties our slots, and only ours */
+	release_map_file(pb);
 	for (size_t i = 0; i < pb->cnt && !child; i++)
 		if (pb->slots[i].ch)
 			channel_unpublish(pb->slots[i].ch, &pb->cfg);

@@ -42,6 +42,8 @@ struct perfbuf {
 	perfbuf_record_fn fn;
 	void *ctx;
 	struct channel_cfg cfg;
+	int own_map_fd;		/* the map through our own file, or -1
+				 * (own_map_file()): cfg.map_fd then */
 	int evfd;
 	int hotplug_fd;
 	char wake_tag;		/* epoll's tag of the caller's fds (add_wake_fd) */

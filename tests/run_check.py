@@ -11,6 +11,7 @@ as C does).
 """
 import ctypes as C
 import json
+import re
 import os
 import random
 import shutil
@@ -553,9 +554,15 @@ def attach_replaced():
             time.sleep(0.2)
         out, err, rc = first.end()
         ok = rc == 1 and "map second: our rings of CPUs" in err and \
-            "no longer in the map, replaced or emptied by another reader" in err
+            "no longer in the map, replaced by another reader" in err and \
+            re.search(r"\) [0-9.]+ s ago; what the programs wrote on them since went to that reader", err)
         result("attach_replaced", ok, "exit %d: %s" % (rc, err))
-        second.end()
+        # the first reader's end leaves the second's rings in the map
+        time.sleep(3)
+        alive = second.p.poll() is None
+        out, err, rc = second.end()
+        result("attach_replaced_survivor_keeps_rings",
+               alive and "no longer in the map" not in err, "exit %d: %s" % (rc, err))
     finally:
         out, err, rc = own.end()
         result("attach_replaced_owner_told", rc == 1 and "no longer in the map" in err, err)

@@ -311,6 +311,51 @@ TEST(teardown_leaves_nothing)
 	emit__destroy(b.skel);
 }
 
+/* A collector freed after another reader took its map slots leaves
+ * that reader's slots alone: the kernel removes only the entries set
+ * through the collector's own map file. */
+TEST(free_keeps_replacing_readers_slots)
+{
+	int cpus[MAX_CPU], n = perfbuf_cpus__online(cpus, MAX_CPU);
+	struct seen old = {}, cur = {};
+	struct perfbuf *a, *b = NULL;
+	struct base base;
+	int map_fd;
+
+	if (!base_open(&base))
+		return;
+	map_fd = bpf_map__fd(base.skel->maps.events);
+	a = perfbuf__new(map_fd, on_rec, &old, NULL);
+	if (!ASSERT_OK_PTR(a, "first reader"))
+		goto cleanup;
+	b = perfbuf__new(map_fd, on_rec, &cur, NULL);
+	if (!ASSERT_OK_PTR(b, "second reader, replacing the first's slots"))
+		goto cleanup;
+	perfbuf__free(a);
+	for (int i = 0; i < n; i++) {
+		struct emit_stats st;
+
+		ASSERT_OK(emit_run(base.skel, cpus[i], 5, 32), "emit after the first's free");
+		ASSERT_OK(emit_stats_cpu(base.skel, cpus[i], &st), "stats");
+		ASSERT_EQ(st.enoent, 0, "the second reader's slot is still set");
+	}
+	ASSERT_GE(perfbuf__drain(b), 0, "drain");
+	ASSERT_EQ(cur.samples[cpus[0]], 5, "the second reader receives");
+	ASSERT_EQ(old.samples[cpus[0]], 0, "the first reader got nothing");
+	perfbuf__free(b);
+	b = NULL;
+	ASSERT_OK(emit_run(base.skel, cpus[0], 2, 32), "emit after both");
+	{
+		struct emit_stats st;
+
+		ASSERT_OK(emit_stats_cpu(base.skel, cpus[0], &st), "stats");
+		ASSERT_EQ(st.enoent, 2, "the last reader's free empties the slot");
+	}
+cleanup:
+	perfbuf__free(b);
+	emit__destroy(base.skel);
+}
+
 struct emitter {
 	struct emit *skel;
 	int cpu;
@@ -1004,10 +1049,10 @@ TEST(out_of_fds)
 	if (!base_open(&b))
 		return;
 	getrlimit(RLIMIT_NOFILE, &old);
-	/* room for the epoll fd, the eventfd, the hotplug socket and one
-	 * event only */
+	/* room for the map file of our own, the epoll fd, the eventfd, the
+	 * hotplug socket and one event only */
 	rl.rlim_max = old.rlim_max;
-	rl.rlim_cur = (rlim_t)limit_for_free_fds(4);
+	rl.rlim_cur = (rlim_t)limit_for_free_fds(5);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	prev = test_capture_warnings();
 	pb = perfbuf__new(bpf_map__fd(b.skel->maps.events), on_rec, NULL, NULL);
@@ -1085,6 +1130,7 @@ TEST_MAIN(
 	TEST_ENTRY(bad_ring_index),
 	TEST_ENTRY(max_entries_below_cpu_count),
 	TEST_ENTRY(teardown_leaves_nothing),
+	TEST_ENTRY(free_keeps_replacing_readers_slots),
 	TEST_ENTRY(free_drains_after_disable),
 	TEST_ENTRY(stop_while_polling_1000),
 	TEST_ENTRY(eintr_reaches_caller),

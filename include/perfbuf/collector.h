@@ -88,6 +88,11 @@ struct perfbuf_opts {
 /**
  * @brief Open one BPF_OUTPUT event per CPU, mmap its ring and store its fd
  *        in @map_fd at key = CPU number.
+ *
+ * The slots are set through a map fd of the collector's own (from the
+ * map's id, where CAP_SYS_ADMIN allows): closing @map_fd early leaves
+ * them set, and perfbuf__free() empties only the slots that still hold
+ * the collector's events, never those another reader set since.
  * @param fn  called for every record: SAMPLE and LOST, CPU_ONLINE and
  *            CPU_OFFLINE (OTHER never occurs)
  * @return the collector, or NULL with errno (EINVAL for bad options, E2BIG
@@ -99,7 +104,7 @@ PERFBUF_API struct perfbuf *perfbuf__new(int map_fd, perfbuf_record_fn fn,
 					 const struct perfbuf_opts *opts);
 
 /**
- * @brief Delete the map slots set, disable the events, (when drain_on_free:
+ * @brief Empty the map slots that hold our events, disable the events, (when drain_on_free:
  *        perfbuf__quiesce() and perfbuf__drain()), unmap and close. NULL is
  *        a no-op. In a forked child: unmap and close only (see above).
  *

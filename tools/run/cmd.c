@@ -436,7 +436,7 @@ static int setup(struct run *run)
 	}
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->pb[i])
-			run->slots[i] = run_slots__new(run->maps[i].fd, perfbuf_now_ns());
+			run->slots[i] = run_slots__new(run->maps[i].fd, run->pb[i], perfbuf_now_ns());
 	err = open_sink(run);
 	if (!err)
 		metrics_sources(run);
@@ -474,26 +474,23 @@ static void publish(struct run *run)
 }
 
 /* Each perf map's slots: still our rings? When another reader took
- * them, nothing more reaches us: said, and the run ends */
+ * them, nothing more reaches us: said, with since when, and the run ends */
 static void check_slots(struct run *run)
 {
 	for (int i = 0; i < run->nmaps && !run->replaced; i++) {
-		int cpus[256], n = 0, k;
-		char list[256];
+		struct run_slots_taken t;
+		char since[64] = "";
+		int k;
 
-		for (size_t r = 0; run->slots[i] && r < perfbuf__ring_cnt(run->pb[i]) && n < 256; r++) {
-			struct perfbuf_cpu_stats st = { .sz = sizeof(st) };
-
-			/* an offline CPU has no ring of ours to look for */
-			if (!perfbuf__stats(run->pb[i], r, &st) && st.online && st.cpu >= 0)
-				cpus[n++] = st.cpu;
-		}
-		k = run_slots__check(run->slots[i], cpus, n, perfbuf_now_ns(), list, sizeof(list));
+		k = run_slots__check(run->slots[i], run->pb[i], perfbuf_now_ns(), &t);
 		if (!k)
 			continue;
-		fprintf(stderr, "%s: map %s: our ring%s of CPU%s %s %s no longer in the map, replaced or emptied by another reader (bpftool map event_pipe, perfbuf attach); nothing more reaches this run, which ends\n",
+		if (t.since_ns)
+			snprintf(since, sizeof(since), " %.1f s ago", t.since_ns / 1e9);
+		fprintf(stderr, "%s: map %s: our ring%s of CPU%s %s %s no longer in the map, %s by another reader (bpftool map event_pipe, perfbuf attach)%s; what the programs wrote on %s since went to that reader, not to this run, which ends\n",
 			run->o.prog, run->maps[i].name, k == 1 ? "" : "s", k == 1 ? "" : "s",
-			list, k == 1 ? "is" : "are");
+			t.list, k == 1 ? "is" : "are", t.since_ns ? "replaced" : "emptied",
+			since, k == 1 ? "it" : "them");
 		run->replaced = true;
 	}
 }

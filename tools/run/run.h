@@ -115,16 +115,26 @@ const char *run_type_for(const struct run_opts *o, const char *map);
 int run_find_map(const struct run_opts *o);
 
 struct run_slots;
-/* The check of perf event array @map_fd's slots, our rings enabled by
- * @now_ns; NULL when it cannot be made (the run goes on without it) */
-struct run_slots *run_slots__new(int map_fd, __u64 now_ns);
+struct perfbuf;
+/* The check of perf event array @map_fd's slots for the CPUs collector
+ * @pb serves, our rings enabled by @now_ns; NULL when it cannot be made
+ * (the run goes on without it) */
+struct run_slots *run_slots__new(int map_fd, const struct perfbuf *pb, __u64 now_ns);
 void run_slots__free(struct run_slots *s);
 /* CPU @cpu came online: its new ring enabled by @now_ns */
 void run_slots__online(struct run_slots *s, int cpu, __u64 now_ns);
-/* The CPUs of @cpus whose slots no longer hold our ring (emptied, or
- * another reader's event), listed in @list: their count */
-int run_slots__check(struct run_slots *s, const int *cpus, int n, __u64 now_ns,
-		     char *list, size_t sz);
+/* What run_slots__check() found taken from us */
+struct run_slots_taken {
+	int cnt;		/* CPUs */
+	char list[256];		/* their numbers, cut short with many */
+	__u64 since_ns;		/* the newest other event enabled this long
+				 * ago: nothing of ours since (0: unknown,
+				 * the slots only emptied) */
+};
+/* The online CPUs of @pb whose slots no longer hold our ring (emptied,
+ * or another reader's event): their count, with *@t filled */
+int run_slots__check(struct run_slots *s, const struct perfbuf *pb, __u64 now_ns,
+		     struct run_slots_taken *t);
 
 struct bpf_object;
 /* Before the load: the programs of @obj not to load turned off (the
