@@ -14,7 +14,11 @@
  * raw_tp, then tracepoint. Of a target with several kinds, the best kind
  * this kernel can run is kept, the others dropped. A program the kernel
  * cannot load at all (fentry refused, a tp_btf of a tracepoint it does
- * not have) is dropped too when the object keeps others. --prog NAME
+ * not have) is dropped too when the object keeps others. A tracepoint
+ * that every call of a syscall family passes through covers that
+ * family's syscall tracepoints (signal:signal_generate sees each
+ * kill(2), tkill(2) and tgkill(2)): with a program on it, the syscalls'
+ * programs are dropped, as sigsnoop's own default does. --prog NAME
  * chooses by hand (those only), --no-prog NAME drops one. The kernel's
  * features are probed by trace's probes (trace/probe.h), the one place.
  */
@@ -126,7 +130,7 @@ static const char *cannot(const struct cand *c)
 	case K_FEXIT:
 		return c->can == -ENOENT ? "not in the kernel's BTF" :
 		       c->can == -EPERM ? "fentry/fexit refused by this kernel" :
-		       "fentry/fexit cannot load here";
+		       NULL;	/* the kernel's errno says it */
 	case K_KPROBE:
 	case K_KRETPROBE:
 		return c->can == -EOPNOTSUPP ? "this kernel has no kprobes" :
@@ -157,6 +161,55 @@ static void choose_target(struct cand *cs, int n, int at)
 	c->drop = true;
 	snprintf(c->why, sizeof(c->why), "%s %s covers %s", kind_names[cs[best].kind],
 		 bpf_program__name(cs[best].p), c->target);
+}
+
+/* Kernel tracepoints and the syscalls each sees every call of */
+static const struct cover {
+	const char *tp;			/* its name, under any kind */
+	const char *syscalls[4];
+} covers[] = {
+	{ "signal_generate", { "kill", "tkill", "tgkill" } },
+};
+
+/* @c traces syscall @name's entry or exit (tracepoint, any section form) */
+static bool traces_syscall(const struct cand *c, const char *name)
+{
+	const char *t = c->target;
+
+	if (c->kind != K_TRACEPOINT || c->catlen != 8 || strncmp(c->cat, "syscalls", 8))
+		return false;
+	if (!strncmp(t, "sys_enter_", 10))
+		t += 10;
+	else if (!strncmp(t, "sys_exit_", 9))
+		t += 9;
+	else
+		return false;
+	return !strcmp(t, name);
+}
+
+/* @c traces a syscall that a kept program's tracepoint sees every call
+ * of: dropped, said by that program */
+static void choose_covered(struct cand *cs, int n, struct cand *c)
+{
+	for (size_t k = 0; k < sizeof(covers) / sizeof(covers[0]); k++) {
+		const struct cover *v = &covers[k];
+		const char *sc = NULL;
+
+		for (int j = 0; j < 4 && v->syscalls[j] && !sc; j++)
+			if (traces_syscall(c, v->syscalls[j]))
+				sc = v->syscalls[j];
+		for (int i = 0; sc && i < n; i++) {
+			const struct cand *o = &cs[i];
+
+			if (o->kind < K_TP_BTF || o->can || o->drop ||
+			    !bpf_program__autoload(o->p) || strcmp(o->target, v->tp))
+				continue;
+			c->drop = true;
+			snprintf(c->why, sizeof(c->why), "%s %s sees every %s", kind_names[o->kind],
+				 bpf_program__name(o->p), sc);
+			return;
+		}
+	}
 }
 
 static bool listed(const char *name, const char *const *v, int n)
@@ -237,6 +290,9 @@ int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)
 	for (i = 0; i < n && !o->nprogs; i++)
 		if (bpf_program__autoload(cs[i].p) && cs[i].kind != K_OTHER)
 			choose_target(cs, n, i);
+	for (i = 0; i < n && !o->nprogs; i++)
+		if (bpf_program__autoload(cs[i].p) && !cs[i].drop)
+			choose_covered(cs, n, &cs[i]);
 	for (i = 0; i < n; i++)
 		kept += bpf_program__autoload(cs[i].p) && !cs[i].drop;
 	/* what cannot load at all, when others stay (kprobes load; their
@@ -250,7 +306,7 @@ int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)
 		c->drop = true;
 		kept--;
 		snprintf(c->why, sizeof(c->why), "%s %s: %s", kind_names[c->kind], c->target,
-			 cannot(c));
+			 cannot(c) ?: strerror(-c->can));
 	}
 	for (i = 0; i < n; i++)
 		if (cs[i].drop)
