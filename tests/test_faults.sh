@@ -240,6 +240,13 @@ check output_fifo_late_reader test "$rc" = 0 -a "$(grep -c sched_switch "$tmp/fr
 mkdir "$tmp/dir"
 "${PB[@]}" trace -n 1 -o "$tmp/dir" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_directory 1 "^perfbuf trace: cannot write '$tmp/dir': Is a directory$"
+# a file that cannot be made: its directory named, with why
+"${PB[@]}" trace -n 1 -o "$tmp/nodir/out" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_no_directory 1 "^perfbuf trace: cannot create '$tmp/nodir/out': its directory '$tmp/nodir' does not exist$"
+mkdir "$tmp/rodir"
+unshare -m sh -c 'mount --bind -o ro "$1" "$1" && shift && exec "$@"' sh "$tmp/rodir" \
+	"${PB[@]}" trace -n 1 -o "$tmp/rodir/out" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_readonly_directory 1 "^perfbuf trace: cannot create '$tmp/rodir/out': its directory '$tmp/rodir' is on a read-only file system$"
 
 # 6. a tracefs category that cannot be read, after one that could (a fake
 # tracefs in a mount namespace of its own; root without the DAC

@@ -3,6 +3,7 @@
  * what it writes (output.h). */
 #define _GNU_SOURCE	/* mkostemp */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,9 +204,40 @@ const char *cli_output_error(int err)
 	}
 }
 
+/* A file that is not there cannot be made for its directory's sake:
+ * that directory named, with why (a missing one, a read-only file
+ * system, no write permission); false when the file exists or the
+ * error is not one of those */
+static bool say_directory(const char *prog, const char *path, int err)
+{
+	const char *slash = strrchr(path, '/'), *why;
+	struct stat st;
+	char dir[4096];
+
+	if ((err != -ENOENT && err != -EROFS && err != -EACCES && err != -ENOTDIR) ||
+	    !lstat(path, &st) || errno != ENOENT)
+		return false;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) ?: 1 : 1,
+		 slash ? path : ".");
+	if (stat(dir, &st))
+		why = errno == ENOENT ? "does not exist" : strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "is not a directory";
+	else if (err == -EROFS)
+		why = "is on a read-only file system";
+	else if (err == -EACCES)
+		why = "is not writable by this user";
+	else
+		return false;
+	fprintf(stderr, "%s: cannot create '%s': its directory '%s' %s\n", prog, path, dir,
+		why);
+	return true;
+}
+
 int cli_cannot_write(const char *prog, const char *path, int err)
 {
-	fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path,
-		cli_output_error(err));
+	if (!say_directory(prog, path, err))
+		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path,
+			cli_output_error(err));
 	return err;
 }
