@@ -90,7 +90,8 @@ struct trace_probe_cfg {
 };
 
 struct trace_record {
-	unsigned long long time_ns;	/* bpf_ktime_get_ns() */
+	unsigned long long time_ns;	/* 0: the perf sample's time is the
+					 * record's (CLOCK_MONOTONIC) */
 	unsigned long long cookie;	/* the probe's index */
 	unsigned int pid;		/* process (tgid) */
 	unsigned int tid;

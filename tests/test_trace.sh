@@ -549,6 +549,21 @@ if traced rawtracepoint_event --json rawtracepoint:sched_process_exec; then
 	# BTF has btf_trace_sched_process_exec: tp_btf, not the raw_tp fallback
 	check rawtracepoint_uses_tp_btf test "$btf_progs" -ge 1
 fi
+# the kernel stamps each record (PERF_SAMPLE_TIME): the program reads no
+# clock of its own, and unordered events still carry their times
+if traced time_from_kernel --json --unordered tracepoint:sched:sched_process_exec; then
+	clock_calls=0
+	for id in $(bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .* name trace_[a-z_]+( .*|$)/\1/p'); do
+		n=$(bpftool prog dump xlated id "$id" 2>/dev/null | grep -c 'call bpf_ktime_get')
+		clock_calls=$((clock_calls + n))
+	done
+	"$prog"
+	"$prog"
+	stop_trace
+	check program_reads_no_clock test "$clock_calls" = 0
+	check time_from_kernel json_check "$tmp/out" \
+		"[o['time_ns'] > 0 for o in objs if o['type']=='event' and o['comm']=='pbexec_$$'[:15]] == [True, True]"
+fi
 
 # 10. tracefs mounted when missing (in a private mount namespace)
 if unshare -m true 2>/dev/null; then

@@ -159,15 +159,16 @@ static void on_span(void *ctx, int cpu, const struct iovec *iov, int cnt)
 }
 
 /* The collector: in time order for trace; for record, bytes to the
- * capture, or overwrite rings as a flight recorder (times on both: the
- * report orders by them). */
+ * capture, or overwrite rings as a flight recorder. Every record carries
+ * the kernel's time stamp, taken as it is written: trace.bpf.c reads no
+ * clock of its own, and the report orders by it. */
 static int open_rings(struct run *run)
 {
 	bool flight = run->o.flight_pages;
 	PERFBUF_OPTS(perfbuf_opts, po,
 		     .page_cnt = flight ? run->o.flight_pages : run->o.pages,
 		     .ordered = !run->o.unordered && !run->o.record,
-		     .timestamps = run->o.record,
+		     .timestamps = true,
 		     .overwrite = flight,
 		     .span_fn = run->o.record && !flight ? on_span : NULL);
 
