@@ -667,6 +667,9 @@ def one_line(name, args, want):
 def hostile():
     """bad objects and options: one line each, exit 1"""
     one_line("hostile_not_elf", ["run", "tests/bpf/run_test.h"], "not an ELF object")
+    one_line("hostile_type_name_too_long", ["run", "--header", "tests/bpf/run_test.h", "--type",
+                                            "events:" + "x" * 300, "tests/bpf/run_test.h"],
+             "the type name '%s...' is 300 characters long; the longest taken is 255" % ("x" * 40))
     one_line("hostile_no_maps", ["run", os.path.join(OBJ, "run_nomaps.bpf.o")],
              "no BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF map")
     one_line("hostile_set_unknown", ["run", "--set", "nope=1",

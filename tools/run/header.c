@@ -169,7 +169,7 @@ static int compile(const char *prog, const char *header, const char *name,
 		   const char *abs, const char *dir, const struct run_incs *incs, int fds[3])
 {
 	bool tagged = !strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6);
-	char decl[256];
+	char decl[RUN_TYPE_NAME_MAX + 16];
 	int status = 0, err;
 
 	for (int pass = tagged; pass < 2; pass++) {

@@ -191,6 +191,13 @@ static int check(struct run_opts *o, int argc, char **argv)
 				o->prog, o->types[i]);
 			return -1;
 		}
+		/* a longer name would be cut short, and another type found */
+		if (strlen(colon ? colon + 1 : o->types[i]) > RUN_TYPE_NAME_MAX) {
+			fprintf(stderr, "%s: --type: the type name '%.40s...' is %zu characters long; the longest taken is %d\n",
+				o->prog, colon ? colon + 1 : o->types[i],
+				strlen(colon ? colon + 1 : o->types[i]), RUN_TYPE_NAME_MAX);
+			return -1;
+		}
 	}
 	if (o->incs.n && !o->header) {
 		fprintf(stderr, "%s: -I %s: include directories are for --header FILE.h\n",

@@ -114,6 +114,9 @@ const char *run_type_for(const struct run_opts *o, const char *map);
  * (said) */
 int run_find_map(const struct run_opts *o);
 
+/* The longest --type name taken (a longer one is refused, not cut) */
+#define RUN_TYPE_NAME_MAX 255
+
 struct run_slots;
 struct perfbuf;
 /* The check of perf event array @map_fd's slots for the CPUs collector
