@@ -271,9 +271,11 @@ if asan_build || [[ $PERFBUF != "$BUILD/perfbuf" ]]; then
 	skip record_many_cpus "the sanitizer or valgrind runtime must come first"
 else
 	timeout 60 env LD_PRELOAD="$BUILD/tests/fake_cpus.so" FAKE_CPUS_POSSIBLE=0-299 \
-		"$PERFBUF" record -d 1 --buffer-size 3M -o "$tmp/many.cap" "$SEQ" >/dev/null 2>"$tmp/many.err" &
+		"$PERFBUF" record --buffer-size 3M -o "$tmp/many.cap" "$SEQ" >/dev/null 2>"$tmp/many.err" &
 	mpid=$!
+	# ended once the target ran (a -d could end first on a loaded machine)
 	attached "$tmp/many.err" "$mpid" && "$TARGET" 5 >/dev/null
+	kill -INT "$mpid"
 	wait "$mpid"
 	"$PERFBUF" report --info "$tmp/many.cap" >"$tmp/many.info" 2>&1
 	check record_many_cpus grep -q '^mode: .*CPUs 0-299$' "$tmp/many.info"

@@ -6,6 +6,7 @@
 #	it has attached (TCG is slow: up to 120 s), runs WORKLOAD (a shell
 #	command), stops it with SIGINT; its stdout in OUT, stderr in OUT.err,
 #	its exit status in $trc
+#   vm_note WHAT: a progress line on the guest's console
 #   pbdd FILE BS: reads FILE with one read() of BS bytes, as the command
 #	pbvm_dd (a copy of dd: --comm pbvm_dd selects it)
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -32,10 +33,24 @@ vm_trace() {
 	eval "$work"
 	# no pause: the tool drains the rings after SIGINT, its probes stopped
 	kill -INT $tpid 2>/dev/null
+	for _ in $(seq 1200); do
+		running $tpid || break
+		sleep 0.1
+	done
+	if running $tpid; then	# a hang fails the test, not the guest
+		echo "vm_trace: perfbuf trace did not end 120 s after SIGINT; in $(cat /proc/$tpid/wchan 2>/dev/null); killed" >>"$out.err"
+		for t in /proc/$tpid/task/*; do
+			echo "  thread ${t##*/}: $(cat "$t/comm" 2>/dev/null) in $(cat "$t/wchan" 2>/dev/null)"
+		done >>"$out.err"
+		kill -KILL $tpid 2>/dev/null
+	fi
 	wait $tpid
 	trc=$?
 	tpid=
 }
+# vm_note WHAT: a line with the guest's uptime on its console, to follow
+# a slow test from the host (the console file of tests/vm/vm.sh)
+vm_note() { echo "[$(cut -d' ' -f1 /proc/uptime) s] ${0##*/}: $*" >/dev/console 2>/dev/null || :; }
 # events FILE PROBE: the event objects of PROBE, one JSON line each
 events() { grep '"type":"event"' "$1" | grep -F "\"probe\":\"$2\""; }
 # show FILE: what a trace printed, for a failing check

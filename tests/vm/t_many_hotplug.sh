@@ -17,6 +17,7 @@ prog=$tmp/pbhot
 cp /bin/true "$prog"
 set_cpus() {	# set_cpus 0|1 FIRST LAST [burst]
 	local v=$1 c
+	vm_note "CPUs $2-$3 online=$v ${4:-one by one}"
 	for c in $(seq "$2" "$3"); do
 		if [[ ${4:-} == burst ]]; then
 			echo "$v" >/sys/devices/system/cpu/cpu$c/online &
@@ -25,12 +26,15 @@ set_cpus() {	# set_cpus 0|1 FIRST LAST [burst]
 		fi
 	done
 	wait
+	vm_note "CPUs $2-$3 online=$v done: $(cat /sys/devices/system/cpu/online)"
 }
 work='set_cpus 0 $half $((ncpu - 1)); set_cpus 1 $half $((ncpu - 1))
 	for c in $half $((half + 1)) $((ncpu - 1)); do taskset -c $c "$prog"; done
 	set_cpus 0 $half $((half + 7)) burst; set_cpus 1 $half $((half + 7)) burst
 	for c in $half $((ncpu - 1)); do taskset -c $c "$prog"; done'
+vm_note "tracing"
 vm_trace "$tmp/h" "$work" -- tracepoint:sched:sched_process_exec
+vm_note "trace ended: $trc"
 n=$((ncpu - half))
 check many_hotplug_offline jcheck "$tmp/h" "sum(1 for o in objs if o['type'] == 'cpu' and
 	not o['online']) >= $n + 8" || { grep -c '"type":"cpu"' "$tmp/h"; head -c 600 "$tmp/h.err"; }
