@@ -28,6 +28,13 @@ set_cpus() {	# set_cpus 0|1 FIRST LAST [burst]
 	wait
 	vm_note "CPUs $2-$3 online=$v done: $(cat /sys/devices/system/cpu/online)"
 }
+# a CPU change that takes minutes: the blocked tasks' stacks on the console
+( sleep 240; while :; do
+	vm_note "still going: online $(cat /sys/devices/system/cpu/online); blocked tasks:"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	sleep 240
+done ) &
+watchdog=$!
 work='set_cpus 0 $half $((ncpu - 1)); set_cpus 1 $half $((ncpu - 1))
 	for c in $half $((half + 1)) $((ncpu - 1)); do taskset -c $c "$prog"; done
 	set_cpus 0 $half $((half + 7)) burst; set_cpus 1 $half $((half + 7)) burst
@@ -35,6 +42,7 @@ work='set_cpus 0 $half $((ncpu - 1)); set_cpus 1 $half $((ncpu - 1))
 vm_note "tracing"
 vm_trace "$tmp/h" "$work" -- tracepoint:sched:sched_process_exec
 vm_note "trace ended: $trc"
+kill $watchdog 2>/dev/null
 n=$((ncpu - half))
 check many_hotplug_offline jcheck "$tmp/h" "sum(1 for o in objs if o['type'] == 'cpu' and
 	not o['online']) >= $n + 8" || { grep -c '"type":"cpu"' "$tmp/h"; head -c 600 "$tmp/h.err"; }
