@@ -16,16 +16,18 @@ half=$((ncpu / 2))
 prog=$tmp/pbhot
 cp /bin/true "$prog"
 set_cpus() {	# set_cpus 0|1 FIRST LAST [burst]
-	local v=$1 c
+	local v=$1 c pids=()
 	vm_note "CPUs $2-$3 online=$v ${4:-one by one}"
 	for c in $(seq "$2" "$3"); do
 		if [[ ${4:-} == burst ]]; then
 			echo "$v" >/sys/devices/system/cpu/cpu$c/online &
+			pids+=($!)
 		else
 			echo "$v" >/sys/devices/system/cpu/cpu$c/online
 		fi
 	done
-	wait
+	# the burst's writes only: a bare wait would wait for the trace too
+	((${#pids[@]} == 0)) || wait "${pids[@]}"
 	vm_note "CPUs $2-$3 online=$v done: $(cat /sys/devices/system/cpu/online)"
 }
 # a CPU change that takes minutes: the blocked tasks' stacks on the console
