@@ -197,7 +197,7 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
-		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/libperfbuf.a
+		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
@@ -222,7 +222,7 @@ TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # and kernel functions' typed arguments, from the kernel's BTF
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
-	$(OUTPUT)/tools/trace/kbtf.o $(OUTPUT)/tools/common/say.o
+	$(OUTPUT)/tools/common/say.o
 
 # A machine of many CPUs for the commands: LD_PRELOAD'ed by the tests of
 # trace, record and run (tests/targets/fake_cpus.c; not a test itself).

@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kbtf.h"
 #include "kfeat.h"
 
 static const struct {
@@ -74,12 +75,11 @@ static void probe(enum kfeat f)
 	}
 	if (f > KFEAT_FETCH && !probed_btf) {
 		probed_btf = true;
-		btf = btf__load_vmlinux_btf();
+		btf = kbtf_vmlinux();	/* kept: the tool's one parse */
 		has[KFEAT_KPROBE_MULTI] = has_attach_type(btf, "BPF_TRACE_KPROBE_MULTI");
 		/* the kernel's own record of a module's BTF came with them */
 		has[KFEAT_MODULE_BTF] = btf && btf__find_by_name_kind(btf, "btf_module",
 								      BTF_KIND_STRUCT) > 0;
-		btf__free(btf);
 	}
 }
 

@@ -152,6 +152,28 @@ static bool set_option(int opt, char *arg, void *ctx)
 	return opt >= NATS_OPT_URLS && opt < NATS_OPT_END && nats_opts_set(&o->nats, opt, arg);
 }
 
+/* Each --type is [MAP:]STRUCT with a name that fits: 0, or -1 (said) */
+static int check_types(const struct run_opts *o)
+{
+	for (int i = 0; i < o->ntypes; i++) {
+		const char *colon = strchr(o->types[i], ':');
+
+		if (!*o->types[i] || (colon && (!colon[1] || colon == o->types[i]))) {
+			fprintf(stderr, "%s: --type '%s': give [MAP:]STRUCT, e.g. --type events:event\n",
+				o->prog, o->types[i]);
+			return -1;
+		}
+		/* a longer name would be cut short, and another type found */
+		if (strlen(colon ? colon + 1 : o->types[i]) > RUN_TYPE_NAME_MAX) {
+			fprintf(stderr, "%s: --type: the type name '%.40s...' is %zu characters long; the longest taken is %d\n",
+				o->prog, colon ? colon + 1 : o->types[i],
+				strlen(colon ? colon + 1 : o->types[i]), RUN_TYPE_NAME_MAX);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* What the options say together: one line when they disagree */
 static int check(struct run_opts *o, int argc, char **argv)
 {
@@ -183,22 +205,8 @@ static int check(struct run_opts *o, int argc, char **argv)
 	}
 	if (o->record && !o->output)
 		o->output = "perfbuf.cap";
-	for (int i = 0; i < o->ntypes; i++) {
-		const char *colon = strchr(o->types[i], ':');
-
-		if (!*o->types[i] || (colon && (!colon[1] || colon == o->types[i]))) {
-			fprintf(stderr, "%s: --type '%s': give [MAP:]STRUCT, e.g. --type events:event\n",
-				o->prog, o->types[i]);
-			return -1;
-		}
-		/* a longer name would be cut short, and another type found */
-		if (strlen(colon ? colon + 1 : o->types[i]) > RUN_TYPE_NAME_MAX) {
-			fprintf(stderr, "%s: --type: the type name '%.40s...' is %zu characters long; the longest taken is %d\n",
-				o->prog, colon ? colon + 1 : o->types[i],
-				strlen(colon ? colon + 1 : o->types[i]), RUN_TYPE_NAME_MAX);
-			return -1;
-		}
-	}
+	if (check_types(o))
+		return -1;
 	if (o->incs.n && !o->header) {
 		fprintf(stderr, "%s: -I %s: include directories are for --header FILE.h\n",
 			o->prog, o->incs.dirs[0]);

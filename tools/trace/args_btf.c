@@ -22,7 +22,7 @@
 #include "common/kfeat.h"
 #include "common/say.h"
 #include "args.h"
-#include "kbtf.h"
+#include "common/kbtf.h"
 #include "probe.h"
 
 void kfunc_btf_free(void)

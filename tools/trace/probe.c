@@ -25,7 +25,7 @@
 #include "common/say.h"
 #include "sym/sym.h"
 #include "format.h"
-#include "kbtf.h"
+#include "common/kbtf.h"
 #include "args.h"
 #include "probe.h"
 #include "stop.h"
@@ -33,7 +33,6 @@
 #include "tracefs.h"
 #include "trace.skel.h"
 
-static struct btf *vmlinux_btf;
 static struct sym_ksyms *kallsyms;	/* read once, for ksym_addr() */
 
 bool kprobes_supported(void)
@@ -41,17 +40,8 @@ bool kprobes_supported(void)
 	return kprobes_in_kernel(tracefs_path());
 }
 
-static struct btf *vmlinux(void)
-{
-	if (!vmlinux_btf)
-		vmlinux_btf = btf__load_vmlinux_btf();
-	return vmlinux_btf;
-}
-
 void probe_features_free(void)
 {
-	btf__free(vmlinux_btf);
-	vmlinux_btf = NULL;
 	ksyms_free(kallsyms);
 	kallsyms = NULL;
 	kfunc_btf_free();
@@ -59,7 +49,7 @@ void probe_features_free(void)
 
 int kfunc_nargs(const char *func)
 {
-	struct btf *btf = vmlinux();
+	struct btf *btf = kbtf_vmlinux();
 	int id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 
@@ -75,7 +65,7 @@ int fentry_probe(const char *func)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct btf *btf = vmlinux();
+	struct btf *btf = kbtf_vmlinux();
 	int id, fd;
 
 	if (!btf)
@@ -109,7 +99,7 @@ bool in_kallsyms(const char *func)
 /* Arguments of raw tracepoint @name from BTF (btf_trace_NAME), or -1. */
 int rawtp_nargs(const char *name)
 {
-	struct btf *btf = vmlinux();
+	struct btf *btf = kbtf_vmlinux();
 	const struct btf_type *t;
 	char tn[256];
 	int id;

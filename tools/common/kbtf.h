@@ -4,8 +4,8 @@
  * their functions found by name through a sorted index (a glob's hundreds
  * of functions cost one sort, not a scan of every type each).
  */
-#ifndef PERFBUF_TRACE_KBTF_H
-#define PERFBUF_TRACE_KBTF_H
+#ifndef PERFBUF_COMMON_KBTF_H
+#define PERFBUF_COMMON_KBTF_H
 
 #include <stdbool.h>
 #include <stddef.h>

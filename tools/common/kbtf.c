@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The kernel's BTF, read once per run: vmlinux's, and a module's when a
- * function is there (split BTF on top of vmlinux's). libbpf 1.1's
- * btf__find_by_name_kind() scans every type (vmlinux has ~150,000): for a
- * glob of hundreds of functions each BTF gets an index of its functions
- * sorted by name instead, searched in halves.
+ * The kernel's BTF, read once per run for every part of the tool (the
+ * feature probes, probes, typed arguments: a parse costs ~9 ms): vmlinux's,
+ * and a module's when a function is there (split BTF on top of vmlinux's).
+ * libbpf 1.1's btf__find_by_name_kind() scans every type (vmlinux has
+ * ~150,000): for a glob of hundreds of functions each BTF gets an index of
+ * its functions sorted by name instead, made at the first look-up and
+ * searched in halves.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +20,9 @@
 struct kbtf {
 	char mod[64];		/* "": vmlinux */
 	struct btf *btf;	/* NULL: none (not tried again) */
-	__u32 *funcs;		/* its own FUNC ids, by name then id */
+	__u32 first;		/* its own types' first id (past its base's) */
+	__u32 *funcs;		/* its own FUNC ids, by name then id; NULL
+				 * until the first look-up */
 	int nfuncs;
 };
 
@@ -36,9 +40,9 @@ static int by_name(const void *a, const void *b, void *ctx)
 }
 
 /* @k's own functions (past its base's types), sorted */
-static int index_funcs(struct kbtf *k, __u32 first)
+static int index_funcs(struct kbtf *k)
 {
-	__u32 n = btf__type_cnt(k->btf);
+	__u32 n = btf__type_cnt(k->btf), first = k->first;
 
 	k->funcs = calloc(n > first ? n - first : 1, sizeof(*k->funcs));
 	if (!k->funcs)
@@ -72,10 +76,7 @@ static struct kbtf *kbtf_get(const char *mod)
 	memset(k, 0, sizeof(*k));
 	snprintf(k->mod, sizeof(k->mod), "%s", mod);
 	k->btf = *mod ? btf__load_module_btf(mod, base_btf) : btf__load_vmlinux_btf();
-	if (k->btf && index_funcs(k, *mod ? btf__type_cnt(base_btf) : 1)) {
-		btf__free(k->btf);
-		k->btf = NULL;
-	}
+	k->first = *mod && k->btf ? btf__type_cnt(base_btf) : 1;
 	return k->btf ? k : NULL;
 }
 
@@ -87,9 +88,13 @@ struct btf *kbtf_vmlinux(void)
 }
 
 /* @func in @k's index: the first of that name, or -ENOENT */
-static int find(const struct kbtf *k, const char *func)
+static int find(struct kbtf *k, const char *func)
 {
-	int lo = 0, hi = k->nfuncs;
+	int lo = 0, hi;
+
+	if (!k->funcs && index_funcs(k))
+		return -ENOMEM;
+	hi = k->nfuncs;
 
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
