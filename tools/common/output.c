@@ -206,9 +206,9 @@ const char *cli_output_error(int err)
 
 /* A file that is not there cannot be made for its directory's sake:
  * that directory named, with why (a missing one, a read-only file
- * system, no write permission); false when the file exists or the
- * error is not one of those */
-static bool say_directory(const char *prog, const char *path, int err)
+ * system, no write permission) into @buf; false when the file exists or
+ * the error is not one of those */
+static bool why_directory(const char *path, int err, char *buf, size_t sz)
 {
 	const char *slash = strrchr(path, '/'), *why;
 	struct stat st;
@@ -229,15 +229,21 @@ static bool say_directory(const char *prog, const char *path, int err)
 		why = "is not writable by this user";
 	else
 		return false;
-	fprintf(stderr, "%s: cannot create '%s': its directory '%s' %s\n", prog, path, dir,
-		why);
+	snprintf(buf, sz, "cannot create '%s': its directory '%s' %s", path, dir, why);
 	return true;
+}
+
+void cli_output_why(const char *path, int err, char *buf, size_t sz)
+{
+	if (!why_directory(path, err, buf, sz))
+		snprintf(buf, sz, "cannot write '%s': %s", path, cli_output_error(err));
 }
 
 int cli_cannot_write(const char *prog, const char *path, int err)
 {
-	if (!say_directory(prog, path, err))
-		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path,
-			cli_output_error(err));
+	char why[4400];
+
+	cli_output_why(path, err, why, sizeof(why));
+	fprintf(stderr, "%s: %s\n", prog, why);
 	return err;
 }

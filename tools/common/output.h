@@ -46,6 +46,10 @@ void cli_out__discard(struct cli_out *o);
 bool cli_is_file(int fd);
 /* What to say about cli_out__open()'s @err. */
 const char *cli_output_error(int err);
+/* What keeps @path from being written, in words, into @buf: "cannot write
+ * 'F': why", or "cannot create 'F': its directory 'D' ..." when the file
+ * is not there because of its directory */
+void cli_output_why(const char *path, int err, char *buf, size_t sz);
 /* The line of every command whose output @path failed to open with @err
  * (cli_out__open()'s, or a capture writer's): "PROG: cannot write
  * 'PATH': why". Returns @err. */

@@ -315,20 +315,16 @@ static int write_outputs(struct prof_run *run, double seconds)
 	else if (err)
 		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
 			strerror(-err));
-	if (!err && run->o->svg_path) {
-		struct cli_out out;
-
-		err = cli_out__open(&out, run->o->svg_path);
-		f = err ? NULL : cli_out__stream(&out);
-		err = err ?: f ? out_svg(f, run, names, "perfbuf profile") : -errno;
+	if (!err && run->svg) {
+		f = cli_out__stream(run->svg);
+		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
 		/* a graph not written whole leaves the old one */
 		if (err)
-			cli_out__discard(&out);
+			cli_out__discard(run->svg);
 		else
-			err = cli_out__commit(&out, false);
+			err = cli_out__commit(run->svg, false);
 		if (err)
-			fprintf(stderr, "perfbuf profile: writing %s: %s\n",
-				run->o->svg_path, cli_output_error(err));
+			cli_cannot_write("perfbuf profile", run->o->svg_path, err);
 	}
 	names_free(names);
 	return err;
@@ -339,6 +335,7 @@ int cmd_profile(int argc, char **argv)
 	struct prof_opts o;
 	struct prof_run run = { .o = &o };
 	struct metrics metrics = { .profile = true };
+	struct cli_out svg = {};
 	double seconds = 0;
 	int err;
 
@@ -351,9 +348,18 @@ int cmd_profile(int argc, char **argv)
 				o.engine == PROF_ENGINE_BPF ? CLI_BPF : 0) ||
 	    cli_need_fds("perfbuf profile", 4 + (o.metrics ? METRICS_FDS : 0)))
 		return 1;
+	/* a graph that cannot be written is said before the sampling, not
+	 * after it */
+	if (o.svg_path && (err = cli_out__open(&svg, o.svg_path))) {
+		cli_cannot_write("perfbuf profile", o.svg_path, err);
+		return 1;
+	}
+	run.svg = o.svg_path ? &svg : NULL;
 	if (o.metrics) {
-		if (metrics_start(&metrics, "perfbuf profile", o.metrics))
+		if (metrics_start(&metrics, "perfbuf profile", o.metrics)) {
+			cli_out__discard(&svg);
 			return 1;
+		}
 		metrics_ready(&metrics);
 		run.metrics = &metrics;
 	}
@@ -371,6 +377,7 @@ int cmd_profile(int argc, char **argv)
 		summary(&run, seconds);
 		err = write_outputs(&run, seconds);
 	}
+	cli_out__discard(&svg);	/* not written (committed: a no-op) */
 	metrics_stop(&metrics);
 	stacks_free(run.stacks);
 	maps_free(run.maps);

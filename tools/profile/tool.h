@@ -63,6 +63,8 @@ struct prof_counts {
 	__u64 bad;		/* records that did not parse */
 };
 
+struct cli_out;
+
 struct prof_run {
 	const struct prof_opts *o;
 	struct prof_stacks *stacks;
@@ -70,6 +72,7 @@ struct prof_run {
 	struct sym_comms *comms;
 	struct prof_counts counts;
 	struct metrics *metrics;	/* --metrics, or NULL */
+	struct cli_out *svg;		/* --svg's file, opened before sampling */
 };
 
 /* side-band records (MMAP, MMAP2, COMM) of either engine's rings into the

@@ -563,7 +563,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	if (!pd->f) {
 		err = err ?: -errno;
 		cli_out__discard(&out);
-		snprintf(why, why_sz, "cannot write '%s': %s", path, cli_output_error(err));
+		cli_output_why(path, err, why, why_sz);
 		return err;
 	}
 	h.attrs = (struct file_section){ sizeof(h), (__u64)n * sizeof(struct file_attr) };
