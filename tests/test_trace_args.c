@@ -13,7 +13,7 @@
 #include "test.h"
 #include "trace/decode.h"
 #include "trace/args.h"
-#include "trace/kbtf.h"
+#include "common/kbtf.h"
 
 #define ASSERT_STREQ(a, b, name) ASSERT_TRUE(!strcmp((a), (b)), name)
 
