@@ -731,6 +731,70 @@ def oomkill():
           "fpid, tpid (dd, killed), pages (the cgroup's limit), fcomm, tcomm", why, err=err)
 
 
+class ReclaimEvent(C.Structure):
+    _fields_ = [("task", C.c_char * 16), ("delta_ns", C.c_ulonglong),
+                ("nr_reclaimed", C.c_ulonglong), ("nr_free_pages", C.c_ulonglong),
+                ("pid", C.c_int)]
+
+
+HOG = """
+import os
+open("/proc/self/oom_score_adj", "w").write("1000")
+held = []
+for _ in range(256):            # 16 GiB: more than a guest has
+    held.append(b"\\1" * (64 << 20))
+"""
+
+
+def kallsym(name):
+    for line in open("/proc/kallsyms"):
+        addr, _, sym = line.split()[:3]
+        if sym == name:
+            return int(addr, 16)
+    return 0
+
+
+def drsnoop():
+    """a process that takes memory until the kernel kills it: before
+    the OOM killer, its allocations reclaim directly. The machine runs out
+    of memory: in the VM guests only (PBLT_GUEST=1); this process and
+    perfbuf are kept from the OOM killer"""
+    if os.environ.get("PBLT_GUEST") != "1":
+        print("SKIP libbpf_tools_drsnoop (it runs the machine out of memory: in the VM guests "
+              "only, tests/vm/t_libbpf_tools.sh)")
+        return
+    zone_stat = kallsym("vm_zone_stat")
+    if not zone_stat:
+        check("drsnoop", "", "", "no vm_zone_stat in /proc/kallsyms")
+        return
+    pages = os.sysconf("SC_PHYS_PAGES")
+
+    def work():
+        child = subprocess.Popen(["/usr/bin/python3", "-c", HOG], stderr=subprocess.DEVNULL)
+        child.wait()
+        return child
+    open("/proc/self/oom_score_adj", "w").write("-1000")     # perfbuf inherits it
+    try:
+        evs, err, code, child = run("drsnoop", ["--set", "vm_zone_stat_kaddr=%d" % zone_stat],
+                                    work)
+    finally:
+        open("/proc/self/oom_score_adj", "w").write("0")
+    mine = [r for r in (rec(e, ReclaimEvent) for e in evs) if r.pid == child.pid]
+    why = "no record for pid %d (exit %d): %s" % (child.pid, child.returncode, err) \
+        if not mine else None
+    # free pages as the reclaim began: below the watermarks, far below all
+    bad = [r for r in mine if not (cstr(r.task) == b"python3" and 0 < r.delta_ns < 6 * 10 ** 10
+                                   and 0 < r.nr_free_pages < pages // 4 and
+                                   r.nr_reclaimed < pages)]
+    if not why and (bad or child.returncode != -signal.SIGKILL):
+        r = (bad or mine)[0]
+        why = "task %r delta_ns %d nr_free_pages %d nr_reclaimed %d, exit %d" % (
+            r.task, r.delta_ns, r.nr_free_pages, r.nr_reclaimed, child.returncode)
+    check("drsnoop", "perfbuf run --set vm_zone_stat_kaddr=ADDR, a process taking memory "
+          "until the OOM killer ends it (guests only)",
+          "pid, task, delta_ns, nr_free_pages (< 1/4 of memory), nr_reclaimed", why, err=err)
+
+
 def named_failures():
     """objects that cannot run here say why in one line, naming the map
     (capable's stack map, sized by its own tool) or the programs"""
@@ -773,7 +837,7 @@ TOOLS = [("execsnoop", execsnoop), ("execsnoop_attach", execsnoop_attach), ("exi
          ("tcppktlat", tcppktlat), ("mountsnoop", mountsnoop), ("biosnoop", biosnoop),
          ("bindsnoop", bindsnoop), ("solisten", solisten), ("tcpconnect", tcpconnect),
          ("tcpconnlat", tcpconnlat), ("filelife", filelife), ("tcptracer", tcptracer),
-         ("oomkill", oomkill),
+         ("oomkill", oomkill), ("drsnoop", drsnoop),
          ("named_failures", named_failures),
          ("every_object", every_object)]
 

@@ -13,8 +13,8 @@ if [[ ! -s $objs/execsnoop.bpf.o ]]; then
 	skip libbpf_tools "no $objs: the guest has no network; tests/test_libbpf_tools.sh fetches Debian's libbpf-tools on the host first"
 	finish
 fi
-set=${LT_TOOLS:-bindsnoop solisten tcpconnect tcpconnlat filelife tcptracer oomkill}
+set=${LT_TOOLS:-bindsnoop solisten tcpconnect tcpconnlat filelife tcptracer oomkill drsnoop}
 [[ $set == all ]] && set=
 # check.py prints its own PASS/FAIL/SKIP lines and the table
-/usr/bin/python3 tests/libbpf-tools/check.py "$BUILD" "$objs" $set || failed=1
+PBLT_GUEST=1 /usr/bin/python3 tests/libbpf-tools/check.py "$BUILD" "$objs" $set || failed=1
 finish
