@@ -14,7 +14,8 @@ open of a file that is not there, a loopback TCP connection...) and
 compares each field of the tool's record with them. Objects built by
 Debian carry no record type in their BTF: their records come as hex and
 are laid out here with ctypes from the tools' headers (bcc 0.31); those
-that do (execsnoop, sigsnoop) are compared as perfbuf decoded them.
+that do (execsnoop, sigsnoop, solisten, filelife) are compared as perfbuf
+decoded them.
 """
 import ctypes as C
 import glob
