@@ -19,7 +19,6 @@ decoded them.
 """
 import ctypes as C
 import glob
-import json
 import os
 import re
 import signal
@@ -921,7 +920,8 @@ def every_object():
     print("  %d objects: %d ran, %d said why not" % (len(objs), ran, len(objs) - ran))
 
 
-TOOLS = [("execsnoop", execsnoop), ("execsnoop_attach", execsnoop_attach), ("exitsnoop", exitsnoop), ("sigsnoop", sigsnoop),
+TOOLS = [("execsnoop", execsnoop), ("execsnoop_attach", execsnoop_attach),
+         ("exitsnoop", exitsnoop), ("sigsnoop", sigsnoop),
          ("statsnoop", statsnoop), ("opensnoop", opensnoop), ("syncsnoop", syncsnoop),
          ("runqslower", runqslower), ("tcplife", tcplife), ("tcpstates", tcpstates),
          ("tcppktlat", tcppktlat), ("mountsnoop", mountsnoop), ("biosnoop", biosnoop),
