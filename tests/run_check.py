@@ -78,14 +78,14 @@ def emit(raw):
 class Perfbuf:
     """perfbuf ARGS, started and waited for (stderr's Attached/Reading)"""
 
-    def __init__(self, args, ready=("Attached", "Reading")):
+    def __init__(self, args, ready=("Attached", "Reading"), wait=30):
         self.p = subprocess.Popen([PERFBUF] + args, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
         self.err = []
         self.ready = threading.Event()
         self.t = threading.Thread(target=self._read_err, args=(ready,), daemon=True)
         self.t.start()
-        self.ready.wait(30)
+        self.ready.wait(wait)
 
     def _read_err(self, ready):
         for line in self.p.stderr:

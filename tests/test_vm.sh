@@ -7,7 +7,10 @@
 # no bpf_loop(), no cookies, kprobes by address; no kprobe.multi; fentry
 # refused on 8 parameters) through kfunc, kglob, fallback, record,
 # uprobe; the newest the default objects through tracepoint, stress and
-# the other commands (tools). Both load every program and boot.
+# the other commands (tools). Both load every program and boot, and check
+# the libbpf-tools on kprobes and fentry (libbpf_tools: their objects were
+# fetched by tests/test_libbpf_tools.sh, which tests/run.sh runs before
+# this file).
 # VM_CHECK_OLDEST, VM_CHECK_NEWEST: other test sets ("" runs all).
 # In the normal build only: the ASan build's run would test the same
 # kernel paths again.
@@ -28,8 +31,8 @@ for c in qemu-system-x86_64 busybox cpio apt-get dpkg; do
 	fi
 done
 rc=0
-PBTESTS="${VM_CHECK_OLDEST-boot load kfunc kglob fallback record uprobe}" \
+PBTESTS="${VM_CHECK_OLDEST-boot load kfunc kglob fallback record uprobe libbpf_tools}" \
 	bash "$(dirname "$0")/vm/vm.sh" "$BUILD" 5.10 || rc=1
-PBTESTS="${VM_CHECK_NEWEST-boot load tracepoint stress tools}" \
+PBTESTS="${VM_CHECK_NEWEST-boot load tracepoint stress tools libbpf_tools}" \
 	bash "$(dirname "$0")/vm/vm.sh" "$BUILD" sid || rc=1
 exit $rc

@@ -12,8 +12,9 @@
  * The rule: the programs of one target (a function, a tracepoint) come in
  * kinds, best first: fentry/fexit, then kprobe/kretprobe; tp_btf, then
  * raw_tp, then tracepoint. Of a target with several kinds, the best kind
- * this kernel can run is kept, the others dropped. A program the kernel
- * cannot load at all (fentry refused, a tp_btf of a tracepoint it does
+ * this kernel can run is kept, the others dropped; a fexit kept over a
+ * kretprobe takes the place of its kprobe too (the pair's). A program the
+ * kernel cannot load at all (fentry refused, a tp_btf of a tracepoint it does
  * not have) is dropped too when the object keeps others. A tracepoint
  * that every call of a syscall family passes through covers that
  * family's syscall tracepoints (signal:signal_generate sees each
@@ -163,6 +164,35 @@ static void choose_target(struct cand *cs, int n, int at)
 		 bpf_program__name(cs[best].p), c->target);
 }
 
+/* A fexit chosen over a kretprobe of @c's function takes the place of the
+ * kprobe and kretprobe pair, as solisten's own userspace has it: @c, that
+ * kprobe, alone would fill the tool's map with entries that nothing takes
+ * out. Dropped too, unless a fentry of the function is there (then
+ * choose_target decided). */
+static void choose_pair(struct cand *cs, int n, struct cand *c)
+{
+	const struct cand *fexit = NULL;
+	bool ret_dropped = false;
+
+	for (int i = 0; i < n; i++) {
+		const struct cand *o = &cs[i];
+
+		if (o->kind == K_OTHER || !bpf_program__autoload(o->p) ||
+		    strcmp(o->target, c->target))
+			continue;
+		if (o->kind == K_FENTRY)
+			return;
+		ret_dropped |= o->kind == K_KRETPROBE && o->drop;
+		if (o->kind == K_FEXIT && !o->drop && !o->can)
+			fexit = o;
+	}
+	if (!fexit || !ret_dropped)
+		return;
+	c->drop = true;
+	snprintf(c->why, sizeof(c->why), "fexit %s covers %s, its kretprobe's too",
+		 bpf_program__name(fexit->p), c->target);
+}
+
 /* Kernel tracepoints and the syscalls each sees every call of */
 static const struct cover {
 	const char *tp;			/* its name, under any kind */
@@ -290,6 +320,9 @@ int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)
 	for (i = 0; i < n && !o->nprogs; i++)
 		if (bpf_program__autoload(cs[i].p) && cs[i].kind != K_OTHER)
 			choose_target(cs, n, i);
+	for (i = 0; i < n && !o->nprogs; i++)
+		if (bpf_program__autoload(cs[i].p) && !cs[i].drop && cs[i].kind == K_KPROBE)
+			choose_pair(cs, n, &cs[i]);
 	for (i = 0; i < n && !o->nprogs; i++)
 		if (bpf_program__autoload(cs[i].p) && !cs[i].drop)
 			choose_covered(cs, n, &cs[i]);
