@@ -549,18 +549,23 @@ if traced rawtracepoint_event --json rawtracepoint:sched_process_exec; then
 	# BTF has btf_trace_sched_process_exec: tp_btf, not the raw_tp fallback
 	check rawtracepoint_uses_tp_btf test "$btf_progs" -ge 1
 fi
-# the kernel stamps each record (PERF_SAMPLE_TIME): the program reads no
-# clock of its own, and unordered events still carry their times
+# what an event costs the traced thread: the kernel stamps each record
+# (PERF_SAMPLE_TIME), so the program reads no clock of its own, and it
+# takes the task's name from the task, not through the helper's byte copy
+# (a --comm filter's comparison aside); unordered events still carry
+# their times
 if traced time_from_kernel --json --unordered tracepoint:sched:sched_process_exec; then
-	clock_calls=0
+	clock_calls=0 comm_calls=0
 	for id in $(bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .* name trace_[a-z_]+( .*|$)/\1/p'); do
-		n=$(bpftool prog dump xlated id "$id" 2>/dev/null | grep -c 'call bpf_ktime_get')
-		clock_calls=$((clock_calls + n))
+		bpftool prog dump xlated id "$id" >"$tmp/xlated" 2>/dev/null
+		clock_calls=$((clock_calls + $(grep -c 'call bpf_ktime_get' "$tmp/xlated")))
+		comm_calls=$((comm_calls + $(grep -c 'call bpf_get_current_comm' "$tmp/xlated")))
 	done
 	"$prog"
 	"$prog"
 	stop_trace
 	check program_reads_no_clock test "$clock_calls" = 0
+	check program_copies_comm_itself test "$comm_calls" = 0
 	check time_from_kernel json_check "$tmp/out" \
 		"[o['time_ns'] > 0 for o in objs if o['type']=='event' and o['comm']=='pbexec_$$'[:15]] == [True, True]"
 fi
