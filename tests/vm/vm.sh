@@ -131,7 +131,9 @@ while IFS= read -r line; do
 	esac
 done <"$run/res"
 if ! grep -q '^DONE' "$run/res"; then
-	echo "FAIL $series/vm: the guest did not finish its tests; its console:"
+	# the whole console kept: an oops starts well above its last 40 lines
+	cp "$run/console" "$build/vm/$series/console.last" 2>/dev/null
+	echo "FAIL $series/vm: the guest did not finish its tests; its console (whole: $build/vm/$series/console.last):"
 	tail -n 40 "$run/console" "$run/qemu.log" | sed 's/^/    /'
 	fails=$((fails + 1))
 fi
