@@ -74,37 +74,41 @@ static int start_costs(int map_fd, double *pb_ns, double *lb_ns)
 	return 0;
 }
 
+/* The CPU time a second of @poll(@pb) with 100 ms timeouts takes (the
+ * consumers' own polls: nothing is written) */
+static double idle_ns(void (*poll)(void *pb), void *pb)
+{
+	__u64 c0 = thread_cpu_ns(), w0 = perfbuf_now_ns();
+
+	while (perfbuf_now_ns() - w0 < (__u64)(env.secs * 1e9))
+		poll(pb);
+	return (double)(thread_cpu_ns() - c0) / env.secs;
+}
+
+static void perfbuf_poll_100(void *pb) { perfbuf__poll(pb, 100); }
+static void libbpf_poll_100(void *pb) { perf_buffer__poll(pb, 100); }
+
 /* An idle second's CPU time of perfbuf's polls (latency_ms @lat). */
-static int perfbuf_idle(int map_fd, int lat, double *idle_ns)
+static int perfbuf_idle(int map_fd, int lat, double *idle)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = CPUS_PAGES, .latency_ms = lat);
 	struct perfbuf *pb = perfbuf__new(map_fd, ignore_rec, NULL, &o);
-	__u64 c0, w0;
 
 	if (!pb)
 		return -errno;
-	c0 = thread_cpu_ns();
-	w0 = perfbuf_now_ns();
-	while (perfbuf_now_ns() - w0 < (__u64)(env.secs * 1e9))
-		perfbuf__poll(pb, 100);
-	*idle_ns = (double)(thread_cpu_ns() - c0) / env.secs;
+	*idle = idle_ns(perfbuf_poll_100, pb);
 	perfbuf__free(pb);
 	return 0;
 }
 
-static int libbpf_idle(int map_fd, double *idle_ns)
+static int libbpf_idle(int map_fd, double *idle)
 {
 	struct perf_buffer *pb = perf_buffer__new(map_fd, CPUS_PAGES, ignore_lb,
 						  NULL, NULL, NULL);
-	__u64 c0, w0;
 
 	if (!pb)
 		return -errno;
-	c0 = thread_cpu_ns();
-	w0 = perfbuf_now_ns();
-	while (perfbuf_now_ns() - w0 < (__u64)(env.secs * 1e9))
-		perf_buffer__poll(pb, 100);
-	*idle_ns = (double)(thread_cpu_ns() - c0) / env.secs;
+	*idle = idle_ns(libbpf_poll_100, pb);
 	perf_buffer__free(pb);
 	return 0;
 }
