@@ -46,12 +46,7 @@ static const char usage_text[] =
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
-"      --pages N        ring pages per CPU, a power of two (default: from the\n"
-"                       budget)\n"
-"      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n"
-"                       CPU's ring a power of two within its share; default:\n"
-"                       a budget from the CPUs and memory (1 MiB per CPU on\n"
-"                       few CPUs, 16-32 MiB in all at 64-256)\n"
+RINGS_HELP
 "      --latency MS     longest an event waits in a ring (default 10)\n"
 "      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
 METRICS_USAGE

@@ -13,6 +13,16 @@
 
 struct perfbuf;
 
+/* --pages and --buffer-size in a command's --help, as trace and run show
+ * them (record words its own around the capture) */
+#define RINGS_HELP \
+"      --pages N        ring pages per CPU, a power of two (default: from the\n" \
+"                       budget)\n" \
+"      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n" \
+"                       CPU's ring a power of two within its share; default:\n" \
+"                       a budget from the CPUs and memory (1 MiB per CPU on\n" \
+"                       few CPUs, 16-32 MiB in all at 64-256)\n"
+
 /* A byte count with an optional K, M or G suffix (powers of 1024), from
  * @lo to @hi, into *@out; else one line naming @opt and false. */
 bool rings_parse_bytes(const char *prog, const char *opt, const char *arg,

@@ -36,12 +36,7 @@ static const char run_usage[] =
 "      --json           JSON Lines: event, lost and summary objects\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     rel (since the start, the default), mono or wall\n"
-"      --pages N        ring pages per CPU, a power of two (default: from the\n"
-"                       budget)\n"
-"      --buffer-size SIZE  ring memory for all CPUs together (8M, 512M), each\n"
-"                       CPU's ring a power of two within its share; default:\n"
-"                       a budget from the CPUs and memory (1 MiB per CPU on\n"
-"                       few CPUs, 16-32 MiB in all at 64-256)\n"
+RINGS_HELP
 "      --latency MS     longest a record waits in a perf ring (default 10)\n"
 "      --unordered      each CPU's records as they come, not in time order\n"
 METRICS_USAGE
