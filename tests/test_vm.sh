@@ -7,10 +7,11 @@
 # no bpf_loop(), no cookies, kprobes by address; no kprobe.multi; fentry
 # refused on 8 parameters) through kfunc, kglob, fallback, record,
 # uprobe; the newest the default objects through tracepoint, stress and
-# the other commands (tools). Both load every program and boot, and check
-# the libbpf-tools on kprobes and fentry (libbpf_tools: their objects were
+# the other commands (tools), and the kernel patching its code under both
+# vCPUs (textpoke). Both load every program and boot, and check the
+# libbpf-tools on kprobes and fentry (libbpf_tools: their objects were
 # fetched by tests/test_libbpf_tools.sh, which tests/run.sh runs before
-# this file).
+# this file). First the harness's own check (harness_panic, in 5.10).
 # VM_CHECK_OLDEST, VM_CHECK_NEWEST: other test sets ("" runs all).
 # In the normal build only: the ASan build's run would test the same
 # kernel paths again.
@@ -30,9 +31,20 @@ for c in qemu-system-x86_64 busybox cpio apt-get dpkg; do
 		finish
 	fi
 done
+# the harness itself: a guest whose kernel panics in a test is a FAIL that
+# names the test and the kernel's words (a CI log may keep that line only)
+out=$(PBTESTS=harness_panic bash "$(dirname "$0")/vm/vm.sh" "$BUILD" 5.10 2>&1)
+want="FAIL 5.10/vm: the guest stopped in t_harness_panic.sh: the kernel said 'Kernel panic - not syncing: sysrq triggered crash"
+if [[ $out == *"vm 5.10: booted"* && $out == *"$want"* ]]; then
+	pass vm_harness_names_a_panic
+else
+	fail vm_harness_names_a_panic "the harness said (want: $want):"
+	sed 's/^/    /' <<<"$out" | head -n 20
+fi
 rc=0
 PBTESTS="${VM_CHECK_OLDEST-boot load kfunc kglob fallback record uprobe libbpf_tools}" \
 	bash "$(dirname "$0")/vm/vm.sh" "$BUILD" 5.10 || rc=1
-PBTESTS="${VM_CHECK_NEWEST-boot load tracepoint stress tools libbpf_tools}" \
+PBTESTS="${VM_CHECK_NEWEST-boot load tracepoint stress tools libbpf_tools textpoke}" \
 	bash "$(dirname "$0")/vm/vm.sh" "$BUILD" sid || rc=1
-exit $rc
+((rc == 0)) || failed=1
+finish

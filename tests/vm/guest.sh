@@ -3,7 +3,8 @@
 # host's root, read-only under a tmpfs overlay): each tests/vm/t_*.sh in
 # turn (or those PBTESTS names), its PASS/FAIL/SKIP lines to the host on
 # the second serial port; a failing test's whole output follows its
-# lines, indented. "DONE" last: the host knows the run was complete.
+# lines, indented. "START NAME" before each test, "DONE" last: the host
+# knows the run was complete, or in which test it stopped.
 dir=$1 build=$2
 res=/dev/ttyS1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -23,6 +24,8 @@ for t in tests/vm/t_*.sh; do
 	[[ -z ${PBTESTS:-} || " $PBTESTS " == *" $n "* ]] && tests+=("$n")
 done
 for n in "${tests[@]}"; do
+	# (the host names the test a guest that never says DONE stopped in)
+	echo "START $n" >$res
 	start=$(date +%s%N)
 	# (TCG: t_kfunc takes 25 s on an idle host, a loaded one several times that)
 	# a test may need longer: a `# timeout: SECONDS` header line

@@ -20,13 +20,17 @@
 # (PBTESTS="a b" selects several); a failing test's output is shown here.
 #   VM_TIMEOUT  seconds per kernel before the VM is killed (default 600;
 #               1800 with more than 2 vCPUs)
-#   VM_ACCEL    kvm or tcg (default: kvm when it works)
+#   VM_ACCEL    qemu's -accel: kvm, tcg,thread=single or tcg,thread=multi
+#               (default: kvm when it works, else TCG, in one thread up to
+#               2 vCPUs)
 #   VM_VCPUS    the guest's vCPUs (default 2). A test that needs another
 #               count says so in a header line `# vcpus: 64` (or several:
 #               `# vcpus: 64 128`): it runs only in a guest of that many
 #               (make vmtest boots one per count of VM_MANY_VCPUS; TCG runs
 #               every vCPU on the host's CPUs, so a 64-vCPU guest takes
 #               minutes to boot), the others only in a guest of 2.
+# A test with a line `# by name only` runs only when named (the harness's
+# own check, t_harness_panic, crashes the guest on purpose).
 set -u
 build=$(realpath "${1:?usage: $0 BUILD SERIES [TEST...]}")
 series=${2:?usage: $0 BUILD SERIES [TEST...]}
@@ -43,6 +47,7 @@ vcpus_of() {
 if [[ -z $tests ]]; then
 	for t in "$here"/t_*.sh; do
 		n=${t##*/t_}
+		grep -q '^# by name only$' "$t" && continue
 		[[ " $(vcpus_of "$t") " == *" $vcpus "* ]] && tests+="${tests:+ }${n%.sh}"
 	done
 	if [[ -z $tests ]]; then
@@ -82,13 +87,44 @@ case $? in
 *) echo "FAIL $series/vm: $(cat "$run/fetch.err")"; exit 1 ;;
 esac
 pkg=$(cat "$kdir/package")
+# TCG in one thread: with a thread per vCPU, qemu 7.2 lets one vCPU run
+# code another has just patched (kprobes, fentry, static keys: the
+# kernel's int3 protocol) in its stale form, and the guest oopses at an
+# int3 (t_textpoke); many vCPUs keep a thread each, or they would take
+# hours
+tcg=tcg,thread=single
+((vcpus > 2)) && tcg=tcg,thread=multi
 accel=${VM_ACCEL:-}
-[[ -n $accel ]] || { kvm_works "$kdir" && accel=kvm || accel=tcg; }
+[[ -n $accel ]] || { kvm_works "$kdir" && accel=kvm || accel=$tcg; }
 kvm_note=
-[[ $accel == tcg && -s $vmdir/kvm ]] && kvm_note="kvm: $(cat "$vmdir/kvm")"
+[[ $accel == tcg* && -s $vmdir/kvm ]] && kvm_note="kvm: $(cat "$vmdir/kvm")"
 cpu=qemu64
 [[ $accel == kvm ]] && cpu=host
 cpu=${VM_CPU:-$cpu}
+
+# stopped_where: where a guest that did not finish stopped, from its
+# result port (in_test: the test it had started and not ended)
+stopped_where() {
+	if ! grep -q '^KERNEL' "$run/res"; then
+		echo "before its first test (while booting)"
+	elif [[ -n $in_test ]]; then
+		echo "in $in_test"
+	else
+		echo "between two tests"
+	fi
+}
+
+# kernel_said: the kernel's own first words of an oops or panic on the
+# console, and the instruction it stopped at (the failure's cause, in the
+# first line a CI log keeps)
+kernel_said() {
+	local what rip
+	what=$(grep -m1 -aoE '(Kernel panic - |BUG: |Oops: |int3: |general protection fault|rcu: INFO: )[^[:cntrl:]]*' "$run/console" | cut -c1-90)
+	rip=$(grep -m1 -aoE 'RIP: 0010:[^[:space:]]+' "$run/console")
+	[[ -n $what ]] && echo -n ": the kernel said '$what'${rip:+ at $rip}"
+	[[ -n $killed ]] && echo -n "; killed after $timeout s (VM_TIMEOUT)"
+	echo
+}
 
 start=$(date +%s%N)
 : >"$run/res"
@@ -100,7 +136,7 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$vcpus" -m 2048 -nodefaults
 	-fsdev local,id=host,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host >"$run/qemu.log" 2>&1 &
 qpid=$!
-boot=
+boot= killed=
 timeout=${VM_TIMEOUT:-$((vcpus > 2 ? 1800 : 600))}
 deadline=$((SECONDS + timeout))
 while kill -0 $qpid 2>/dev/null; do
@@ -109,6 +145,7 @@ while kill -0 $qpid 2>/dev/null; do
 	fi
 	if ((SECONDS > deadline)); then
 		echo "vm: $series: killed after $timeout s" >>"$run/console"
+		killed=1
 		kill $qpid
 		break
 	fi
@@ -119,13 +156,15 @@ qpid=
 total=$((($(date +%s%N) - start) / 1000000))
 
 fails=0
+in_test=
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
 	PASS\ * | SKIP\ *) echo "${line%% *} $series/${line#* }" ;;
 	FAIL\ *) echo "FAIL $series/${line#FAIL }"; fails=$((fails + 1)) ;;
 	KERNEL\ *) echo "    vm $series: $pkg, ${line#KERNEL }, $accel${kvm_note:+ ($kvm_note)}" ;;
-	TIME\ *) set -- $line; echo "    vm $series: t_$2.sh took $3 ms" ;;
+	TIME\ *) set -- $line; echo "    vm $series: t_$2.sh took $3 ms"; in_test= ;;
+	START\ *) in_test=t_${line#START }.sh ;;
 	DONE) ;;
 	*) echo "$line" ;;
 	esac
@@ -133,7 +172,7 @@ done <"$run/res"
 if ! grep -q '^DONE' "$run/res"; then
 	# the whole console kept: an oops starts well above its last 40 lines
 	cp "$run/console" "$build/vm/$series/console.last" 2>/dev/null
-	echo "FAIL $series/vm: the guest did not finish its tests; its console (whole: $build/vm/$series/console.last):"
+	echo "FAIL $series/vm: the guest stopped $(stopped_where)$(kernel_said) (its whole console: $build/vm/$series/console.last):"
 	tail -n 40 "$run/console" "$run/qemu.log" | sed 's/^/    /'
 	fails=$((fails + 1))
 fi
