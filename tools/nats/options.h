@@ -90,7 +90,7 @@ enum {
 "      --nats-host NAME      {host} and the Perfbuf-Host header (default: hostname)\n" \
 "      --nats-stream NAME    the stream; created if absent (default: the\n" \
 "                            stream whose subjects cover the subject)\n" \
-"      --nats-stream-subjects S[,S]  a new stream's subjects (default PREFIX.>)\n" \
+"      --nats-stream-subjects S[,S...]  a new stream's subjects (default PREFIX.>)\n" \
 "      --nats-max-age DURATION       a new stream keeps events this long (e.g. 7d)\n" \
 "      --nats-max-bytes SIZE         a new stream keeps this much (e.g. 10G)\n" \
 "      --nats-replicas N             a new stream's replicas (default 1)\n" \
