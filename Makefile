@@ -204,7 +204,7 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/p
 # the tool's error words (cli_strerror(), cli_bad_option())
 $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 	$(OUTPUT)/tools/common/loaderr.o $(OUTPUT)/tools/common/say.o $(OUTPUT)/lib/load_log.o \
-	$(OUTPUT)/tools/common/rings.o
+	$(OUTPUT)/tools/common/rings.o $(OUTPUT)/tools/common/units.o
 
 # capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \

@@ -114,9 +114,4 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg);
 /* After all options: false after one line (--subject without --nats). */
 bool nats_opts_check(const struct nats_opts *o);
 
-/* "500ms", "30s", "5m", "2h", "7d" (a bare number: seconds) in ns. */
-bool nats_parse_duration(const char *arg, int64_t *ns);
-/* "4096", "64K", "10M", "2G" in bytes. */
-bool nats_parse_size(const char *arg, int64_t *bytes);
-
 #endif

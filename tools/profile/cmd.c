@@ -103,7 +103,7 @@ static long max_sample_rate(void)
 static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 {
 	long v, rate = max_sample_rate();
-	char *end;
+	unsigned long long ns;
 
 	switch (c) {
 	case 'F':
@@ -131,11 +131,10 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 		o->cpu = (int)v;
 		return 0;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->duration > 0) ||
-		    o->duration > 1e7)
-			return bad("bad duration", arg, "give seconds, e.g. -d 5 or -d 0.5");
+		if (!cli_parse_duration("perfbuf profile", "-d", arg, CLI_DURATION_MIN,
+					CLI_DURATION_MAX, &ns))
+			return -EINVAL;
+		o->duration = (double)ns / NS_PER_S;
 		return 0;
 	case OPT_USER:
 		o->kernel = false;
