@@ -197,7 +197,7 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
-		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/libperfbuf.a
+		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/tools/common/ksyms.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
