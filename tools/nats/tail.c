@@ -265,6 +265,7 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 	__u64 deadline = t->o->duration_ns ? now + t->o->duration_ns : 0;
 	__u64 idle = t->o->latency_ms * 1000000ULL;
 	bool more = true, all;
+	int err;
 
 	while (more && !exiting) {
 		natsMsg *msg = NULL;
@@ -290,15 +291,15 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 			more = emit(t, all);
 			folded = now;
 		}
-		if (fflush(stdout) || ferror(stdout))
-			return 0;	/* the reader went away */
+		if ((err = cli_flush_stdout(PROG)))	/* a full disk: said */
+			return err == -EPIPE ? 0 : err;	/* the reader went away */
 		if ((t->caught_up && !tail_src_waiting(t->src)) || (deadline && now >= deadline))
 			break;
 	}
 	if (more)
 		emit(t, true);
-	fflush(stdout);
-	return 0;
+	err = cli_flush_stdout(PROG);
+	return err == -EPIPE ? 0 : err;
 }
 
 int cmd_nats_tail(int argc, char **argv)

@@ -302,9 +302,16 @@ static int write_outputs(struct prof_run *run, double seconds)
 	FILE *f;
 
 	if (!err && run->o->output == PROF_FOLDED) {
+		int ferr;
+
 		err = out_folded(stdout, run, names);
-		if (fflush(stdout) || err)
-			err = -errno;
+		/* stdio's error, said unless EPIPE: not said again below */
+		ferr = cli_flush_stdout("perfbuf profile");
+		if (ferr && ferr != -EPIPE) {
+			names_free(names);
+			return ferr;
+		}
+		err = ferr ?: err;
 	} else if (!err && run->o->output == PROF_JSON) {
 		err = out_json(STDOUT_FILENO, run, names, seconds);
 	}
