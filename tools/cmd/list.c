@@ -11,6 +11,7 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "common/kfeat.h"
 #include "trace/args.h"
 #include "trace/tool.h"
 
@@ -163,7 +164,7 @@ int cmd_list(int argc, char **argv)
 	}
 	found += list_matches(f, "tracepoint:", pat);
 	fclose(f);
-	if (kprobes_supported()) {
+	if (kfeat_kprobes()) {
 		snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_path());
 		f = fopen(path, "re");
 		if (f) {

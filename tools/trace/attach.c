@@ -261,7 +261,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 {
 	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
 	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
-	bool kprobes = kprobes_supported();
+	bool kprobes = kfeat_kprobes();
 	int ferr, err;
 	char tp[160];
 
@@ -275,7 +275,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 		p->link = bpf_program__attach_kprobe_opts(prog, p->target, &go);
 		return p->link ? 0 : -errno;
 	}
-	ferr = fentry_probe(p->target);
+	ferr = kfeat_fentry(p->target);
 
 	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
 		cli_say(p->prog, "%s: no kernel function '%s' (see /proc/kallsyms)\n",

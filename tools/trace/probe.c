@@ -21,7 +21,6 @@
 
 #include "common/cli.h"
 #include "common/elf.h"
-#include "kprobes.h"
 #include "common/say.h"
 #include "sym/sym.h"
 #include "format.h"
@@ -32,11 +31,6 @@
 #include "syscalls.h"
 #include "tracefs.h"
 #include "trace.skel.h"
-
-bool kprobes_supported(void)
-{
-	return kprobes_in_kernel(tracefs_path());
-}
 
 void probe_features_free(void)
 {
@@ -51,31 +45,6 @@ int kfunc_nargs(const char *func)
 
 	t = t ? btf__type_by_id(btf, t->type) : NULL;
 	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
-}
-
-/* As libbpf-tools' fentry_can_attach(): load an empty fentry program.
- * 0, -ENOENT (not in BTF), or the load error (EPERM under lockdown). */
-int fentry_probe(const char *func)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct btf *btf = kbtf_vmlinux();
-	int id, fd;
-
-	if (!btf)
-		return -EOPNOTSUPP;
-	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
-	if (id < 0)
-		return -ENOENT;
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = id);
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
 }
 
 __u64 ksym_addr(const char *func)
