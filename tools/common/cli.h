@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "perfbuf.h"
+#include "say.h"	/* cli_say(): every message line */
 
 /* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);

@@ -68,8 +68,8 @@ static int print_lib(enum perfbuf_print_level level, const char *fmt, va_list ap
 	if (level == PERFBUF_DEBUG)
 		return 0;
 	if (!strncmp(fmt, "perfbuf: ", 9)) {
-		fprintf(stderr, "%s: ", prog_name);
-		fmt += 9;
+		cli_vsay(prog_name, fmt + 9, ap);
+		return 0;
 	}
 	return vfprintf(stderr, fmt, ap);
 }
