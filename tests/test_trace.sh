@@ -61,6 +61,30 @@ if traced openat_filename --json --comm "pbopen$$" tracepoint:syscalls:sys_enter
 		"any(o['type']=='event' and o['args'].get('filename')=='$tmp/openme_$$' and o['args'].get('dfd')==-100 for o in objs) and all(o['comm']=='pbopen$$' for o in objs if o['type']=='event')"
 fi
 
+# an unreadable string (openat of the address 1) is not a string: null in
+# JSON with its address under "unreadable", <unreadable 0x1> in text
+badname=pbbad$$
+bad_open() {
+	python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
+libc.syscall(257, -100, ctypes.c_void_p(1), 0)' "$badname"
+}
+if traced unreadable_string_json --json --comm "$badname" tracepoint:syscalls:sys_enter_openat; then
+	bad_open
+	stop_trace
+	check unreadable_string_json json_check "$tmp/out" "
+		[(o['args']['filename'], o.get('unreadable')) for o in objs if o['type'] == 'event' and
+		 o['args']['flags'] == 0 and o['args']['dfd'] == -100] == [(None, {'filename': '0x1'})]"
+	check readable_string_no_flag json_check "$tmp/out" "
+		all('unreadable' not in o for o in objs if o['type'] == 'event' and o['args']['filename'])"
+fi
+if traced unreadable_string_text --comm "$badname" tracepoint:syscalls:sys_enter_openat; then
+	bad_open
+	stop_trace
+	check unreadable_string_text grep -q 'sys_enter_openat dfd=-100 filename=<unreadable 0x1> flags=0 ' "$tmp/out"
+fi
+
 # 4. uprobe and uretprobe: known arguments and return values
 if traced uprobe_args --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:pb_target_add" \
 		"uretprobe:$TARGET:pb_target_neg"; then
