@@ -247,8 +247,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	return err;
 }
 
-/* A uprobe binary: as given when it has a '/', else searched in $PATH. */
-static int find_binary(const char *name, char *out, size_t sz)
+int uprobe_binary(const char *name, char *out, size_t sz)
 {
 	/* secure_getenv: a privileged (setcap) perfbuf takes no PATH of its caller's */
 	const char *path = secure_getenv("PATH");
@@ -310,7 +309,7 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
-	if (find_binary(name, path, sizeof(path))) {
+	if (uprobe_binary(name, path, sizeof(path))) {
 		cli_say(set->prog, "%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
 			 rest);
 		return -ENOENT;
