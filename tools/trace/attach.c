@@ -248,7 +248,8 @@ static void say_no_kfunc(const struct trace_probe *p, int ferr, bool ret)
 		snprintf(what, sizeof(what), "no tracepoint is known to fit %s: see 'perfbuf list' for this kernel's",
 			 p->target);
 	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); %s\n",
-		p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "", what);
+		p->spec, cli_strerror(ferr),
+		ferr == -EPERM ? ", from a security module: the capabilities are there" : "", what);
 }
 
 static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
