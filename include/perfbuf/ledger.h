@@ -132,17 +132,18 @@ struct perfbuf_ledger_cpu {
 	__u64 lost;
 };
 
-/** @brief Number of CPU entries: the possible CPUs (the per-CPU map's
- *  values), indexes 0 .. cnt - 1 = CPU numbers. */
+/** @brief Number of CPU entries: one per possible CPU, in CPU order
+ *  (indexes are not CPU numbers where the possible CPUs have gaps). */
 PERFBUF_API size_t perfbuf_ledger__cpu_cnt(const struct perfbuf_ledger *l);
 
 /**
- * @brief CPU @cpu's counts (as of the last perfbuf_ledger__read()) into
- *        @out, whose sz the caller set (see common.h).
- * @return 0, or -EINVAL (cpu out of range, out->sz too small)
+ * @brief Entry @idx's counts (its CPU in out->cpu; as of the last
+ *        perfbuf_ledger__read()) into @out, whose sz the caller set (see
+ *        common.h).
+ * @return 0, or -EINVAL (idx out of range, out->sz too small)
  */
 PERFBUF_API int perfbuf_ledger__cpu(const struct perfbuf_ledger *l,
-				    size_t cpu,
+				    size_t idx,
 				    struct perfbuf_ledger_cpu *out);
 
 #ifdef __cplusplus
