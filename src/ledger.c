@@ -87,7 +87,9 @@ static int ledger_btf_names(struct perfbuf_ledger *l, const struct btf *btf)
 	for (__u16 i = 0; i < btf_vlen(t); i++) {
 		__u32 v = (__u32)e[i].val;
 
-		if (v >= l->kind_cnt || l->names[v])
+		/* not the last entry (kinds out of range): the enum's
+		 * value there is its count, as in PERFBUF_LEDGER(KIND_CNT) */
+		if (v >= l->kind_cnt - 1 || l->names[v])
 			continue;
 		l->names[v] = strdup(btf__name_by_offset(btf, e[i].name_off));
 		if (!l->names[v])

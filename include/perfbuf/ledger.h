@@ -90,8 +90,9 @@ PERFBUF_API int perfbuf_ledger__read(struct perfbuf_ledger *l,
  *  kind out of range. */
 PERFBUF_API size_t perfbuf_ledger__kind_cnt(const struct perfbuf_ledger *l);
 
-/** @brief Kind @kind's name, or NULL (no name, or out of range). Valid
- *  until perfbuf_ledger__free(). */
+/** @brief Kind @kind's name, or NULL (no name, or out of range; the
+ *  last entry, for kinds out of range, takes only a name the caller
+ *  gives). Valid until perfbuf_ledger__free(). */
 PERFBUF_API const char *perfbuf_ledger__kind_name(const struct perfbuf_ledger *l,
 						  size_t kind);
 
