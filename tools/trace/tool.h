@@ -15,6 +15,7 @@
  *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
  *   stop.c       the end: stop the flow, then detach many probes
+ *   ledger.c     the programs' ledger (per probe) as the outputs show it
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
