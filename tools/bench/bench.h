@@ -86,6 +86,7 @@ struct bench_env {
 	bool no_sweep;
 	bool no_trace;
 	const char *only;	/* --only: one part's name */
+	const char *baseline;	/* --baseline: another build's perfbuf */
 	bool peer_on[N_PEERS];	/* --peers: the throughput table's rows */
 	char self[PATH_MAX];
 };
