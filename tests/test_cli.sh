@@ -19,8 +19,8 @@ one_line_error() {
 
 check help_lists_commands bash -c "'$PERFBUF' --help | grep -q '^  trace ' && '$PERFBUF' --help | grep -q '^  stress '"
 one_line_error unknown_command "unknown command 'frob'.*--help" frob
-one_line_error demo_bad_duration "demo: -d wants a number of seconds from 1 to 100000000, not 'x'" demo -d x
-one_line_error demo_duration_range "demo: -d wants a number of seconds from 1 to 100000000, not '100000001'" demo -d 100000001
+one_line_error demo_bad_duration "^perfbuf demo: -d wants a duration from 1ms to 1000d \\(e.g. 5, 0.5, 500ms, 2m\\), not 'x'$" demo -d x
+one_line_error demo_duration_range "^perfbuf demo: -d wants a duration from 1ms to 1000d \\(e.g. 5, 0.5, 500ms, 2m\\), not '1001d'$" demo -d 1001d
 one_line_error demo_unknown_option "^perfbuf demo: unknown option '--frob'; run 'perfbuf demo --help'$" demo --frob
 one_line_error demo_missing_value "^perfbuf demo: -d needs a value" demo -d
 one_line_error demo_extra_argument "^perfbuf demo: unexpected argument 'x'" demo x
@@ -33,13 +33,34 @@ if [[ -x $BUILD/perfbuf-bench ]]; then
 	PERFBUF=$BUILD/perfbuf-bench
 	one_line_error bench_bad_only "^perfbuf-bench: --only wants throughput, ordered, drain, trace, filter, profile, record, record_load, python, run, nats or cpus, not 'x'$" --only x
 	one_line_error bench_unknown_option "^perfbuf-bench: unknown option '--frob'" --frob
-	one_line_error bench_bad_duration "^perfbuf-bench: --duration wants 1..600 seconds, not '0'$" -d 0
+	one_line_error bench_bad_duration "^perfbuf-bench: -d wants a duration from 1ms to 10m \\(e.g. 5, 0.5, 500ms, 2m\\), not '0'$" -d 0
 	one_line_error bench_bad_pages "^perfbuf-bench: --pages wants a power of two, not '3'$" -p 3
 	one_line_error bench_extra_argument "^perfbuf-bench: unexpected argument 'extra'$" extra
 	PERFBUF=$BUILD/perfbuf
 else
 	fail bench_options "$BUILD/perfbuf-bench not built"
 fi
+# Sizes and durations: every command takes the same forms (a fraction, a
+# unit) and refuses what does not fit in the same words, an overflow too
+# (17179869188G is 2^64 + 4G bytes: once taken as 4G)
+SZ="wants a size from [0-9]+[KMGT]? to [0-9]+[KMGT]? \\(e.g. 8M, 512M\\), not '17179869188G'$"
+for c in "trace --buffer-size" "record --buffer-size" "record --flight-recorder" \
+	 "run --buffer-size" "trace --nats-buffer" "trace --nats-max-bytes"; do
+	one_line_error "size_overflow_${c// /_}" "^perfbuf ${c% *}: ${c#* } $SZ" $c 17179869188G x
+done
+DU="wants a duration from [0-9]+(ms|s) to [0-9]+[dhms] \\(e.g. 5, 0.5, 500ms, 2m\\), not '17179869188G'$"
+for c in trace record run attach profile stress nats-tail demo; do
+	one_line_error "duration_overflow_$c" "^perfbuf $c: -d $DU" $c -d 17179869188G
+done
+# the forms taken: the run then stops at what comes after -d (no such probe, file)
+for d in 0.5 500ms 2m 1.5s 1500us; do
+	"$PERFBUF" trace -d $d no:such:probe >/dev/null 2>"$tmp/err"
+	if grep -q -- '-d wants' "$tmp/err"; then
+		fail "duration_form_$d" "$(cat "$tmp/err")"
+	else
+		pass "duration_form_$d"
+	fi
+done
 check demo_help bash -c "'$PERFBUF' demo --help | grep -q '^Usage: perfbuf demo'"
 "$PERFBUF" demo -d 1 >&- 2>"$tmp/err"
 check demo_stdout_closed test "$?" = 1 -a "$(wc -l <"$tmp/err")" = 1 -a \

@@ -441,7 +441,7 @@ error_case err_partial_attach "no function symbol" trace tracepoint:sched:sched_
 # a busy probe attached before the failing one prints nothing
 error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:sched_switch "uprobe:$TARGET:no_such_fn"
 check err_partial_attach_no_events test ! -s "$tmp/eout"
-error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
+error_case err_bad_duration '-d wants a duration from 1ms to 1000d' trace -d abc tracepoint:sched:sched_process_exec
 error_case err_bad_pages '^perfbuf trace: --pages wants a power of two (1, 2, 4, ... 1048576), not 3$' trace --pages 3 tracepoint:sched:sched_process_exec
 error_case err_pages_range '^perfbuf trace: --pages wants a number from 1 to 1048576, not .2097152.$' trace --pages 2097152 tracepoint:sched:sched_process_exec
 # the ring must hold the probes' largest record: said before anything loads

@@ -497,7 +497,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		sigaction(SIGUSR1, &sa, NULL);
 	so = (struct trace_session_opts){
 		.pages = run.o.pages, .latency = run.o.latency,
-		.duration = run.o.duration, .stats = run.o.stats,
+		.duration_ns = run.o.duration_ns, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
 		.nfilters = run.o.nfilters, .filter = run.o.filter, .read = run.o.read,
 	};

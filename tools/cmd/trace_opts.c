@@ -188,7 +188,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 				o->prog);
 			return false;
 		}
-		return record_parse_size(arg, &o->flight_pages);
+		return record_parse_size(o->prog, arg, &o->flight_pages);
 	case OPT_JSON:
 	case OPT_UNORDERED:
 		if (o->record) {
@@ -231,7 +231,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_CPU:
 		return filter_option(opt, arg, o);
 	case 'd':
-		return cli_parse_num(o->prog, "-d", arg, 1, 100000000, &o->duration);
+		return cli_parse_duration(o->prog, "-d", arg, CLI_DURATION_MIN,
+					  CLI_DURATION_MAX, &o->duration_ns);
 	case 'n':
 		return cli_parse_num(o->prog, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'o':
@@ -255,8 +256,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 		}
 		return true;
 	case OPT_BUFFER_SIZE:
-		return rings_parse_bytes(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
-					 &o->buffer_size);
+		return cli_parse_size(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
+				      &o->buffer_size);
 	case OPT_LATENCY:
 		return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_WIDTH:

@@ -57,6 +57,7 @@ int cli_need_privileges(const char *prog, unsigned int need);
 int cli_need_fds(const char *prog, unsigned int extra);
 
 #include "output.h"	/* output files: every command's */
+#include "units.h"	/* sizes and durations: every command's */
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
  * setting up the perf buffer failed: " and the reason; if it works, the

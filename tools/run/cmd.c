@@ -498,8 +498,8 @@ static void check_slots(struct run *run)
 /* Until Ctrl-C, -d, -n or a failed output */
 static int run_loop(struct run *run)
 {
-	__u64 deadline = run->o.duration ?
-			 perfbuf_now_ns() + run->o.duration * 1000000000ULL : 0;
+	__u64 deadline = run->o.duration_ns ?
+			 perfbuf_now_ns() + run->o.duration_ns : 0;
 	int wait_ms = run->o.latency ? run->o.latency : 10;
 	__u64 next_pub = 0, next_check = perfbuf_now_ns() + 1000000000ULL;
 

@@ -34,8 +34,6 @@
 #include "tracefs.h"
 #include "trace.skel.h"
 
-static struct sym_ksyms *kallsyms;	/* read once, for ksym_addr() */
-
 bool kprobes_supported(void)
 {
 	return kprobes_in_kernel(tracefs_path());
@@ -43,8 +41,6 @@ bool kprobes_supported(void)
 
 void probe_features_free(void)
 {
-	ksyms_free(kallsyms);
-	kallsyms = NULL;
 	kfunc_btf_free();
 }
 
@@ -85,16 +81,16 @@ int fentry_probe(const char *func)
 
 __u64 ksym_addr(const char *func)
 {
-	if (!kallsyms)
-		kallsyms = ksyms_load();
-	return kallsyms ? ksyms_addr(kallsyms, func) : 0;
+	const struct sym_ksyms *k = ksyms_get();
+
+	return k ? ksyms_addr(k, func) : 0;
 }
 
 bool in_kallsyms(const char *func)
 {
-	char mod[128];
+	const struct sym_ksyms *k = ksyms_get();
 
-	return kbtf_kallsyms(func, mod, sizeof(mod));	/* the one reading */
+	return k && ksyms_find(k, func, NULL, NULL);
 }
 
 /* Arguments of raw tracepoint @name from BTF (btf_trace_NAME), or -1. */
