@@ -359,58 +359,16 @@ check text_lost_in_band test -n "$lost" -a "${lost:-0}" -gt 0 -a "$inband" = "$l
 ledger_n=40000
 asan_build && ledger_n=8000
 ledger_probes=(tracepoint:syscalls:sys_enter_getpgid tracepoint:syscalls:sys_enter_getppid)
-ledger_storm() {
-	python3 -c 'import ctypes, os, sys
-ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)	# PR_SET_NAME
-for i in range(int(sys.argv[2])):
-	os.getpgid(0); os.getpgid(0); os.getpgid(0); os.getppid()' "pbledg$$" "$ledger_n"
-}
-# ledger_verdict JSON|TEXT FILE: what is wrong with the summary, or nothing
-ledger_verdict() {
-	python3 - "$1" "$2" "$ledger_n" <<'PY'
-import json, re, sys
-mode, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode == "json":
-    s = [json.loads(l) for l in open(path) if '"summary"' in l][-1]
-    probes, lost, received = s.get("probes", []), s["lost"], s["received"]
-else:
-    text = open(path).read()
-    m = re.search(r"^(\d+) events received: .*; (\d+) lost", text, re.M)
-    received, lost = int(m.group(1)), int(m.group(2))
-    rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\S+)$", text, re.M)
-    probes = [dict(zip(("offered", "received", "lost", "no_reader"), map(int, r[:4])),
-                   probe=r[4], failed=0) for r in rows]
-want = {"tracepoint:syscalls:sys_enter_getpgid": 3 * n,
-        "tracepoint:syscalls:sys_enter_getppid": n}
-got = {p["probe"]: p for p in probes}
-bad = []
-if sorted(got) != sorted(want):
-    bad.append("probes %s" % sorted(got))
-for k, v in want.items():
-    p = got.get(k, {})
-    if p.get("offered") != v:
-        bad.append("%s offered %s, the storm made %d" % (k, p.get("offered"), v))
-    if not p.get("lost"):
-        bad.append("%s lost nothing" % k)
-    if p and p["offered"] != p["received"] + p["lost"] + p["no_reader"] + p["failed"]:
-        bad.append("%s: offered != received + lost + no_reader + failed: %s" % (k, p))
-if sum(p["lost"] for p in probes) != lost:
-    bad.append("the probes' lost add up to %d, the summary says %d" % (sum(p["lost"] for p in probes), lost))
-if sum(p["received"] for p in probes) != received:
-    bad.append("the probes' received add up to %d, the summary says %d" % (sum(p["received"] for p in probes), received))
-print("; ".join(bad))
-PY
-}
 if traced ledger_json --json --pages 1 --comm "pbledg$$" "${ledger_probes[@]}"; then
-	ledger_storm
+	ledger_storm "pbledg$$" "$ledger_n"
 	stop_trace
-	why=$(ledger_verdict json "$tmp/out" 2>&1)
+	why=$(ledger_verdict json "$tmp/out" "$ledger_n" 2>&1)
 	[[ $trc == 0 && -z $why ]] && pass ledger_json || fail ledger_json "exit $trc; ${why:-}"
 fi
 if traced ledger_text --pages 1 --comm "pbledg$$" -o /dev/null "${ledger_probes[@]}"; then
-	ledger_storm
+	ledger_storm "pbledg$$" "$ledger_n"
 	stop_trace
-	why=$(ledger_verdict text "$tmp/err" 2>&1)
+	why=$(ledger_verdict text "$tmp/err" "$ledger_n" 2>&1)
 	[[ $trc == 0 && -z $why ]] && pass ledger_text || fail ledger_text "exit $trc; ${why:-}"
 	check ledger_no_mismatch test -z "$(grep 'counts disagree' "$tmp/err")"
 fi
