@@ -41,6 +41,7 @@ static const struct bench_part {
 	{ "run", bench_run },
 	{ "nats", bench_nats },
 	{ "cpus", bench_cpus },
+	{ "ledger", bench_ledger },
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 
@@ -73,7 +74,8 @@ static const char usage_text[] =
 "      --no-trace     skip the perfbuf trace vs bpftrace comparisons\n"
 "      --only PART    only one part: throughput (the first table, no\n"
 "                     sweep), ordered, drain, trace, filter, profile,\n"
-"                     record, record_load, python, run, nats or cpus\n"
+"                     record, record_load, python, run, nats, cpus or\n"
+"                     ledger\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"
