@@ -76,7 +76,11 @@ struct perfbuf_ledger_value {
 /*
  * Define the ledger map, for kinds 0 .. MAX_KINDS - 1 (and entry
  * MAX_KINDS for kinds out of range). Once per object, at file scope,
- * before any perfbuf_output().
+ * before any perfbuf_output(). The map takes MAX_KINDS + 1 entries of 32
+ * bytes per possible CPU: a loader that knows it needs fewer kinds K
+ * (one per probe it attaches, say) lowers both before the load, the
+ * map's max_entries to K + 1 and the .rodata global
+ * perfbuf_ledger_max_kinds to K, and kinds from K on count at entry K.
  */
 #define PERFBUF_LEDGER(MAX_KINDS)					\
 	struct {							\
@@ -85,7 +89,7 @@ struct perfbuf_ledger_value {
 		__type(key, __u32);					\
 		__type(value, struct perfbuf_ledger_value);		\
 	} perfbuf_ledger SEC(".maps");					\
-	enum { __perfbuf_ledger_max_kinds = (MAX_KINDS) }
+	const volatile __u32 perfbuf_ledger_max_kinds = (MAX_KINDS)
 
 /*
  * Name the kinds: kind N is the name of ENUM's enumerator of value N
@@ -139,7 +143,7 @@ static __always_inline long __perfbuf_output(void *ctx, void *map,
  */
 #define perfbuf_output(CTX, MAP, KIND, DATA, SIZE)			\
 	__perfbuf_output((CTX), (MAP), &perfbuf_ledger,			\
-			 __perfbuf_ledger_max_kinds, (KIND), (DATA), (SIZE))
+			 perfbuf_ledger_max_kinds, (KIND), (DATA), (SIZE))
 
 #endif /* __bpf__ */
 
