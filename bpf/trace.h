@@ -43,6 +43,9 @@
 #define TRACE_STACK_MAX 127	/* frames per stack (perf_event_max_stack) */
 #define TRACE_NO_STACK_ROOM 0xffff
 #define TRACE_MAX_SYSCALLS 1024	/* syscall numbers traced through sys_enter */
+#define TRACE_LAT_DEPTH 16	/* entry times kept per thread and function:
+				 * calls nested deeper get no duration */
+#define TRACE_LAT_THREADS 16384	/* threads x functions in calls at once (LRU) */
 
 /* Why bpf_perf_event_output() failed: the key of the output_errors map */
 enum trace_out_reason {
@@ -87,6 +90,19 @@ struct trace_probe_cfg {
 	unsigned int nstr;
 	struct trace_str_cfg str[TRACE_MAX_STRS];
 	int argv_slot;		/* the TRACE_ARGV_USER_PTR slot, read last; -1 */
+	/* function latency (bpf/trace_latency.bpf.h): an entry probe pushes
+	 * the time on its thread's stack, its return probe pops it and
+	 * writes duration_ns, a u64 at data + lat_off (0: unknown) */
+	unsigned char lat;	/* enum trace_lat */
+	unsigned char lat_off;	/* TRACE_LAT_RETURN: 8-aligned, < 64 */
+	unsigned short pad;
+	unsigned int lat_entry;	/* TRACE_LAT_RETURN: the entry probe's index */
+};
+
+enum trace_lat {
+	TRACE_LAT_NONE,
+	TRACE_LAT_ENTRY,
+	TRACE_LAT_RETURN,
 };
 
 struct trace_record {

@@ -352,7 +352,7 @@ static int read_field(struct trace_probe *p, const char *val)
 	    !size || size > 8 || slot < -1 || slot >= TRACE_MAX_STRS ||
 	    (slot < 0) == (kind == FK_STR) || p->nfields >= 2 * TRACE_MAX_ARGS ||
 	    (kind != FK_INT && kind != FK_BOOL && kind != FK_STR &&
-	     kind != FK_PTR && kind != FK_RAW))
+	     kind != FK_PTR && kind != FK_RAW && kind != FK_DURATION))
 		return -EBADMSG;
 	f = probe_field_add(p, val + n, off);
 	if (!f)

@@ -308,6 +308,14 @@ static void field_value(struct trace_decoder *dec, struct tv_field *v,
 	case FK_RAW:
 		mem_value(v, TV_BYTES, d, f->size, 1, false);
 		break;
+	case FK_DURATION:	/* 0: the entry is unknown, so is the duration */
+		int_value(v, TV_INT, d, 8, false);
+		if (!v->u) {
+			v->type = TV_JSON;
+			v->data = "null";
+			v->len = 4;
+		}
+		break;
 	}
 }
 

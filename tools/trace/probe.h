@@ -40,6 +40,8 @@ enum field_kind {
 	FK_ARGV,	/* execve's argv, read by BPF into a slot */
 	FK_ARRAY,	/* integer array */
 	FK_RAW,		/* anything else: hex bytes */
+	FK_DURATION,	/* duration_ns of a paired return probe: u64, 0
+			 * unknown (latency.c) */
 };
 
 enum ptr_kind {
@@ -192,6 +194,14 @@ bool in_kallsyms(const char *func);
 __u64 ksym_addr(const char *func);
 int rawtp_nargs(const char *name);
 void probe_features_free(void);
+
+/* latency.c: each return probe of @set traced with its entry probe
+ * (uretprobe and uprobe of a function, kretprobe or fexit and kprobe or
+ * fentry, sys_exit_X and sys_enter_X) paired: the return gets the field
+ * duration_ns. 0 or -ENOMEM (said). */
+int probes_pair_latency(struct probe_set *set);
+/* Some probe of @set is paired: the programs keep entry times */
+bool probes_latency(const struct probe_set *set);
 
 /* Warn before attaching many slow (perf-event) tracepoints. */
 void probes_warn_cost(const struct probe_set *set);
