@@ -20,10 +20,13 @@ if start_trace --json --filter "uprobe:$TARGET:pb_target_str:path == \"/tmp/pb_t
 	check uprobe_dwarf_enum_name json_check "$tmp/out" "(
 		sum(o['names'] == {'color': 'PB_GREEN'} for o in objs
 		    if o['type'] == 'event' and o['probe'].startswith('uprobe:')) == 2)"
-	# int: 4242 + 1 + PB_GREEN + true, for both runs (no filter on it)
+	# int: 4242 + 1 + PB_GREEN + true, for both runs (no filter on it);
+	# traced with its entry: how long it took
 	check uretprobe_dwarf_ret json_check "$tmp/out" "(
-		[o['args'] for o in objs if o['type'] == 'event' and o['probe'].startswith('uretprobe:')] ==
-		[{'ret': 4246}] * 3)"
+		[sorted(o['args']) for o in objs if o['type'] == 'event' and o['probe'].startswith('uretprobe:')] ==
+		[['duration_ns', 'ret']] * 3 and
+		[o['args']['ret'] for o in objs if o['type'] == 'event' and o['probe'].startswith('uretprobe:')] ==
+		[4246] * 3)"
 else
 	fail uprobe_dwarf "trace did not start: $(head -c 300 "$tmp/err")"
 fi
