@@ -54,6 +54,7 @@ struct {
 } cfgs SEC(".maps");
 
 #include "trace_latency.bpf.h"
+#include "trace_members.bpf.h"
 
 /* A record under construction: too big for the 512-byte stack. */
 struct scratch {
@@ -570,6 +571,7 @@ static __always_inline int send_args(struct pt_regs *ctx, __u64 index)
 {
 	struct trace_record *e;
 	__u64 *a;
+	__u32 raw;
 
 	if (index >= TRACE_MAX_PROBES)
 		return 0;
@@ -587,9 +589,10 @@ static __always_inline int send_args(struct pt_regs *ctx, __u64 index)
 #else
 	a[5] = 0;
 #endif
+	raw = members_of(index, e->data, TRACE_MAX_ARGS * 8);
 	if (!event_filter(a, e))
 		return 0;
-	args_send(ctx, e, TRACE_MAX_ARGS * 8);
+	args_send(ctx, e, raw);
 	return 0;
 }
 
@@ -669,11 +672,11 @@ int trace_uretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
 static __always_inline void send_n(void *ctx, struct trace_record *e)
 {
 	__u32 n = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
+	__u32 raw = members_of(probe_cookie, e->data, n * 8);
 
 	if (!event_filter(e->data, e))
 		return;
-	e->raw_size = n * 8;
-	event_send(ctx, e, n * 8);
+	args_send(ctx, e, raw);
 }
 
 /* tp_btf's and raw_tp's arguments: u64s in the context, nargs of them
@@ -769,13 +772,15 @@ int trace_fentry(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
+	__u32 raw;
 
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
 	cnt = func_args(ctx, a);
+	raw = members_of(probe_cookie, e->data, cnt * 8);
 	if (event_filter(a, e))
-		args_send(ctx, e, cnt * 8);
+		args_send(ctx, e, raw);
 	return 0;
 }
 
@@ -794,8 +799,9 @@ int trace_fexit(void *ctx)
 	a = (__u64 *)e->data;
 	a[0] = func_ret(ctx);
 	cnt = func_args(ctx, a + 1);
+	raw = members_of(probe_cookie, e->data, (cnt + 1) * 8 > raw ? (cnt + 1) * 8 : raw);
 	if (event_filter(a, e))
-		args_send(ctx, e, (cnt + 1) * 8 > raw ? (cnt + 1) * 8 : raw);
+		args_send(ctx, e, raw);
 	return 0;
 }
 

@@ -77,6 +77,26 @@ enum trace_arg_mark {
 	TRACE_ARGV_END,		/* the end of the list: nothing follows */
 };
 
+/*
+ * A struct member of an argument (p->x, file->f_path.dentry->d_name.name):
+ * from the pointer in the u64 at data + arg_off, nsteps reads, each at the
+ * address so far plus off[i]: the first nsteps - 1 read a pointer, the
+ * last the member's size bytes (0: the member is an array, its address is
+ * the value; a string slot reads it). The value is a u64 at data +
+ * mem_off + 8 * k (member k), and a byte at data + mem_off +
+ * 8 * TRACE_MAX_MEMBERS + k is 1 when a read failed (the value 0).
+ */
+#define TRACE_MAX_MEMBERS 4
+#define TRACE_MEMBER_STEPS 6
+
+struct trace_member_cfg {
+	unsigned char arg_off;	/* the argument's u64 in data[]: < 64 */
+	unsigned char nsteps;	/* 1..TRACE_MEMBER_STEPS */
+	unsigned char size;	/* of the last read: 1, 2, 4, 8; 0 address */
+	unsigned char user;	/* a process's memory, not the kernel's */
+	unsigned short off[TRACE_MEMBER_STEPS];
+};
+
 struct trace_str_cfg {
 	unsigned short off;	/* field offset in the tracepoint record */
 	unsigned char kind;	/* enum trace_str_kind */
@@ -97,6 +117,10 @@ struct trace_probe_cfg {
 	unsigned char lat_off;	/* TRACE_LAT_RETURN: 8-aligned, < 64 */
 	unsigned short pad;
 	unsigned int lat_entry;	/* TRACE_LAT_RETURN: the entry probe's index */
+	unsigned char nmem;	/* struct members read (trace_member_cfg) */
+	unsigned char mem_off;	/* where their values go in data[]: 8-aligned */
+	unsigned short pad2;
+	struct trace_member_cfg mem[TRACE_MAX_MEMBERS];
 };
 
 enum trace_lat {

@@ -7,7 +7,7 @@
  *   pb_nest(3): pb_nest(2): pb_nest(1): recursive, each level sleeping
  *   2 ms after its inner call returns (durations 2, 4, 6 ms, innermost
  *   first); then pb_point(p) for p->x = 0..9 (p->y = 100 + x,
- *   p->name = "pN", p->next->x = 1000 + x). */
+ *   p->name = "pN", p->next->x = 1000 + x; p->next NULL for x = 9). */
 #include <stdlib.h>
 #include <time.h>
 
@@ -36,7 +36,7 @@ __attribute__((noinline, used)) int pb_nest(int depth)
 __attribute__((noinline, used)) long pb_point(struct point *p)
 {
 	asm volatile("" ::: "memory");
-	return p->x + p->y;
+	return p->x + p->y + (p->next ? p->next->x : 0) + p->name[1] - '0';
 }
 
 int main(int argc, char **argv)
@@ -45,6 +45,11 @@ int main(int argc, char **argv)
 					     "p5", "p6", "p7", "p8", "p9" };
 	int n = argc > 1 ? atoi(argv[1]) : 1;
 	volatile long sum = 0;
+	long want = 3;
+
+	for (int x = 0; x < 10; x++)	/* the names' page in: a probe reads it */
+		sum -= names[x][0];
+	want -= 10 * 'p';
 
 	for (int i = 0; i < n; i++)
 		pb_sleep_ms(1);
@@ -54,9 +59,10 @@ int main(int argc, char **argv)
 	for (int x = 0; x < 10; x++) {
 		struct point next = { .x = 1000 + x };
 		struct point p = { .x = x, .y = 100 + x, .name = names[x],
-				   .next = &next };
+				   .next = x < 9 ? &next : NULL };
 
 		sum += pb_point(&p);
+		want += x + 100 + x + (x < 9 ? 1000 + x : 0) + x;
 	}
-	return sum == 3 + 45 + 1045 ? 0 : 1;
+	return sum == want ? 0 : 1;
 }

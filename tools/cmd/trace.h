@@ -42,6 +42,8 @@ struct trace_opts {
 	struct trace_read_opts read;	/* --string-size, --buffers */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
+	const char *members[16];	/* --member, resolved in setup() */
+	int nmembers;
 };
 
 /* The options into @o (o->prog and o->record set by the caller): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace

@@ -8,6 +8,7 @@
 #ifndef PERFBUF_TRACE_ARGS_H
 #define PERFBUF_TRACE_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -43,6 +44,29 @@ void probe_string_slots(struct trace_probe *p);
 /* args_dwarf.c: uprobe @p's (at a function's start) from the binary's DWARF:
  * 0 (p->typed), -ENOENT (no DWARF for it: arg0..arg5), -ENOMEM */
 int ufunc_fields(struct trace_probe *p);
+/* A struct member expression, p->x or file->f_path.dentry->d_name.name
+ * (members.c): the argument, then each member and whether `->` (a
+ * pointer followed) or `.` led to it */
+#define MEMBER_SEGS 16
+struct member_expr {
+	const char *text;	/* as given */
+	char base[64];
+	int nseg;
+	struct {
+		char name[64];
+		bool arrow;
+	} seg[MEMBER_SEGS];
+};
+/* What a member resolves to: the reads (@m, its arg_off and user left to
+ * the caller), and the field's type in @f (kind FK_INT, FK_BOOL, FK_PTR,
+ * or FK_STR for `char *` and char arrays; size, sign, enum names). 0;
+ * -ENOENT: @p has no argument x->base (nothing said); -EINVAL: a
+ * reason in @why; -ENOMEM. */
+struct trace_member_cfg;
+int ufunc_member(struct trace_probe *p, const struct member_expr *x,
+		 struct tp_field *f, struct trace_member_cfg *m,
+		 char *why, size_t whysz);
+
 /* The BTF read for the above freed */
 void kfunc_btf_free(void);
 

@@ -363,6 +363,14 @@ static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 		v->hint = f->hint;
 		v->names = f->names;
 		v->nnames = f->nnames;
+		if (f->fault && f->fault < r->raw_size && r->data[f->fault]) {
+			/* a struct member behind a pointer that could not be
+			 * read: no value, never a plausible one */
+			v->type = TV_JSON;
+			v->data = "null";
+			v->len = 4;
+			v->flags &= ~TV_F_CUT;
+		}
 		n++;
 	}
 	return n;

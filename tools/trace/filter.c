@@ -33,6 +33,8 @@ struct fx_field {
 	bool sgn, str, ptr;
 	bool unknown0;			/* 0 is no value: comparisons false */
 	bool never;			/* duration_ns of a probe without one */
+	unsigned short fault;		/* a member's fault byte: comparisons
+					 * false when set (unreadable) */
 	const char *why_not;		/* set: cannot be filtered on */
 };
 
@@ -82,6 +84,7 @@ static void tp_field(const struct trace_probe *p, const struct tp_field *tf,
 	out->off = tf->off;
 	out->size = tf->size;
 	out->sgn = tf->is_signed;
+	out->fault = tf->fault;
 	switch (tf->kind) {
 	case FK_INT:
 	case FK_BOOL:
@@ -287,21 +290,23 @@ static void compile_str(struct cc *c, const struct fx_node *n,
 		emit(c, TF_NOT);
 }
 
-/* One TF_CMP; a field whose 0 means "no value" (duration_ns) first
- * checked for one, the comparison false without; none at all: false */
+/* One TF_CMP; a field whose 0 means "no value" (duration_ns), or that
+ * may be unreadable (a struct member), first checked for one, the
+ * comparison false without; none at all: false */
 static void compile_int(struct cc *c, const struct fx_node *n,
 			const struct fx_field *fl, __u64 v)
 {
 	struct trace_filter_op *op, *jmp = NULL;
 
-	if (fl->unknown0 || fl->never) {
+	if (fl->unknown0 || fl->never || fl->fault) {
 		op = emit(c, TF_CMP);
 		if (!op)
 			return;
 		op->src = fl->never ? TFS_CPU : fl->src;
-		op->off = fl->off;
-		op->size = fl->size;
-		op->cmp = fl->never ? TF_LT : TF_NE;	/* unsigned < 0: false */
+		op->off = fl->fault ? fl->fault : fl->off;
+		op->size = fl->fault ? 1 : fl->size;
+		/* unsigned < 0: false; a fault byte 0: readable */
+		op->cmp = fl->never ? TF_LT : fl->fault ? TF_EQ : TF_NE;
 		if (fl->never)
 			return;
 		jmp = emit(c, TF_JMP_FALSE);

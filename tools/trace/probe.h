@@ -65,6 +65,8 @@ struct tp_field {
 	unsigned char hint;
 	struct tv_name *names;
 	int nnames;
+	unsigned short fault;	/* a struct member's: its byte in the record
+				 * saying it could not be read (0: none) */
 };
 
 struct trace_probe {
@@ -202,6 +204,13 @@ void probe_features_free(void);
 int probes_pair_latency(struct probe_set *set);
 /* Some probe of @set is paired: the programs keep entry times */
 bool probes_latency(const struct probe_set *set);
+
+/* members.c: the struct members named by --member (@exprs, each a comma
+ * list) and by the filters @fs (p->x) read as fields of each probe with
+ * that argument typed from DWARF or BTF. 0 or -errno (said). */
+struct trace_filters;
+int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
+		       const char *const *exprs, int n);
 
 /* Warn before attaching many slow (perf-event) tracepoints. */
 void probes_warn_cost(const struct probe_set *set);
