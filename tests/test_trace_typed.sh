@@ -83,6 +83,23 @@ if start_trace --filter 'p->name == "p3"' --member 'p->y' "uprobe:$LAT:pb_point"
 	check member_text grep -q 'pb_point p=0x[0-9a-f]* p->y=103 p->name="p3"$' "$tmp/out" ||
 		cat "$tmp/out"
 fi
+# members from the kernel's BTF: a raw tracepoint's task_struct arguments
+# (sched_switch: arg1 prev, arg2 next), filtered on next's comm in the
+# kernel; prev is the task the event ran in
+if start_trace --json --filter 'arg2->comm == "latency_target"' \
+		--member 'arg1->pid,arg1->comm,arg2->pid' rawtracepoint:sched_switch; then
+	"$LAT" 1 &
+	lp=$!
+	wait $lp
+	stop_trace
+	check member_btf json_check "$tmp/out" "(
+		len([o for o in objs if o['type'] == 'event']) >= 5 and
+		all(o['args']['arg2->comm'] == 'latency_target' and o['args']['arg2->pid'] == $lp and
+		    o['args']['arg1->pid'] == o['tid'] and o['args']['arg1->comm'] == o['comm']
+		    for o in objs if o['type'] == 'event'))" || cut -c 1-300 "$tmp/out" | head -5
+else
+	fail member_btf "trace did not start: $(head -c 300 "$tmp/err")"
+fi
 error_case member_no_such 'uprobe:.*pb_point.*p->nope.*has no member .nope.' \
 	trace --member 'p->nope' "uprobe:$LAT:pb_point"
 error_case member_no_arg "--member 'q->x': no probe has an argument 'q'" \

@@ -66,6 +66,12 @@ struct trace_member_cfg;
 int ufunc_member(struct trace_probe *p, const struct member_expr *x,
 		 struct tp_field *f, struct trace_member_cfg *m,
 		 char *why, size_t whysz);
+/* The same from BTF, for kernel functions (kprobe, fentry, fexit: a
+ * parameter by name) and raw tracepoints (argN); m->user set when a
+ * `user` tag is on the way */
+int kfunc_member(struct trace_probe *p, const struct member_expr *x,
+		 struct tp_field *f, struct trace_member_cfg *m,
+		 char *why, size_t whysz);
 
 /* The BTF read for the above freed */
 void kfunc_btf_free(void);

@@ -2,7 +2,8 @@
 /*
  * Struct members of a probe's arguments, p->x or a->b.c: named by
  * --member (printed) or in a --filter (compared, and printed), typed from
- * the binary's DWARF (uprobes: args_dwarf.c), made into a chain of reads
+ * the binary's DWARF (uprobes: args_dwarf.c) or the kernel's BTF (kernel
+ * functions, raw tracepoints' argN: args_btf.c), made into a chain of reads
  * the BPF program follows (bpf/trace_members.bpf.h), and a field of the
  * probe like any other: decoded, filtered, aggregated by its name.
  */
@@ -120,7 +121,7 @@ static int member_add(struct trace_probe *p, const struct member_expr *x,
 	off = c->mem_off + 8 * k;
 	c->mem[k] = *m;
 	c->mem[k].arg_off = base->off;
-	c->mem[k].user = p->kind == PK_UPROBE;
+	c->mem[k].user = m->user || p->kind == PK_UPROBE;
 	f = probe_field_add(p, x->text, off);
 	if (!f)
 		return -ENOMEM;
@@ -134,13 +135,35 @@ static int member_add(struct trace_probe *p, const struct member_expr *x,
 		f->user_ptr = true;	/* unread: its address printed */
 		if (c->nstr < TRACE_MAX_STRS) {
 			c->str[c->nstr] = (struct trace_str_cfg){ .off = off,
-				.kind = p->kind == PK_UPROBE ? TRACE_STR_USER_PTR : TRACE_STR_ANY_PTR };
+				.kind = p->kind == PK_UPROBE ? TRACE_STR_USER_PTR : TRACE_STR_ANY_PTR,
+				.user_first = m->user };
 			f->slot = c->nstr++;
 		} else {
 			f->kind = FK_PTR;	/* no slot left: the address */
 		}
 	}
 	c->nmem++;
+	return 0;
+}
+
+/* A raw tracepoint's arg0..: fields as they print untyped (u64s), so
+ * that members can follow them; 0 or -ENOMEM */
+static int rawtp_typed(struct trace_probe *p)
+{
+	int n = p->nargs >= 0 && p->nargs < TRACE_MAX_ARGS ? p->nargs : TRACE_MAX_ARGS;
+	char name[16];
+	struct tp_field *f;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "arg%d", i);
+		if (!(f = probe_field_add(p, name, i * 8)))
+			return -ENOMEM;
+		f->kind = FK_INT;
+		f->size = 8;
+		f->slot = -1;
+	}
+	p->cfg.argv_slot = -1;
+	p->typed = true;
 	return 0;
 }
 
@@ -154,10 +177,17 @@ static int member_of(struct trace_probe *p, const struct member_expr *x)
 
 	if (field_of(p, x->text))
 		return 1;
+	if (p->kind == PK_RAWTP && !p->typed && !strncmp(x->base, "arg", 3) &&
+	    rawtp_typed(p)) {
+		cli_say(p->prog, "out of memory\n");
+		return -ENOMEM;
+	}
 	base = p->typed ? field_of(p, x->base) : NULL;
-	if (!base || p->kind != PK_UPROBE)
+	if (!base || p->kind == PK_TRACEPOINT || p->kind == PK_URETPROBE ||
+	    p->kind == PK_KRETPROBE)
 		return 0;
-	err = ufunc_member(p, x, &ty, &m, why, sizeof(why));
+	err = p->kind == PK_UPROBE ? ufunc_member(p, x, &ty, &m, why, sizeof(why))
+				   : kfunc_member(p, x, &ty, &m, why, sizeof(why));
 	if (err == -ENOENT)
 		return 0;
 	if (err == -EINVAL)
@@ -217,7 +247,7 @@ int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
 			found += err;
 		}
 		if (!found && nm.given[i]) {
-			cli_say(set->prog, "--member '%s': no probe has an argument '%s' typed from DWARF (a uprobe of a binary built with -g)\n",
+			cli_say(set->prog, "--member '%s': no probe has an argument '%s' typed from DWARF or BTF (a uprobe of a binary built with -g, a kernel function, a raw tracepoint's argN)\n",
 				nm.v[i], x.base);
 			return -ENOENT;
 		}
