@@ -28,9 +28,19 @@ static bool same(const char *a, const char *b)
 }
 
 /* Whether @e is the entry of return probe @r: the same function at its
- * start (the same binary's), or the same syscall's sys_enter */
-static bool entry_of(const struct trace_probe *e, const struct trace_probe *r)
+ * start (the same binary's), or the same syscall's sys_enter; @natural:
+ * only the return's own mechanism's (kprobe for kretprobe, fentry for
+ * fexit). An entry already paired is not: each return pops its own
+ * entry's stack, one pop per push. */
+static bool entry_of(const struct trace_probe *e, const struct trace_probe *r,
+		     bool natural)
 {
+	if (e->cfg.lat)
+		return false;
+	if (natural && r->kind == PK_KRETPROBE && e->kind != PK_KPROBE)
+		return false;
+	if (natural && r->kind == PK_FEXIT && e->kind != PK_FENTRY)
+		return false;
 	switch (r->kind) {
 	case PK_URETPROBE:
 		return e->kind == PK_UPROBE && !e->offset &&
@@ -86,9 +96,10 @@ int probes_pair_latency(struct probe_set *set)
 
 		if (!is_return(r) || r->cfg.lat)
 			continue;
-		for (int k = 0; k < set->n; k++) {
-			if (!entry_of(&set->v[k], r))
+		for (int k = 0; k < 2 * set->n; k++) {
+			if (!entry_of(&set->v[k % set->n], r, k < set->n))
 				continue;
+			k %= set->n;
 			if (lat_field(r)) {
 				cli_say(set->prog, "out of memory\n");
 				return -ENOMEM;
