@@ -301,7 +301,8 @@ static int btf_member_type(const struct btf *btf, __u32 id,
 
 	if (t && btf_is_array(t)) {
 		el = skip_mods(btf, btf_array(t)->type, NULL);
-		if (el && btf_is_int(el) && el->size == 1) {
+		if (el && btf_is_int(el) && el->size == 1 &&
+		    !strcmp(btf__name_by_offset(btf, el->name_off), "char")) {
 			f->kind = FK_STR;	/* char name[N]: read at its address */
 			m->size = 0;
 			return 0;
@@ -315,7 +316,9 @@ static int btf_member_type(const struct btf *btf, __u32 id,
 			 x->text, t && btf_is_composite(t) ? "a struct" : "neither a number, a pointer nor a string");
 		return -EINVAL;
 	}
-	if (f->kind == FK_PTR && f->ptr == PTR_CHARS)
+	/* char * and unsigned char * (a qstr's name): a string */
+	el = f->kind == FK_PTR ? skip_mods(btf, t->type, NULL) : NULL;
+	if (f->ptr == PTR_CHARS || (el && btf_is_int(el) && el->size == 1))
 		f->kind = FK_STR;
 	m->size = f->size;
 	return 0;

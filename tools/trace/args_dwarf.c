@@ -225,7 +225,9 @@ static int member_type(struct member_walk *w, Dwarf_Die *t)
 			 w->x->text, is_composite(t) ? "a struct" : "neither a number, a pointer nor a string");
 		return -EINVAL;
 	}
-	if (w->f->kind == FK_PTR && w->f->ptr == PTR_CHARS)
+	/* char * and unsigned char *: a string */
+	if (w->f->kind == FK_PTR && die_type(t, &el) && die_skip(&el) &&
+	    dwarf_tag(&el) == DW_TAG_base_type && die_udata(&el, DW_AT_byte_size, 0) == 1)
 		w->f->kind = FK_STR;
 	w->m->size = w->f->size;
 	return 0;
