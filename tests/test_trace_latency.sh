@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/trace_lib.sh"
 trace_test trace_latency latency
 LAT=$(realpath "$BUILD/tests/latency_target")
-SLACK=15000000		# ns a 2-vCPU machine under load may add to a sleep
+SLACK=40000000		# ns a loaded 2-vCPU machine may add to a sleep (seen: 30 ms)
 N=3
 
 # lat_check NAME FILE EXPR: EXPR (Python) over `d`, the JSON objects of

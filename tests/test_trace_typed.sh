@@ -96,7 +96,8 @@ if start_trace --json --filter 'arg2->comm == "latency_target"' \
 		len([o for o in objs if o['type'] == 'event']) >= 5 and
 		all(o['args']['arg2->comm'] == 'latency_target' and o['args']['arg2->pid'] == $lp and
 		    o['args']['arg1->pid'] == o['tid'] and o['args']['arg1->comm'] == o['comm']
-		    for o in objs if o['type'] == 'event'))" || cut -c 1-300 "$tmp/out" | head -5
+		    for o in objs if o['type'] == 'event'))" ||
+		{ echo "exit $trc, $(grep -c '"event"' "$tmp/out") events:"; cut -c 1-300 "$tmp/out" | head -5; cat "$tmp/err"; }
 else
 	fail member_btf "trace did not start: $(head -c 300 "$tmp/err")"
 fi
