@@ -79,7 +79,14 @@ static int lat_field(struct trace_probe *r)
 			r->typed = true;
 		}
 	}
-	if (!(f = probe_field_add(r, LAT_FIELD, off)))
+	return probe_duration_field(r, off);
+}
+
+int probe_duration_field(struct trace_probe *r, unsigned int off)
+{
+	struct tp_field *f = probe_field_add(r, LAT_FIELD, off);
+
+	if (!f)
 		return -ENOMEM;
 	f->kind = FK_DURATION;
 	f->size = 8;

@@ -202,6 +202,9 @@ void probe_features_free(void);
  * fentry, sys_exit_X and sys_enter_X) paired: the return gets the field
  * duration_ns. 0 or -ENOMEM (said). */
 int probes_pair_latency(struct probe_set *set);
+/* The field duration_ns of return probe @r, a u64 at @off of its
+ * records (a capture's probes get theirs back so): 0 or -ENOMEM */
+int probe_duration_field(struct trace_probe *r, unsigned int off);
 /* Some probe of @set is paired: the programs keep entry times */
 bool probes_latency(const struct probe_set *set);
 
