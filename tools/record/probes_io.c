@@ -153,7 +153,8 @@ static int set_key(struct trace_probe *p, const char *key, const char *val)
 		      !strcmp(key, "target") ? &p->target :
 		      !strcmp(key, "path") ? &p->path : NULL;
 
-	if (!strcmp(key, "typed") || !strcmp(key, "field") || !strcmp(key, "fieldname"))
+	if (!strcmp(key, "typed") || !strcmp(key, "field") || !strcmp(key, "fieldname") ||
+	    !strcmp(key, "fieldfault"))
 		return kfunc_fields_read(p, key, val);
 	if (slot) {
 		free(*slot);

@@ -30,9 +30,9 @@ long kfunc_each(const char *glob, int (*fn)(const char *name, void *ctx),
 		void *ctx);
 /* A capture's probe block (record, report): "typed 1", then a "field OFF
  * SIZE KIND SIGNED SLOT USER NAME" line per field, each enum value's
- * "fieldname VALUE NAME" after its field; read back key by key ("typed",
- * "field", "fieldname"): 0, -EBADMSG (malformed, said by the caller) or
- * -ENOMEM */
+ * "fieldname VALUE NAME" and a struct member's "fieldfault OFF" after its
+ * field; read back key by key ("typed", "field", "fieldname",
+ * "fieldfault"): 0, -EBADMSG (malformed, said by the caller) or -ENOMEM */
 void kfunc_fields_write(FILE *f, const struct trace_probe *p);
 int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val);
 /* For args_btf.c and args_dwarf.c: a field at the end of @p's (NULL: out of

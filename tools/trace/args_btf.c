@@ -497,6 +497,8 @@ void kfunc_fields_write(FILE *f, const struct trace_probe *p)
 
 		fprintf(f, "field %u %u %d %d %d %d %s\n", fl->off, fl->size,
 			fl->kind, fl->is_signed, fl->slot, fl->user_ptr, fl->name);
+		if (fl->fault)	/* a struct member's: unreadable when set */
+			fprintf(f, "fieldfault %u\n", fl->fault);
 		for (int k = 0; k < fl->nnames; k++)
 			fprintf(f, "fieldname %llu %s\n",
 				(unsigned long long)fl->names[k].value, fl->names[k].name);
@@ -551,7 +553,9 @@ static int read_name(struct trace_probe *p, const char *val)
 
 int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val)
 {
-	bool fn = p->kind != PK_TRACEPOINT && p->kind != PK_RAWTP;
+	/* a raw tracepoint is typed when struct members follow its argN */
+	bool fn = p->kind != PK_TRACEPOINT;
+	unsigned int off;
 
 	if (!strcmp(key, "typed")) {
 		p->typed = fn;
@@ -559,5 +563,11 @@ int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val)
 	}
 	if (!p->typed)
 		return -EBADMSG;
+	if (!strcmp(key, "fieldfault")) {
+		if (!p->nfields || sscanf(val, "%u", &off) != 1 || off >= TRACE_RAW_MAX)
+			return -EBADMSG;
+		p->fields[p->nfields - 1].fault = off;
+		return 0;
+	}
 	return !strcmp(key, "field") ? read_field(p, val) : read_name(p, val);
 }
