@@ -3,7 +3,8 @@
  * trace` (tests/test_trace_latency.sh), built with -g:
  * `latency_target N` does, in this order,
  *   pb_sleep_ms(1) N times and pb_sleep_ms(20) N times: each one
- *   nanosleep() of that many ms (the syscall's tracepoints see the same);
+ *   nanosleep() of that many ms (the syscall's tracepoints see the same),
+ *   returning the ms;
  *   pb_nest(3): pb_nest(2): pb_nest(1): recursive, each level sleeping
  *   2 ms after its inner call returns (durations 2, 4, 6 ms, innermost
  *   first); then pb_point(p) for p->x = 0..9 (p->y = 100 + x,
@@ -18,11 +19,12 @@ struct point {
 	struct point *next;
 };
 
-__attribute__((noinline, used)) void pb_sleep_ms(int ms)
+__attribute__((noinline, used)) int pb_sleep_ms(int ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+	return ms;	/* its return says which call it was */
 }
 
 __attribute__((noinline, used)) int pb_nest(int depth)
