@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/say.h"
@@ -60,6 +61,8 @@ struct names {
 	const char *v[MAX_EXPRS];
 	bool given[MAX_EXPRS];	/* by --member: must match some probe */
 	int n;
+	char *lists[MAX_EXPRS];	/* the --member options split (owned) */
+	int nlists;
 };
 
 static int name_add(struct names *nm, const char *s, bool given)
@@ -200,20 +203,19 @@ static int member_of(struct trace_probe *p, const struct member_expr *x)
 }
 
 static int collect(struct names *nm, const struct trace_filters *fs,
-		   const char *const *exprs, int n, char *buf, size_t sz)
+		   const char *const *exprs, int n)
 {
-	size_t used = 0;
+	char *save;
 
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(exprs[i]) + 1;
+	for (int i = 0; i < n && i < MAX_EXPRS; i++) {
+		char *copy = strdup(exprs[i]);
 
-		if (used + len > sz)
-			return -E2BIG;
-		memcpy(buf + used, exprs[i], len);
-		for (char *t = strtok(buf + used, ","); t; t = strtok(NULL, ","))
+		if (!copy)
+			return -ENOMEM;
+		nm->lists[nm->nlists++] = copy;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			if (name_add(nm, t, true))
 				return -E2BIG;
-		used += len;
 	}
 	for (int i = 0; fs && i < fs->n; i++)
 		if (filter_names(nm, fs->v[i].root))
@@ -221,22 +223,15 @@ static int collect(struct names *nm, const struct trace_filters *fs,
 	return 0;
 }
 
-int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
-		       const char *const *exprs, int n)
+static int add_all(struct probe_set *set, struct names *nm)
 {
-	static char buf[4096];
-	struct names nm = { 0 };
 	struct member_expr x;
-	int err = collect(&nm, fs, exprs, n, buf, sizeof(buf)), found;
+	int err, found;
 
-	if (err) {
-		cli_say(set->prog, "more than %d struct members named; name fewer\n", MAX_EXPRS);
-		return err;
-	}
-	for (int i = 0; i < nm.n; i++) {
-		if (expr_parse(nm.v[i], &x)) {
-			cli_say(set->prog, "--member '%s': want ARG->MEMBER, members after it by -> or . (p->x, a->b.c->d)\n",
-				nm.v[i]);
+	for (int i = 0; i < nm->n; i++) {
+		if (expr_parse(nm->v[i], &x)) {
+			cli_say(set->prog, "--member '%s': want ARG->MEMBER, members after it by -> or . (p->x, a->b.c->d; names of at most 63 characters)\n",
+				nm->v[i]);
 			return -EINVAL;
 		}
 		found = 0;
@@ -246,11 +241,28 @@ int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
 				return err;
 			found += err;
 		}
-		if (!found && nm.given[i]) {
+		if (!found && nm->given[i]) {
 			cli_say(set->prog, "--member '%s': no probe has an argument '%s' typed from DWARF or BTF (a uprobe of a binary built with -g, a kernel function, a raw tracepoint's argN)\n",
-				nm.v[i], x.base);
+				nm->v[i], x.base);
 			return -ENOENT;
 		}
 	}
 	return 0;
+}
+
+int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
+		       const char *const *exprs, int n)
+{
+	struct names nm = { 0 };
+	int err = collect(&nm, fs, exprs, n);
+
+	if (err == -ENOMEM)
+		cli_say(set->prog, "out of memory\n");
+	else if (err)
+		cli_say(set->prog, "more than %d struct members named; name fewer\n", MAX_EXPRS);
+	if (!err)
+		err = add_all(set, &nm);
+	for (int i = 0; i < nm.nlists; i++)
+		free(nm.lists[i]);
+	return err;
 }
