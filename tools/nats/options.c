@@ -17,6 +17,7 @@ void nats_opts_init(struct nats_opts *o, const char *prog)
 {
 	*o = (struct nats_opts){ .prog = prog, .subject = NATS_DEFAULT_SUBJECT,
 				 .replicas = 1, .buffer = 64 << 20,
+				 .spool_size = 1LL << 30,
 				 .window = 1024, .ack_wait_ms = 2000,
 				 .batch_bytes = NATS_DEFAULT_BATCH_BYTES,
 				 .latency_ms = NATS_DEFAULT_LATENCY_MS };
@@ -216,6 +217,13 @@ static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 		fprintf(stderr, "%s: --nats-max-bytes wants a size of 4K or more (e.g. 10G), not '%s'\n",
 			o->prog, arg);
 		return false;
+	case NATS_OPT_SPOOL_SIZE:
+		if (nats_parse_size(arg, &o->spool_size) && o->spool_size >= (1 << 20) &&
+		    o->spool_size <= (1LL << 50))
+			return true;
+		fprintf(stderr, "%s: --nats-spool-size wants a size from 1M to 1024T (e.g. 1G), not '%s'\n",
+			o->prog, arg);
+		return false;
 	default:	/* NATS_OPT_BUFFER */
 		if (nats_parse_size(arg, &o->buffer) && o->buffer >= 4096 &&
 		    o->buffer <= (1LL << 40))
@@ -279,7 +287,15 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 	case NATS_OPT_MAX_AGE:
 	case NATS_OPT_MAX_BYTES:
 	case NATS_OPT_BUFFER:
+	case NATS_OPT_SPOOL_SIZE:
 		return set_quantity(o, opt, arg);
+	case NATS_OPT_SPOOL:
+		if (*arg) {
+			o->spool = arg;
+			return true;
+		}
+		fprintf(stderr, "%s: --nats-spool wants a directory\n", o->prog);
+		return false;
 	case NATS_OPT_REPLICAS:
 		return set_number(o, "--nats-replicas", arg, 1, 5, &o->replicas);
 	case NATS_OPT_WINDOW:
@@ -300,6 +316,10 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 
 bool nats_opts_check(const struct nats_opts *o)
 {
+	if (o->nurls && o->spool_size != (1LL << 30) && !o->spool) {
+		fprintf(stderr, "%s: --nats-spool-size needs --nats-spool DIR\n", o->prog);
+		return false;
+	}
 	if (o->nurls)
 		return true;
 	if (o->other) {
