@@ -186,7 +186,7 @@ static int list_segs(struct nats_spool *s)
 		int end = 0;
 
 		if (sscanf(e->d_name, "%16" SCNx64 ".seg%n", &num, &end) == 1 &&
-		    end == 21 && !e->d_name[end] && !seg_add(s, num))
+		    end == 20 && !e->d_name[end] && !seg_add(s, num))
 			err = -ENOMEM;
 	}
 	closedir(d);
@@ -284,7 +284,7 @@ static struct spool_seg *seg_open_write(struct nats_spool *s)
 	struct spool_seg *g;
 
 	seg_path(s, num, path, sizeof(path));
-	s->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	s->wfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (s->wfd < 0)
 		return NULL;
 	g = seg_add(s, num);
