@@ -451,7 +451,7 @@ if start_attached tpid "$tmp/out" "$tmp/spa.err" trace --nats "$U1" --nats-host 
 	stop_trace
 	kill -INT "$tpid2" "$wpid"; wait "$tpid2"; wait "$wpid"; tpid2= wpid=
 else
-	fail nats_spool_outage "did not attach: $(cat "$tmp/spa.err" "$tmp/spb.err" "$tmp/spc.err")"
+	fail nats_spool_outage "did not attach: $(cat "$tmp/spa.err" "$tmp/spb.err" "$tmp/spc.err" 2>/dev/null)"
 fi
 if ((spool_ok)); then
 	n=$(cat "$tmp/storm.n")
