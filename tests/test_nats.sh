@@ -472,6 +472,35 @@ if ((spool_ok)); then
 	full=$(sed -n 's/^NATS events: .* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/spc.err")
 	check nats_no_spool_outage_drops test "${full:-0}" -gt 10000 -a "${pub:-0}" = "$((ack + drop))"
 fi
+# never a server (--nats-wait), the run ends: what waited counted
+# unacknowledged, exit 0 (libnats has no pending list to give back)
+P6=$(free_ports)
+timeout 60 "$PERFBUF" trace -d 1 --nats "nats://127.0.0.1:$P6" --nats-wait "$SEQ" >/dev/null 2>"$tmp/never.err"
+check nats_never_connected_ends test $? = 0 -a "$(nats_counts "$tmp/never.err")" = "1 0 0 1"
+# the spool full (1M, no server): the rest dropped, counted, said; what
+# it holds kept at the end, and sent by the next run
+if start_attached tpid "$tmp/out" "$tmp/full.err" trace --nats "nats://127.0.0.1:$P6" --nats-wait \
+	--nats-buffer 64K --nats-spool "$tmp/spf" --nats-spool-size 1M \
+	--subject 'pbsp.full.{probe}' "$SEQ"; then
+	target 20000
+	stop_trace
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/full.err")"
+	kept=$(sed -n 's/^NATS events: .*, \([0-9]*\) kept in the spool$/\1/p' "$tmp/full.err")
+	check nats_spool_full_dropped_counted test "${drop:-0}" -gt 1000 -a "${kept:-0}" -gt 1000 \
+		-a "$pub" = "$((ack + drop + kept))" -a "$(du -sk "$tmp/spf" | cut -f1)" -le 1100
+	check nats_spool_full_said grep -q "^perfbuf trace: NATS spool $tmp/spf is full (--nats-spool-size 1M)" "$tmp/full.err"
+	if start_attached tpid "$tmp/out" "$tmp/full2.err" trace --nats "$U1" --nats-spool "$tmp/spf" \
+		--subject 'pbsp.full.{probe}' "$SEQ"; then
+		stop_trace
+		read -r pub ack _ drop <<<"$(nats_counts "$tmp/full2.err")"
+		check nats_spool_kept_sent_next_run test "${pub:-0}" -gt "$kept" -a "$ack" = "$pub" \
+			-a -z "$(find "$tmp/spf" -name '*.seg')"
+	else
+		fail nats_spool_kept_sent_next_run "did not attach: $(cat "$tmp/full2.err")"
+	fi
+else
+	fail nats_spool_full_dropped_counted "did not attach: $(cat "$tmp/full.err")"
+fi
 touch "$tmp/notdir"
 error_case err_nats_spool_not_dir 'is not a directory' \
 	trace --nats "$U1" --nats-spool "$tmp/notdir" "${SPOOL_T[@]}"

@@ -260,6 +260,7 @@ static bool send_one(struct nats_pub *p, natsMsg *m)
 	bool say;
 
 	add(&p->n.in_flight, 1);
+	p->sent = true;
 	pthread_mutex_unlock(&p->mu);
 	s = js_PublishMsgAsync(p->c->js, &m, &p->po);
 	pthread_mutex_lock(&p->mu);
@@ -433,7 +434,9 @@ static __u64 take_back_pending(struct nats_pub *p)
 	natsMsgList pending = {};
 	__u64 k = 0;
 
-	if (p->c->js && js_PublishAsyncGetPendingList(&pending, p->c->js) == NATS_OK) {
+	/* (libnats 3.4 crashes there when nothing was ever published) */
+	if (p->c->js && p->sent &&
+	    js_PublishAsyncGetPendingList(&pending, p->c->js) == NATS_OK) {
 		k = pending.Count;
 		pthread_mutex_lock(&p->mu);
 		for (int i = 0; i < pending.Count; i++)

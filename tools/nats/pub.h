@@ -79,6 +79,8 @@ struct nats_pub {
 	__u64 hold_until;	/* no sending before (perfbuf_now_ns()) */
 	bool probing;		/* after a refusal: one in flight until an ack */
 	bool said_rejected;
+	bool sent;		/* js_PublishMsgAsync() called once: libnats
+				 * has a pending list to take back */
 	struct nats_spool *spool;	/* --nats-spool, or NULL */
 	struct nats_spool spool_;
 };

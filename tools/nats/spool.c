@@ -314,8 +314,13 @@ int nats_spool_append(struct nats_spool *s, natsMsg *m, __u64 events,
 	struct spool_seg *g = s->wfd >= 0 ? &s->segs[s->nsegs - 1] : NULL;
 	__s64 n;
 
-	if (s->used + natsMsg_GetDataLength(m) + REC_SLACK > s->budget)
+	if (s->used + natsMsg_GetDataLength(m) + REC_SLACK > s->budget) {
+		if (!s->said_full)
+			cli_say(s->prog, "NATS spool %s is full (--nats-spool-size %" PRIu64 "M): batches wait in memory only (--nats-buffer), then are dropped, counted\n",
+				s->dir, (uint64_t)(s->budget >> 20));
+		s->said_full = true;
 		return -ENOSPC;
+	}
 	if (!g && !(g = seg_open_write(s))) {
 		n = -errno;
 		say_write(s, n);
@@ -448,6 +453,8 @@ static void seg_remove(struct nats_spool *s, size_t i)
 	seg_path(s, g->num, path, sizeof(path));
 	unlink(path);
 	s->used -= g->bytes;
+	if (s->used <= s->budget / 2)
+		s->said_full = false;	/* said again when full again */
 	memmove(g, g + 1, (s->nsegs - i - 1) * sizeof(*g));
 	s->nsegs--;
 }
