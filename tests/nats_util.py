@@ -11,9 +11,10 @@ with libnats.
   nats_util.py ready URL [SEC [R]] wait until the server answers and its
                                    JetStream does (exit 1 after SEC, 10),
                                    and can place a stream of R replicas
-  nats_util.py spool-check URL STREAM FIELD FIRST N
+  nats_util.py spool-check URL STREAM FIELD FIRST N [HOST=LOST...]
                                    each host's events: argument FIELD
-                                   takes each value FIRST..FIRST+N-1 once;
+                                   takes each value FIRST..FIRST+N-1 once
+                                   but for LOST of them (its rings' loss);
                                    message ids unique (exit 1 if not)
   nats_util.py pub URL SUBJ HOST   publish stdin's bytes (one message) with
                                    header Perfbuf-Host: HOST (as given:
@@ -136,10 +137,12 @@ def dump(c, stream, split=False):
             print(json.dumps(dict(m, data=d)))
 
 
-def spool_check(c, stream, field, first, n):
+def spool_check(c, stream, field, first, n, lost):
     """Each host's events of @stream: argument @field of each takes every
-    value of [first, first + n) once, and no Nats-Msg-Id comes twice.
-    Prints a line per host; exit 1 if one is not so."""
+    value of [first, first + n) once, but for as many as @lost[host] (the
+    records its rings lost, as the tracer counted them), and no
+    Nats-Msg-Id comes twice. Prints a line per host; exit 1 if one is not
+    so."""
     vals, ids, dup_ids = {}, set(), 0
     for m in messages(c, stream):
         h = m["headers"]
@@ -155,12 +158,22 @@ def spool_check(c, stream, field, first, n):
     ok = dup_ids == 0
     for host, v in sorted(vals.items()):
         want = set(range(first, first + n))
-        missing, extra = len(want - set(v)), len(set(v) - want)
+        gone = sorted(want - set(v))
+        missing, extra = len(gone), len(set(v) - want)
         twice = sum(1 for k in v.values() if k > 1)
         print("%s: %d events, %d distinct, %d missing, %d not expected, "
               "%d more than once; %d message ids twice" %
               (host, sum(v.values()), len(v), missing, extra, twice, dup_ids))
-        ok = ok and not (missing or extra or twice)
+        if gone:    # where: the first runs of missing values
+            runs = []
+            for x in gone:
+                if runs and x == runs[-1][1] + 1:
+                    runs[-1][1] = x
+                else:
+                    runs.append([x, x])
+            print("  missing: %s" % ", ".join("%d-%d" % (a - first, b - first)
+                                              for a, b in runs[:8]))
+        ok = ok and not (missing != lost.get(host, 0) or extra or twice)
     sys.exit(0 if ok and vals else 1)
 
 
@@ -212,7 +225,8 @@ def main():
         print(json.dumps(info(c, sys.argv[3])))
     elif sys.argv[1] == "spool-check":
         spool_check(c, sys.argv[3], sys.argv[4], int(sys.argv[5]),
-                    int(sys.argv[6]))
+                    int(sys.argv[6]), {h: int(k) for h, k in
+                                       (a.split("=") for a in sys.argv[7:])})
     else:
         dump(c, sys.argv[3], sys.argv[1] == "lines")
 

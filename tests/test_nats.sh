@@ -414,7 +414,9 @@ open(sys.argv[2], "w").write("%d\n" % n)
 PY
 	spid=$!
 }
-SPOOL_T=(--nats-buffer 1M --comm "$SCOMM" tracepoint:syscalls:sys_enter_getpgid)
+# (rings of 16M a CPU: the storm's events wait there 8 s, a tracer
+# starved that long on a loaded machine would still lose none)
+SPOOL_T=(--nats-buffer 1M --buffer-size 32M --comm "$SCOMM" tracepoint:syscalls:sys_enter_getpgid)
 spool_ok=0
 if start_attached tpid "$tmp/out" "$tmp/spa.err" trace --nats "$U1" --nats-host sa \
 	--nats-stream SP --nats-stream-subjects 'pbsp.>' --subject 'pbsp.{host}.{probe}' \
@@ -456,13 +458,18 @@ fi
 if ((spool_ok)); then
 	n=$(cat "$tmp/storm.n")
 	echo "spool: a storm of $n events, the server away 30 s"
-	grep '^NATS events' "$tmp/spa.err" "$tmp/spb2.err" "$tmp/spc.err"
-	"${UTIL[@]}" spool-check "$U1" SP pid 10000000 "$n" >"$tmp/sp.check"
+	grep -h '^perfbuf trace: [0-9]* events received\|^NATS events' "$tmp/spa.err" "$tmp/spb2.err" \
+		"$tmp/spc.err"
+	# what the rings lost (said, counted) is not the spool's to keep;
+	# B's killed run said nothing: its restart's count only
+	lost() { sed -n 's/^perfbuf trace: [0-9]* events received, \([0-9]*\) lost$/\1/p' "$1"; }
+	"${UTIL[@]}" spool-check "$U1" SP pid 10000000 "$n" "sa=$(lost "$tmp/spa.err")" \
+		"sb=$(lost "$tmp/spb2.err")" >"$tmp/sp.check"
 	cat "$tmp/sp.check"
-	check nats_spool_outage_every_event_once grep -q '^sa: .* 0 missing, 0 not expected, 0 more than once; 0 message ids twice$' "$tmp/sp.check"
-	check nats_spool_kill_restart_every_event_once grep -q '^sb: .* 0 missing, 0 not expected, 0 more than once; 0 message ids twice$' "$tmp/sp.check"
+	check nats_spool_outage_every_event_once grep -q "^sa: .* $(lost "$tmp/spa.err") missing, 0 not expected, 0 more than once; 0 message ids twice$" "$tmp/sp.check"
+	check nats_spool_kill_restart_every_event_once grep -q "^sb: .* $(lost "$tmp/spb2.err") missing, 0 not expected, 0 more than once; 0 message ids twice$" "$tmp/sp.check"
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/spa.err")"
-	check nats_spool_outage_none_dropped test "${pub:-x}" = "$ack" -a "$drop" = 0 -a "$pub" -gt "$n"
+	check nats_spool_outage_none_dropped test "${pub:-x}" = "$ack" -a "$drop" = 0
 	read -r pub ack _ drop <<<"$(nats_counts "$tmp/spb2.err")"
 	check nats_spool_restart_none_dropped test "${pub:-x}" = "$ack" -a "$drop" = 0
 	check nats_spool_restart_sent_first grep -q "^perfbuf trace: NATS spool $tmp/spb: [0-9]* batches ([0-9]* events) left by an earlier run, sent first$" "$tmp/spb2.err"
