@@ -356,7 +356,10 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	(void)js;
 	pthread_mutex_lock(&p->mu);
 	add(&p->n.in_flight, -1);
-	pthread_cond_signal(&p->wake);	/* room in the window */
+	/* room in the window: the sending thread woken only when something
+	 * waits for it (a wake-up for nothing is two context switches) */
+	if (p->len || retry)
+		pthread_cond_signal(&p->wake);
 	if (retry && push(p, m, true)) {
 		count(&p->n.retried, events);
 		if (pae->Err != NATS_TIMEOUT) {
