@@ -511,6 +511,8 @@ fi
 touch "$tmp/notdir"
 error_case err_nats_spool_not_dir 'is not a directory' \
 	trace --nats "$U1" --nats-spool "$tmp/notdir" "${SPOOL_T[@]}"
+error_case err_nats_spool_size_needs_dir 'nats-spool-size needs --nats-spool DIR' \
+	trace --nats "$U1" --nats-spool-size 1G "${SPOOL_T[@]}"
 error_case err_nats_spool_size_bad 'nats-spool-size wants a size' \
 	trace --nats "$U1" --nats-spool "$tmp/spd" --nats-spool-size 1K "${SPOOL_T[@]}"
 mkdir "$tmp/ro"

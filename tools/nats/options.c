@@ -218,6 +218,7 @@ static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 			o->prog, arg);
 		return false;
 	case NATS_OPT_SPOOL_SIZE:
+		o->spool_size_set = true;
 		if (nats_parse_size(arg, &o->spool_size) && o->spool_size >= (1 << 20) &&
 		    o->spool_size <= (1LL << 50))
 			return true;
@@ -316,7 +317,7 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 
 bool nats_opts_check(const struct nats_opts *o)
 {
-	if (o->nurls && o->spool_size != (1LL << 30) && !o->spool) {
+	if (o->nurls && o->spool_size_set && !o->spool) {
 		fprintf(stderr, "%s: --nats-spool-size needs --nats-spool DIR\n", o->prog);
 		return false;
 	}

@@ -43,6 +43,7 @@ struct nats_opts {
 	int64_t buffer;			/* --nats-buffer: bytes not yet acknowledged */
 	const char *spool;		/* --nats-spool DIR: on disk too (spool.h) */
 	int64_t spool_size;		/* --nats-spool-size: its bytes at most */
+	bool spool_size_set;		/* given: needs --nats-spool */
 	int window;			/* --nats-window: messages in flight */
 	long batch_events;		/* --nats-batch N: events per message */
 	int64_t batch_bytes;		/* --nats-batch SIZE: bytes per message */
