@@ -285,6 +285,13 @@ $(OUTPUT)/tests/fake_cpus.so: tests/targets/fake_cpus.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $<
 
+# Functions of known latency and a struct argument, for the latency and
+# struct member tests of `perfbuf trace` (-g: DWARF types the arguments)
+all: $(OUTPUT)/tests/latency_target
+$(OUTPUT)/tests/latency_target: tests/targets/latency_target.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
+
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
 $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests

@@ -98,6 +98,25 @@ else
 	fail record_buffers_reported "did not attach: $(cat "$tmp/rerr")"
 fi
 
+# --- what the probes' fields are goes with the capture: duration_ns of a
+# paired syscall exit, struct members (an unreadable one null, not 0)
+LAT=$(realpath "$BUILD/tests/latency_target")
+if start_record -o "$tmp/lat.cap" --comm latency_target --member 'p->x,p->next->x' \
+		"uprobe:$LAT:pb_point" tracepoint:syscalls:sys_enter_clock_nanosleep \
+		tracepoint:syscalls:sys_exit_clock_nanosleep; then
+	"$LAT" 1
+	stop_record
+	"$PERFBUF" report --json "$tmp/lat.cap" >"$tmp/lat.json" 2>"$tmp/lat.err"
+	check record_latency_members json_check "$tmp/lat.json" "(
+		[o['args']['duration_ns'] >= lo for o, lo in zip([o for o in objs if o['type'] == 'event' and
+		 o['probe'].endswith('sys_exit_clock_nanosleep')], [10**6, 20 * 10**6] + [2 * 10**6] * 3)] == [True] * 5 and
+		[(o['args']['p->x'], o['args']['p->next->x']) for o in objs
+		 if o['type'] == 'event' and o['probe'].endswith(':pb_point')] ==
+		[(x, 1000 + x if x < 9 else None) for x in range(10)])" || cut -c 1-300 "$tmp/lat.json" "$tmp/lat.err"
+else
+	fail record_latency_members "did not attach: $(cat "$tmp/rerr")"
+fi
+
 # --time and --width as trace has them: the recording's own clocks
 if [[ -s $tmp/buf.cap ]]; then
 	"$PERFBUF" report --time wall "$tmp/buf.cap" >"$tmp/wall.txt" 2>/dev/null

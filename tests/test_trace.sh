@@ -94,7 +94,7 @@ if traced uprobe_args --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:p
 	check uprobe_args json_check "$tmp/out" \
 		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'a':1,'b':2,'c':3,'d':4,'e':5,'f':6})==3"
 	check uretprobe_ret json_check "$tmp/out" \
-		"sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_add') and o['args']=={'ret':21})==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
+		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uretprobe:') and o['probe'].endswith(':pb_target_add') and o['args']['ret']==21 and o['args']['duration_ns']>0)==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
 	if ((failed)); then	# what arrived, for the log
 		echo "uprobe events (exit $trc):"
 		cut -c1-200 "$tmp/uprobe.out"

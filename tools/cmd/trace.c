@@ -507,7 +507,8 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		.pages = run.o.pages, .latency = run.o.latency,
 		.duration_ns = run.o.duration_ns, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
-		.nfilters = run.o.nfilters, .filter = run.o.filter, .read = run.o.read,
+		.nfilters = run.o.nfilters, .members = run.o.members,
+		.nmembers = run.o.nmembers, .filter = run.o.filter, .read = run.o.read,
 	};
 	trace_session__init(&run.s, prog, &so);
 	err = setup(&run, argc - optind, argv + optind);

@@ -44,6 +44,8 @@ struct trace_opts {
 	const char *cmd;	/* -c CMD: started, traced as -p, the end of the run */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
+	const char *members[16];	/* --member, resolved in setup() */
+	int nmembers;
 };
 
 /* The options into @o (o->prog and o->record set by the caller): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace
