@@ -356,7 +356,7 @@ int cmd_profile(int argc, char **argv)
 		return 1;
 	/* a graph that cannot be written is said before the sampling, not
 	 * after it */
-	if (o.svg_path && (err = cli_out__open(&svg, o.svg_path))) {
+	if (o.svg_path && (err = cli_out__open(&svg, "perfbuf profile", o.svg_path))) {
 		cli_cannot_write("perfbuf profile", o.svg_path, err);
 		return 1;
 	}

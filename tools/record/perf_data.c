@@ -558,7 +558,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
 	pd->stop = stop;
-	err = cli_out__open(&out, path);
+	err = cli_out__open(&out, pd->set->prog, path);
 	pd->f = err ? NULL : cli_out__stream(&out);
 	if (!pd->f) {
 		err = err ?: -errno;

@@ -361,7 +361,7 @@ static int open_sink(struct run *run)
 		err = run_capture__check(run->o.prog, run->maps, run->nmaps);
 		if (err)
 			return err;
-		run->cap = run_capture__open(run->o.output, run->maps, run->nmaps, &err);
+		run->cap = run_capture__open(run->o.prog, run->o.output, run->maps, run->nmaps, &err);
 		return run->cap ? 0 : cli_cannot_write(run->o.prog, run->o.output, err);
 	}
 	struct trace_sink_opts so = { .fd = run->fd,
@@ -418,7 +418,7 @@ static int setup(struct run *run)
 	if (run->o.metrics && metrics_start(&run->metrics, run->o.prog, run->o.metrics))
 		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
-		err = cli_out__open(&run->out, run->o.output);
+		err = cli_out__open(&run->out, run->o.prog, run->o.output);
 		if (err)
 			return cli_cannot_write(run->o.prog, run->o.output, err);
 		run->fd = run->out.fd;

@@ -13,7 +13,7 @@ struct run_capture;
  * nothing the reader refuses): 0, or -E2BIG (said, with @prog) */
 int run_capture__check(const char *prog, const struct run_map *maps, int n);
 /* Create @path with the META and the maps' types: NULL with *@err */
-struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
+struct run_capture *run_capture__open(const char *prog, const char *path, const struct run_map *maps,
 				      int n, int *err);
 /* A record of map @map (a batch written when full): 0 or -errno */
 int run_capture__record(struct run_capture *c, int map, int cpu, __u64 time_ns,
