@@ -324,13 +324,14 @@ static int write_outputs(struct prof_run *run, double seconds)
 	if (!err && run->svg) {
 		f = cli_out__stream(run->svg);
 		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
-		/* a graph not written whole leaves the old one */
-		if (err)
+		/* a graph not written whole leaves the old one; the
+		 * commit says its own failure */
+		if (err) {
 			cli_out__discard(run->svg);
-		else
-			err = cli_out__commit(run->svg, false);
-		if (err)
 			cli_cannot_write("perfbuf profile", run->o->svg_path, err);
+		} else {
+			err = cli_out__commit(run->svg, false);
+		}
 	}
 	names_free(names);
 	return err;

@@ -121,6 +121,11 @@ int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost)
 	return err ?: cap_writer__put(c->w, CAP_LOST, (__u32)cpu, &l, sizeof(l));
 }
 
+int run_capture__publish(struct run_capture *c)
+{
+	return cap_writer__publish(c->w, false);
+}
+
 int run_capture__close(struct run_capture *c, const char *summary)
 {
 	int err = 0;

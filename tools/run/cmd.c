@@ -636,12 +636,9 @@ static int finish(struct run *run)
 		err = -EIO;
 	}
 	summary(run, wr != 0);
-	wr = cli_out__commit(&run->out, false);
-	if (wr && !err) {
-		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, name,
-			strerror(-wr));
+	wr = cli_out__commit(&run->out, false);	/* says its failure */
+	if (wr && !err)
 		err = -EIO;
-	}
 	publish(run);
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->maps[i].wrong_size)
@@ -718,6 +715,9 @@ static int run_main(int argc, char **argv, bool attach)
 		fprintf(stderr, "Reading map %s. Hit Ctrl-C to end.\n", run.maps[0].name);
 	else
 		err = attach_all(&run);
+	/* started: the output is the file now (a kill leaves it there) */
+	if (!err)
+		err = run.cap ? run_capture__publish(run.cap) : cli_out__publish(&run.out, false);
 	run.started = !err;
 	if (!err)
 		err = run_loop(&run) ?: finish(&run);
