@@ -123,6 +123,9 @@ if mount -t tmpfs -o size=16k perfbuf-test "$tmp/small" 2>/dev/null; then
 		written=$(python3 -c 'import sys; d = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
 print(sum(l[:1].isdigit() for l in d))' "$tmp/small/out")
 		check small_fs_accounting test "${received:-0}" -gt 0 -a "$((written + ${unwritten:-0}))" = "$received"
+		# the summary names the cause, counts as not written what did
+		# not reach the file, and nothing as past -n (none was given)
+		check small_fs_summary_names_disk_full grep -qE "^$received events received: $written printed, 0 discarded \(past -n\); ${unwritten:-x} not written: disk full \($tmp/small/out\); [0-9]+ lost$" "$tmp/err"
 	else
 		fail small_fs_error "did not attach: $(cat "$tmp/err")"
 	fi
