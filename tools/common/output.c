@@ -98,18 +98,20 @@ static int named_fd(const char *path)
  * -EBADF when it is not open for writing, -EISDIR. */
 static int open_named_fd(int n)
 {
-	int fd = fcntl(n, F_DUPFD_CLOEXEC, 3), fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+	int fd = fcntl(n, F_DUPFD_CLOEXEC, 3), fl, err = 0;
 	struct stat st;
 
-	if (fd < 0 || fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) ||
-	    S_ISDIR(st.st_mode)) {
-		int err = fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) ? -EISDIR : -EBADF;
-
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
-	return fd;
+	if (fd < 0)
+		return -EBADF;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st))
+		err = -EBADF;
+	else if (S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	if (!err)
+		return fd;
+	close(fd);
+	return err;
 }
 
 /* Our new part file, locked while it is written: a run that finds it
@@ -450,7 +452,7 @@ const char *cli_output_error(int err)
 	case EEXIST:
 		return "its name with '" CLI_OUT_PART "' added is taken by a file no run of ours left; remove that";
 	case EXDEV:
-		return "a mount point (it cannot be replaced) of another user's file, which is not written into";
+		return "it cannot be replaced, and it is another user's file, which is not written into";
 	case EBADF:
 		return "that file descriptor is not open for writing";
 	default:
