@@ -223,7 +223,9 @@ if start_record --flight-recorder 64K -o "$tmp/last.cap" "$SEQ"; then
 		fail flight_recorder_snapshot_in_file "$n events in it, $(ls "$tmp" | grep last | tr '\n' ' ')"
 	fi
 	taskset -c 0 "$TARGET" 10
-	stop_record KILL
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	rpid=
 	n=$("$PERFBUF" report --json "$tmp/last.cap" 2>/dev/null | seqs /dev/stdin | wc -l)
 	if [[ $n == 40 ]] && ! compgen -G "$tmp/last.cap.*" >/dev/null; then
 		pass flight_recorder_sigkill_keeps_snapshot
