@@ -21,6 +21,7 @@
 #include "nats/sink_nats.h"
 #include "record/record.h"
 #include "sym/sym.h"
+#include "trace/child.h"
 #include "trace/decode.h"
 #include "trace/session.h"
 #include "trace.h"
@@ -44,12 +45,14 @@ struct run {
 	int fd;			/* the output: 1, or @out's */
 	struct cli_out out;	/* -o FILE (not record's) */
 	struct metrics metrics;	/* --metrics */
+	struct perfbuf_ledger *mledger;	/* --metrics: the server thread's */
 	__u64 next_pub;		/* --metrics: when to publish the counts */
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
 	bool count_reached;	/* -n: the events after it are discarded */
 	bool started;		/* attached: the output is the run's (published) */
+	struct trace_child child;	/* -c CMD */
 	struct trace_pipe pipe;	/* the record being decoded: last, it is big */
 };
 
@@ -208,14 +211,38 @@ static int check_pages(struct run *run)
 /* --metrics: the BPF side's failed writes, from the server's thread */
 static int bpf_errors(void *ctx, int ncpu, __u64 (*out)[METRICS_REASONS])
 {
-	_Static_assert((int)METRICS_NO_SPACE == (int)TRACE_OUT_NO_SPACE &&
-		       (int)METRICS_NO_RING == (int)TRACE_OUT_NO_RING &&
-		       (int)METRICS_OTHER == (int)TRACE_OUT_OTHER &&
-		       (int)METRICS_REASONS == (int)TRACE_OUT_REASONS, "one order of reasons");
-	return trace_output_errors(ctx, ncpu, out);
+	struct run *run = ctx;
+
+	_Static_assert((int)METRICS_NO_SPACE == (int)LEDGER_FULL &&
+		       (int)METRICS_NO_RING == (int)LEDGER_NO_READER &&
+		       (int)METRICS_OTHER == (int)LEDGER_FAILED &&
+		       (int)METRICS_REASONS == (int)LEDGER_REASONS, "one order of reasons");
+	return ledger_cpu_reasons(run->mledger, ncpu, out);
 }
 
-/* --metrics: what there is to show, now that it exists */
+/* --metrics: each probe's offered and lost, from the server's thread */
+static int probe_counts(void *ctx, struct metrics_kind **out, size_t *n)
+{
+	struct run *run = ctx;
+	struct ledger_view v;
+	int err = ledger_view_read(&v, run->mledger, NULL, run->o.prog,
+				   run->s.set.n, probe_spec_of, &run->s.set);
+
+	if (err)
+		return err;
+	*out = calloc(v.nkinds ? v.nkinds : 1, sizeof(**out));
+	for (size_t k = 0; *out && k < v.nkinds; k++) {
+		(*out)[k] = (struct metrics_kind){ .name = (char *)v.kinds[k].name,
+			.offered = v.kinds[k].offered, .lost = v.kinds[k].lost };
+		v.kinds[k].name = NULL;	/* the caller's now */
+	}
+	*n = *out ? v.nkinds : 0;
+	ledger_view_free(&v);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* --metrics: what there is to show, now that it exists; the ledger a
+ * reader of the server's thread's own */
 static void metrics_sources(struct run *run)
 {
 	struct metrics *m = &run->metrics;
@@ -223,8 +250,17 @@ static void metrics_sources(struct run *run)
 	if (!m->srv)
 		return;
 	m->pb[m->npb++] = run->s.pb;
-	m->bpf = bpf_errors;
-	m->bpf_ctx = run->s.skel;
+	run->mledger = perfbuf_ledger__new(trace_session__ledger_fd(&run->s), NULL);
+	if (run->mledger) {
+		m->bpf = bpf_errors;
+		m->bpf_ctx = run;
+		m->kinds = probe_counts;
+		m->kinds_ctx = run;
+		m->kind_label = "probe";
+	} else {
+		fprintf(stderr, "%s: --metrics: the BPF programs' ledger: %s; no per-probe series\n",
+			run->o.prog, strerror(errno));
+	}
 	m->sink = run->o.record ? "capture" : run->sink->ops->name;
 	m->nats = run->o.nats.nurls;
 	metrics_ready(m);
@@ -440,6 +476,8 @@ static int finish(struct run *run)
 static void cleanup(struct run *run)
 {
 	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
+	perfbuf_ledger__free(run->mledger);
+	run->mledger = NULL;
 	/* a run that never started (not every probe attached) leaves no
 	 * capture and the old file as it was; one that failed after the
 	 * start keeps what it wrote */
@@ -481,6 +519,12 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		return err < 0 ? 1 : 0;
 	if (run.o.flight_pages)
 		sigaction(SIGUSR1, &sa, NULL);
+	/* -c: forked now, its PID the programs' -p filter, run after the attach */
+	if (run.o.cmd && child_start(&run.child, prog, run.o.cmd)) {
+		child_end(&run.child, prog, true);
+		return 1;
+	}
+	run.o.filter.pid = run.o.cmd ? (__u32)run.child.pid : run.o.filter.pid;
 	so = (struct trace_session_opts){
 		.pages = run.o.pages, .latency = run.o.latency,
 		.duration_ns = run.o.duration_ns, .stats = run.o.stats,
@@ -494,7 +538,11 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	/* after a signal: no attach, the end as usual (the summary) */
 	if (!exiting)
 		err = trace_session__attach(&run.s, consume_some, &run);
+	/* the output first: one that cannot be written ends the run
+	 * before the command starts */
 	err = err ?: start_output(&run);
+	if (!err && !exiting)
+		child_release(&run.child);
 	if (!err && run.o.realtime)	/* after the attach: long work, not real-time */
 		record_realtime(prog, (int)run.o.realtime);
 	err = err ?: trace_session__loop(&run.s, &loop);
@@ -502,6 +550,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	err = err ?: finish(&run);
 out:
 	cleanup(&run);
+	child_end(&run.child, prog, true);
 	return err ? 1 : 0;
 }
 

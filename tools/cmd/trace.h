@@ -41,6 +41,7 @@ struct trace_opts {
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
 	struct trace_read_opts read;	/* --string-size, --buffers */
+	const char *cmd;	/* -c CMD: started, traced as -p, the end of the run */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
 };

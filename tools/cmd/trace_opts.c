@@ -35,6 +35,9 @@ static const char usage_text[] =
 "Options:\n"
 "  -p, --pid PID        only this process, all its threads (the ID of a thread\n"
 "                       is refused: -p is a process); the run ends when it does\n"
+"  -c, --command CMD    start CMD (words split as a shell splits them, nothing\n"
+"                       expanded) once the probes are attached, trace it as -p\n"
+"                       does; the run ends when it does (exit status: 0)\n"
 "      --comm NAME      only tasks with this command name\n"
 "      --cpu N          only events on CPU N\n"
 "      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
@@ -48,7 +51,8 @@ static const char usage_text[] =
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
 RINGS_HELP
 "      --latency MS     longest an event waits in a ring (default 10)\n"
-"      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
+"      --stats          a line on stderr every second: events/s, lost/s, ring fill;\n"
+"                       and per probe offered/s, lost/s, no reader/s\n"
 METRICS_USAGE
 "      --unordered      print each CPU's events as they come, not in time order\n"
 "      --string-size N  bytes kept of each string, buffer or argv argument\n"
@@ -237,6 +241,13 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'o':
 		o->output = arg;
 		return true;
+	case 'c':
+		if (o->record) {
+			fprintf(stderr, "%s: unknown option '-c'; run '%s --help'\n", o->prog, o->prog);
+			return false;
+		}
+		o->cmd = arg;
+		return true;
 	case OPT_FILTER:
 		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
 			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", o->prog,
@@ -283,6 +294,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "filter", required_argument, NULL, OPT_FILTER },
@@ -310,7 +322,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{},
 	};
 	struct cli_opts c = { .cmd = o->record ? "record" : "trace",
-			      .shortopts = ":p:d:n:o:vh", .longopts = longopts,
+			      .shortopts = ":p:c:d:n:o:vh", .longopts = longopts,
 			      .usage = o->record ? record_usage : usage_text,
 			      .set = set_option };
 	int err;
@@ -325,6 +337,11 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		return err;
 	if (o->record && !o->output)
 		o->output = RECORD_DEFAULT_OUTPUT;
+	if (o->cmd && o->filter.pid) {
+		fprintf(stderr, "%s: -c and -p are exclusive: trace a command it starts, or a process running\n",
+			o->prog);
+		return -1;
+	}
 	if (o->pages && o->buffer_size) {
 		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
 			o->prog);

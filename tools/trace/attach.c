@@ -20,6 +20,7 @@
 #include "common/loaderr.h"
 #include "common/say.h"
 #include "format.h"
+#include "hint.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"
@@ -37,6 +38,10 @@ struct trace *trace_obj_open(const struct probe_set *set)
 	/* no attach cookies: kprobes by address (kprobe_ip) */
 	obj->rodata->probe_cookie = kfeat_has(KFEAT_COOKIE) ? 0 : TRACE_BY_IP;
 	obj->rodata->self_tgid = getpid();
+	/* the ledger: a kind per probe (its index), not TRACE_MAX_PROBES:
+	 * 32 bytes an entry on every CPU */
+	obj->rodata->perfbuf_ledger_max_kinds = (__u32)set->n;
+	bpf_map__set_max_entries(obj->maps.perfbuf_ledger, (__u32)set->n + 1);
 	obj->rodata->str_size = set->read.str_size;
 	obj->rodata->targ_tgid = tf->pid;
 	obj->rodata->targ_cpu = tf->cpu;
@@ -233,28 +238,22 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 	return err;
 }
 
-/* A tracepoint to suggest instead of kernel function @func. */
-static void suggest(const char *func, char *out, size_t sz)
+/* Kernel function probe @p cannot attach (no kprobes, fentry refused
+ * with @ferr): say so, with the tracepoints that fit it, if any */
+static void say_no_kfunc(const struct trace_probe *p, int ferr, bool ret)
 {
-	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_",
-		"__se_sys_", "__do_sys_", "do_sys_", "ksys_", "sys_" };
-	char path[512];
+	struct kfunc_hint h;
+	char what[700];
 
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++) {
-		size_t n = strlen(pfx[i]);
-		const char *s = strstr(func, pfx[i]);
-
-		if (s && s == func) {
-			snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
-				 tracefs_path(), func + n);
-			if (path_exists(path)) {
-				snprintf(out, sz, "tracepoint:syscalls:sys_enter_%s",
-					 func + n);
-				return;
-			}
-		}
-	}
-	snprintf(out, sz, "tracepoint:syscalls:sys_enter_openat");
+	if (kfunc_hint(p->target, ret, &h))
+		snprintf(what, sizeof(what), "trace the tracepoints %s instead: %s (see 'perfbuf list')",
+			 h.why, h.tps);
+	else
+		snprintf(what, sizeof(what), "no tracepoint is known to fit %s: see 'perfbuf list' for this kernel's",
+			 p->target);
+	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); %s\n",
+		p->spec, cli_strerror(ferr),
+		ferr == -EPERM ? ", from a security module: the capabilities are there" : "", what);
 }
 
 static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
@@ -263,7 +262,6 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
 	bool kprobes = kfeat_kprobes();
 	int ferr, err;
-	char tp[160];
 
 	/* a glob's functions: straight to kprobes (no fentry load each) */
 	if (p->from_glob && kprobes) {
@@ -315,10 +313,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 			 cli_strerror(err), cli_hint(err));
 		return err;
 	}
-	suggest(p->target, tp, sizeof(tp));
-	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
-		 p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
-		 tp);
+	say_no_kfunc(p, ferr, ret);
 	return -EOPNOTSUPP;
 }
 

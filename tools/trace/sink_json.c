@@ -114,7 +114,11 @@ static void json_value(struct outbuf *o, const struct tv_field *f)
 	if (out_number(o, f, true))
 		return;
 	switch (f->type) {
-	case TV_PTR:
+	case TV_PTR:	/* an unreadable string: null, its address in "unreadable" */
+		if (f->flags & TV_F_UNREAD) {
+			out_lit(o, "null");
+			break;
+		}
 		out_c(o, '"');
 		out_hex(o, f->u);
 		out_c(o, '"');
@@ -204,6 +208,34 @@ static void json_cuts(struct outbuf *o, const struct json_probe *jp,
 		out_c(o, ']');
 }
 
+/* ,"unreadable":{"filename":"0x1"}: the addresses of the strings BPF
+ * could not read (null in "args": an address there would read like a
+ * name), after "args"; nothing when every one was read. */
+static void json_unreadable(struct outbuf *o, const struct json_probe *jp,
+			    const struct tv_event *e)
+{
+	bool first = true;
+
+	for (int i = 0; i < e->nfields; i++) {
+		const struct tv_field *f = &e->fields[i];
+		const char *key = jp->keys[f->idx];
+
+		if (f->type != TV_PTR || !(f->flags & TV_F_UNREAD))
+			continue;
+		if (first)
+			out_lit(o, ",\"unreadable\":{");
+		else
+			out_c(o, ',');
+		first = false;
+		out_mem(o, key, strlen(key));
+		out_c(o, '"');
+		out_hex(o, f->u);
+		out_c(o, '"');
+	}
+	if (!first)
+		out_c(o, '}');
+}
+
 /* --kstack/--ustack: ["leaf", ..., "root"] */
 static void json_frames(struct outbuf *o, const char *const *frames, int n)
 {
@@ -249,6 +281,7 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 	out_c(o, '}');
 	json_names(o, jp, e);
 	json_cuts(o, jp, e);
+	json_unreadable(o, jp, e);
 	if (e->kstack) {
 		out_lit(o, ",\"kstack\":");
 		json_frames(o, e->kstack, e->nkstack);
@@ -294,6 +327,50 @@ static void json_notice(struct trace_sink *s, const struct tv_notice *n)
 	s->err = o->err;
 }
 
+/* A field ,"NAME":V */
+static void json_u64_field(struct outbuf *o, const char *name, __u64 v)
+{
+	out_lit(o, ",\"");
+	out_mem(o, name, strlen(name));
+	out_lit(o, "\":");
+	out_int(o, v, false, true);
+}
+
+/* The ledger: ,"no_reader":N,"failed":N,"probes":[{"probe":NAME,
+ * "offered":N,...}] (kind_word "probe"); ,"ledger_mismatch":N when the
+ * two sides disagreed on some CPU */
+static void json_kinds(struct outbuf *o, const struct tv_summary *sum)
+{
+	const char *w = sum->kind_word;
+
+	if (!sum->nkinds)
+		return;
+	json_u64_field(o, "no_reader", sum->no_reader);
+	json_u64_field(o, "failed", sum->failed);
+	if (sum->ledger_mismatch)
+		json_u64_field(o, "ledger_mismatch", (__u64)sum->ledger_mismatch);
+	out_lit(o, ",\"");
+	out_mem(o, w, strlen(w));
+	out_lit(o, "s\":[");
+	for (size_t i = 0; i < sum->nkinds; i++) {
+		const struct tv_kind_summary *k = &sum->kinds[i];
+
+		if (i)
+			out_c(o, ',');
+		out_lit(o, "{\"");
+		out_mem(o, w, strlen(w));
+		out_lit(o, "\":");
+		out_json_str(o, k->name, strlen(k->name));
+		json_u64_field(o, "offered", k->offered);
+		json_u64_field(o, "received", k->received);
+		json_u64_field(o, "lost", k->lost);
+		json_u64_field(o, "no_reader", k->no_reader);
+		json_u64_field(o, "failed", k->failed);
+		out_c(o, '}');
+	}
+	out_c(o, ']');
+}
+
 static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "{\"type\":\"summary\",\"received\":");
@@ -329,6 +406,7 @@ static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 		out_c(o, '}');
 	}
 	out_c(o, ']');
+	json_kinds(o, sum);
 	if (sum->rings) {
 		out_lit(o, ",\"ring_bytes\":");
 		out_int(o, sum->ring_bytes, false, true);
