@@ -330,7 +330,8 @@ fi
 # written to as it is, a pipe, a socket
 n=$("${PB[@]}" trace -n 2 -o /dev/stdout tracepoint:sched:sched_switch 2>"$tmp/eerr" | grep -c sched_switch)
 check output_dev_stdout_pipe test "${PIPESTATUS[0]}" = 0 -a "$n" = 2
-n=$("${PB[@]}" trace -n 2 -o /dev/stderr tracepoint:sched:sched_switch 2>&1 >/dev/null | grep -c sched_switch)
+# (stderr has the summary too, whose table names the probe: event lines only)
+n=$("${PB[@]}" trace -n 2 -o /dev/stderr tracepoint:sched:sched_switch 2>&1 >/dev/null | grep -cE '^[0-9]+\.[0-9]+ .* sched_switch prev_comm=')
 check output_dev_stderr test "$n" = 2
 "${PB[@]}" record -n 2 -o /proc/self/fd/1 tracepoint:sched:sched_switch 2>"$tmp/eerr" | cat >"$tmp/piped.cap"
 check output_proc_self_fd_pipe_record test "$("$PERFBUF" report "$tmp/piped.cap" 2>/dev/null | grep -c sched_switch)" -ge 2
