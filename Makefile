@@ -262,7 +262,7 @@ $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 
 # capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/common/output.o
+	$(OUTPUT)/tools/common/output.o $(OUTPUT)/tools/common/say.o
 
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)
