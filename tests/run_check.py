@@ -710,6 +710,29 @@ def hostile():
     result("hostile_wrong_size", ok, err + out)
 
 
+def corrupt_btf():
+    """one field of a map's BTF set past its table (tests/btf_patch.py):
+    one line naming the section and the fault, exit 1, where libbpf 1.1
+    would crash (a type id) or spin (map_loop)"""
+    tmp = tempfile.mkdtemp(prefix="perfbuf-btf.")
+    src = os.path.join(OBJ, "py_opensnoop.bpf.o")
+    try:
+        for what, want in [("maps_var", "refers to type id 2147483647, past its 34 types"),
+                           ("map_member", "has a member of type id 2147483647"),
+                           ("maps_secinfo", "has a variable of type id 2147483647"),
+                           ("name", "has a name at string offset 2147483647, past its"),
+                           ("str_len", "its header, types and strings do not fit"),
+                           ("mod_loop", "is a chain of modifiers or typedefs that loops"),
+                           ("map_loop", "is a chain of modifiers or typedefs that loops")]:
+            bad = os.path.join(tmp, what + ".o")
+            subprocess.run(["/usr/bin/python3", "tests/btf_patch.py", src, bad, what], check=True)
+            err = one_line_t("corrupt_btf_" + what, ["run", "-d", "1", bad],
+                             "'%s' has a corrupt .BTF section: " % bad)
+            result("corrupt_btf_%s_said" % what, want in err, err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def one_line_t(name, args, want, env=None, single=False):
     """one_line, but a hang (a FIFO's open()) is a failure, not the end;
     with @env, clang's own lines may come first unless @single"""
@@ -875,7 +898,8 @@ if __name__ == "__main__":
                      ("attach_replaced", attach_replaced), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
-                     ("hostile", hostile), ("header", header)]:
+                     ("hostile", hostile), ("corrupt_btf", corrupt_btf),
+                     ("header", header)]:
         if not ONLY or name in ONLY:
             fn()
     sys.exit(1 if failed else 0)

@@ -106,6 +106,23 @@ def test_hostile_objects(tmp_path):
             obj.perf_buffer("nope")
 
 
+def test_corrupt_btf_refused(tmp_path):
+    """a map's BTF type id past the table (libbpf 1.1 would segfault): a
+    child process, so that a crash fails this test instead of ending pytest"""
+    bad = tmp_path / "bad.bpf.o"
+    patch = os.path.join(os.path.dirname(__file__), "../../tests/btf_patch.py")
+    subprocess.run([sys.executable, patch,
+                    obj_path("tests/bpf/py_opensnoop.bpf.o"), str(bad), "maps_var"], check=True)
+    p = subprocess.run([sys.executable, "-c", "import sys, perfbuf\n"
+                        "try:\n perfbuf.Object(sys.argv[1])\n"
+                        "except ValueError as e:\n print(e)\n sys.exit(3)", str(bad)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 3, "exit %d: %s" % (p.returncode, p.stderr)
+    assert "has a corrupt .BTF section: type [" in p.stderr and \
+        "refers to type id 2147483647" in p.stderr, p.stderr
+    assert "%s has a corrupt .BTF section" % bad in p.stdout, p.stdout
+
+
 def test_dwarf_only_type():
     with perfbuf.Object(obj_path("tests/bpf/run_dwarf.bpf.o"), attach=False) as obj:
         dt = obj.dtype("event")
