@@ -242,6 +242,12 @@ $(OUTPUT)/tests/fake_cpus.so: tests/targets/fake_cpus.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $<
 
+# A library with two versions of one function, for uprobes (not a test).
+all: $(OUTPUT)/tests/libpbver.so
+$(OUTPUT)/tests/libpbver.so: tests/targets/uprobe_versioned.c tests/targets/uprobe_versioned.map | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -Wl,--version-script=tests/targets/uprobe_versioned.map -o $@ $<
+
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
 $(OUTPUT)/tests/uprobe_target: tests/targets/uprobe_target.c | $(OUTPUT)/tests
