@@ -400,6 +400,30 @@ def test_forked_child_close_leaves_parent_probes():
             assert sum(len(b) for b in got) == 3, "the parent's probe still attached"
 
 
+def test_integers_that_do_not_fit(emitter):
+    """ctypes wraps an integer silently (2**64 into a size_t is 0: the
+    default page count; 2**64 + 8192 bytes: one page per CPU): every one
+    passed down is refused instead, its name and range said"""
+    obj, _ = emitter
+    fd = obj.map_fd("events")
+    for kw, what in [({"page_cnt": 2**64}, "page_cnt 18446744073709551616"),
+                     ({"buffer_size": 2**64 + 8192}, "buffer_size 18446744073709559808"),
+                     ({"latency_ms": 2**32 + 5}, "latency_ms 4294967301"),
+                     ({"latency_ms": -2**31 - 1}, "latency_ms -2147483649"),
+                     ({"batch_bytes": 2**64 + 1}, "batch_bytes 18446744073709551617")]:
+        with pytest.raises(OverflowError, match="perfbuf: %s does not fit in C's" % what):
+            perfbuf.PerfBuffer(fd, **kw)
+    with pytest.raises(OverflowError, match="map_fd 4294967299 does not fit"):
+        perfbuf.PerfBuffer(2**32 + 3)
+    with pytest.raises(TypeError, match="page_cnt must be an integer, not float"):
+        perfbuf.PerfBuffer(fd, page_cnt=4.0)
+    with perfbuf.PerfBuffer(fd, page_cnt=np.int64(2)) as pb:     # numpy's integers are
+        with pytest.raises(OverflowError, match="timeout_ms 4294967296 does not fit"):
+            pb.poll(2**32)
+        assert len(pb.poll(0)) == 0
+        assert all(s["data_size"] == 2 * 4096 for s in pb.stats())
+
+
 def test_buffer_size_and_lost_total(emitter):
     obj, em = emitter
     with pytest.raises(ValueError, match="exclusive"):
