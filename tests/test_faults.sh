@@ -92,18 +92,19 @@ done
 (ulimit -Sn 8 && "${PB[@]}" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
 check nofile_soft_limit_raised grep -q '"ok":true' "$tmp/out"
 
-# too little address space for the kernel's BTF: libbpf's ESRCH explained
+# too little address space for the kernel's BTF: libbpf's ESRCH ("No such
+# process", no program named) replaced by the cause, said first
 # (ASan maps terabytes of shadow: no 'ulimit -v' there)
 if asan_build; then
 	skip vmem_kernel_btf "an ASan build"
 else
 	for cmd in "trace tracepoint:sched:sched_switch" stress; do
 		(ulimit -v 20000; exec "${PB[@]}" $cmd) >/dev/null 2>"$tmp/eerr"
-		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: loading the BPF programs? failed: .*; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
+		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: out of memory \(RLIMIT_AS: 'ulimit -v' 20000 KiB\) while loading the BPF programs?: the kernel's BTF \(/sys/kernel/btf/vmlinux\) does not fit; raise 'ulimit -v'$"
 	done
 	# run's loads are the library's (perfbuf_object__load): the same cause
 	(ulimit -v 20000; exec "${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_two_maps.bpf.o") >/dev/null 2>"$tmp/eerr"
-	one_line vmem_kernel_btf_run 1 "^perfbuf run: loading '.*run_two_maps.bpf.o' failed: No such process; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
+	one_line vmem_kernel_btf_run 1 "^perfbuf run: out of memory \(RLIMIT_AS: 'ulimit -v' 20000 KiB\) while loading '.*run_two_maps.bpf.o': the kernel's BTF \(/sys/kernel/btf/vmlinux\) does not fit; raise 'ulimit -v'$"
 fi
 
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops
