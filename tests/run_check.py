@@ -9,6 +9,7 @@ this process only (--set target_pid). Every field perfbuf printed is
 compared with the value the test put there (ctypes lays the structs out
 as C does).
 """
+import atexit
 import ctypes as C
 import json
 import re
@@ -26,6 +27,24 @@ PERFBUF = os.path.join(BUILD, "perfbuf")
 OBJ = os.path.join(BUILD, "tests", "bpf")
 ONLY = sys.argv[2:]
 failed = 0
+
+
+_public = []
+
+
+def public_copy(path):
+    """A copy of @path in a directory every user can read (mode 0755 in
+    /tmp, removed at exit), for what runs as another user (nobody, or the
+    clang a capability-only perfbuf starts): the checkout, and the build in
+    it, may be mode 0700 (a clone in /root or in a mktemp -d)"""
+    if not _public:
+        _public.append(tempfile.mkdtemp(prefix="perfbuf-pub.", dir="/tmp"))
+        os.chmod(_public[0], 0o755)
+        atexit.register(shutil.rmtree, _public[0], True)
+    dst = os.path.join(_public[0], os.path.basename(path))
+    shutil.copy(path, dst)
+    os.chmod(dst, 0o755 if os.access(path, os.X_OK) else 0o644)
+    return dst
 
 
 def result(name, ok, why=""):
@@ -417,7 +436,7 @@ def attach_pinned_as_user(pin):
     caps = "+bpf,+perfmon,+dac_override"
     user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
             "--inh-caps=" + caps, "--ambient-caps=" + caps,
-            PERFBUF, "attach", "-d", "1", "--map-pinned", pin]
+            public_copy(PERFBUF), "attach", "-d", "1", "--map-pinned", pin]
     for name, extra, rc, want in [
             ("attach_pinned_as_user_type", ["--type", "run_event"], 1,
              "cannot be read without CAP_SYS_ADMIN"),
@@ -781,9 +800,10 @@ def setcap_clang(tmp, hdr):
     if subprocess.run(["setcap", "cap_bpf,cap_perfmon,cap_dac_read_search+ep", exe]).returncode:
         print("SKIP header_setcap_ignores_clang_env: no setcap")
         return
+    # clang, which has no capability, reads the header: a copy others can read
     p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                        exe, "run", "-d", "1", "--header", hdr, "--type", "run_event",
-                        os.path.abspath(os.path.join(OBJ, "run_types.bpf.o"))],
+                        exe, "run", "-d", "1", "--header", public_copy(hdr), "--type",
+                        "run_event", public_copy(os.path.join(OBJ, "run_types.bpf.o"))],
                        capture_output=True, timeout=60,
                        env=dict(os.environ, CLANG=fake, PATH=tmp + ":/usr/bin:/bin"))
     err = p.stderr.decode()
@@ -814,7 +834,7 @@ def header_include_dir(tmp):
 def header():
     """--header FILE.h --type T: the tool compiles the header with clang"""
     hdr = os.path.abspath("tests/bpf/run_test.h")
-    tmp = tempfile.mkdtemp(prefix="perfbuf-run-header.")
+    tmp = tempfile.mkdtemp(prefix="perfbuf-run-header.", dir="/tmp")    # nobody runs from it
     before = header_temps()
     try:
         # the other map (tails), which --type does not name: its marker

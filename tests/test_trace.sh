@@ -478,13 +478,15 @@ else
 fi
 error_case err_kprobe_no_function "no kernel function" trace kprobe:no_such_function_xyz
 nobody=$(id -u nobody 2>/dev/null)
-if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-groups test -x "$PERFBUF"; then
-	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$PERFBUF" trace \
+# a copy others can read: the checkout may be private
+[[ -n $nobody ]] && public_copy "$PERFBUF"
+if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-groups test -x "$pub/perfbuf"; then
+	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$pub/perfbuf" trace \
 		tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/eerr"
 	rc=$?
 	check err_not_root test "$rc" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a -n "$(grep 'missing CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH' "$tmp/eerr")"
 else
-	skip err_not_root "nobody cannot run $PERFBUF"
+	skip err_not_root "no user nobody"
 fi
 if pgrep -x perfbuf >/dev/null || pgrep -x perfbuf-bench >/dev/null; then
 	skip err_nothing_left_attached "another perfbuf is loading trace programs"
@@ -563,7 +565,7 @@ fi
 # happens: the trap)
 cpu1=/sys/devices/system/cpu/cpu1/online
 if [[ -w $cpu1 ]] && (($(nproc) >= 2)); then
-	trap 'echo 1 >"$cpu1" 2>/dev/null; cleanup' EXIT
+	trap 'echo 1 >"$cpu1" 2>/dev/null; scratch_end' EXIT	# scratch_end: cleanup, $tmp, $pub
 	if start_trace --json tracepoint:sched:sched_switch; then
 		echo 0 >"$cpu1"
 		sleep 0.5
