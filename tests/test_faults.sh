@@ -108,6 +108,16 @@ else
 	# run's loads are the library's (perfbuf_object__load): the same cause
 	(ulimit -v 20000; exec "${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_two_maps.bpf.o") >/dev/null 2>"$tmp/eerr"
 	one_line vmem_kernel_btf_run 1 "^perfbuf run: out of memory \(RLIMIT_AS: 'ulimit -v' 20000 KiB\) while loading '.*run_two_maps.bpf.o': the kernel's BTF \(/sys/kernel/btf/vmlinux\) does not fit; raise 'ulimit -v'$"
+	# profile's reading fails once it runs (it ended with exit 1 and
+	# not a word): the cause said, then the summary of what it had
+	(ulimit -v 15000; exec "${PB[@]}" profile -d 1) >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	if grep -q 'reading the samples failed' "$tmp/eerr"; then
+		check vmem_profile_said test "$rc" = 1 -a -n "$(grep -x "perfbuf profile: reading the samples failed: Cannot allocate memory (RLIMIT_AS: 'ulimit -v' 15000 KiB); stopped there" "$tmp/eerr")" \
+			-a -n "$(grep '^perfbuf profile: [0-9]* samples in ' "$tmp/eerr")"
+	else	# enough room here: any failure must still be said
+		check vmem_profile_said test "$rc" = 0 -o "$(wc -l <"$tmp/eerr")" -gt 1
+	fi
 fi
 
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops
