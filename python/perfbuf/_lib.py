@@ -54,6 +54,17 @@ class Field(ctypes.Structure):
                 ("nenum", c_s32), ("is_signed", ctypes.c_uint8)]
 
 
+class LedgerKind(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("offered", c_u64), ("received", c_u64), ("lost", c_u64),
+                ("no_reader", c_u64), ("failed", c_u64)]
+
+
+class LedgerCpu(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("cpu", c_int), ("checked", c_bool), ("mismatch", c_bool),
+                ("written", c_u64), ("full", c_u64), ("no_reader", c_u64), ("failed", c_u64),
+                ("received", c_u64), ("lost", c_u64)]
+
+
 class Closable:
     """close() on leaving a with block, and when collected."""
 
@@ -120,6 +131,7 @@ _PROTOS = {
     "perfbuf_object__set": (c_int, [c_void_p, c_char_p]),
     "perfbuf_object__load": (c_int, [c_void_p]),
     "perfbuf_object__attach": (c_int, [c_void_p]),
+    "perfbuf_object__detach": (c_int, [c_void_p]),
     "perfbuf_object__map_fd": (c_int, [c_void_p, c_char_p]),
     "perfbuf_object__prog_cnt": (c_int, [c_void_p]),
     "perfbuf_object__prog_name": (c_char_p, [c_void_p, c_int]),
@@ -137,9 +149,21 @@ _PROTOS = {
 _PROTOS_3_1 = {
     "perfbuf_object__prog_fd": (c_int, [c_void_p, c_int]),
 }
-for _name, (_res, _args) in list(_PROTOS.items()) + list(_PROTOS_3_1.items()):
+_PROTOS_3_2 = {
+    "perfbuf_ledger__new": (c_void_p, [c_int, c_void_p]),
+    "perfbuf_ledger__from_object": (c_void_p, [c_void_p, c_void_p]),
+    "perfbuf_ledger__free": (None, [c_void_p]),
+    "perfbuf_ledger__read": (c_int, [c_void_p, c_void_p]),
+    "perfbuf_ledger__kind_cnt": (c_size, [c_void_p]),
+    "perfbuf_ledger__kind_name": (c_char_p, [c_void_p, c_size]),
+    "perfbuf_ledger__kind": (c_int, [c_void_p, c_size, ctypes.POINTER(LedgerKind)]),
+    "perfbuf_ledger__cpu_cnt": (c_size, [c_void_p]),
+    "perfbuf_ledger__cpu": (c_int, [c_void_p, c_size, ctypes.POINTER(LedgerCpu)]),
+}
+_OPTIONAL = dict(_PROTOS_3_1, **_PROTOS_3_2)
+for _name, (_res, _args) in list(_PROTOS.items()) + list(_OPTIONAL.items()):
     _f = getattr(lib, _name, None)
-    if _f is None and _name in _PROTOS_3_1:
+    if _f is None and _name in _OPTIONAL:
         continue
     _f.restype, _f.argtypes = _res, _args
 
