@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/rings.h"
 #include "common/say.h"
+#include "ledger_io.h"
 #include "record.h"
 
 const char record_usage[] =
@@ -128,7 +129,7 @@ static void end_text(char *buf, size_t sz, const struct cpu_line *cl, size_t n,
 }
 
 int record_finish(struct capture_out *c, struct perfbuf *pb,
-		  struct trace *skel, const char *path)
+		  struct trace *skel, const struct ledger_view *v, const char *path)
 {
 	size_t n = perfbuf__ring_cnt(pb);
 	struct cpu_line *cl = calloc(n ? n : 1, sizeof(*cl)), tot = { .cpu = -1 };
@@ -155,6 +156,8 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	}
 	if (end)
 		end_text(end, 64 * (n + 4), cl, n, &tot, c->snapshots);
+	if (v && !werr)		/* the probes' ledger, for report's summary */
+		werr = capture_ledger_write(c->w, v, "probe");
 	err = capture_out_close(c, end ? end : "");
 	free(end);
 	if (werr || err)
