@@ -925,6 +925,36 @@ def ledger_kinds():
             result(name, why is None, why or "")
     finally:
         shutil.rmtree(tmp)
+    ledger_attach(obj, recs)
+
+
+def ledger_attach(obj, recs):
+    """attach --map-id: the ledger of the program that writes to the map,
+    counted from attach's start (the writes before had no reader)"""
+    lib = os.path.join(BUILD, "libperfbuf.so")
+    if os.path.basename(os.path.normpath(BUILD)) == "san":
+        lib = os.path.join(os.path.dirname(os.path.normpath(BUILD)), "libperfbuf.so")
+    loader = subprocess.Popen(["/usr/bin/python3", "-c", LOADER, lib, obj, str(os.getpid()),
+                               "/nonexistent/pin"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    try:
+        words = loader.stdout.readline().decode().split()
+        if not words:
+            result("attach_ledger", False, "the loader failed")
+            return
+        for r in recs:          # no reader yet: the program's, not ours
+            emit(r)
+        pb = Perfbuf(["attach", "--json", "--map-id", words[0]])
+        for r in recs:
+            emit(r)
+        out, err, rc = pb.end()
+        summ = [o for o in map(json.loads, out.splitlines()) if o["type"] == "summary"]
+        why = "exit %d: %s" % (rc, err) if rc else \
+            ledger_json_ok(summ[0]) if len(summ) == 1 else "summary %r" % summ
+        result("attach_ledger", why is None, why or "")
+    finally:
+        loader.stdin.close()
+        loader.wait(10)
 
 
 if __name__ == "__main__":
