@@ -317,10 +317,10 @@ $(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c bpf/common.bpf.
 # every program the project ships on the running kernel
 EXAMPLE_BPF_OBJS := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c))
 all: $(EXAMPLE_BPF_OBJS)
-$(EXAMPLE_BPF_OBJS): $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c $(OUTPUT)/vmlinux.h
+$(EXAMPLE_BPF_OBJS): $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c include/perfbuf/bpf.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -Iexamples -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Iexamples -c $< -o $@
 
 # Known call paths for the tests of `perfbuf profile`: frame pointers in
 # every function, leaves too (gcc 12 ignores -mno-omit-leaf-frame-pointer)

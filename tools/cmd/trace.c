@@ -418,6 +418,20 @@ static int summary(struct run *run, int werr, const char *name)
 	return trace_sink__summary(run->sink, &sum);
 }
 
+/* record: the probes' ledger at the end (s->view, until the session is
+ * freed), checked against the rings but for a flight recorder's, whose
+ * reader sees only the newest; NULL when it cannot be read (said) */
+static const struct ledger_view *record_ledger(struct run *run)
+{
+	struct trace_session *s = &run->s;
+
+	ledger_view_free(&s->view);
+	if (ledger_view_read(&s->view, s->ledger, run->o.flight_pages ? NULL : s->pb,
+			     s->prog, s->set.n, probe_spec_of, &s->set))
+		return NULL;
+	return &s->view;
+}
+
 /* With the programs stopped: what is left in the rings, and the summary
  * (or the capture's end). 0 or -EIO. */
 static int write_end(struct run *run, const char *name)
@@ -426,11 +440,13 @@ static int write_end(struct run *run, const char *name)
 
 	if (run->o.flight_pages) {
 		snapshot(run);
-		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+		return record_finish(&run->cap, run->s.pb, run->s.skel, record_ledger(run),
+				     name);
 	}
 	err = perfbuf__drain(run->s.pb);
 	if (run->o.record)
-		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+		return record_finish(&run->cap, run->s.pb, run->s.skel, record_ledger(run),
+				     name);
 	if (err < 0 && err != -EINTR)
 		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", run->o.prog,
 			strerror(-err));
