@@ -124,7 +124,35 @@ static int open_stacks(struct run *run)
 	return 0;
 }
 
-/* The decoder and the sink (text, or JSON Lines) the events go to. */
+/* --aggregate: the events lost so far, exact (the rings' counts and the
+ * programs' own); not yet told apart by probe */
+static int lost_so_far(void *ctx, int probe, __u64 *count)
+{
+	struct run *run = ctx;
+	struct trace_totals t;
+
+	if (probe >= 0)
+		return -ENOENT;
+	trace_totals(run->s.pb, &t);
+	*count = t.lost;
+	return 0;
+}
+
+/* --aggregate: the maps' sink */
+static struct trace_sink *agg_sink(struct run *run, const struct trace_clock *clock)
+{
+	struct agg_sink_opts ao = {
+		.prog = run->o.prog, .fd = run->fd, .json = run->o.json, .clock = *clock,
+		.specs = run->o.aggs, .nspecs = run->o.naggs,
+		.max_keys = (size_t)run->o.agg_keys, .interval_ms = run->o.interval * 1000,
+		.lost = lost_so_far, .ctx = run,
+	};
+
+	return trace_sink_agg_new(&ao);
+}
+
+/* The decoder and the sink (text, JSON Lines, NATS or the maps of
+ * --aggregate) the events go to. */
 static int open_sink(struct run *run)
 {
 	struct trace_sink_opts so = { .fd = run->fd,
@@ -136,12 +164,13 @@ static int open_sink(struct run *run)
 	run->o.nats.latency_ms = run->o.latency ?: NATS_DEFAULT_LATENCY_MS;
 	run->dec = trace_decoder__new(&run->s.set);
 	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
+		    run->o.naggs ? agg_sink(run, &so.clock) :
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
 	if (err) {
-		/* the NATS sink says what went wrong itself */
-		if (!run->dec || !run->sink || !run->o.nats.nurls)
+		/* the NATS and aggregate sinks say what went wrong themselves */
+		if (err == -ENOMEM && (!run->dec || !run->sink || !run->o.nats.nurls))
 			fprintf(stderr, "%s: out of memory\n", run->o.prog);
 		return err;
 	}
@@ -387,7 +416,8 @@ static int write_end(struct run *run, const char *name)
 		err = -EIO;
 	}
 	sum_wr = summary(run, wr != 0);
-	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
+	/* JSON's summary, --aggregate's maps: in the output */
+	if ((run->o.json || run->o.naggs) && !wr && sum_wr && sum_wr != -EPIPE) {
 		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", run->o.prog,
 			name, strerror(-sum_wr));
 		err = -EIO;
@@ -434,6 +464,7 @@ static void cleanup(struct run *run)
 	maps_free(run->maps);
 	trace_session__free(&run->s);
 	nats_opts_free(&run->o.nats);
+	trace_opts_free(&run->o);
 }
 
 static int run_main(int argc, char **argv, const char *prog, bool record)
@@ -455,8 +486,10 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	cli_stop_on_signals(&exiting, false);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = trace_parse_options(argc, argv, &run.o);
-	if (err)
+	if (err) {
+		trace_opts_free(&run.o);
 		return err < 0 ? 1 : 0;
+	}
 	if (run.o.flight_pages)
 		sigaction(SIGUSR1, &sa, NULL);
 	so = (struct trace_session_opts){

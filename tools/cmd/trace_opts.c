@@ -43,6 +43,15 @@ static const char usage_text[] =
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
+"      --aggregate EXPR count the events instead of printing them, as bpftrace's\n"
+"                       maps: count(), sum(F), min(F), max(F), avg(F), hist(F),\n"
+"                       lhist(F, MIN, MAX, STEP), then optionally by KEY[,KEY...]\n"
+"                       (fields, comm pid tid cpu probe); [@NAME =] names it;\n"
+"                       repeatable. Printed at the end as bpftrace prints maps\n"
+"      --interval SEC   with --aggregate: print the maps every SEC s, then empty\n"
+"                       them\n"
+"      --aggregate-keys N  keys kept per map (default 10000); events of more\n"
+"                       keys are counted apart and said\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
@@ -91,12 +100,14 @@ NATS_TRACE_USAGE
 "  perfbuf trace uprobe:/bin/bash:readline uretprobe:/bin/bash:readline\n"
 "  perfbuf trace -n 10 -o exits.txt tracepoint:sched:sched_process_exit\n"
 "  perfbuf trace --kstack --ustack -n 5 tracepoint:syscalls:sys_enter_openat\n"
+"  perfbuf trace --aggregate 'count() by comm' tracepoint:raw_syscalls:sys_enter\n"
+"  perfbuf trace --aggregate 'hist(count)' tracepoint:syscalls:sys_enter_write\n"
 "  perfbuf list 'syscalls:*open*'\n";
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
        OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
-       OPT_REALTIME };
+       OPT_REALTIME, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg, struct trace_opts *o)
@@ -218,6 +229,54 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	}
 }
 
+/* trace's --aggregate EXPR (parsed now: a typo costs no BPF load),
+ * --aggregate-keys, --interval */
+static bool agg_option(int opt, const char *arg, struct trace_opts *o)
+{
+	if (o->record) {
+		fprintf(stderr, "%s: --aggregate, --aggregate-keys and --interval are options of perfbuf trace\n",
+			o->prog);
+		return false;
+	}
+	if (opt == OPT_AGG_KEYS)
+		return cli_parse_num(o->prog, "--aggregate-keys", arg, 1, 100000000, &o->agg_keys);
+	if (opt == OPT_INTERVAL)
+		return cli_parse_num(o->prog, "--interval", arg, 1, 1000000, &o->interval);
+	if (o->naggs == (int)(sizeof(o->aggs) / sizeof(o->aggs[0]))) {
+		fprintf(stderr, "%s: more than %d --aggregate options\n", o->prog, o->naggs);
+		return false;
+	}
+	if (agg_spec_parse(o->prog, arg, &o->aggs[o->naggs]))
+		return false;
+	o->naggs++;
+	return true;
+}
+
+/* --aggregate with the rest: named, and what it cannot go with */
+static int check_aggregates(struct trace_opts *o)
+{
+	if (!o->naggs) {
+		if (!o->interval && !o->agg_keys)
+			return 0;
+		fprintf(stderr, "%s: %s is about the maps of --aggregate: give --aggregate EXPR\n",
+			o->prog, o->interval ? "--interval" : "--aggregate-keys");
+		return -1;
+	}
+	if (o->nats.nurls || o->filter.kstack || o->filter.ustack) {
+		fprintf(stderr, "%s: --aggregate prints maps, not events: it does not go with %s\n",
+			o->prog, o->nats.nurls ? "--nats" : "--kstack or --ustack");
+		return -1;
+	}
+	return agg_specs_name(o->prog, o->aggs, o->naggs) ? -1 : 0;
+}
+
+void trace_opts_free(struct trace_opts *o)
+{
+	for (int i = 0; i < o->naggs; i++)
+		agg_spec_free(&o->aggs[i]);
+	o->naggs = 0;
+}
+
 /* One option of getopt_long() into @ctx (struct trace_opts); false after
  * a message. */
 static bool set_option(int opt, char *arg, void *ctx)
@@ -273,6 +332,10 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'v':
 		o->verbose = true;
 		return true;
+	case OPT_AGGREGATE:
+	case OPT_AGG_KEYS:
+	case OPT_INTERVAL:
+		return agg_option(opt, arg, o);
 	default:
 		return mode_option(opt, arg, o);
 	}
@@ -289,6 +352,9 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
+		{ "aggregate-keys", required_argument, NULL, OPT_AGG_KEYS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
@@ -333,7 +399,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 	o->pages = rings_pages(o->prog, o->pages, o->buffer_size);
 	if (!o->pages)
 		return -1;
-	if (!nats_opts_check(&o->nats))
+	if (!nats_opts_check(&o->nats) || check_aggregates(o))
 		return -1;
 	if (o->nats.nurls && o->output) {
 		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",

@@ -294,7 +294,7 @@ static void json_notice(struct trace_sink *s, const struct tv_notice *n)
 	s->err = o->err;
 }
 
-static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
+void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "{\"type\":\"summary\",\"received\":");
 	out_int(o, sum->received, false, true);

@@ -306,7 +306,7 @@ static void text_notice(struct trace_sink *s, const struct tv_notice *n)
 		fprintf(stderr, "%s\n", what);
 }
 
-static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
+void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "\n");
 	out_u64(o, sum->received);
