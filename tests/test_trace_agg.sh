@@ -36,7 +36,7 @@ if traced per_comm_counts --aggregate 'count() by comm' --filter "comm == \"$nam
 	check per_comm_counts test "$(cat "$tmp/out")" = "@[${name}a]: 37
 @[${name}b]: 113"
 	check per_comm_exit_0 test "$trc" = 0
-	check per_comm_summary grep -qE '^150 events received' "$tmp/err"
+	check per_comm_summary grep -qE '^150 events received: 150 aggregated, 0 discarded' "$tmp/err"
 fi
 
 # 2. write() sizes: hist and lhist, each bucket's count and bpftrace's
@@ -156,7 +156,31 @@ error_case record_aggregate "are options of perfbuf trace" \
 error_case same_name "both name the map @n" \
 	trace --aggregate '@n = count()' --aggregate '@n = sum(count)' "$WR"
 
-# 8. bpftrace's text on the same events: both running, one workload
+# 8. docs/bpftrace.md: each perfbuf command of its one-liners runs for
+# 2 s beside a workload (cat, ls) and prints a map (or events)
+docs=$(dirname "$0")/../docs/bpftrace.md
+(while :; do cat /etc/hostname /etc/passwd >/dev/null; ls / >/dev/null; sleep 0.05; done) &
+workload=$!
+n=0
+while read -r cmd; do
+	n=$((n + 1))
+	eval "timeout 60 \"\$PERFBUF\" trace -d 2 ${cmd#perfbuf trace }" >"$tmp/dout" 2>"$tmp/derr"
+	rc=$?
+	if [[ $rc != 0 ]] || grep -q '^perfbuf trace:' "$tmp/derr"; then
+		fail "docs_bpftrace_$n" "$cmd: exit $rc: $(grep -v ^Attached "$tmp/derr" | head -2)"
+	elif [[ $cmd == *--aggregate* ]] && ! grep -q '^@' "$tmp/dout"; then
+		fail "docs_bpftrace_$n" "$cmd: no map printed: $(head -c 200 "$tmp/dout")"
+	elif [[ ! -s $tmp/dout ]]; then
+		fail "docs_bpftrace_$n" "$cmd: nothing printed"
+	else
+		pass "docs_bpftrace_$n"
+	fi
+done < <(sed -n '/^```sh$/,/^```$/p' "$docs" | grep '^perfbuf trace ')
+kill "$workload"
+wait "$workload" 2>/dev/null
+check docs_bpftrace_commands test "$n" -ge 10
+
+# 9. bpftrace's text on the same events: both running, one workload
 if ! command -v bpftrace >/dev/null; then
 	skip bpftrace_same_text "bpftrace is not installed (apt-get install bpftrace)"
 	finish

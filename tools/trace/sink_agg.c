@@ -473,17 +473,19 @@ static int agg_flush(struct trace_sink *s)
 static int agg_summary(struct trace_sink *s, const struct tv_summary *sum)
 {
 	struct agg_sink *g = agg_of(s);
+	struct tv_summary as = *sum;
 	int err, werr;
 
+	as.aggregated = true;
 	if (!g->o.lost)
 		g->lost_in = sum->lost > g->lost_seen[0] ? sum->lost - g->lost_seen[0] : 0;
 	print_maps(g, true);
 	err = buf_sink_flush(s);
 	if (g->o.json)
-		werr = buf_sink_summary(s, sum->output_failed || err ? 2 : -1, sum,
+		werr = buf_sink_summary(s, sum->output_failed || err ? 2 : -1, &as,
 					json_summary_line);
 	else
-		werr = buf_sink_summary(s, 2, sum, text_summary_lines);
+		werr = buf_sink_summary(s, 2, &as, text_summary_lines);
 	return err ?: werr;
 }
 
