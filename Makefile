@@ -220,6 +220,9 @@ $(OUTPUT)/tests/test_tail_merge: $(addprefix $(OUTPUT)/tools/nats/,tail_src.o ta
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
 		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
+# --aggregate's maps and their sink
+$(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/trace/,agg.o \
+	agg_parse.o agg_text.o sink_agg.o)
 # and kernel functions' typed arguments, from the kernel's BTF
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
 	$(OUTPUT)/tools/common/say.o

@@ -355,7 +355,7 @@ static int cmp_entries(const void *x, const void *y, void *ctx)
 		vb = agg_entry__value(b, m, &sb);
 	}
 	if (va != vb)
-		return less(va, vb, sa && sb) ? -1 : 1;
+		return less(va, vb, sa || sb) ? -1 : 1;
 	return cmp_keys(a, b, m->spec->nkeys);
 }
 

@@ -178,7 +178,7 @@ static int parse_keys(struct lexer *l, struct agg_spec *s)
 	skip_ws(l);
 	if (!*l->p)
 		return 0;
-	if (strncmp(l->p, "by", 2) || !isspace((unsigned char)l->p[2]))
+	if (strncmp(l->p, "by", 2) || (l->p[2] && !isspace((unsigned char)l->p[2])))
 		return bad(l, "'by KEY' or the end expected after the function");
 	l->p += 2;
 	do {

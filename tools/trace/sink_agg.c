@@ -416,7 +416,10 @@ static void json_map(struct agg_sink *g, const struct agg_slot *a, __u64 now)
 	json_head(g, a, "aggregate_missing", now);
 	out_lit(o, "\"lost\":");
 	out_int(o, lost, false, true);
-	out_lit(o, mine ? ",\"lost_of\":\"probe\"" : ",\"lost_of\":\"any\"");
+	if (mine)
+		out_lit(o, ",\"lost_of\":\"probe\"");
+	else
+		out_lit(o, ",\"lost_of\":\"any\"");
 	out_lit(o, ",\"past_key_limit\":");
 	out_int(o, agg_map__other(a->map), false, true);
 	out_lit(o, ",\"no_value\":");
