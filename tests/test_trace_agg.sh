@@ -39,6 +39,16 @@ if traced per_comm_counts --aggregate 'count() by comm' --filter "comm == \"$nam
 	check per_comm_summary grep -qE '^150 events received: 150 aggregated, 0 discarded' "$tmp/err"
 fi
 
+# -n keeps its meaning: the map holds the first N events, the run ends
+if traced count_limit -n 10 --aggregate 'count()' --comm "${name}n" \
+		tracepoint:syscalls:sys_enter_getpgid; then
+	as "${name}n" 'for _ in range(50): os.getpgid(0)'
+	for _ in $(seq 250); do running "$tpid" || break; sleep 0.02; done
+	check count_limit_ended test "$(running "$tpid" && echo running)" = ""
+	stop_trace
+	check count_limit test "$(cat "$tmp/out")" = "@: 10"
+fi
+
 # 2. write() sizes: hist and lhist, each bucket's count and bpftrace's
 # bar (int(count / max * 52)); sum, min, max, avg by comm; named maps
 if traced write_hist --aggregate 'hist(count)' --aggregate 'lhist(count, 0, 5000, 1000)' \

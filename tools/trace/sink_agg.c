@@ -37,6 +37,8 @@ struct agg_sink {
 	__u64 next_ns;		/* the next --interval print */
 	__u64 lost_in;		/* LOST records' counts (without o.lost) */
 	__u64 *lost_seen;	/* [1 + probe]: lost as of the last print */
+	const struct tv_summary *end;	/* the summary, while the last print
+					 * is made: its lost is the run's */
 	char scratch[4096];	/* a list key's text */
 };
 
@@ -306,7 +308,9 @@ static bool lost_of(struct agg_sink *g, const struct agg_slot *a, __u64 *n)
 	*n = sum;
 	return true;
 any:
-	if (g->o.lost(g->o.ctx, -1, &c))
+	if (g->end)
+		c = g->end->lost;
+	else if (g->o.lost(g->o.ctx, -1, &c))
 		c = g->lost_seen[0];
 	*n = c > g->lost_seen[0] ? c - g->lost_seen[0] : 0;
 	return false;
@@ -317,9 +321,11 @@ static void lost_mark(struct agg_sink *g)
 {
 	__u64 c;
 
-	g->lost_in = 0;
-	if (!g->o.lost)
+	if (!g->o.lost) {
+		g->lost_seen[0] += g->lost_in;	/* the run's, as of now */
+		g->lost_in = 0;
 		return;
+	}
 	for (int p = -1; p < g->schema->nprobes; p++)
 		if (!g->o.lost(g->o.ctx, p, &c))
 			g->lost_seen[1 + p] = c;
@@ -480,9 +486,11 @@ static int agg_summary(struct trace_sink *s, const struct tv_summary *sum)
 	int err, werr;
 
 	as.aggregated = true;
+	g->end = sum;
 	if (!g->o.lost)
 		g->lost_in = sum->lost > g->lost_seen[0] ? sum->lost - g->lost_seen[0] : 0;
 	print_maps(g, true);
+	g->end = NULL;
 	err = buf_sink_flush(s);
 	if (g->o.json)
 		werr = buf_sink_summary(s, sum->output_failed || err ? 2 : -1, &as,
