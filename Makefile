@@ -100,7 +100,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(BENCH_SRCS),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
-FUZZ_TARGETS := ring format json capture sample filter type
+FUZZ_TARGETS := ring format json capture sample filter type agg
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-test setup-tracefs clean fuzz
@@ -400,6 +400,7 @@ clean:
 #   filter  trace --filter: the parser and the compiler
 #   type    a record type found in a BPF object (its .BTF and .debug_*
 #           sections mutated) or read from a capture; records decoded by it
+#   agg     trace --aggregate: the expression parser, maps fed and printed
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
@@ -426,6 +427,11 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 		      tools/common/say.c $(wildcard tools/trace/*.h tools/common/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
+
+$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c \
+		   output.c) $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

@@ -273,9 +273,11 @@ int agg_hist_slot(__u64 v, bool sgn)
 	return 2 + 63 - __builtin_clzll(v);
 }
 
+/* (MAX - MIN) and (v - MIN) in unsigned arithmetic: the distance from
+ * MIN to anything up to MAX fits a __u64, not always a long long */
 int agg_lhist_buckets(const struct agg_spec *s)
 {
-	return (int)((s->max - s->min) / s->step);
+	return (int)(((__u64)s->max - (__u64)s->min) / (__u64)s->step);
 }
 
 /* bpftrace's linear(): 0 below MIN, 1 + (MAX - MIN) / STEP above MAX */
@@ -285,7 +287,7 @@ int agg_lhist_slot(const struct agg_spec *s, __u64 v, bool sgn)
 		return 0;
 	if (sgn ? (__s64)v > s->max : s->max < 0 || v > (__u64)s->max)
 		return 1 + agg_lhist_buckets(s);
-	return 1 + (int)((sgn ? (__s64)v - s->min : (long long)(v - (__u64)s->min)) / s->step);
+	return 1 + (int)((v - (__u64)s->min) / (__u64)s->step);
 }
 
 __u64 agg_entry__count(const struct agg_entry *e)

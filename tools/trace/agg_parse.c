@@ -127,9 +127,11 @@ static int check_lhist(struct lexer *l, const struct agg_spec *s)
 			 s->min, s->max, s->step);
 		return bad(l, msg);
 	}
-	if ((s->max - s->min) / s->step > AGG_LHIST_MAX) {
-		snprintf(msg, sizeof(msg), "lhist of %lld buckets; at most %d (a larger STEP)",
-			 (s->max - s->min) / s->step, AGG_LHIST_MAX);
+	/* MAX - MIN in unsigned: it may not fit a long long */
+	if (((unsigned long long)s->max - (unsigned long long)s->min) /
+	    (unsigned long long)s->step > AGG_LHIST_MAX) {
+		snprintf(msg, sizeof(msg), "lhist of more than %d buckets; a larger STEP",
+			 AGG_LHIST_MAX);
 		return bad(l, msg);
 	}
 	return 0;

@@ -98,9 +98,9 @@ static void bucket_label(char *buf, size_t sz, const struct agg_spec *s, int i)
 	} else if (i == n + 1) {
 		lin_label(hi, sizeof(hi), s->max);
 		snprintf(buf, sz, "[%s, ...)", hi);
-	} else {
-		lin_label(lo, sizeof(lo), (i - 1) * s->step + s->min);
-		lin_label(hi, sizeof(hi), i * s->step + s->min);
+	} else {	/* within [MIN, MAX]: no overflow */
+		lin_label(lo, sizeof(lo), (long long)((__u64)(i - 1) * (__u64)s->step + (__u64)s->min));
+		lin_label(hi, sizeof(hi), (long long)((__u64)i * (__u64)s->step + (__u64)s->min));
 		snprintf(buf, sz, "[%s, %s)", lo, hi);
 	}
 }
@@ -207,10 +207,10 @@ static void bucket_bounds(struct outbuf *o, const struct agg_spec *s, int i)
 
 	if (hist) {
 		lo = i <= 2 ? (__u64)(i - 1) : 1ULL << (i - 2);
-		hi = i <= 2 ? (__u64)(i - 1) : (1ULL << (i - 1)) - 1;
-	} else {
-		lo = (__u64)(has_hi ? (i - 1) * s->step + s->min : s->max);
-		hi = (__u64)(i * s->step + s->min - 1);
+		hi = i <= 2 ? (__u64)(i - 1) : i - 1 >= 64 ? ~0ULL : (1ULL << (i - 1)) - 1;
+	} else {	/* unsigned: MIN - 1 may wrap, as the printed -1 does */
+		lo = has_hi ? (__u64)(i - 1) * (__u64)s->step + (__u64)s->min : (__u64)s->max;
+		hi = (__u64)i * (__u64)s->step + (__u64)s->min - 1;
 	}
 	if (has_lo) {
 		out_lit(o, "\"min\":");
