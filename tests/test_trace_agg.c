@@ -43,6 +43,26 @@ static char *map_text(const struct agg_map *m)
 	return s;
 }
 
+/* The JSON buckets of @m's first entry (malloc) */
+static char *json_buckets(const struct agg_map *m)
+{
+	const struct agg_entry **v = agg_map__sorted(m);
+	struct outbuf o;
+	char *s = calloc(1, 4096);
+	int fd = memfd_create("agg", MFD_CLOEXEC);
+
+	outbuf_init(&o, fd, NULL);
+	if (v && agg_map__nkeys(m))
+		agg_json_buckets(&o, m, v[0]);
+	outbuf_flush(&o);
+	outbuf_free(&o);
+	if (s && pread(fd, s, 4095, 0) < 0)
+		s[0] = '\0';
+	close(fd);
+	free(v);
+	return s;
+}
+
 static bool text_is(const char *got, const char *want, const char *what)
 {
 	if (got && !strcmp(got, want))
@@ -154,6 +174,13 @@ TEST(hist_edges)
 		"[512K, 1M)             0 |                                                    |\n"
 		"[1M, 2M)               1 |@@@@@@@@@@@@@                                       |\n"
 		"\n", "hist text");
+	free(t);
+	/* the top bucket's bounds, [2^63, 2^64), in JSON: exact strings */
+	agg_map__reset(m);
+	agg_map__update(m, NULL, ~0ULL, false);
+	t = json_buckets(m);
+	text_is(t, "[{\"min\":\"9223372036854775808\",\"max\":\"18446744073709551615\",\"count\":1}]",
+		"top bucket");
 	free(t);
 	agg_map__free(m);
 	agg_spec_free(&s);
