@@ -100,6 +100,15 @@ if traced json_objects --json --aggregate 'count() by comm' --aggregate 'hist(co
 	check json_summary_last json_check "$tmp/out" "objs[-1]['type'] == 'summary' and objs[-1]['received'] == 29"
 fi
 
+# --events: the events printed too, the maps after them (one summary)
+if traced events_too --events --json --aggregate 'count() by comm' --comm "${name}e" \
+		tracepoint:syscalls:sys_enter_getpgid; then
+	as "${name}e" 'for _ in range(7): os.getpgid(0)'
+	stop_trace
+	check events_too json_check "$tmp/out" "
+[o['type'] for o in objs] == ['event'] * 7 + ['aggregate', 'summary'] and objs[7]['value'] == 7"
+fi
+
 # 4. --interval: printed every second with the time, then emptied: the
 # prints add up to the calls
 if traced interval_reset --interval 1 --aggregate 'count() by comm' --comm "${name}i" \
@@ -161,6 +170,8 @@ error_case no_such_field "aggregate 'sum(nosuch)': no probe has a field 'nosuch'
 	trace --aggregate 'sum(nosuch)' "$WR"
 error_case interval_alone "--interval is about the maps of --aggregate" \
 	trace --interval 1 "$WR"
+error_case events_alone "--events is about the maps of --aggregate" \
+	trace --events "$WR"
 error_case record_aggregate "are options of perfbuf trace" \
 	record --aggregate 'count()' "$WR"
 error_case same_name "both name the map @n" \

@@ -39,6 +39,7 @@ struct run {
 	struct capture_out cap;	/* record */
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
+	struct trace_sink *events;	/* --events: printed beside the maps */
 	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
 	struct sym_names *names;
 	int fd;			/* the output: 1, or @out's */
@@ -54,7 +55,22 @@ struct run {
 static bool broken(const struct run *run)
 {
 	return run->o.record ? capture_out_error(&run->cap) != 0
-			     : run->sink->err != 0;
+			     : run->sink->err != 0 || (run->events && run->events->err);
+}
+
+/* Every sink's bytes out, the events before the maps: 0 or the first
+ * error */
+static int flush_sinks(struct run *run)
+{
+	int err = run->events ? trace_sink__flush(run->events) : 0;
+
+	return trace_sink__flush(run->sink) ?: err;
+}
+
+/* Events written whole: the events sink's, when the maps have one */
+static __u64 written(const struct run *run)
+{
+	return (run->events ?: run->sink)->written;
 }
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
@@ -96,7 +112,7 @@ static bool consume_some(void *ctx)
 
 	perfbuf__consume(run->s.pb);
 	if (run->sink)
-		trace_sink__flush(run->sink);
+		flush_sinks(run);
 	return !exiting && !run->stop && !broken(run);
 }
 
@@ -168,6 +184,12 @@ static int open_sink(struct run *run)
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
+	if (!err && run->o.events) {
+		run->events = run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+		err = run->events ? trace_sink__begin(run->events, trace_decoder__schema(run->dec))
+				  : -ENOMEM;
+		run->pipe.also = run->events;
+	}
 	if (err) {
 		/* the NATS and aggregate sinks say what went wrong themselves */
 		if (err == -ENOMEM && (!run->dec || !run->sink || !run->o.nats.nurls))
@@ -358,7 +380,7 @@ static bool output_done(void *ctx)
 		run->next_pub = now + 100000000ULL;
 	}
 	if (!run->o.record)
-		return trace_sink__flush(run->sink) != 0;
+		return flush_sinks(run) != 0;
 	if (snapshot_wanted) {
 		snapshot_wanted = 0;
 		snapshot(run);
@@ -377,8 +399,8 @@ static int summary(struct run *run, bool output_failed)
 {
 	size_t n = perfbuf__ring_cnt(run->s.pb);
 	struct tv_cpu_summary cpus[n ? n : 1];
-	__u64 printed = output_failed && run->sink->written < run->to_write ?
-			run->sink->written : run->to_write;
+	__u64 printed = output_failed && written(run) < run->to_write ?
+			written(run) : run->to_write;
 	struct tv_summary sum = { .printed = printed,
 				  .discarded = run->received - printed,
 				  .output_failed = output_failed };
@@ -406,9 +428,9 @@ static int write_end(struct run *run, const char *name)
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
 	 * a full disk, is an error with the count of events lost to it */
-	wr = trace_sink__flush(run->sink);
+	wr = flush_sinks(run);
 	if (wr && wr != -EPIPE) {
-		__u64 lost = run->to_write - run->sink->written;
+		__u64 lost = run->to_write - written(run);
 
 		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", run->o.prog,
 			name, strerror(-wr), (unsigned long long)lost,
@@ -458,6 +480,7 @@ static void cleanup(struct run *run)
 		capture_out_discard(&run->cap);
 		cli_out__discard(&run->out);
 	}
+	trace_sink__end(run->events);
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
 	names_free(run->names);

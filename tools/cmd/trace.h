@@ -47,6 +47,7 @@ struct trace_opts {
 	int naggs;
 	long agg_keys;		/* --aggregate-keys: keys per map */
 	long interval;		/* --interval: s between prints; 0: at the end */
+	bool events;		/* --events: the events printed beside the maps */
 };
 
 /* The options into @o (o->prog and o->record set by the caller): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace

@@ -52,6 +52,7 @@ static const char usage_text[] =
 "                       them\n"
 "      --aggregate-keys N  keys kept per map (default 10000); events of more\n"
 "                       keys are counted apart and said\n"
+"      --events         with --aggregate: print the events too, the maps after\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
@@ -107,7 +108,7 @@ NATS_TRACE_USAGE
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
        OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
-       OPT_REALTIME, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL };
+       OPT_REALTIME, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL, OPT_EVENTS };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg, struct trace_opts *o)
@@ -234,7 +235,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 {
 	if (o->record) {
-		fprintf(stderr, "%s: --aggregate, --aggregate-keys and --interval are options of perfbuf trace\n",
+		fprintf(stderr, "%s: --aggregate, --aggregate-keys, --interval and --events are options of perfbuf trace\n",
 			o->prog);
 		return false;
 	}
@@ -242,6 +243,10 @@ static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 		return cli_parse_num(o->prog, "--aggregate-keys", arg, 1, 100000000, &o->agg_keys);
 	if (opt == OPT_INTERVAL)
 		return cli_parse_num(o->prog, "--interval", arg, 1, 1000000, &o->interval);
+	if (opt == OPT_EVENTS) {
+		o->events = true;
+		return true;
+	}
 	if (o->naggs == (int)(sizeof(o->aggs) / sizeof(o->aggs[0]))) {
 		fprintf(stderr, "%s: more than %d --aggregate options\n", o->prog, o->naggs);
 		return false;
@@ -256,10 +261,10 @@ static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 static int check_aggregates(struct trace_opts *o)
 {
 	if (!o->naggs) {
-		if (!o->interval && !o->agg_keys)
+		if (!o->interval && !o->agg_keys && !o->events)
 			return 0;
 		fprintf(stderr, "%s: %s is about the maps of --aggregate: give --aggregate EXPR\n",
-			o->prog, o->interval ? "--interval" : "--aggregate-keys");
+			o->prog, o->interval ? "--interval" : o->events ? "--events" : "--aggregate-keys");
 		return -1;
 	}
 	if (o->nats.nurls || o->filter.kstack || o->filter.ustack) {
@@ -335,6 +340,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_AGGREGATE:
 	case OPT_AGG_KEYS:
 	case OPT_INTERVAL:
+	case OPT_EVENTS:
 		return agg_option(opt, arg, o);
 	default:
 		return mode_option(opt, arg, o);
@@ -355,6 +361,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
 		{ "aggregate-keys", required_argument, NULL, OPT_AGG_KEYS },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
