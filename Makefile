@@ -133,9 +133,20 @@ $(filter-out %_compat.skel.h,$(SKELS)): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(filter %_compat.skel.h,$(SKELS)): $(OUTPUT)/%_compat.skel.h: $(OUTPUT)/bpf/compat/%.bpf.o
+# The tool loads a compat object through the skeleton of its normal build
+# (tools/common/kfeat.h): their programs, maps and globals must be the
+# same, which scripts/bpf_layout.c lists and the build compares
+$(filter %_compat.skel.h,$(SKELS)): $(OUTPUT)/%_compat.skel.h: $(OUTPUT)/bpf/compat/%.bpf.o \
+		$(OUTPUT)/bpf/%.bpf.o $(OUTPUT)/bpf_layout
 	$(call msg,GEN-SKEL,$@)
+	$(Q)$(OUTPUT)/bpf_layout $(OUTPUT)/bpf/$*.bpf.o >$(@:.h=.layout)
+	$(Q)$(OUTPUT)/bpf_layout $< | diff -u $(@:.h=.layout) - >&2 || \
+		{ echo "$<: not the layout of $(OUTPUT)/bpf/$*.bpf.o (the lines above): one skeleton cannot load both" >&2; exit 1; }
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_compat > $@
+
+$(OUTPUT)/bpf_layout: scripts/bpf_layout.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -o $@ $< -lbpf
 
 # Syscall numbers by name from the kernel headers: `perfbuf trace` takes
 # syscalls:sys_enter_NAME through the raw tracepoint sys_enter with them
@@ -197,14 +208,14 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 
 # tests drive bpf/emit.bpf.c with the tool's producer code
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
-		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/libperfbuf.a
+		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/tools/common/ksyms.o $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
 
 # the tool's error words (cli_strerror(), cli_bad_option())
 $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 	$(OUTPUT)/tools/common/loaderr.o $(OUTPUT)/tools/common/say.o $(OUTPUT)/lib/load_log.o \
-	$(OUTPUT)/tools/common/rings.o
+	$(OUTPUT)/tools/common/rings.o $(OUTPUT)/tools/common/units.o
 
 # capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \

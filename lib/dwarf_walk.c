@@ -61,6 +61,33 @@ int die_find(const char *path, const char *name, bool nested,
 	return err;
 }
 
+int die_each(const char *path, bool (*want)(Dwarf_Die *die, void *ctx),
+	     int (*use)(Dwarf_Die *die, void *ctx), void *ctx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
+	Dwarf *dw = fd < 0 ? NULL : dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, c;
+
+	while (dw && dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		if (err == -ENOENT)
+			err = 0;	/* there is DWARF */
+		if (dwarf_child(&cudie, &c))
+			continue;
+		do {
+			if (!dwarf_hasattr(&c, DW_AT_declaration) && want(&c, ctx))
+				err = use(&c, ctx);
+		} while (!err && dwarf_siblingof(&c, &c) == 0);
+		if (err)
+			break;
+	}
+	if (dw)
+		dwarf_end(dw);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 bool die_type(Dwarf_Die *die, Dwarf_Die *out)
 {
 	Dwarf_Attribute a;

@@ -21,6 +21,11 @@ int die_find(const char *path, const char *name, bool nested,
 	     bool (*want)(Dwarf_Die *die, void *ctx),
 	     int (*use)(Dwarf_Die *die, void *ctx), void *ctx);
 
+/* Each DIE of ELF file @path's compile units (their own, not nested), not
+ * a declaration, that @want accepts, to @use until it returns non-zero:
+ * that result, 0, or -ENOENT when the file has no DWARF */
+int die_each(const char *path, bool (*want)(Dwarf_Die *die, void *ctx),
+	     int (*use)(Dwarf_Die *die, void *ctx), void *ctx);
 /* @die's type (DW_AT_type) into @out: false when it has none (void) */
 bool die_type(Dwarf_Die *die, Dwarf_Die *out);
 /* Attribute @name of @die as an unsigned number, else @fallback */

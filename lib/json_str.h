@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The one JSON string escaper, for its two writers: libperfbuf's records
- * as JSON (src/type_json.c: nested structs' strings) and the tool's
- * outputs (tools/trace/output.c: every JSON field and name). Valid UTF-8
+ * The one JSON string escaper, for its three writers: libperfbuf's
+ * records as JSON (src/type_json.c: nested structs' strings), the tool's
+ * outputs (tools/trace/output.c: every JSON field and name) and
+ * nats-tail's host names (tools/nats/tail_out.c). Valid UTF-8
  * passes as it is; '"', '\\' and \n \t \r get their short escapes, other
  * control characters and DEL \u00XX; each byte that is not valid UTF-8
  * becomes \udcXX, XX being the byte (PEP 383's surrogateescape: the lone

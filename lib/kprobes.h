@@ -3,7 +3,7 @@
  * Does this kernel have kprobes? The one probe, for the library (an
  * object's kprobe program that cannot attach: src/object.c says why) and
  * the tool (trace's kprobe fallbacks, run's choice of programs:
- * tools/trace/probe.c). A kernel without CONFIG_KPROBES has neither the
+ * tools/common/kfeat.c). A kernel without CONFIG_KPROBES has neither the
  * kprobe PMU nor tracefs' kprobe_events; attaching then fails as if the
  * function were missing (ENOENT), which is not what to tell a user.
  */

@@ -368,7 +368,10 @@ static void cpu_change(void *arg, int cpu, bool online)
 
 static void hotplug_events(struct perfbuf *pb)
 {
-	hotplug_follow(pb->hotplug_fd, cpu_change, pb);
+	int err = hotplug_follow(pb->hotplug_fd, cpu_change, pb);
+
+	if (err)
+		hotplug_stop(&pb->hotplug_fd, pb->cfg.epfd, err);
 }
 
 /*

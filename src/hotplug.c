@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/netlink.h>
@@ -134,7 +135,7 @@ static int reconcile(int fd, hotplug_fn fn, void *ctx)
 	}
 	free(online);
 	free(possible);
-	return n_pos < 0 ? n_pos : 0;
+	return 0;	/* the socket itself is fine */
 }
 
 int hotplug_follow(int fd, hotplug_fn fn, void *ctx)
@@ -147,4 +148,13 @@ int hotplug_follow(int fd, hotplug_fn fn, void *ctx)
 	if (ret == -ENOBUFS)
 		return reconcile(fd, fn, ctx);
 	return ret;
+}
+
+void hotplug_stop(int *fd, int epfd, int err)
+{
+	pr_warn("reading CPU hotplug events failed: %s; CPUs that come online from now on get no ring\n",
+		strerror(-err));
+	epoll_ctl(epfd, EPOLL_CTL_DEL, *fd, NULL);
+	close(*fd);
+	*fd = -1;
 }

@@ -19,8 +19,15 @@ typedef void (*hotplug_fn)(void *ctx, int cpu, bool online);
 
 /* Hand every CPU event waiting on @fd to @fn, in order. When events were
  * missed, those still queued are dropped and @fn gets every possible CPU
- * as it is now (an online one as coming online: its event may be dead).
- * 0, or a negative errno (logged when the CPU lists cannot be read). */
+ * as it is now (an online one as coming online: its event may be dead;
+ * when the CPU lists cannot be read, that is logged and nothing handed).
+ * 0, or the negative errno of a socket that cannot be read: it stays
+ * readable, so the caller must stop following (hotplug_stop()). */
 int hotplug_follow(int fd, hotplug_fn fn, void *ctx);
+
+/* Stop following after hotplug_follow() failed with @err: *@fd out of
+ * epoll @epfd, closed and -1, and one warning naming @err (CPUs coming
+ * online are not served from then on). */
+void hotplug_stop(int *fd, int epfd, int err);
 
 #endif

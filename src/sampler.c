@@ -505,8 +505,10 @@ static void cpu_change(void *arg, int cpu, bool online)
 static void hotplug_events(struct consume_ctx *c, long *total)
 {
 	struct hotplug_ctx h = { c, total };
+	int err = hotplug_follow(c->s->hotplug_fd, cpu_change, &h);
 
-	hotplug_follow(c->s->hotplug_fd, cpu_change, &h);
+	if (err)
+		hotplug_stop(&c->s->hotplug_fd, c->s->epfd, err);
 }
 
 int perfbuf_sampler__poll(struct perfbuf_sampler *s, int timeout_ms,

@@ -11,7 +11,8 @@
  *     /sys/devices/system/cpu/possible;
  *   - one ioctl request failing (a resume after a snapshot);
  *   - a uevent socket's receive failing with ENOBUFS (notices missed),
- *     after a hook has run (records written meanwhile);
+ *     after a hook has run (records written meanwhile), or failing for
+ *     good, its message left unread;
  *   - a uevent as from the kernel, received next (after the failure):
  *     one queued before the overflow, older than what is online now.
  * Include it in one test file per binary; disarm with fake_sys_reset().
@@ -39,6 +40,8 @@ static struct {
 	int ioctl_errno;		/* ... with this errno, */
 	int ioctl_fails;		/* this many times */
 	int recvmsg_errno;	/* next recvmsg() on a netlink socket fails */
+	bool recvmsg_sticky;	/* ... and every one after it, unread */
+	int recvmsg_failed;	/* failures so far */
 	void (*recvmsg_hook)(void);	/* run first */
 	const char *uevent;		/* then this message (NUL-separated
 					 * fields) is received ... */
@@ -122,7 +125,9 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 			fake.uevent_len = 0;
 			return (ssize_t)n;
 		}
-		fake.recvmsg_errno = 0;
+		fake.recvmsg_failed++;
+		if (!fake.recvmsg_sticky)
+			fake.recvmsg_errno = 0;
 		if (fake.recvmsg_hook)
 			fake.recvmsg_hook();
 		errno = err;

@@ -175,5 +175,50 @@ TEST(load_failure_names_map)
 	free(s);
 }
 
+/* Sizes and durations, exactly: integers all the way (a double took
+ * 17179869188G, 2^64 + 4G bytes, as 4G) */
+TEST(units_exact)
+{
+	static const struct { const char *arg; int err; unsigned long long v; } sizes[] = {
+		{ "4096", 0, 4096 }, { "64K", 0, 65536 }, { "64k", 0, 65536 },
+		{ "8MB", 0, 8ULL << 20 }, { "1.5K", 0, 1536 }, { "2T", 0, 2ULL << 40 },
+		{ "18446744073709551615", 0, ~0ULL },
+		{ "18446744073709551616", -ERANGE, 0 }, { "17179869188G", -ERANGE, 0 },
+		{ "16777216T", -ERANGE, 0 }, { "", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
+		{ "+1", -EINVAL, 0 }, { "1e3", -EINVAL, 0 }, { "5 ", -EINVAL, 0 },
+		{ "1.K", -EINVAL, 0 }, { "12Q", -EINVAL, 0 }, { "1KK", -EINVAL, 0 },
+	}, durs[] = {
+		{ "5", 0, 5000000000ULL }, { "0.5", 0, 500000000ULL },
+		{ "500ms", 0, 500000000ULL }, { "2m", 0, 120000000000ULL },
+		{ "1.5s", 0, 1500000000ULL }, { "100us", 0, 100000ULL }, { "7ns", 0, 7 },
+		{ "2h", 0, 7200000000000ULL }, { "7d", 0, 604800000000000ULL },
+		{ "0.0000000015", 0, 1 }, { "213503d", 0, 213503ULL * 86400 * 1000000000 },
+		{ "213504d", -ERANGE, 0 }, { "5M", -EINVAL, 0 }, { "5sec", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 }, { ".5", -EINVAL, 0 },
+	};
+	unsigned long long v;
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		v = 0;
+		ASSERT_EQ(units_size(sizes[i].arg, &v), sizes[i].err, sizes[i].arg);
+		if (!sizes[i].err)
+			ASSERT_EQ(v, sizes[i].v, sizes[i].arg);
+	}
+	for (size_t i = 0; i < sizeof(durs) / sizeof(*durs); i++) {
+		v = 0;
+		ASSERT_EQ(units_duration(durs[i].arg, &v), durs[i].err, durs[i].arg);
+		if (!durs[i].err)
+			ASSERT_EQ(v, durs[i].v, durs[i].arg);
+	}
+	/* what is said reads back */
+	ASSERT_TRUE(!strcmp(units_size_str(4096, buf, sizeof(buf)), "4K"), "4K");
+	ASSERT_TRUE(!strcmp(units_size_str(1536, buf, sizeof(buf)), "1536"), "1536");
+	ASSERT_TRUE(!strcmp(units_duration_str(1000000, buf, sizeof(buf)), "1ms"), "1ms");
+	ASSERT_TRUE(!strcmp(units_duration_str(86400000000000000ULL, buf, sizeof(buf)), "1000d"), "1000d");
+	ASSERT_TRUE(!strcmp(units_duration_str(1500000000ULL, buf, sizeof(buf)), "1500ms"), "1500ms");
+}
+
 TEST_MAIN(TEST_ENTRY(libbpf_errors_named), TEST_ENTRY(bad_options_said),
-	  TEST_ENTRY(load_failure_names_program_and_reason), TEST_ENTRY(load_failure_names_map))
+	  TEST_ENTRY(load_failure_names_program_and_reason), TEST_ENTRY(load_failure_names_map),
+	  TEST_ENTRY(units_exact))

@@ -119,7 +119,7 @@ fi
 # said where it belongs) and every folder below tools/, tests/ and python/
 layout=$(sed -n '/^## The code.s layout/,/^## /p' docs/design.md)
 unnamed=
-for f in $(git ls-files 'src/*.c' 'lib/*.[ch]' 'bpf/*.[ch]' 'tools/*.c' 2>/dev/null); do
+for f in $(git ls-files 'include/perfbuf/*.h' 'src/*.c' 'lib/*.[ch]' 'bpf/*.[ch]' 'tools/*.c' 2>/dev/null); do
 	grep -q "${f##*/}" <<<"$layout" || unnamed+="$f "
 done
 for d in $(git ls-files tools tests python | cut -d/ -f1-2 | sort -u); do

@@ -287,6 +287,42 @@ out:
 	emit_fixture_close(&f);
 }
 
+/* A uevent socket that cannot be read stays readable: the collector must
+ * stop following hotplug (said once), not read it again on every poll,
+ * and go on delivering the rings' records */
+TEST(collector_hotplug_socket_fails)
+{
+	struct notes w = {};
+	struct emit_fixture f;
+	int fd = -1;
+
+	if (!emit_fixture_open(&f, true, on_note, &w, NULL))
+		goto out;
+	fake.recvmsg_errno = EIO;
+	fake.recvmsg_sticky = true;
+	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
+	if (fd < 0 || write(fd, "change", 6) != 6) {
+		test__skip = "cannot make a uevent here";
+		goto out;
+	}
+	for (int i = 0; i < 200 && !fake.recvmsg_failed; i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			break;
+	if (!ASSERT_EQ(fake.recvmsg_failed, 1, "the uevent came, the read failed"))
+		goto out;
+	for (int i = 0; i < 10; i++)
+		ASSERT_GE(perfbuf__poll(f.pb, 10), 0, "poll");
+	ASSERT_EQ(fake.recvmsg_failed, 1, "the socket not read again");
+	ASSERT_OK(emit_run(f.skel, 0, 10, 32), "ten records on CPU0");
+	ASSERT_GE(perfbuf__drain(f.pb), 10, "drained");
+	ASSERT_EQ(w.samples[0], 10, "CPU0's records delivered");
+out:
+	if (fd >= 0)
+		close(fd);
+	fake_sys_reset();
+	emit_fixture_close(&f);
+}
+
 /* A machine of 10,001 possible CPUs in a sparse list: 0-1 and the even
  * numbers 4 to 20,000 (a /sys file of 54 KB), 0 and 1 online. */
 #define MANY_CPUS 10001
@@ -403,6 +439,7 @@ TEST_MAIN(
 	TEST_ENTRY(sampler_enobufs_drains_before_reopen),
 	TEST_ENTRY(sampler_enobufs_drains_past_stops),
 	TEST_ENTRY(collector_enobufs_stale_uevent),
+	TEST_ENTRY(collector_hotplug_socket_fails),
 	TEST_ENTRY(collector_many_possible_cpus),
 	TEST_ENTRY(poll_cost_with_many_cpus),
 )

@@ -70,6 +70,40 @@ subsection() {
 		/^\.S[HS]/ { on = (c == "" ? $0 == ".SH OPTIONS" : index($0, "\"perfbuf " c " ") == 5 || $0 == ".SS \"perfbuf " c "\"") ; next }
 		on' man/perfbuf.8
 }
+# perfbuf(8) rendered, for the options' argument forms
+MANWIDTH=200 man -E UTF-8 -l man/perfbuf.8 >"$tmp/perfbuf8.txt" 2>/dev/null
+# forms_in TEXT: "--opt ARG" of each option line (two spaces end the form)
+forms_in() {
+	grep -E '^ +(-[A-Za-z0-9], )?--[a-z]' "$1" |
+		sed -E 's/^ +(-[A-Za-z0-9], )?//; s/  .*//; s/ +$//' | sort -u
+}
+# check_forms CMD HELP: each "--opt ARG" the help prints is how perfbuf(8)
+# heads that option in CMD's part (ARG may be one of the page's A|B), and
+# every heading of the page closes its brackets
+check_forms() {
+	local what=perfbuf8_forms_${1:-perfbuf} form opt arg line bad=
+	awk -v c="$1" '/^[A-Z]/ { if (c == "") on = ($0 == "OPTIONS"); next }
+		/^   perfbuf / { on = (c != "" && $2 == c); next } on' \
+		"$tmp/perfbuf8.txt" | forms_in /dev/stdin >"$tmp/mforms"
+	while IFS= read -r line; do
+		[[ $line == *"["*"]"* || $line != *"["* ]] || bad+=" '$line' (no ']')"
+	done <"$tmp/mforms"
+	while IFS= read -r form; do
+		[[ $form == *" "* ]] || continue
+		opt=${form%% *} arg=${form#* }
+		[[ $arg == *" "* ]] && continue		# a list of options, not a form
+		grep -qxF -- "$form" "$tmp/mforms" && continue
+		# named only in a list of options shared with another command
+		grep -qE -- "^$opt( |\\[|=)" "$tmp/mforms" || continue
+		grep -qE -- "^$opt ([^ ]*\\|)?$(printf '%s' "$arg" | sed 's/[][\\.*^$|]/\\&/g')(\\|[^ ]*)?\$" \
+			"$tmp/mforms" || bad+=" '$form'"
+	done < <(forms_in "$2")
+	if [[ -n $bad ]]; then
+		fail "$what" "not headed so in perfbuf(8):$bad"
+	else
+		pass "$what"
+	fi
+}
 if ! "$PERFBUF" --help >"$tmp/help" 2>&1; then
 	fail perfbuf8_commands "'perfbuf --help' failed: $(head -1 "$tmp/help")"
 	finish
@@ -85,6 +119,7 @@ for cmd in "" $cmds; do
 		printf -- '--help\n--version\n' >"$tmp/help"	# not in the usage text
 		"$PERFBUF" --help >>"$tmp/help"
 	fi
+	check_forms "$cmd" "$tmp/help"
 	subsection "$cmd" >"$tmp/sec"
 	if [[ ! -s $tmp/sec ]]; then
 		fail "perfbuf8_$what" "man/perfbuf.8 has no subsection .SS \"perfbuf $cmd ...\": document the command"
@@ -107,4 +142,19 @@ for cmd in "" $cmds; do
 		pass "perfbuf8_$what"
 	fi
 done
+
+# The version the documents name is the one include/perfbuf/version.h sets,
+# and the shared object they name has the Makefile's soname
+v() { sed -n "s/^#define PERFBUF_$1_VERSION \([0-9]*\)$/\1/p" include/perfbuf/version.h; }
+major=$(v MAJOR) minor=$(v MINOR) patch=$(v PATCH)
+stale=$(grep -noE 'PERFBUF_VERSION` "[0-9.]+"|PERFBUF_VERSION_OF\([0-9]+, [0-9]+\)`\)|build/libperfbuf\.so\.[0-9]+' \
+	README.md docs/*.md examples/README.md 2>/dev/null |
+	grep -vE "\"$major\.$minor\.$patch\"|OF\($major, $minor\)|so\.$major\$")
+if [[ -z $major || -z $minor || -z $patch ]]; then
+	fail docs_versions "no version read from include/perfbuf/version.h"
+elif [[ -n $stale ]]; then
+	fail docs_versions "not version $major.$minor.$patch (or its soname): $(echo $stale)"
+else
+	pass docs_versions
+fi
 finish

@@ -301,6 +301,12 @@ check nats_tail_invalid_json_skipped grep -q '^perfbuf nats-tail: 4 lines skippe
 no_ctl() { ! grep -q $'[\e\a]' "$1"; }
 check nats_tail_text_no_control_bytes no_ctl "$tmp/inj.txt"
 check nats_tail_text_host_escaped grep -q '^[0-9:.]* \\x1b]0;pwned\\x07\\x1b\[31mh4 ' "$tmp/inj.txt"
+# a full disk is said and fails the run (it ended quietly with 0, as a
+# reader gone away does)
+"$PERFBUF" nats-tail --nats "$U1" --subject 'perfbuf.inj.>' --since all --no-follow \
+	>/dev/full 2>"$tmp/full.err"
+check nats_tail_disk_full_said test $? = 1 -a -n \
+	"$(grep -x 'perfbuf nats-tail: writing stdout failed: No space left on device' "$tmp/full.err")"
 "$PERFBUF" nats-tail --nats "$U1" --no-follow >&- 2>"$tmp/closed.err"
 check nats_tail_stdout_closed_refused test $? = 1 -a "$(cat "$tmp/closed.err")" = \
 	"perfbuf nats-tail: stdout is closed; redirect it (>FILE, >/dev/null)"

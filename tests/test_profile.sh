@@ -35,7 +35,13 @@ fi
 one_line_error bad_cpu "CPU 4095 is not online" --cpu 4095
 one_line_error bad_engine "unknown engine 'frob'.*--engine bpf or --engine perf" --engine frob
 one_line_error user_and_kernel_only "exclude each other" --user-only --kernel-only
-one_line_error bad_duration "bad duration '-1'" -d -1
+# a full disk: said in the words of every command's stdout
+if need_root; then
+	"$PERFBUF" profile -d 0.3 >/dev/full 2>"$tmp/full.err"
+	check folded_disk_full test $? = 1 -a -n \
+		"$(grep -x 'perfbuf profile: writing stdout failed: No space left on device' "$tmp/full.err")"
+fi
+one_line_error bad_duration "^perfbuf profile: -d wants a duration from 1ms to 1000d .*, not '-1'$" -d -1
 one_line_error svg_needs_file "--svg needs a value" --svg
 one_line_error stray_argument "unexpected argument 'extra'" extra
 one_line_error unknown_option "unknown option '--frob'; run 'perfbuf profile --help'" --frob

@@ -150,7 +150,7 @@ error_case report_missing_file "nope.cap: No such file or directory" report "$tm
 error_case report_no_file "no capture file given" report
 error_case record_json_is_report_option "--json is an option of perfbuf report" record --json "$SEQ"
 error_case trace_flight_is_record_option "--flight-recorder is an option of perfbuf record" trace --flight-recorder 4M "$SEQ"
-error_case record_bad_flight_size "--flight-recorder wants a size per CPU" record --flight-recorder 12Q "$SEQ"
+error_case record_bad_flight_size "--flight-recorder wants a size from 4K to 4G" record --flight-recorder 12Q "$SEQ"
 python3 - "$tmp/newer.cap" <<'PY'
 import struct, sys
 open(sys.argv[1], 'wb').write(b'PERFBUF-CAPTURE\n' + struct.pack('<IIQ', 99, 32, 0))

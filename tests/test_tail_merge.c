@@ -181,7 +181,28 @@ TEST(lines_timed_and_skipped)
 	tail_src_free(ts);
 }
 
+/* --json: the Perfbuf-Host header (anyone's bytes) by the escaper of
+ * every JSON output: a byte that is not UTF-8 as \udcXX, never copied */
+TEST(json_host_escaped)
+{
+	struct tail_line l = { .time = 5, .host = "we\xff" "b\"1\x7f", .args = "",
+			       .data = "{\"type\":\"event\"}" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!ASSERT_OK_PTR(f, "memstream"))
+		return;
+	l.len = strlen(l.data);
+	tail_print(f, &l, true);
+	fclose(f);
+	ASSERT_TRUE(buf && !strcmp(buf, "{\"host\":\"we\\udcffb\\\"1\\u007f\",\"realtime_ns\":5,\"type\":\"event\"}\n"),
+		    buf ? buf : "nothing");
+	free(buf);
+}
+
 TEST_MAIN(
+	TEST_ENTRY(json_host_escaped),
 	TEST_ENTRY(hosts_in_time_order_ties_deterministic),
 	TEST_ENTRY(window_sorts_in_then_late_flagged),
 	TEST_ENTRY(stop_loses_nothing),

@@ -61,6 +61,30 @@ if traced openat_filename --json --comm "pbopen$$" tracepoint:syscalls:sys_enter
 		"any(o['type']=='event' and o['args'].get('filename')=='$tmp/openme_$$' and o['args'].get('dfd')==-100 for o in objs) and all(o['comm']=='pbopen$$' for o in objs if o['type']=='event')"
 fi
 
+# an unreadable string (openat of the address 1) is not a string: null in
+# JSON with its address under "unreadable", <unreadable 0x1> in text
+badname=pbbad$$
+bad_open() {
+	python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
+libc.syscall(257, -100, ctypes.c_void_p(1), 0)' "$badname"
+}
+if traced unreadable_string_json --json --comm "$badname" tracepoint:syscalls:sys_enter_openat; then
+	bad_open
+	stop_trace
+	check unreadable_string_json json_check "$tmp/out" "
+		[(o['args']['filename'], o.get('unreadable')) for o in objs if o['type'] == 'event' and
+		 o['args']['flags'] == 0 and o['args']['dfd'] == -100] == [(None, {'filename': '0x1'})]"
+	check readable_string_no_flag json_check "$tmp/out" "
+		all('unreadable' not in o for o in objs if o['type'] == 'event' and o['args']['filename'])"
+fi
+if traced unreadable_string_text --comm "$badname" tracepoint:syscalls:sys_enter_openat; then
+	bad_open
+	stop_trace
+	check unreadable_string_text grep -q 'sys_enter_openat dfd=-100 filename=<unreadable 0x1> flags=0 ' "$tmp/out"
+fi
+
 # 4. uprobe and uretprobe: known arguments and return values
 if traced uprobe_args --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:pb_target_add" \
 		"uretprobe:$TARGET:pb_target_neg"; then
@@ -369,6 +393,28 @@ error_case err_buffers_bad_value "^perfbuf trace: --buffers wants escaped or hex
 	trace --buffers=raw tracepoint:syscalls:sys_enter_write
 error_case err_string_size_range "^perfbuf trace: --string-size wants a number from 1 to 4096, not '5000'$" \
 	trace --string-size 5000 tracepoint:syscalls:sys_enter_openat
+# a kernel function this kernel cannot probe (no kprobes, fentry refused):
+# the tracepoints that fit it (do_sys_openat2 is reached by open, openat,
+# openat2 and creat), or none: never one of another function's
+kfunc_hint() {	# NAME PROBE ERE: the one line, exit 1
+	error_case "$1" 'has no kprobes .* refuses fentry' trace -d 1 "$2"
+	grep -q 'has no kprobes' "$tmp/eerr" || return 0	# (failed above)
+	check "$1"_fits grep -qE -- "$3" "$tmp/eerr" || cat "$tmp/eerr"
+}
+timeout 60 "$PERFBUF" trace -d 0.1 fentry:do_sys_openat2 >/dev/null 2>"$tmp/eerr"
+if ! grep -q 'has no kprobes' "$tmp/eerr"; then
+	skip fallback_hint "this kernel probes kernel functions (kprobes or fentry)"
+else
+	kfunc_hint hint_shared_syscalls fentry:do_sys_openat2 \
+		'instead: tracepoint:syscalls:sys_enter_open tracepoint:syscalls:sys_enter_openat tracepoint:syscalls:sys_enter_openat2 tracepoint:syscalls:sys_enter_creat \('
+	kfunc_hint hint_return_exits fexit:do_sys_openat2 'instead: tracepoint:syscalls:sys_exit_open .*sys_exit_openat2'
+	kfunc_hint hint_vfs_read kprobe:vfs_read 'instead: tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_enter_pread64 \('
+	kfunc_hint hint_own_syscall kretprobe:ksys_write 'instead: tracepoint:syscalls:sys_exit_write \('
+	kfunc_hint hint_scheduler fentry:try_to_wake_up 'instead: tracepoint:sched:sched_waking tracepoint:sched:sched_wakeup \('
+	kfunc_hint hint_named_tracepoint fentry:kmem_cache_free 'named for it instead: tracepoint:kmem:kmem_cache_free \('
+	kfunc_hint hint_subsystem fentry:tcp_sendmsg "instead: 'tracepoint:tcp:\\*'"
+	kfunc_hint hint_none fentry:crc32_le "; no tracepoint is known to fit crc32_le: see 'perfbuf list'"
+fi
 timeout 120 "$PERFBUF" trace tracepoint:sched:sched_process_exec >&- 2>"$tmp/eerr"
 check err_stdout_closed test "$?" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a \
 	-n "$(grep -x 'perfbuf trace: stdout is closed; redirect it (>FILE, >/dev/null) or give -o FILE' "$tmp/eerr")"
@@ -378,7 +424,7 @@ error_case err_partial_attach "no function symbol" trace tracepoint:sched:sched_
 # a busy probe attached before the failing one prints nothing
 error_case err_partial_attach_busy "no function symbol" trace tracepoint:sched:sched_switch "uprobe:$TARGET:no_such_fn"
 check err_partial_attach_no_events test ! -s "$tmp/eout"
-error_case err_bad_duration '-d wants a number' trace -d abc tracepoint:sched:sched_process_exec
+error_case err_bad_duration '-d wants a duration from 1ms to 1000d' trace -d abc tracepoint:sched:sched_process_exec
 error_case err_bad_pages '^perfbuf trace: --pages wants a power of two (1, 2, 4, ... 1048576), not 3$' trace --pages 3 tracepoint:sched:sched_process_exec
 error_case err_pages_range '^perfbuf trace: --pages wants a number from 1 to 1048576, not .2097152.$' trace --pages 2097152 tracepoint:sched:sched_process_exec
 # the ring must hold the probes' largest record: said before anything loads

@@ -14,6 +14,7 @@
 #include "trace/decode.h"
 #include "trace/args.h"
 #include "common/kbtf.h"
+#include "common/ksyms.h"
 
 #define ASSERT_STREQ(a, b, name) ASSERT_TRUE(!strcmp((a), (b)), name)
 
@@ -360,6 +361,62 @@ TEST(capture_round_trip)
 	tp_fields_free(&q);
 }
 
+/* /proc/kallsyms as grep reads it: its first text listing of @name, the
+ * address and "[module]" (or "") into @addr and @mod; false if none */
+static bool kallsyms_grep(const char *name, unsigned long long *addr, char *mod)
+{
+	char line[512], n[256], m[128], t;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	bool found = false;
+	int k;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		m[0] = '\0';
+		k = sscanf(line, "%llx %c %255s [%127[^]]]", addr, &t, n, m);
+		found = k >= 3 && strchr("TtWw", t) && !strcmp(n, name);
+		if (found)
+			strcpy(mod, k == 4 ? m : "");
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* One table of /proc/kallsyms for the whole tool: read once, a function's
+ * address and module as the file lists them (a module's function: the
+ * first text symbol of the file's last line that has a module) */
+TEST(kallsyms_one_table)
+{
+	const struct sym_ksyms *k = ksyms_get();
+	char mod[128], want_mod[128] = "", line[512], name[256] = "", m[128];
+	unsigned long long want;
+	FILE *f;
+
+	if (!ASSERT_OK_PTR((void *)k, "read"))
+		return;
+	ASSERT_TRUE(ksyms_get() == k, "read once");
+	ASSERT_TRUE(kallsyms_grep("vfs_read", &want, want_mod), "vfs_read in the file");
+	ASSERT_EQ(ksyms_addr(k, "vfs_read"), (__u64)want, "vfs_read's address");
+	ASSERT_TRUE(kbtf_kallsyms("vfs_read", mod, sizeof(mod)) && !strcmp(mod, ""),
+		    "vfs_read built in");
+	ASSERT_TRUE(!kbtf_kallsyms("no_such_function_here", mod, sizeof(mod)), "none");
+	f = fopen("/proc/kallsyms", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*x %*[Tt] %255s [%127[^]]]", name, m) == 2)
+			break;
+	if (f)
+		fclose(f);
+	if (!name[0] || !kallsyms_grep(name, &want, want_mod)) {
+		printf("SKIP kallsyms_module: no module's function listed\n");
+		return;
+	}
+	ASSERT_TRUE(kbtf_kallsyms(name, mod, sizeof(mod)) && !strcmp(mod, want_mod), name);
+	kbtf_free();
+	ASSERT_TRUE(ksyms_get() != NULL, "read again after kbtf_free()");
+	kbtf_free();
+}
+
 TEST_MAIN(TEST_ENTRY(capture_round_trip), TEST_ENTRY(vfs_read_fields), TEST_ENTRY(fexit_kretprobe_ret),
 	  TEST_ENTRY(decode_openat2), TEST_ENTRY(proto_text),
-	  TEST_ENTRY(not_in_btf), TEST_ENTRY(enum_and_bool), TEST_ENTRY(glob_typed_as_named))
+	  TEST_ENTRY(not_in_btf), TEST_ENTRY(enum_and_bool), TEST_ENTRY(glob_typed_as_named),
+	  TEST_ENTRY(kallsyms_one_table))

@@ -85,6 +85,31 @@ else
 	skip pid_exit_no_pidfd "strace is not installed (or under valgrind)"
 fi
 
+# 2b. -c CMD: started held until the probes are attached (every call
+# seen), traced as -p (its events only), the end when it exits, its events
+# drained; exit 0 whatever its status, which is said; words split as a
+# shell splits them ('exit 3' one word)
+timeout 120 "$PERFBUF" trace --json -c "$TARGET 50" "uprobe:$TARGET:pb_target_add" \
+	>"$tmp/out" 2>"$tmp/err"
+trc=$?
+check cmd_traced_to_its_end test "$trc" = 0 || head -c 300 "$tmp/err"
+check cmd_every_event json_check "$tmp/out" "(
+	len([o for o in objs if o['type'] == 'event']) == 50 and
+	len({o['pid'] for o in objs if o['type'] == 'event'}) == 1 and
+	objs[-1]['type'] == 'summary' and objs[-1]['received'] == 50)"
+check cmd_status_said grep -qx "perfbuf trace: -c: $TARGET exited with status 0" "$tmp/err"
+timeout 120 "$PERFBUF" trace -c "sh -c 'exit 3'" tracepoint:syscalls:sys_enter_exit_group \
+	>"$tmp/out" 2>"$tmp/err"
+trc=$?
+check cmd_exit_status_said test "$trc" = 0 -a -n "$(grep -x 'perfbuf trace: -c: sh exited with status 3' "$tmp/err")"
+check cmd_quoted_words grep -q ' sh .*sys_enter_exit_group error_code=3$' "$tmp/out"
+error_case cmd_not_found "^perfbuf trace: -c: no_such_cmd_pb: command not found (give a path, or a command in \$PATH)$" \
+	trace -c 'no_such_cmd_pb x' tracepoint:syscalls:sys_enter_exit_group
+error_case cmd_open_quote "^perfbuf trace: -c 'sh 'x': want a command" \
+	trace -c "sh 'x" tracepoint:syscalls:sys_enter_exit_group
+error_case cmd_and_pid "^perfbuf trace: -c and -p are exclusive" \
+	trace -c true -p $$ tracepoint:syscalls:sys_enter_exit_group
+
 # 3. -p of no process: one line, exit 1 (pid_max is at most 2^22)
 error_case pid_missing '^perfbuf trace: -p 2147483647: no such process' \
 	trace -p 2147483647 "uprobe:$TARGET:pb_target_add"

@@ -122,15 +122,16 @@ static const char *part_list(char *buf, size_t sz)
 static int parse_value(int opt, const char *arg)
 {
 	char parts[256];
+	unsigned long long ns;
 	const char *want;
 	long v;
 
 	switch (opt) {
 	case 'd':
-		want = "--duration wants 1..600 seconds";
-		if (cli_parse_long(arg, 1, 600, &v))
-			break;
-		env.secs = (double)v;
+		if (!cli_parse_duration("perfbuf-bench", "-d", arg, CLI_DURATION_MIN,
+					600 * NS_PER_S, &ns))
+			return 1;
+		env.secs = (double)ns / NS_PER_S;
 		return 0;
 	case 'p':
 		want = "--pages wants a power of two";

@@ -74,7 +74,7 @@ static const char usage_text[] =
 "  -h, --help              this help\n";
 
 struct demo_opts {
-	long duration;
+	unsigned long long duration_ns;
 	enum trace_time tmode;
 };
 
@@ -82,11 +82,9 @@ static bool demo_option(int opt, char *arg, void *ctx)
 {
 	struct demo_opts *o = ctx;
 
-	if (opt == 'd' && cli_parse_long(arg, 1, 100000000, &o->duration)) {
-		fprintf(stderr, "perfbuf demo: -d wants a number of seconds "
-			"from 1 to 100000000, not '%s'\n", arg);
-		return false;
-	}
+	if (opt == 'd')
+		return cli_parse_duration("perfbuf demo", "-d", arg, CLI_DURATION_MIN,
+					  CLI_DURATION_MAX, &o->duration_ns);
 	if (opt == 'T')
 		return trace_time_option("perfbuf demo", arg, &o->tmode);
 	return true;
@@ -109,10 +107,10 @@ static int demo_options(int argc, char **argv, struct demo_opts *o)
 }
 
 /* Poll until the end or a signal, a /bin/true every second; 0 or -errno. */
-static int demo_loop(struct perfbuf *pb, long duration)
+static int demo_loop(struct perfbuf *pb, unsigned long long duration_ns)
 {
 	/* nanoseconds: time(NULL) + 1 could end a -d 1 run in a millisecond */
-	__u64 now = perfbuf_now_ns(), end = now + duration * 1000000000ULL;
+	__u64 now = perfbuf_now_ns(), end = now + duration_ns;
 	__u64 next_spawn = now;
 	int err;
 
@@ -157,7 +155,8 @@ int cmd_demo(int argc, char **argv)
 	struct perfbuf *pb = NULL;
 	struct demo *skel = NULL;
 	struct demo_run run = {};
-	struct demo_opts o = { .duration = 5, .tmode = TRACE_TIME_REL };
+	struct demo_opts o = { .duration_ns = 5 * NS_PER_S, .tmode = TRACE_TIME_REL };
+	char dur[32];
 	int err = demo_options(argc, argv, &o);
 
 	if (err)
@@ -186,12 +185,12 @@ int cmd_demo(int argc, char **argv)
 	}
 	cli_stop_on_signals(&exiting, true);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
-	printf("Tracing exec() for %ld s (running /bin/true every second)... Ctrl-C to stop.\n",
-	       o.duration);
+	printf("Tracing exec() for %s (running /bin/true every second)... Ctrl-C to stop.\n",
+	       units_duration_str(o.duration_ns, dur, sizeof(dur)));
 	trace_clock_init(&run.clock, o.tmode);
 	printf("%-14s %-3s %-7s %-7s %-16s %s\n", trace_clock_header(&run.clock),
 	       "CPU", "PID", "PPID", "COMM", "FILENAME");
-	err = demo_loop(pb, o.duration);
+	err = demo_loop(pb, o.duration_ns);
 	if (!err || err == -EPIPE) {
 		err = perfbuf__drain(pb);
 		if (err < 0)

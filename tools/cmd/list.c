@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * perfbuf list [GLOB]: the tracepoints, and kprobe-able functions where
- * the kernel has kprobes.
+ * perfbuf list [GLOB]: the tracepoints (-v: with their fields), and
+ * kprobe-able functions where the kernel has kprobes; a binary's
+ * functions in list_uprobe.c.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -11,8 +12,10 @@
 
 #include "common/cli.h"
 #include "common/commands.h"
+#include "common/kfeat.h"
 #include "trace/args.h"
 #include "trace/tool.h"
+#include "list.h"
 
 /* Does @glob start with kprobe:, kretprobe:, fentry:, fexit: or an alias? */
 static bool names_function(const char *glob)
@@ -69,9 +72,17 @@ static int list_protos(const char *glob)
 	return 0;
 }
 
+static int print_decl(const char *decl, void *ctx)
+{
+	(void)ctx;
+	return printf("    %s\n", decl) < 0;
+}
+
 /* The lines of @f whose first word matches @pat, alone or after
- * @prefix, printed with the prefix. How many matched. */
-static long list_matches(FILE *f, const char *prefix, const char *pat)
+ * @prefix, printed with the prefix; with @fields a tracepoint's fields
+ * below it, indented, as bpftrace -lv prints them. How many matched. */
+static long list_matches(FILE *f, const char *prefix, const char *pat,
+			 bool fields)
 {
 	char line[512], full[600];
 	long found = 0;
@@ -84,6 +95,8 @@ static long list_matches(FILE *f, const char *prefix, const char *pat)
 		found++;
 		if (puts(full) == EOF)
 			break;	/* reader gone */
+		if (fields && tp_format_decls(line, print_decl, NULL) > 0)
+			break;
 	}
 	return found;
 }
@@ -102,13 +115,18 @@ static const char *list_args(int argc, char **argv, bool *help, bool *verbose)
 		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("Usage: perfbuf list [-v] [GLOB]\n\n"
-			       "List the probes perfbuf trace can use: tracepoints, and kernel\n"
-			       "functions for kprobe: where the kernel has kprobes.\n\n"
-			       "  -v, --verbose  with KIND:FUNC (kprobe, kretprobe, fentry, fexit):\n"
-			       "                 the function's prototype from BTF, the names and\n"
-			       "                 types its arguments are traced with\n\n"
+			       "List the probes perfbuf trace can use: tracepoints, kernel\n"
+			       "functions for kprobe: where the kernel has kprobes, and with\n"
+			       "uprobe:BIN:GLOB a binary's functions.\n\n"
+			       "  -v, --verbose  a tracepoint's fields with their types; with\n"
+			       "                 KIND:FUNC (kprobe, kretprobe, fentry, fexit) the\n"
+			       "                 function's prototype from BTF, with uprobe:BIN:GLOB\n"
+			       "                 from the binary's DWARF: the names and types the\n"
+			       "                 arguments are traced with\n\n"
 			       "Examples:\n  perfbuf list\n  perfbuf list 'syscalls:sys_enter_open*'\n"
-			       "  perfbuf list sched_process\n  perfbuf list -v fentry:vfs_read\n");
+			       "  perfbuf list sched_process\n  perfbuf list -v fentry:vfs_read\n"
+			       "  perfbuf list -v tracepoint:sched:sched_switch\n"
+			       "  perfbuf list -v 'uprobe:/usr/bin/myprog:*'\n");
 			*help = true;
 			return NULL;
 		}
@@ -148,6 +166,12 @@ int cmd_list(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		return list_protos(glob);
 	}
+	if (names_uprobe(glob)) {
+		if (cli_need_stdout("perfbuf list"))
+			return 1;
+		signal(SIGPIPE, SIG_IGN);
+		return list_uprobes(glob, verbose);
+	}
 	snprintf(pat, sizeof(pat), strpbrk(glob, "*?[") ? "%s" : "*%s*", glob);
 	if (cli_need_stdout("perfbuf list") ||
 	    cli_need_privileges("perfbuf list", CLI_TRACEFS))
@@ -161,13 +185,13 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "perfbuf list: cannot read %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	found += list_matches(f, "tracepoint:", pat);
+	found += list_matches(f, "tracepoint:", pat, verbose);
 	fclose(f);
-	if (kprobes_supported()) {
+	if (kfeat_kprobes()) {
 		snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs_path());
 		f = fopen(path, "re");
 		if (f) {
-			found += list_matches(f, "kprobe:", pat);
+			found += list_matches(f, "kprobe:", pat, false);
 			fclose(f);
 		}
 	} else if (names_function(glob)) {

@@ -316,8 +316,8 @@ int cmd_report(int argc, char **argv)
 	if (err == 2 && !rp.info && !rp.perf_out)
 		err = run_report(rp.r, rp.path, &rp.meta, rp.json, rp.time, rp.width);
 	else if (err == 2)
-		err = fprintf(stderr, RPROG ": %s is a perfbuf run capture: %s is for trace's\n",
-			      rp.path, rp.info ? "--info" : "--perf-data") > 0;
+		err = 1, fprintf(stderr, RPROG ": %s is a perfbuf run capture: %s is for trace's\n",
+				 rp.path, rp.info ? "--info" : "--perf-data");
 	else if (err)
 		err = 1;
 	else if (rp.info)

@@ -21,6 +21,7 @@
 #include "nats/sink_nats.h"
 #include "record/record.h"
 #include "sym/sym.h"
+#include "trace/child.h"
 #include "trace/decode.h"
 #include "trace/session.h"
 #include "trace.h"
@@ -49,6 +50,7 @@ struct run {
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
+	struct trace_child child;	/* -c CMD */
 	struct trace_pipe pipe;	/* the record being decoded: last, it is big */
 };
 
@@ -515,9 +517,15 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	}
 	if (run.o.flight_pages)
 		sigaction(SIGUSR1, &sa, NULL);
+	/* -c: forked now, its PID the programs' -p filter, run after the attach */
+	if (run.o.cmd && child_start(&run.child, prog, run.o.cmd)) {
+		child_end(&run.child, prog, true);
+		return 1;
+	}
+	run.o.filter.pid = run.o.cmd ? (__u32)run.child.pid : run.o.filter.pid;
 	so = (struct trace_session_opts){
 		.pages = run.o.pages, .latency = run.o.latency,
-		.duration = run.o.duration, .stats = run.o.stats,
+		.duration_ns = run.o.duration_ns, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
 		.nfilters = run.o.nfilters, .filter = run.o.filter, .read = run.o.read,
 	};
@@ -528,6 +536,8 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	/* after a signal: no attach, the end as usual (the summary) */
 	if (!exiting)
 		err = trace_session__attach(&run.s, consume_some, &run);
+	if (!err && !exiting)
+		child_release(&run.child);
 	if (!err && run.o.realtime)	/* after the attach: long work, not real-time */
 		record_realtime(prog, (int)run.o.realtime);
 	err = err ?: trace_session__loop(&run.s, &loop);
@@ -535,6 +545,7 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	err = err ?: finish(&run);
 out:
 	cleanup(&run);
+	child_end(&run.child, prog, true);
 	return err ? 1 : 0;
 }
 

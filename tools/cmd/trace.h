@@ -25,7 +25,8 @@ struct trace_opts {
 	const char *prog;	/* "perfbuf trace" or "perfbuf record": what
 				 * messages start with; set by the caller */
 	const char *output;	/* NULL: stdout */
-	long duration, count;	/* 0: no limit */
+	unsigned long long duration_ns;	/* -d; 0: no limit */
+	long count;		/* -n; 0: no limit */
 	long pages, latency;	/* latency 0: the library's default */
 	unsigned long long buffer_size;	/* --buffer-size, 0: not given */
 	bool sized;		/* --pages or --buffer-size given: not the
@@ -41,6 +42,7 @@ struct trace_opts {
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */
 	struct trace_read_opts read;	/* --string-size, --buffers */
+	const char *cmd;	/* -c CMD: started, traced as -p, the end of the run */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
 	struct agg_spec aggs[16];	/* --aggregate, parsed and named */

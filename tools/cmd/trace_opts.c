@@ -35,6 +35,9 @@ static const char usage_text[] =
 "Options:\n"
 "  -p, --pid PID        only this process, all its threads (the ID of a thread\n"
 "                       is refused: -p is a process); the run ends when it does\n"
+"  -c, --command CMD    start CMD (words split as a shell splits them, nothing\n"
+"                       expanded) once the probes are attached, trace it as -p\n"
+"                       does; the run ends when it does (exit status: 0)\n"
 "      --comm NAME      only tasks with this command name\n"
 "      --cpu N          only events on CPU N\n"
 "      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
@@ -199,7 +202,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 				o->prog);
 			return false;
 		}
-		return record_parse_size(arg, &o->flight_pages);
+		return record_parse_size(o->prog, arg, &o->flight_pages);
 	case OPT_JSON:
 	case OPT_UNORDERED:
 		if (o->record) {
@@ -294,11 +297,19 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_CPU:
 		return filter_option(opt, arg, o);
 	case 'd':
-		return cli_parse_num(o->prog, "-d", arg, 1, 100000000, &o->duration);
+		return cli_parse_duration(o->prog, "-d", arg, CLI_DURATION_MIN,
+					  CLI_DURATION_MAX, &o->duration_ns);
 	case 'n':
 		return cli_parse_num(o->prog, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'o':
 		o->output = arg;
+		return true;
+	case 'c':
+		if (o->record) {
+			fprintf(stderr, "%s: unknown option '-c'; run '%s --help'\n", o->prog, o->prog);
+			return false;
+		}
+		o->cmd = arg;
 		return true;
 	case OPT_FILTER:
 		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
@@ -318,8 +329,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 		}
 		return true;
 	case OPT_BUFFER_SIZE:
-		return rings_parse_bytes(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
-					 &o->buffer_size);
+		return cli_parse_size(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
+				      &o->buffer_size);
 	case OPT_LATENCY:
 		return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_WIDTH:
@@ -351,6 +362,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "filter", required_argument, NULL, OPT_FILTER },
@@ -382,7 +394,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{},
 	};
 	struct cli_opts c = { .cmd = o->record ? "record" : "trace",
-			      .shortopts = ":p:d:n:o:vh", .longopts = longopts,
+			      .shortopts = ":p:c:d:n:o:vh", .longopts = longopts,
 			      .usage = o->record ? record_usage : usage_text,
 			      .set = set_option };
 	int err;
@@ -397,6 +409,11 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		return err;
 	if (o->record && !o->output)
 		o->output = RECORD_DEFAULT_OUTPUT;
+	if (o->cmd && o->filter.pid) {
+		fprintf(stderr, "%s: -c and -p are exclusive: trace a command it starts, or a process running\n",
+			o->prog);
+		return -1;
+	}
 	if (o->pages && o->buffer_size) {
 		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
 			o->prog);

@@ -267,7 +267,7 @@ const char *cli_hint(int err)
 	case EPERM:	/* EACCES is mostly the verifier's: no guess */
 		/* the capabilities were checked first: something else said no */
 		return cli_lockdown() ? "; kernel lockdown=confidentiality forbids it" :
-		       "; an LSM (SELinux, AppArmor) or kernel lockdown?";
+		       "; the capabilities are there: a security module (lockdown, SELinux, AppArmor, a BPF LSM) refused it";
 	default:
 		return "";
 	}

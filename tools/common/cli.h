@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "perfbuf.h"
+#include "say.h"	/* cli_say(): every message line */
 
 /* A whole decimal number in [@lo, @hi] into *@out: 0 or -EINVAL. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
@@ -57,6 +58,7 @@ int cli_need_privileges(const char *prog, unsigned int need);
 int cli_need_fds(const char *prog, unsigned int extra);
 
 #include "output.h"	/* output files: every command's */
+#include "units.h"	/* sizes and durations: every command's */
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
  * setting up the perf buffer failed: " and the reason; if it works, the

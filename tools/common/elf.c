@@ -175,6 +175,11 @@ const char *elfsyms_name(const struct sym_elf *e, __u64 off)
 	return e->v[i].name;
 }
 
+const char *elfsyms_nth(const struct sym_elf *e, size_t i)
+{
+	return i < e->n ? e->v[i].name : NULL;
+}
+
 int elf_func_size(const char *path, const char *name, __u64 *size)
 {
 	struct sym_elf *e = elfsyms_load(path);

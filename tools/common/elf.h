@@ -17,6 +17,9 @@ struct sym_elf *elfsyms_load(const char *path);
 void elfsyms_free(struct sym_elf *e);
 /* The function at file offset @off (a mapping's), or NULL. */
 const char *elfsyms_name(const struct sym_elf *e, __u64 off);
+/* The name of function @i in address order (aliases next to each other),
+ * NULL past the last: every function, for a listing */
+const char *elfsyms_nth(const struct sym_elf *e, size_t i);
 /* The file offset of function @name (what a uprobe takes): 0, -ENOENT,
  * -EEXIST (two functions of that name at different addresses) */
 int elfsyms_offset(const struct sym_elf *e, const char *name, __u64 *off);

@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 
 #include "kbtf.h"
+#include "ksyms.h"
 
 struct kbtf {
 	char mod[64];		/* "": vmlinux */
@@ -113,21 +114,13 @@ static int find(struct kbtf *k, const char *func)
 
 bool kbtf_kallsyms(const char *func, char *mod, size_t sz)
 {
-	char line[512], name[256], m[128];
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	const struct sym_ksyms *k = ksyms_get();
+	const char *m;
 
-	if (!f)
+	if (!k || !ksyms_find(k, func, &m, NULL))
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%*s %*c %255s [%127[^]]]", name, m);
-
-		found = n >= 1 && !strcmp(name, func);
-		if (found)
-			snprintf(mod, sz, "%s", n == 2 ? m : "");
-	}
-	fclose(f);
-	return found;
+	snprintf(mod, sz, "%s", m);
+	return true;
 }
 
 int kbtf_func(const char *func, const char *mod, const struct btf **btf)
@@ -154,4 +147,5 @@ void kbtf_free(void)
 	free(kbtfs);
 	kbtfs = NULL;
 	nkbtfs = 0;
+	ksyms_release();
 }

@@ -18,9 +18,10 @@ struct btf *kbtf_vmlinux(void);
  * (@mod: ftrace's name for it, "" built in; NULL: /proc/kallsyms says),
  * *@btf the BTF it is in; -ENOENT when neither has it */
 int kbtf_func(const char *func, const char *mod, const struct btf **btf);
-/* Is @func in /proc/kallsyms? Its module into @mod ("" when built in). */
+/* Is @func in /proc/kallsyms (common/ksyms.h, read once)? Its module
+ * into @mod ("" when built in). */
 bool kbtf_kallsyms(const char *func, char *mod, size_t sz);
-/* Everything read freed */
+/* Everything read freed (the kallsyms table too) */
 void kbtf_free(void);
 
 #endif

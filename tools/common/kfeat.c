@@ -11,6 +11,7 @@
 
 #include "kbtf.h"
 #include "kfeat.h"
+#include "kprobes.h"
 
 static const struct {
 	const char *name, *since;
@@ -117,4 +118,36 @@ int kfeat_missing(char *buf, size_t sz)
 		n++;
 	}
 	return n;
+}
+
+bool kfeat_kprobes(void)
+{
+	static int known;	/* 0: not probed, 1: yes, -1: no */
+
+	if (!known)
+		known = kprobes_in_kernel(NULL) ? 1 : -1;	/* tracefs' two places */
+	return known > 0;
+}
+
+int kfeat_fentry(const char *func)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = kbtf_vmlinux();
+	int id, fd;
+
+	if (!btf)
+		return -EOPNOTSUPP;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }

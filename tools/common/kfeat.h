@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the running kernel's BPF offers, probed once at start-up in this
- * one place (as libbpf-tools' trace_helpers.c does): each feature that
- * perfbuf's programs use or fall back from, with the Linux version that
- * brought it. Programs that need a missing one come from the objects
+ * What the running kernel's BPF offers, probed in this one place (as
+ * libbpf-tools' trace_helpers.c does): each feature that perfbuf's
+ * programs use or fall back from, with the Linux version that brought
+ * it, probed once; kprobes; fentry on a function. Programs that need a missing one come from the objects
  * built with PERFBUF_COMPAT (bpf/compat/, NAME_compat.skel.h).
  */
 #ifndef PERFBUF_COMMON_KFEAT_H
@@ -29,6 +29,14 @@ bool kfeat_has(enum kfeat f);
 /* "bpf_loop()" and "5.17" for @f */
 const char *kfeat_name(enum kfeat f);
 const char *kfeat_since(enum kfeat f);
+
+/* Kprobes (CONFIG_KPROBES): the kprobe PMU or tracefs' kprobe_events.
+ * Probed once. */
+bool kfeat_kprobes(void);
+/* fentry on @func, as libbpf-tools' fentry_can_attach(): an empty fentry
+ * program loaded. 0, -ENOENT (@func not in vmlinux's BTF), -EOPNOTSUPP (no
+ * BTF), or the load's error (EPERM under lockdown). Each call probes. */
+int kfeat_fentry(const char *func);
 
 /* The PERFBUF_COMPAT objects are the ones to load: the kernel lacks one
  * of bpf_loop(), attach cookies, atomic fetch-and-add */

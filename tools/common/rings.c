@@ -26,33 +26,6 @@
 #define MAX_PAGES 4096ULL
 #define MEM_PART 64
 
-bool rings_parse_bytes(const char *prog, const char *opt, const char *arg,
-		       unsigned long long lo, unsigned long long hi,
-		       unsigned long long *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	}
-	if (!errno && *end == 'B' && shift)
-		end++;		/* "8MB" as "8M" */
-	if (errno || *end || end == arg || *arg == '-' || v > (hi >> shift) ||
-	    (v << shift) < lo) {
-		fprintf(stderr, "%s: %s wants a size from %lluK to %lluG (e.g. 8M, 512M), not '%s'\n",
-			prog, opt, lo >> 10, hi >> 30, arg);
-		return false;
-	}
-	*out = v << shift;
-	return true;
-}
-
 unsigned long long rings_default_bytes(long ncpus, unsigned long long mem)
 {
 	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);

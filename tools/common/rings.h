@@ -23,12 +23,6 @@ struct perfbuf;
 "                       a budget from the CPUs and memory (1 MiB per CPU on\n" \
 "                       few CPUs, 16-32 MiB in all at 64-256)\n"
 
-/* A byte count with an optional K, M or G suffix (powers of 1024), from
- * @lo to @hi, into *@out; else one line naming @opt and false. */
-bool rings_parse_bytes(const char *prog, const char *opt, const char *arg,
-		       unsigned long long lo, unsigned long long hi,
-		       unsigned long long *out);
-
 /* The default budget of @ncpus CPUs on a machine of @mem bytes: a share
  * per CPU of 2 MiB x 17 / (ncpus + 16), kept within 16-4096 pages, all of
  * it within mem / 64. */

@@ -5,9 +5,14 @@
 #ifndef PERFBUF_COMMON_SAY_H
 #define PERFBUF_COMMON_SAY_H
 
+#include <stdarg.h>
+
 /* One line on stderr: "@prog: " and the message (@fmt ends in "\n"), in
  * one write. @prog NULL (a test's zeroed struct): "perfbuf". */
 __attribute__((format(printf, 2, 3)))
 void cli_say(const char *prog, const char *fmt, ...);
+/* The same with a va_list: a library's printer under the command's name */
+__attribute__((format(printf, 2, 0)))
+void cli_vsay(const char *prog, const char *fmt, va_list ap);
 
 #endif

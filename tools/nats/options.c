@@ -29,49 +29,6 @@ void nats_opts_free(struct nats_opts *o)
 	o->nurls = 0;
 }
 
-/* A number with a unit: @units lists suffix, multiplier pairs; the first
- * pair's multiplier is a bare number's. */
-static bool parse_unit(const char *arg, const char *const *sfx,
-		       const int64_t *mult, int n, int64_t *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0 || *arg == '-' || *arg == '+')
-		return false;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(end, sfx[i]))
-			continue;
-		v *= mult[i];
-		if (v > 9.2e18)
-			return false;
-		*out = (int64_t)v;
-		return true;
-	}
-	return false;
-}
-
-bool nats_parse_duration(const char *arg, int64_t *ns)
-{
-	static const char *const sfx[] = { "", "s", "ms", "m", "h", "d" };
-	static const int64_t mult[] = { 1000000000LL, 1000000000LL, 1000000LL,
-					60000000000LL, 3600000000000LL,
-					86400000000000LL };
-
-	return parse_unit(arg, sfx, mult, 6, ns);
-}
-
-bool nats_parse_size(const char *arg, int64_t *bytes)
-{
-	static const char *const sfx[] = { "", "K", "k", "M", "m", "G", "g" };
-	static const int64_t mult[] = { 1, 1 << 10, 1 << 10, 1 << 20, 1 << 20,
-					1LL << 30, 1LL << 30 };
-
-	return parse_unit(arg, sfx, mult, 7, bytes);
-}
-
 /* nats://HOST[:PORT], tls://..., or HOST[:PORT] (user info allowed) */
 static const char *url_invalid(const char *url)
 {
@@ -203,26 +160,23 @@ static bool set_file(struct nats_opts *o, const char *opt, const char *arg,
 
 static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 {
+	unsigned long long v;
+	bool ok;
+
 	switch (opt) {
 	case NATS_OPT_MAX_AGE:
-		if (nats_parse_duration(arg, &o->max_age_ns) && o->max_age_ns >= 1000000000LL)
-			return true;
-		fprintf(stderr, "%s: --nats-max-age wants a duration of 1s or more (30s, 12h, 7d), not '%s'\n",
-			o->prog, arg);
-		return false;
+		ok = cli_parse_duration(o->prog, "--nats-max-age", arg, NS_PER_S,
+					CLI_DURATION_MAX, &v);
+		o->max_age_ns = (int64_t)v;
+		return ok;
 	case NATS_OPT_MAX_BYTES:
-		if (nats_parse_size(arg, &o->max_bytes) && o->max_bytes >= 4096)
-			return true;
-		fprintf(stderr, "%s: --nats-max-bytes wants a size of 4K or more (e.g. 10G), not '%s'\n",
-			o->prog, arg);
-		return false;
+		ok = cli_parse_size(o->prog, "--nats-max-bytes", arg, 4096, 1ULL << 50, &v);
+		o->max_bytes = (int64_t)v;
+		return ok;
 	default:	/* NATS_OPT_BUFFER */
-		if (nats_parse_size(arg, &o->buffer) && o->buffer >= 4096 &&
-		    o->buffer <= (1LL << 40))
-			return true;
-		fprintf(stderr, "%s: --nats-buffer wants a size from 4K to 1T (e.g. 64M), not '%s'\n",
-			o->prog, arg);
-		return false;
+		ok = cli_parse_size(o->prog, "--nats-buffer", arg, 4096, 1ULL << 40, &v);
+		o->buffer = (int64_t)v;
+		return ok;
 	}
 }
 
@@ -231,7 +185,7 @@ static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 static bool set_batch(struct nats_opts *o, const char *arg)
 {
 	size_t n = strlen(arg);
-	char num[32];
+	unsigned long long bytes;
 	long v;
 
 	if (n && strspn(arg, "0123456789") == n) {
@@ -240,15 +194,10 @@ static bool set_batch(struct nats_opts *o, const char *arg)
 			o->batch_bytes = 0;
 			return true;
 		}
-	} else if (n && n < sizeof(num)) {
-		memcpy(num, arg, n + 1);
-		if (num[n - 1] == 'B' || num[n - 1] == 'b')
-			num[n - 1] = 0;
-		if (nats_parse_size(num, &o->batch_bytes) && o->batch_bytes >= 256 &&
-		    o->batch_bytes <= (64 << 20)) {
-			o->batch_events = 0;
-			return true;
-		}
+	} else if (!units_size(arg, &bytes) && bytes >= 256 && bytes <= (64 << 20)) {
+		o->batch_bytes = (int64_t)bytes;
+		o->batch_events = 0;
+		return true;
 	}
 	fprintf(stderr, "%s: --nats-batch wants events per message (1 to 1000000) or bytes (256B to 64M, e.g. 64K), not '%s'\n",
 		o->prog, arg);

@@ -90,7 +90,7 @@ enum {
 "      --nats-host NAME      {host} and the Perfbuf-Host header (default: hostname)\n" \
 "      --nats-stream NAME    the stream; created if absent (default: the\n" \
 "                            stream whose subjects cover the subject)\n" \
-"      --nats-stream-subjects S[,S]  a new stream's subjects (default PREFIX.>)\n" \
+"      --nats-stream-subjects S[,S...]  a new stream's subjects (default PREFIX.>)\n" \
 "      --nats-max-age DURATION       a new stream keeps events this long (e.g. 7d)\n" \
 "      --nats-max-bytes SIZE         a new stream keeps this much (e.g. 10G)\n" \
 "      --nats-replicas N             a new stream's replicas (default 1)\n" \
@@ -113,10 +113,5 @@ void nats_opts_free(struct nats_opts *o);
 bool nats_opts_set(struct nats_opts *o, int opt, const char *arg);
 /* After all options: false after one line (--subject without --nats). */
 bool nats_opts_check(const struct nats_opts *o);
-
-/* "500ms", "30s", "5m", "2h", "7d" (a bare number: seconds) in ns. */
-bool nats_parse_duration(const char *arg, int64_t *ns);
-/* "4096", "64K", "10M", "2G" in bytes. */
-bool nats_parse_size(const char *arg, int64_t *bytes);
 
 #endif

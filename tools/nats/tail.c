@@ -61,7 +61,8 @@ struct tail_opts {
 	bool json, follow;
 	bool since_all;
 	int64_t since_ns;	/* 0: from now */
-	long latency_ms, count, duration;
+	long latency_ms, count;
+	unsigned long long duration_ns;
 };
 
 enum { OPT_SINCE = 300, OPT_NO_FOLLOW, OPT_JSON, OPT_LATENCY };
@@ -69,6 +70,7 @@ enum { OPT_SINCE = 300, OPT_NO_FOLLOW, OPT_JSON, OPT_LATENCY };
 static bool set_option(int opt, char *arg, void *ctx)
 {
 	struct tail_opts *o = ctx;
+	unsigned long long since;
 
 	switch (opt) {
 	case NATS_OPT_SUBJECT:
@@ -84,8 +86,10 @@ static bool set_option(int opt, char *arg, void *ctx)
 			o->since_all = true;
 			return true;
 		}
-		if (nats_parse_duration(arg, &o->since_ns) && o->since_ns > 0)
+		if (!units_duration(arg, &since) && since > 0 && since <= CLI_DURATION_MAX) {
+			o->since_ns = (int64_t)since;
 			return true;
+		}
 		fprintf(stderr, PROG ": --since wants a duration (30s, 5m, 2h, 7d) or 'all', not '%s'\n",
 			arg);
 		return false;
@@ -100,7 +104,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'n':
 		return cli_parse_num(PROG, "-n", arg, 1, 0x7fffffffffffffffL, &o->count);
 	case 'd':
-		return cli_parse_num(PROG, "-d", arg, 1, 100000000, &o->duration);
+		return cli_parse_duration(PROG, "-d", arg, CLI_DURATION_MIN,
+					  CLI_DURATION_MAX, &o->duration_ns);
 	default:
 		return nats_opts_set(&o->n, opt, arg);
 	}
@@ -257,9 +262,10 @@ static bool emit(struct tail *t, bool all)
 static int tail_loop(struct tail *t, natsSubscription *sub)
 {
 	__u64 now = perfbuf_now_ns(), last = now, folded = 0;
-	__u64 deadline = t->o->duration ? now + t->o->duration * 1000000000ULL : 0;
+	__u64 deadline = t->o->duration_ns ? now + t->o->duration_ns : 0;
 	__u64 idle = t->o->latency_ms * 1000000ULL;
 	bool more = true, all;
+	int err;
 
 	while (more && !exiting) {
 		natsMsg *msg = NULL;
@@ -285,15 +291,15 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 			more = emit(t, all);
 			folded = now;
 		}
-		if (fflush(stdout) || ferror(stdout))
-			return 0;	/* the reader went away */
+		if ((err = cli_flush_stdout(PROG)))	/* a full disk: said */
+			return err == -EPIPE ? 0 : err;	/* the reader went away */
 		if ((t->caught_up && !tail_src_waiting(t->src)) || (deadline && now >= deadline))
 			break;
 	}
 	if (more)
 		emit(t, true);
-	fflush(stdout);
-	return 0;
+	err = cli_flush_stdout(PROG);
+	return err == -EPIPE ? 0 : err;
 }
 
 int cmd_nats_tail(int argc, char **argv)

@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "batch.h"
+#include "json_str.h"	/* the escaper of every JSON output */
+
 #include "tail.h"
 
 /* Past the JSON value at @p: a string, an object or list (nesting and
@@ -84,20 +86,17 @@ static const char *member(const char *obj, const char *key, size_t *vn)
 	return "";
 }
 
-/* (DEL too: valid JSON, but escaped it cannot upset a terminal) */
+static void put_file(void *f, const char *p, size_t len)
+{
+	fwrite(p, 1, len, f);
+}
+
+/* A JSON string by the escaper of every JSON output (lib/json_str.h): a
+ * host name's bytes that are not UTF-8 as \udcXX, as trace writes them */
 static void put_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
+	json_str_escape(s, strlen(s), put_file, f);
 	fputc('"', f);
 }
 

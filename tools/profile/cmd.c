@@ -103,7 +103,7 @@ static long max_sample_rate(void)
 static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 {
 	long v, rate = max_sample_rate();
-	char *end;
+	unsigned long long ns;
 
 	switch (c) {
 	case 'F':
@@ -131,11 +131,10 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 		o->cpu = (int)v;
 		return 0;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->duration > 0) ||
-		    o->duration > 1e7)
-			return bad("bad duration", arg, "give seconds, e.g. -d 5 or -d 0.5");
+		if (!cli_parse_duration("perfbuf profile", "-d", arg, CLI_DURATION_MIN,
+					CLI_DURATION_MAX, &ns))
+			return -EINVAL;
+		o->duration = (double)ns / NS_PER_S;
 		return 0;
 	case OPT_USER:
 		o->kernel = false;
@@ -303,9 +302,16 @@ static int write_outputs(struct prof_run *run, double seconds)
 	FILE *f;
 
 	if (!err && run->o->output == PROF_FOLDED) {
+		int ferr;
+
 		err = out_folded(stdout, run, names);
-		if (fflush(stdout) || err)
-			err = -errno;
+		/* stdio's error, said unless EPIPE: not said again below */
+		ferr = cli_flush_stdout("perfbuf profile");
+		if (ferr && ferr != -EPIPE) {
+			names_free(names);
+			return ferr;
+		}
+		err = ferr ?: err;
 	} else if (!err && run->o->output == PROF_JSON) {
 		err = out_json(STDOUT_FILENO, run, names, seconds);
 	}

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/rings.h"
+#include "common/say.h"
 #include "record.h"
 
 const char record_usage[] =
@@ -53,30 +55,18 @@ const char record_usage[] =
 "  perfbuf record --flight-recorder 4M -o last.cap 'tracepoint:syscalls:sys_enter_open*' &\n"
 "  kill -USR1 %1          # the newest 4 MiB per CPU into last.cap\n";
 
-bool record_parse_size(const char *arg, long *pages)
+bool record_parse_size(const char *prog, const char *arg, long *pages)
 {
-	long page = sysconf(_SC_PAGESIZE), n;
-	char *end;
-	unsigned long long v;
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE), v;
+	long n;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	switch (*end) {
-	case 'K': case 'k': v <<= 10; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'G': case 'g': v <<= 30; end++; break;
-	}
-	if (errno || *end || end == arg || v < (unsigned long long)page ||
-	    v > (1ULL << 32)) {
-		fprintf(stderr, "perfbuf record: --flight-recorder wants a size per CPU from 4K to 4G (e.g. 4M), not '%s'\n",
-			arg);
+	if (!cli_parse_size(prog, "--flight-recorder", arg, page, 1ULL << 32, &v))
 		return false;
-	}
-	for (n = 1; (unsigned long long)(n * 2 * page) <= v; n *= 2)
+	for (n = 1; (unsigned long long)n * 2 * page <= v; n *= 2)
 		;
-	if ((unsigned long long)(n * page) != v)
-		fprintf(stderr, "perfbuf record: --flight-recorder %s: using %ld KiB per CPU (a power of two of pages)\n",
-			arg, n * page / 1024);
+	if ((unsigned long long)n * page != v)
+		cli_say(prog, "--flight-recorder %s: using %llu KiB per CPU (a power of two of pages)\n",
+			arg, (unsigned long long)n * page / 1024);
 	*pages = n;
 	return true;
 }

@@ -14,9 +14,9 @@
 
 extern const char record_usage[];
 
-/* --flight-recorder SIZE (bytes, or with K, M, G) into pages per CPU, a
- * power of two; false after one line on stderr. */
-bool record_parse_size(const char *arg, long *pages);
+/* --flight-recorder SIZE (a size, common/units.h) into pages per CPU, a
+ * power of two; false after one line on stderr naming @prog. */
+bool record_parse_size(const char *prog, const char *arg, long *pages);
 /* META of this run (the collector @pb is set up) and the probes. */
 int record_begin(struct capture_out *c, struct perfbuf *pb,
 		 const struct probe_set *set, long pages, bool flight,

@@ -21,7 +21,7 @@
  * kill(2), tkill(2) and tgkill(2)): with a program on it, the syscalls'
  * programs are dropped, as sigsnoop's own default does. --prog NAME
  * chooses by hand (those only), --no-prog NAME drops one. The kernel's
- * features are probed by trace's probes (trace/probe.h), the one place.
+ * features are probed in common/kfeat.c, the one place.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/cli.h"
+#include "common/kfeat.h"
 #include "trace/probe.h"
 #include "trace/tracefs.h"
 #include "run.h"
@@ -106,10 +107,10 @@ static int probe(const struct cand *c)
 	switch (c->kind) {
 	case K_FENTRY:
 	case K_FEXIT:
-		return fentry_probe(c->target);
+		return kfeat_fentry(c->target);
 	case K_KPROBE:
 	case K_KRETPROBE:
-		if (!kprobes_supported())
+		if (!kfeat_kprobes())
 			return -EOPNOTSUPP;
 		return in_kallsyms(c->target) ? 0 : -ENOENT;
 	case K_TP_BTF:

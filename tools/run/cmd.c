@@ -68,8 +68,8 @@ static int print_lib(enum perfbuf_print_level level, const char *fmt, va_list ap
 	if (level == PERFBUF_DEBUG)
 		return 0;
 	if (!strncmp(fmt, "perfbuf: ", 9)) {
-		fprintf(stderr, "%s: ", prog_name);
-		fmt += 9;
+		cli_vsay(prog_name, fmt + 9, ap);
+		return 0;
 	}
 	return vfprintf(stderr, fmt, ap);
 }
@@ -498,8 +498,8 @@ static void check_slots(struct run *run)
 /* Until Ctrl-C, -d, -n or a failed output */
 static int run_loop(struct run *run)
 {
-	__u64 deadline = run->o.duration ?
-			 perfbuf_now_ns() + run->o.duration * 1000000000ULL : 0;
+	__u64 deadline = run->o.duration_ns ?
+			 perfbuf_now_ns() + run->o.duration_ns : 0;
 	int wait_ms = run->o.latency ? run->o.latency : 10;
 	__u64 next_pub = 0, next_check = perfbuf_now_ns() + 1000000000ULL;
 

@@ -116,7 +116,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 	struct run_opts *o = ctx;
 
 	switch (opt) {
-	case 'd': return cli_parse_num(o->prog, "--duration", arg, 1, 1000000000, &o->duration);
+	case 'd': return cli_parse_duration(o->prog, "-d", arg, CLI_DURATION_MIN,
+					    CLI_DURATION_MAX, &o->duration_ns);
 	case 'n': return cli_parse_num(o->prog, "--count", arg, 1, 1L << 62, &o->count);
 	case 'o': o->output = arg; return true;
 	case 'v': o->verbose = true; return true;
@@ -129,8 +130,8 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_PAGES: return cli_parse_num(o->prog, "--pages", arg, 1, 1L << 20, &o->pages);
 	case OPT_LATENCY: return cli_parse_num(o->prog, "--latency", arg, 1, 60000, &o->latency);
 	case OPT_BUFFER_SIZE:
-		return rings_parse_bytes(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
-					 &o->buffer_size);
+		return cli_parse_size(o->prog, "--buffer-size", arg, 4096, 1ULL << 40,
+				      &o->buffer_size);
 	case OPT_SET: return list_add(o, o->sets, &o->nsets, RUN_MAX_SETS, "--set", arg);
 	case OPT_TYPE: return list_add(o, o->types, &o->ntypes, RUN_MAX_MAPS, "--type", arg);
 	case OPT_HEADER: o->header = arg; return true;

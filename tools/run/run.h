@@ -91,7 +91,8 @@ struct run_opts {
 	long map_id;
 	const char *map_pinned, *map_name;
 	const char *output;
-	long duration, count, pages, latency, width;
+	unsigned long long duration_ns;	/* -d; 0: no limit */
+	long count, pages, latency, width;
 	unsigned long long buffer_size;	/* --buffer-size, 0: not given */
 	enum trace_time time;
 	bool json, unordered, verbose, attach;

@@ -126,7 +126,8 @@ static bool opt_range(long long *v, const char *arg, long long lo, long long hi,
 static bool stress_option(int opt, char *arg, void *ctx)
 {
 	struct stress_opts *o = ctx;
-	char what[96], *end;
+	unsigned long long ns;
+	char what[96];
 	long n;
 
 	switch (opt) {
@@ -151,14 +152,11 @@ static bool stress_option(int opt, char *arg, void *ctx)
 		o->have_max = true;
 		return true;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (!errno && end != arg && !*end && o->duration > 0 &&
-		    o->duration <= 86400)
-			return true;
-		fprintf(stderr, "perfbuf stress: --duration wants seconds > 0 (e.g. 1 or 0.5), not '%s'\n",
-			arg);
-		return false;
+		if (!cli_parse_duration("perfbuf stress", "-d", arg, CLI_DURATION_MIN,
+					86400 * NS_PER_S, &ns))
+			return false;
+		o->duration = (double)ns / NS_PER_S;
+		return true;
 	case 'c':
 		o->n_cpus = parse_cpu_list(arg, o->cpus);
 		return o->n_cpus >= 0;

@@ -59,6 +59,8 @@ static char *name_of(struct sym_names *n, const struct sym_frame *f)
 			if (!n->ksyms)
 				fprintf(stderr, "perfbuf profile: reading /proc/kallsyms: %s; kernel frames print as addresses\n",
 					strerror(errno));
+			else if (ksyms_hidden(n->ksyms))
+				fprintf(stderr, "perfbuf profile: /proc/kallsyms hides the addresses (kernel.kptr_restrict); kernel frames print as addresses\n");
 		}
 		sym = n->ksyms ? ksyms_name(n->ksyms, f->addr) : NULL;
 		if (sym)

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "common/elf.h"
+#include "common/ksyms.h"
 
 /* A frame: a kernel address, or a user address resolved to a file and
  * offset with its process's mappings of the moment. */
@@ -57,16 +58,7 @@ void comms_free(struct sym_comms *c);
 void comms_set(struct sym_comms *c, __u32 tid, const char *comm);
 const char *comms_get(struct sym_comms *c, __u32 pid, __u32 tid);
 
-/* ---- symbols (ksyms.c; ELF: common/elf.c) ---- */
-
-struct sym_ksyms;
-/* /proc/kallsyms; NULL with errno when it cannot be read */
-struct sym_ksyms *ksyms_load(void);
-void ksyms_free(struct sym_ksyms *k);
-/* the function containing @addr, or NULL */
-const char *ksyms_name(const struct sym_ksyms *k, __u64 addr);
-/* the address of function @name (the lowest of several), or 0 */
-__u64 ksyms_addr(const struct sym_ksyms *k, const char *name);
+/* ---- symbols (common/ksyms.h; ELF: common/elf.h) ---- */
 
 /* ELF files' symbols: common/elf.h (elfsyms_load(), elfsyms_name()) */
 

@@ -43,6 +43,13 @@ void probe_string_slots(struct trace_probe *p);
 /* args_dwarf.c: uprobe @p's (at a function's start) from the binary's DWARF:
  * 0 (p->typed), -ENOENT (no DWARF for it: arg0..arg5), -ENOMEM */
 int ufunc_fields(struct trace_probe *p);
+/* proto_dwarf.c: each function with code in ELF file @path's DWARF whose
+ * name matches @glob (fnmatch), in DWARF's order, with its prototype as C
+ * text, to @fn until it returns non-zero. How many were given, or -ENOENT
+ * when the file has no DWARF. */
+long ufunc_each_proto(const char *path, const char *glob,
+		      int (*fn)(const char *name, const char *proto, void *ctx),
+		      void *ctx);
 /* The BTF read for the above freed */
 void kfunc_btf_free(void);
 

@@ -20,6 +20,7 @@
 #include "common/loaderr.h"
 #include "common/say.h"
 #include "format.h"
+#include "hint.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"
@@ -233,37 +234,30 @@ static int attach_rawtp(struct trace_probe *p, struct trace *skel, __u64 i)
 	return err;
 }
 
-/* A tracepoint to suggest instead of kernel function @func. */
-static void suggest(const char *func, char *out, size_t sz)
+/* Kernel function probe @p cannot attach (no kprobes, fentry refused
+ * with @ferr): say so, with the tracepoints that fit it, if any */
+static void say_no_kfunc(const struct trace_probe *p, int ferr, bool ret)
 {
-	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_",
-		"__se_sys_", "__do_sys_", "do_sys_", "ksys_", "sys_" };
-	char path[512];
+	struct kfunc_hint h;
+	char what[700];
 
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++) {
-		size_t n = strlen(pfx[i]);
-		const char *s = strstr(func, pfx[i]);
-
-		if (s && s == func) {
-			snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
-				 tracefs_path(), func + n);
-			if (path_exists(path)) {
-				snprintf(out, sz, "tracepoint:syscalls:sys_enter_%s",
-					 func + n);
-				return;
-			}
-		}
-	}
-	snprintf(out, sz, "tracepoint:syscalls:sys_enter_openat");
+	if (kfunc_hint(p->target, ret, &h))
+		snprintf(what, sizeof(what), "trace the tracepoints %s instead: %s (see 'perfbuf list')",
+			 h.why, h.tps);
+	else
+		snprintf(what, sizeof(what), "no tracepoint is known to fit %s: see 'perfbuf list' for this kernel's",
+			 p->target);
+	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); %s\n",
+		p->spec, cli_strerror(ferr),
+		ferr == -EPERM ? ", from a security module: the capabilities are there" : "", what);
 }
 
 static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 {
 	bool ret = p->kind == PK_KRETPROBE || p->kind == PK_FEXIT;
 	bool want_fentry = p->kind == PK_FENTRY || p->kind == PK_FEXIT;
-	bool kprobes = kprobes_supported();
+	bool kprobes = kfeat_kprobes();
 	int ferr, err;
-	char tp[160];
 
 	/* a glob's functions: straight to kprobes (no fentry load each) */
 	if (p->from_glob && kprobes) {
@@ -275,7 +269,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 		p->link = bpf_program__attach_kprobe_opts(prog, p->target, &go);
 		return p->link ? 0 : -errno;
 	}
-	ferr = fentry_probe(p->target);
+	ferr = kfeat_fentry(p->target);
 
 	if (ferr == -ENOENT && !in_kallsyms(p->target)) {
 		cli_say(p->prog, "%s: no kernel function '%s' (see /proc/kallsyms)\n",
@@ -315,10 +309,7 @@ static int attach_func(struct trace_probe *p, struct trace *skel, __u64 i)
 			 cli_strerror(err), cli_hint(err));
 		return err;
 	}
-	suggest(p->target, tp, sizeof(tp));
-	cli_say(p->prog, "cannot trace %s: this kernel has no kprobes (CONFIG_KPROBES is off) and refuses fentry/fexit (%s%s); trace a tracepoint instead, e.g. %s (see 'perfbuf list')\n",
-		 p->spec, cli_strerror(ferr), ferr == -EPERM ? ", kernel lockdown?" : "",
-		 tp);
+	say_no_kfunc(p, ferr, ret);
 	return -EOPNOTSUPP;
 }
 

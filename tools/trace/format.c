@@ -281,6 +281,25 @@ static void syscall_ptrs(struct trace_probe *p)
 	}
 }
 
+/* A format file's "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" line:
+ * DECL, NUL-terminated in @line, and the numbers; NULL for another line */
+static char *field_line(char *line, unsigned int *off, unsigned int *size,
+			int *sgn)
+{
+	char *decl = strstr(line, "field:"), *semi;
+
+	if (!decl)
+		return NULL;
+	decl += 6;
+	semi = strchr(decl, ';');
+	if (!semi)
+		return NULL;
+	*semi = '\0';
+	if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", off, size, sgn) != 3)
+		return NULL;
+	return decl;
+}
+
 int tp_format_parse(struct trace_probe *p, FILE *f)
 {
 	char *line = NULL, *print_fmt = NULL;
@@ -290,22 +309,15 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 
 	p->cfg.argv_slot = -1;
 	while (getline(&line, &cap, f) > 0) {
-		char *decl = strstr(line, "field:"), *semi, *type, *name, *arr;
+		char *decl, *type, *name, *arr;
 		unsigned int off, size;
 		int sgn;
 		struct tp_field *fl, *v;
 
 		if (!strncmp(line, "print fmt:", 10) && !print_fmt)
 			print_fmt = strdup(line);	/* after the fields */
-		if (!decl)
-			continue;
-		decl += 6;
-		semi = strchr(decl, ';');
-		if (!semi)
-			continue;
-		*semi = '\0';
-		if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &off,
-			   &size, &sgn) != 3 || split_decl(decl, &type, &name, &arr))
+		decl = field_line(line, &off, &size, &sgn);
+		if (!decl || split_decl(decl, &type, &name, &arr))
 			continue;	/* a line we do not understand: skip it */
 		/* beyond what BPF copies ("size:-4" would wrap off + size) */
 		if (off > TRACE_RAW_MAX || size > TRACE_RAW_MAX - off)
@@ -342,6 +354,37 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 	free(print_fmt);
 	if (!err && !strncmp(p->target, "syscalls:", 9))
 		syscall_ptrs(p);
+	return err;
+}
+
+int tp_format_decls(const char *target, int (*fn)(const char *decl, void *ctx),
+		    void *ctx)
+{
+	char path[512], *line = NULL, *decl, *type, *name, *arr, *cat_end = strchr(target, ':');
+	unsigned int off, size;
+	int sgn, err = 0;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!cat_end)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
+		 (int)(cat_end - target), target, cat_end + 1);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && getline(&line, &cap, f) > 0) {
+		char copy[512];
+
+		decl = field_line(line, &off, &size, &sgn);
+		if (!decl || snprintf(copy, sizeof(copy), "%s", decl) >= (int)sizeof(copy) ||
+		    split_decl(copy, &type, &name, &arr) || !strncmp(name, "common_", 7))
+			continue;	/* as tp_format_parse() skips them */
+		decl += strspn(decl, " \t");
+		err = fn(decl, ctx);
+	}
+	free(line);
+	fclose(f);
 	return err;
 }
 

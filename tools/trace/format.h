@@ -24,6 +24,12 @@ struct trace_read_opts {
 void trace_read_format(const struct trace_read_opts *r, char *buf, size_t sz);
 int trace_read_parse(struct trace_read_opts *r, const char *opts);
 int tp_format_load(struct trace_probe *p);
+/* The declarations of tracepoint @target's fields ("const char * filename",
+ * "char prev_comm[16]"), those a probe of it has (no common_*), to @fn in
+ * the format file's order until it returns non-zero: that, 0, or -errno
+ * (no such tracepoint: -ENOENT) */
+int tp_format_decls(const char *target, int (*fn)(const char *decl, void *ctx),
+		    void *ctx);
 /* The fields of format file @f into @p (p->target set: syscalls differ) */
 int tp_format_parse(struct trace_probe *p, FILE *f);
 void tp_fields_free(struct trace_probe *p);

@@ -121,7 +121,7 @@ int kfunc_parse_glob(struct probe_set *set, enum probe_kind kind, const char *kw
 	int found = 0, err = 0;
 	FILE *f;
 
-	if (!kprobes_supported()) {
+	if (!kfeat_kprobes()) {
 		cli_say(set->prog, "cannot trace %s: a glob of kernel functions needs kprobes, and this kernel has none (CONFIG_KPROBES is off); name one function (fentry) or trace a tracepoint\n",
 			 spec);
 		return -EOPNOTSUPP;

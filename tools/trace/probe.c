@@ -21,7 +21,6 @@
 
 #include "common/cli.h"
 #include "common/elf.h"
-#include "kprobes.h"
 #include "common/say.h"
 #include "sym/sym.h"
 #include "format.h"
@@ -33,17 +32,8 @@
 #include "tracefs.h"
 #include "trace.skel.h"
 
-static struct sym_ksyms *kallsyms;	/* read once, for ksym_addr() */
-
-bool kprobes_supported(void)
-{
-	return kprobes_in_kernel(tracefs_path());
-}
-
 void probe_features_free(void)
 {
-	ksyms_free(kallsyms);
-	kallsyms = NULL;
 	kfunc_btf_free();
 }
 
@@ -57,43 +47,18 @@ int kfunc_nargs(const char *func)
 	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
 }
 
-/* As libbpf-tools' fentry_can_attach(): load an empty fentry program.
- * 0, -ENOENT (not in BTF), or the load error (EPERM under lockdown). */
-int fentry_probe(const char *func)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct btf *btf = kbtf_vmlinux();
-	int id, fd;
-
-	if (!btf)
-		return -EOPNOTSUPP;
-	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
-	if (id < 0)
-		return -ENOENT;
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = id);
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 __u64 ksym_addr(const char *func)
 {
-	if (!kallsyms)
-		kallsyms = ksyms_load();
-	return kallsyms ? ksyms_addr(kallsyms, func) : 0;
+	const struct sym_ksyms *k = ksyms_get();
+
+	return k ? ksyms_addr(k, func) : 0;
 }
 
 bool in_kallsyms(const char *func)
 {
-	char mod[128];
+	const struct sym_ksyms *k = ksyms_get();
 
-	return kbtf_kallsyms(func, mod, sizeof(mod));	/* the one reading */
+	return k && ksyms_find(k, func, NULL, NULL);
 }
 
 /* Arguments of raw tracepoint @name from BTF (btf_trace_NAME), or -1. */
@@ -282,8 +247,7 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	return err;
 }
 
-/* A uprobe binary: as given when it has a '/', else searched in $PATH. */
-static int find_binary(const char *name, char *out, size_t sz)
+int uprobe_binary(const char *name, char *out, size_t sz)
 {
 	/* secure_getenv: a privileged (setcap) perfbuf takes no PATH of its caller's */
 	const char *path = secure_getenv("PATH");
@@ -345,7 +309,7 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
-	if (find_binary(name, path, sizeof(path))) {
+	if (uprobe_binary(name, path, sizeof(path))) {
 		cli_say(set->prog, "%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
 			 rest);
 		return -ENOENT;

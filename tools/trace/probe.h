@@ -145,6 +145,9 @@ static inline __u64 trace_undelivered_of(const __u64 *u, int ncpu, int cpu)
 int trace_output_errors(struct trace *skel, int ncpu,
 			__u64 (*out)[TRACE_OUT_REASONS]);
 int probes_parse(struct probe_set *set, const char *spec);
+/* A uprobe binary @name: as given when it has a '/', else searched in
+ * $PATH; into @out: 0, -ENOENT (no such regular file), -ENOMEM */
+int uprobe_binary(const char *name, char *out, size_t sz);
 /* A parsed probe's fields and names freed (attach.c drops its links). */
 void probe_clear(struct trace_probe *p);
 /* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
@@ -163,7 +166,6 @@ void probes_free(struct probe_set *set);
 int probes_attached(const struct probe_set *set);
 /* Tracepoints attached as perf events: ~40 ms each to detach. */
 int probes_slow(const struct probe_set *set);
-bool kprobes_supported(void);
 
 /* kfunc.c: kprobe:FUNC+OFFSET (cut off @p->target into @p->offset) */
 int kfunc_parse_offset(struct trace_probe *p, const char *spec);
@@ -180,11 +182,10 @@ void kfunc_attach_multi(struct probe_set *set, struct trace *skel);
 void uprobe_attach_multi(struct probe_set *set, struct trace *skel);
 /* Close those links: fast (one RCU grace period per link) */
 void uprobe_detach_multi(struct probe_set *set);
-/* What the kernel offers (probe.c), also for attach.c's fallbacks:
- * fentry on @func (0, -ENOENT not in BTF, or the load error); @func in
+/* What the kernel's BTF and kallsyms say (probe.c), also for attach.c's
+ * fallbacks (kprobes and fentry themselves: common/kfeat.h): @func in
  * kallsyms; a raw tracepoint's arguments from BTF (-1: unknown). The BTF
  * read for them is freed by probe_features_free(). */
-int fentry_probe(const char *func);
 /* @func's parameters in vmlinux's BTF (0 when not there) */
 int kfunc_nargs(const char *func);
 bool in_kallsyms(const char *func);

@@ -232,7 +232,7 @@ static bool pid_exited(struct trace_session *s)
 int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 {
 	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
-	__u64 deadline = s->o.duration ? now + s->o.duration * 1000000000ULL : 0;
+	__u64 deadline = s->o.duration_ns ? now + s->o.duration_ns : 0;
 	struct trace_totals prev = {};
 	int err;
 

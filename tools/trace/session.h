@@ -40,7 +40,7 @@
 struct trace_session_opts {
 	long pages;		/* ring pages per CPU */
 	long latency;		/* ms an event may wait; 0: the library's */
-	long duration;		/* s; 0: until a signal */
+	unsigned long long duration_ns;	/* 0: until a signal */
 	bool stats;		/* a line on stderr every second */
 	bool verbose;		/* libbpf's debug output */
 	struct trace_filter filter;	/* -p, --comm, --cpu, --kstack, --ustack */

@@ -114,7 +114,11 @@ static void json_value(struct outbuf *o, const struct tv_field *f)
 	if (out_number(o, f, true))
 		return;
 	switch (f->type) {
-	case TV_PTR:
+	case TV_PTR:	/* an unreadable string: null, its address in "unreadable" */
+		if (f->flags & TV_F_UNREAD) {
+			out_lit(o, "null");
+			break;
+		}
 		out_c(o, '"');
 		out_hex(o, f->u);
 		out_c(o, '"');
@@ -204,6 +208,34 @@ static void json_cuts(struct outbuf *o, const struct json_probe *jp,
 		out_c(o, ']');
 }
 
+/* ,"unreadable":{"filename":"0x1"}: the addresses of the strings BPF
+ * could not read (null in "args": an address there would read like a
+ * name), after "args"; nothing when every one was read. */
+static void json_unreadable(struct outbuf *o, const struct json_probe *jp,
+			    const struct tv_event *e)
+{
+	bool first = true;
+
+	for (int i = 0; i < e->nfields; i++) {
+		const struct tv_field *f = &e->fields[i];
+		const char *key = jp->keys[f->idx];
+
+		if (f->type != TV_PTR || !(f->flags & TV_F_UNREAD))
+			continue;
+		if (first)
+			out_lit(o, ",\"unreadable\":{");
+		else
+			out_c(o, ',');
+		first = false;
+		out_mem(o, key, strlen(key));
+		out_c(o, '"');
+		out_hex(o, f->u);
+		out_c(o, '"');
+	}
+	if (!first)
+		out_c(o, '}');
+}
+
 /* --kstack/--ustack: ["leaf", ..., "root"] */
 static void json_frames(struct outbuf *o, const char *const *frames, int n)
 {
@@ -249,6 +281,7 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 	out_c(o, '}');
 	json_names(o, jp, e);
 	json_cuts(o, jp, e);
+	json_unreadable(o, jp, e);
 	if (e->kstack) {
 		out_lit(o, ",\"kstack\":");
 		json_frames(o, e->kstack, e->nkstack);

@@ -158,8 +158,12 @@ static void text_value(struct outbuf *o, const struct tv_field *f)
 	case TV_ARRAY:
 		out_number(o, f, false);
 		break;
-	case TV_PTR:
+	case TV_PTR:	/* an unreadable string: never taken for a value */
+		if (f->flags & TV_F_UNREAD)
+			out_lit(o, "<unreadable ");
 		out_hex(o, f->u);
+		if (f->flags & TV_F_UNREAD)
+			out_c(o, '>');
 		break;
 	case TV_STR:
 		text_str(o, f->data, f->len, cut);

@@ -16,6 +16,8 @@
  *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
  *   stop.c       the end: stop the flow, then detach many probes
+ *   hint.c       the tracepoints that fit a function that cannot be probed
+ *   child.c      -c CMD: the command started, held until the attach
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H
@@ -27,5 +29,6 @@
 #include "filter.h"
 #include "stop.h"
 #include "syscalls.h"
+#include "hint.h"
 
 #endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * trace -c CMD: the command is forked at the start, before the programs
+ * load (its PID is -p's filter), and held in a read() of a pipe until
+ * the probes are attached, so none of its events is missed; then it
+ * execs. The run ends when it exits (the -p watch: pidwatch.c) with its
+ * events drained. The fork comes before any BPF object, ring or output
+ * file exists: the child inherits none of them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+
+void child_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* The next word of @s (at a non-blank) into @out: where it ends, NULL
+ * on an open quote */
+static const char *next_word(const char *s, char *out)
+{
+	char q = 0;
+
+	for (; *s && (q || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+		if (!q && (*s == '\'' || *s == '"')) {
+			q = *s;
+		} else if (q && *s == q) {
+			q = 0;
+		} else if (*s == '\\' && s[1] && q != '\'' &&
+			   (!q || strchr("\"\\$`", s[1]))) {
+			*out++ = *++s;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+	return q ? NULL : s;
+}
+
+char **child_split(const char *cmd)
+{
+	size_t n = 0, len = strlen(cmd);
+	char **argv = calloc(len / 2 + 2, sizeof(*argv));	/* words <= len/2 + 1 */
+
+	if (!argv)
+		return NULL;
+	for (;;) {
+		cmd += strspn(cmd, " \t\n");
+		if (!*cmd)
+			break;
+		argv[n] = malloc(len + 1);
+		if (!argv[n] || !(cmd = next_word(cmd, argv[n]))) {
+			errno = argv[n] ? EINVAL : ENOMEM;
+			child_argv_free(argv);
+			return NULL;
+		}
+		n++;
+	}
+	if (!n) {
+		free(argv);
+		errno = EINVAL;
+		return NULL;
+	}
+	return argv;
+}
+
+/* execvp()'s search, done before the fork: 0 or -errno */
+static int find_exec(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *d, *save = NULL, full[4096];
+	struct stat st;
+	int err = -ENOENT;
+
+	if (strchr(name, '/'))
+		return stat(name, &st) ? -errno : access(name, X_OK) ? -errno : 0;
+	dirs = strdup(path ? path : "/usr/bin:/bin");
+	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(full, sizeof(full), "%s/%s", *d ? d : ".", name);
+		if (!stat(full, &st) && S_ISREG(st.st_mode)) {
+			err = access(full, X_OK) ? -errno : 0;
+			if (!err)
+				break;
+		}
+	}
+	free(dirs);
+	return dirs ? err : -ENOMEM;
+}
+
+/* The child: wait for the go, then exec (a run that ended first closed
+ * the pipe: exit without running) */
+static void child_main(int wait_fd, char **argv, const char *prog)
+{
+	char go;
+
+	sigset_t none;
+
+	if (read(wait_fd, &go, 1) != 1)
+		_exit(127);
+	close(wait_fd);
+	/* what perfbuf ignores or blocks, the command must not inherit */
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: -c: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+	_exit(127);
+}
+
+int child_start(struct trace_child *c, const char *prog, const char *cmd)
+{
+	int fds[2], err;
+
+	c->pid = 0;
+	c->go = -1;
+	c->argv = child_split(cmd);
+	if (!c->argv) {
+		fprintf(stderr, "%s: -c '%s': %s\n", prog, cmd, errno == ENOMEM ? "out of memory" :
+			"want a command, its words quoted as a shell quotes them (no quote left open)");
+		return -EINVAL;
+	}
+	err = find_exec(c->argv[0]);
+	if (err) {
+		fprintf(stderr, "%s: -c: %s: %s\n", prog, c->argv[0],
+			err == -ENOENT ? "command not found (give a path, or a command in $PATH)" :
+					 strerror(-err));
+		return err;
+	}
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0) {
+		err = -errno;
+		fprintf(stderr, "%s: -c: fork failed: %s\n", prog, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		c->pid = 0;
+		return err;
+	}
+	if (!c->pid) {
+		close(fds[1]);
+		child_main(fds[0], c->argv, prog);
+	}
+	close(fds[0]);
+	c->go = fds[1];
+	return 0;
+}
+
+void child_release(struct trace_child *c)
+{
+	if (c->pid <= 0)
+		return;		/* no -c (a zeroed struct) */
+	if (c->go >= 0 && write(c->go, "g", 1) != 1)
+		kill(c->pid, SIGKILL);	/* cannot happen: a pipe of ours */
+	if (c->go >= 0)
+		close(c->go);
+	c->go = -1;
+}
+
+/* Wait for @pid; one that ignores SIGTERM (@killed) gets SIGKILL after
+ * a second */
+static void reap(pid_t pid, int *st, bool killed)
+{
+	for (int i = 0; killed && i < 100; i++) {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return;
+		usleep(10000);
+	}
+	if (killed)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+		;
+}
+
+void child_end(struct trace_child *c, const char *prog, bool stop)
+{
+	bool ran = c->go < 0;
+	int st;
+
+	if (c->pid > 0 && c->go >= 0)
+		close(c->go);	/* never released: it exits unrun */
+	c->go = -1;
+	if (c->pid > 0) {
+		if (stop && ran)
+			kill(c->pid, SIGTERM);
+		reap(c->pid, &st, stop && ran);
+		if (ran && WIFEXITED(st))
+			fprintf(stderr, "%s: -c: %s exited with status %d\n", prog,
+				c->argv[0], WEXITSTATUS(st));
+		else if (ran && WIFSIGNALED(st))
+			fprintf(stderr, "%s: -c: %s was killed by signal %d (%s)\n", prog,
+				c->argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+	}
+	c->pid = 0;
+	child_argv_free(c->argv);
+	c->argv = NULL;
+}
