@@ -38,7 +38,7 @@ TOOL_LDLIBS = $(LDLIBS) -ldeflate
 # second time with PERFBUF_COMPAT for older kernels (COMPAT_SRCS, into
 # bpf/compat/ and NAME_compat.skel.h); tools/common/kfeat.c picks one
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
-	      -MMD -MP -I$(OUTPUT) -Ibpf
+	      -MMD -MP -I$(OUTPUT) -Ibpf -Iinclude
 
 ifeq ($(SAN),1)
 PB_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \

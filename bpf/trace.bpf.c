@@ -12,6 +12,8 @@
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
+#include <perfbuf/bpf.h>
+
 #include "trace.h"
 #include "trace_filter.bpf.h"
 
@@ -29,22 +31,13 @@ const volatile bool want_ustack = false;
 
 #define STACK_BYTES (TRACE_STACK_MAX * 8)
 
-/* Records bpf_perf_event_output() could not write, per CPU, by reason
- * (key: enum trace_out_reason): a full ring (-ENOSPC, which the kernel
- * counts as lost too); no ring in the CPU's slot (-ENOENT: a CPU just back
- * online, before the collector opened its new ring; -E2BIG: a CPU past
- * the map); anything else (-EOPNOTSUPP: a dead event, the CPU went away;
- * -EBUSY). The last two the kernel does not count: they are lost too. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TRACE_OUT_REASONS);
-	__type(key, __u32);
-	__type(value, __u64);
-} output_errors SEC(".maps");
-
-#define E_NOENT 2
-#define E_2BIG 7
-#define E_NOSPC 28
+/* Every output counted by its outcome, per CPU and per probe (the kind
+ * is the probe's index): written, ring full (the kernel's lost), no ring
+ * in the CPU's slot (a CPU just back online, before the collector opened
+ * its new ring; a CPU past the map), any other failure (a dead event,
+ * nesting). Only after every filter: a probe filtered out is not
+ * offered. perfbuf/bpf.h, read by the library's perfbuf_ledger__*. */
+PERFBUF_LEDGER(TRACE_MAX_PROBES);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -267,7 +260,6 @@ static __always_inline __u32 add_stacks(void *ctx, struct trace_record *e,
 static __always_inline void event_send(void *ctx, struct trace_record *e,
 				       __u32 data_sz)
 {
-	long out_err;
 	__u32 off;
 
 	if (data_sz > TRACE_DATA_MAX)
@@ -281,17 +273,7 @@ static __always_inline void event_send(void *ctx, struct trace_record *e,
 		if (data_sz > TRACE_DATA_MAX)
 			data_sz = TRACE_DATA_MAX;	/* never: for the verifier */
 	}
-	out_err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
-					sizeof(*e) + data_sz);
-	if (out_err) {
-		__u32 why = out_err == -E_NOSPC ? TRACE_OUT_NO_SPACE :
-			    out_err == -E_NOENT || out_err == -E_2BIG ?
-			    TRACE_OUT_NO_RING : TRACE_OUT_OTHER;
-		__u64 *n = bpf_map_lookup_elem(&output_errors, &why);
-
-		if (n)
-			(*n)++;
-	}
+	perfbuf_output(ctx, &events, e->cookie, e, sizeof(*e) + data_sz);
 	scratch_put();
 }
 

@@ -44,14 +44,6 @@
 #define TRACE_NO_STACK_ROOM 0xffff
 #define TRACE_MAX_SYSCALLS 1024	/* syscall numbers traced through sys_enter */
 
-/* Why bpf_perf_event_output() failed: the key of the output_errors map */
-enum trace_out_reason {
-	TRACE_OUT_NO_SPACE,	/* -ENOSPC: the ring was full */
-	TRACE_OUT_NO_RING,	/* -ENOENT, -E2BIG: no ring in the CPU's slot */
-	TRACE_OUT_OTHER,	/* -EOPNOTSUPP (a dead event), -EBUSY, ... */
-	TRACE_OUT_REASONS,
-};
-
 /* What a string slot reads. */
 enum trace_str_kind {
 	TRACE_STR_DATA_LOC = 1,	/* __data_loc u32 at off: kernel string */

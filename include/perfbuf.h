@@ -23,6 +23,10 @@
  *                          (perfbuf_type__*)
  *  - perfbuf/object.h      a person's own BPF object: open, set its
  *                          globals, load, auto-attach (perfbuf_object__*)
+ *  - perfbuf/ledger.h      every output of a BPF program counted per kind
+ *                          and CPU (perfbuf_output(), perfbuf/bpf.h), read
+ *                          and checked against the collector
+ *                          (perfbuf_ledger__*)
  *  - perfbuf/batch.h       records gathered into arrays, one call per drain
  *                          (perfbuf_batch__*: Python's numpy batches)
  * and perfbuf/common.h: options structs, diagnostics, the clock, CPU lists;
@@ -38,6 +42,7 @@
 #include "perfbuf/collector.h"
 #include "perfbuf/sample.h"
 #include "perfbuf/type.h"
+#include "perfbuf/ledger.h"
 #include "perfbuf/object.h"
 #include "perfbuf/batch.h"
 

@@ -27,6 +27,7 @@ group() {
 	perfbuf_type__*) echo perfbuf_type__from_file ;;
 	perfbuf_object__*) echo perfbuf_object__open ;;
 	perfbuf_batch__*) echo perfbuf_batch__new ;;
+	perfbuf_ledger__*) echo perfbuf_ledger__new ;;
 	perfbuf_set_print | perfbuf_now_ns | perfbuf_cpus__* | \
 	perfbuf_version | perfbuf_*_version)
 		echo perfbuf_set_print ;;

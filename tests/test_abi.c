@@ -32,6 +32,8 @@ TEST(opts_end_without_hole)
 		  END(perfbuf_sampler_opts, prog_fd), "perfbuf_sampler_opts");
 	ASSERT_EQ(sizeof(struct perfbuf_batch_opts),
 		  END(perfbuf_batch_opts, record_cnt), "perfbuf_batch_opts");
+	ASSERT_EQ(sizeof(struct perfbuf_ledger_opts),
+		  END(perfbuf_ledger_opts, name_cnt), "perfbuf_ledger_opts");
 }
 
 /* An iteration into a record shorter than the library's: the fields past

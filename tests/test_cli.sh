@@ -31,7 +31,7 @@ one_line_error demo_bad_time "^perfbuf demo: --time wants rel, mono or wall, not
 # perfbuf-bench is not run by the suite, but its bad options are checked
 if [[ -x $BUILD/perfbuf-bench ]]; then
 	PERFBUF=$BUILD/perfbuf-bench
-	one_line_error bench_bad_only "^perfbuf-bench: --only wants throughput, ordered, drain, trace, filter, profile, record, record_load, python, run, nats or cpus, not 'x'$" --only x
+	one_line_error bench_bad_only "^perfbuf-bench: --only wants throughput, ordered, drain, trace, filter, profile, record, record_load, python, run, nats, cpus or ledger, not 'x'$" --only x
 	one_line_error bench_unknown_option "^perfbuf-bench: unknown option '--frob'" --frob
 	one_line_error bench_bad_duration "^perfbuf-bench: -d wants a duration from 1ms to 10m \\(e.g. 5, 0.5, 500ms, 2m\\), not '0'$" -d 0
 	one_line_error bench_bad_pages "^perfbuf-bench: --pages wants a power of two, not '3'$" -p 3

@@ -78,7 +78,7 @@ PY
 # Prometheus's per-CPU numbers at time $1, in the same lines
 prom_cpus() {
 	join <(q perfbuf_events_received_total "$1") \
-	     <(q perfbuf_events_lost_total "$1")
+	     <(q 'perfbuf_events_lost_total{cpu!=""}' "$1")
 	echo "printed $(q1 'perfbuf_events_written_total{sink="json"}' "$1")"
 }
 # stop_at VAR: the time just before SIGINT (Prometheus's series go stale
@@ -118,7 +118,7 @@ promtool check metrics <"$tmp/expo" >"$tmp/promtool" 2>&1
 check promtool_clean test "$?:$(wc -c <"$tmp/promtool")" = "0:0"
 check metrics_404 test "$("${UTIL[@]}" get "http://127.0.0.1:$MPORT/" | sed -n 1p)" = 404
 names=$(grep -v '^#' "$tmp/expo" | sed 's/[{ ].*//' | sort -u | tr '\n' ' ')
-check metric_names test "$names" = "perfbuf_bpf_output_errors_total perfbuf_build_info perfbuf_events_lost_total perfbuf_events_received_total perfbuf_events_written_total perfbuf_ring_high_water_bytes perfbuf_ring_mapped_bytes perfbuf_ring_size_bytes perfbuf_sink_errors_total perfbuf_wakeups_total process_cpu_seconds_total process_max_fds process_open_fds process_resident_memory_bytes process_start_time_seconds process_virtual_memory_bytes "
+check metric_names test "$names" = "perfbuf_bpf_output_errors_total perfbuf_build_info perfbuf_events_lost_total perfbuf_events_offered_total perfbuf_events_received_total perfbuf_events_written_total perfbuf_ring_high_water_bytes perfbuf_ring_mapped_bytes perfbuf_ring_size_bytes perfbuf_sink_errors_total perfbuf_wakeups_total process_cpu_seconds_total process_max_fds process_open_fds process_resident_memory_bytes process_start_time_seconds process_virtual_memory_bytes "
 # the ring memory of all CPUs: the rings' sizes added up, what was mapped
 check ring_mapped_bytes awk '/^perfbuf_ring_size_bytes/ { sum += $2 }
 	/^perfbuf_ring_mapped_bytes / { mapped = $2 }
@@ -202,10 +202,13 @@ if [[ $prom == "$cpus" ]]; then
 else
 	fail overload_sums_equal_summary "summary: $(echo $cpus), prometheus: $(echo $prom)"
 fi
-lost=$(q1 'sum(perfbuf_events_lost_total)' "$tb")
+lost=$(q1 'sum(perfbuf_events_lost_total{cpu!=""})' "$tb")
 check overload_lost test "${lost:-0}" -gt 0
-# every event of the workload received or lost on some CPU
-check overload_all_counted test "$(q1 'sum(perfbuf_events_received_total) + sum(perfbuf_events_lost_total)' "$tb")" = $((N * runs))
+# every event of the workload received or lost on some CPU, or not
+# written (no ring in the slot while CPU1 came back)
+check overload_all_counted test "$(q1 'sum(perfbuf_events_received_total) + sum(perfbuf_events_lost_total{cpu!=""}) + sum(perfbuf_bpf_output_errors_total{reason!="no_space"})' "$tb")" = $((N * runs))
+# the probe offered each of them; its lost are the CPUs'
+check overload_probe_offered test "$(q1 'sum(perfbuf_events_offered_total)' "$tb"):$(q1 'sum(perfbuf_events_lost_total{probe!=""})' "$tb")" = "$((N * runs)):$lost"
 span=$(python3 -c "print(int($tb - $t0) + 1)")
 resets=
 for m in perfbuf_events_received_total perfbuf_events_lost_total \

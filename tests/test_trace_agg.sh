@@ -139,23 +139,32 @@ if traced key_limit --aggregate-keys 3 --aggregate 'count() by args.pid' --comm 
 	check key_limit_stderr grep -q "aggregate 'count() by args.pid': 3 keys, the limit" "$tmp/err"
 fi
 
-# 6. losses: a storm into one-page rings; the count and the losses stated
-# beside it add up to the calls
+# 6. losses: a storm of two probes into one-page rings; each map states
+# the losses of its own probes (the programs' ledger), and what it counted
+# and what it says lost add up to the calls of its probes
 : >"$tmp/err"
-timeout 60 "$PERFBUF" trace --pages 1 --aggregate 'count()' --comm "${name}l" \
-	tracepoint:syscalls:sys_enter_getpgid >"$tmp/out" 2>"$tmp/err" &
+timeout 60 "$PERFBUF" trace --pages 1 --aggregate '@p = count() by args.pid' \
+	--aggregate '@all = count()' --comm "${name}l" tracepoint:syscalls:sys_enter_getpgid \
+	tracepoint:syscalls:sys_enter_getppid >"$tmp/out" 2>"$tmp/err" &
 tpid=$!
 if attached "$tmp/err" "$tpid"; then
-	as "${name}l" 'for _ in range(200000): os.getpgid(0)'
+	as "${name}l" 'for _ in range(150000): os.getpgid(0)
+for _ in range(50000): os.getppid()'
 	stop_trace
-	counted=$(sed -n 's/^@: \([0-9]*\)$/\1/p' "$tmp/out")
-	lost=$(sed -n 's/^# @: \([0-9]*\) events (of any probe) lost: not counted above$/\1/p' "$tmp/out")
-	summary_lost=$(grep -oE '; [0-9]+ lost$' "$tmp/err" | grep -oE '[0-9]+')
-	if [[ ${summary_lost:-0} == 0 ]]; then
+	stated() { sed -n "s/^# $1: \([0-9]*\) events of its probes lost: not counted above$/\1/p" "$tmp/out"; }
+	ledger_lost() { awk -v p="$1" '$NF == p { print $3 + $4 }' "$tmp/err"; }
+	p_counted=$(sed -n 's/^@p\[0\]: \([0-9]*\)$/\1/p' "$tmp/out")
+	all_counted=$(sed -n 's/^@all: \([0-9]*\)$/\1/p' "$tmp/out")
+	p_lost=$(stated @p) all_lost=$(stated @all)
+	getpgid_lost=$(ledger_lost tracepoint:syscalls:sys_enter_getpgid)
+	getppid_lost=$(ledger_lost tracepoint:syscalls:sys_enter_getppid)
+	if [[ ${getpgid_lost:-0} == 0 ]]; then
 		skip losses_stated "no loss into one-page rings on this run"
 	else
-		check losses_stated test "${lost:-x}" = "$summary_lost" -a \
-			"$((${counted:-0} + ${lost:-0}))" = 200000
+		check losses_stated_per_probe test "${p_lost:-x}" = "$getpgid_lost" -a \
+			"${all_lost:-x}" = "$((getpgid_lost + ${getppid_lost:-0}))"
+		check losses_add_up test "$((${p_counted:-0} + ${p_lost:-0}))" = 150000 -a \
+			"$((${all_counted:-0} + ${all_lost:-0}))" = 200000
 	fi
 else
 	fail losses_stated "did not attach: $(cat "$tmp/err")"

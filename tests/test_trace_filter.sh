@@ -58,6 +58,10 @@ if traced int_eq --json --filter "comm == \"$name\"" \
 	# the ring carried only what passed: 17 of the 424 calls
 	check filtered_never_received test "$(received "$tmp/out")" = 17
 	check filtered_exit_0 test "$trc" = 0
+	# what a filter drops in the kernel is never offered: each probe's
+	# ledger counts what passed, 5 and 12, all received
+	check filtered_not_offered json_check "$tmp/out" \
+		"sorted((p['probe'], p['offered'], p['received']) for p in objs[-1]['probes'])==[('tracepoint:syscalls:sys_enter_getpgid', 5, 5), ('tracepoint:syscalls:sys_enter_getsid', 12, 12)]"
 fi
 
 # 2. logic: !, !=, a constant on the left, parentheses

@@ -101,3 +101,53 @@ error_case() {
 		fail "$name" "exit $rc, stderr: $(head -c 300 "$tmp/eerr")"
 	fi
 }
+
+# The ledger's storm (tests/test_trace.sh, tests/vm/t_ledger.sh): two
+# probes hit 3:1. ledger_storm COMM N: a process named COMM calls
+# getpgid() three times and getppid() once, N times
+ledger_storm() {
+	python3 -c 'import ctypes, os, sys
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)	# PR_SET_NAME
+for i in range(int(sys.argv[2])):
+	os.getpgid(0); os.getpgid(0); os.getpgid(0); os.getppid()' "$1" "$2"
+}
+# ledger_verdict json|text FILE N: what is wrong with the summary of a
+# trace of ledger_storm's two probes (JSON: the output; text: stderr), or
+# nothing: each probe offered what the storm made and lost some, offered
+# = received + lost + no_reader + failed, the probes' lost and received
+# add up to the summary's
+ledger_verdict() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, re, sys
+mode, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if mode == "json":
+    s = [json.loads(l) for l in open(path) if '"summary"' in l][-1]
+    probes, lost, received = s.get("probes", []), s["lost"], s["received"]
+else:
+    text = open(path).read()
+    m = re.search(r"^(\d+) events received: .*; (\d+) lost", text, re.M)
+    received, lost = int(m.group(1)), int(m.group(2))
+    rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\S+)$", text, re.M)
+    probes = [dict(zip(("offered", "received", "lost", "no_reader"), map(int, r[:4])),
+                   probe=r[4], failed=0) for r in rows]
+want = {"tracepoint:syscalls:sys_enter_getpgid": 3 * n,
+        "tracepoint:syscalls:sys_enter_getppid": n}
+got = {p["probe"]: p for p in probes}
+bad = []
+if sorted(got) != sorted(want):
+    bad.append("probes %s" % sorted(got))
+for k, v in want.items():
+    p = got.get(k, {})
+    if p.get("offered") != v:
+        bad.append("%s offered %s, the storm made %d" % (k, p.get("offered"), v))
+    if not p.get("lost"):
+        bad.append("%s lost nothing" % k)
+    if p and p["offered"] != p["received"] + p["lost"] + p["no_reader"] + p["failed"]:
+        bad.append("%s: offered != received + lost + no_reader + failed: %s" % (k, p))
+if sum(p["lost"] for p in probes) != lost:
+    bad.append("the probes' lost add up to %d, the summary says %d" % (sum(p["lost"] for p in probes), lost))
+if sum(p["received"] for p in probes) != received:
+    bad.append("the probes' received add up to %d, the summary says %d" % (sum(p["received"] for p in probes), received))
+print("; ".join(bad))
+PY
+}

@@ -17,7 +17,7 @@ extern "C" {
  * (the soname is libperfbuf.so.MAJOR, the file libperfbuf.so.MAJOR.MINOR.PATCH)
  * and the newest node of src/libperfbuf.map is LIBPERFBUF_MAJOR.MINOR. */
 #define PERFBUF_MAJOR_VERSION 3
-#define PERFBUF_MINOR_VERSION 1
+#define PERFBUF_MINOR_VERSION 2
 #define PERFBUF_PATCH_VERSION 0
 
 #define PERFBUF_STR_(x) #x

@@ -39,6 +39,8 @@
  *                  `trace --json -o FILE` on the storm, a local nats-server
  *   cpus.c         start-up and an idle consumer's CPU, perfbuf against
  *                  libbpf's perf_buffer (run in guests of many vCPUs)
+ *   ledger.c       perfbuf_output() against bpf_perf_event_output() per
+ *                  write, in the kernel (BPF_PROG_TEST_RUN)
  * A new part: a file with `int bench_NAME(void)` that prints its tables with
  * emit_md() (table.c), declared below, and a line in bench_parts[].
  */
@@ -86,6 +88,7 @@ struct bench_env {
 	bool no_sweep;
 	bool no_trace;
 	const char *only;	/* --only: one part's name */
+	const char *baseline;	/* --baseline: another build's perfbuf */
 	bool peer_on[N_PEERS];	/* --peers: the throughput table's rows */
 	char self[PATH_MAX];
 };
@@ -105,6 +108,7 @@ int bench_python(void);		/* python.c: the Python package vs bcc and C */
 int bench_run(void);		/* run.c */
 int bench_nats(void);		/* nats.c */
 int bench_cpus(void);		/* cpus.c: start-up and idle cost per CPU count */
+int bench_ledger(void);		/* ledger.c: perfbuf_output()'s cost per write */
 
 /* ---- peers.c: one measurement ----------------------------------------- */
 

@@ -41,6 +41,7 @@ static const struct bench_part {
 	{ "run", bench_run },
 	{ "nats", bench_nats },
 	{ "cpus", bench_cpus },
+	{ "ledger", bench_ledger },
 };
 #define N_PARTS (sizeof(bench_parts) / sizeof(bench_parts[0]))
 
@@ -73,11 +74,15 @@ static const char usage_text[] =
 "      --no-trace     skip the perfbuf trace vs bpftrace comparisons\n"
 "      --only PART    only one part: throughput (the first table, no\n"
 "                     sweep), ordered, drain, trace, filter, profile,\n"
-"                     record, record_load, python, run, nats or cpus\n"
+"                     record, record_load, python, run, nats, cpus or\n"
+"                     ledger\n"
 "      --peers LIST   the throughput table's consumers, comma-separated:\n"
 "                     perfbuf, perfbuf_wake1, perfbuf_ts, perfbuf_ordered,\n"
 "                     libbpf_pb, libbpf_raw, libbpf_rb, perfbuf_kind,\n"
 "                     libbpf_kind, floor, perfbuf_iter (default: all)\n"
+"      --baseline PERFBUF\n"
+"                     trace: pairs of storms, this build's perfbuf trace\n"
+"                     against PERFBUF's (another build: a change's cost)\n"
 "  -h, --help         this text\n"
 "\n"
 "Examples:\n"
@@ -152,6 +157,12 @@ static int parse_value(int opt, const char *arg)
 		if (parse_peers(arg))
 			break;
 		return 0;
+	case 'B':
+		want = "--baseline wants an executable perfbuf";
+		if (access(arg, X_OK))
+			break;
+		env.baseline = arg;
+		return 0;
 	case 'O':
 		want = part_list(parts, sizeof(parts));
 		for (size_t i = 0; i < N_PARTS; i++)
@@ -182,7 +193,7 @@ static bool bench_option(int opt, char *arg, void *ctx)
 	case 'T':
 		env.no_trace = true;
 		return true;
-	default:	/* d p b o O P */
+	default:	/* d p b o O P B */
 		return !parse_value(opt, arg);
 	}
 }
@@ -200,6 +211,7 @@ static int parse_args(int argc, char **argv)
 		{ "no-trace", no_argument, NULL, 'T' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "peers", required_argument, NULL, 'P' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};

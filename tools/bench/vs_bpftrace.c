@@ -207,6 +207,37 @@ static void floor_pairs(const char *tool, double secs)
 	consumer_cost(tool, secs, env.quick ? 1 : 3);
 }
 
+/* --baseline: perfbuf trace of another build (T_PERFBUF's way) */
+#define T_BASELINE (T_N + 1)
+
+static void baseline_once(int t, const char *tool, double secs, struct trace_run *r)
+{
+	trace_once(T_PERFBUF, t == T_BASELINE ? env.baseline : tool, secs, r);
+}
+
+/* --baseline: what this build's `perfbuf trace` costs the traced thread
+ * against another build's (a change measured: with and without it), in
+ * pairs of storms in one run, as floor_pairs() */
+static void baseline_pairs(const char *tool, double secs)
+{
+	int n = env.quick ? FLOOR_PAIRS_QUICK : FLOOR_PAIRS;
+	struct paired p;
+
+	printf("perfbuf trace / the baseline's (%s): %d pairs...\n", env.baseline, n);
+	if (storm_pairs(baseline_once, T_PERFBUF, T_BASELINE, tool, secs, n, &p)) {
+		emit_md("\nThe baseline's pairs skipped: a `perfbuf trace` did not start, "
+			"attach or exit cleanly (see %s/trace.log)\n", env.out);
+		return;
+	}
+	emit_md("\nIn pairs of storms, this build's `perfbuf trace --json -o /dev/null` "
+		"and the baseline's (`%s`), the order swapped every pair, %.0f s each.\n\n"
+		"| target | ratio | syscalls/s (medians) | pairs' range | pairs |\n"
+		"|---|---:|---:|---:|---:|\n"
+		"| traced thread: this build / the baseline | %.3fx | %.3f M / %.3f M | "
+		"%.3f–%.3fx | %d |\n", env.baseline, secs, p.ratio, p.a / 1e6, p.b / 1e6,
+		p.lo, p.hi, p.n);
+}
+
 /*
  * The end-user view: a thread calling getpgid() flat out, untraced, traced
  * by `perfbuf trace --json -o /dev/null`, and by bpftrace printf() on the
@@ -251,6 +282,8 @@ int bench_trace(void)
 	}
 	if (med[T_PERFBUF].rate && med[T_FLOOR].rate && perfbuf_tool(tool, sizeof(tool)))
 		floor_pairs(tool, secs);
+	if (env.baseline && med[T_PERFBUF].rate && perfbuf_tool(tool, sizeof(tool)))
+		baseline_pairs(tool, secs);
 	return 0;
 }
 

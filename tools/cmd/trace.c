@@ -46,6 +46,7 @@ struct run {
 	int fd;			/* the output: 1, or @out's */
 	struct cli_out out;	/* -o FILE (not record's) */
 	struct metrics metrics;	/* --metrics */
+	struct perfbuf_ledger *mledger;	/* --metrics: the server thread's */
 	__u64 next_pub;		/* --metrics: when to publish the counts */
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
@@ -142,17 +143,24 @@ static int open_stacks(struct run *run)
 	return 0;
 }
 
-/* --aggregate: the events lost so far, exact (the rings' counts and the
- * programs' own); not yet told apart by probe */
+/* --aggregate: the events lost so far, exact: of probe @probe, what the
+ * programs' ledger counts for it as not delivered (ring full, no ring,
+ * failed); of every probe (-1), the rings' count */
 static int lost_so_far(void *ctx, int probe, __u64 *count)
 {
+	struct perfbuf_ledger_kind k = { .sz = sizeof(k) };
 	struct run *run = ctx;
 	struct trace_totals t;
 
-	if (probe >= 0)
+	if (probe < 0) {
+		trace_totals(run->s.pb, &t);
+		*count = t.lost;
+		return 0;
+	}
+	if (!run->s.ledger || perfbuf_ledger__read(run->s.ledger, NULL) < 0 ||
+	    perfbuf_ledger__kind(run->s.ledger, (size_t)probe, &k))
 		return -ENOENT;
-	trace_totals(run->s.pb, &t);
-	*count = t.lost;
+	*count = k.lost + k.no_reader + k.failed;
 	return 0;
 }
 
@@ -259,14 +267,38 @@ static int check_pages(struct run *run)
 /* --metrics: the BPF side's failed writes, from the server's thread */
 static int bpf_errors(void *ctx, int ncpu, __u64 (*out)[METRICS_REASONS])
 {
-	_Static_assert((int)METRICS_NO_SPACE == (int)TRACE_OUT_NO_SPACE &&
-		       (int)METRICS_NO_RING == (int)TRACE_OUT_NO_RING &&
-		       (int)METRICS_OTHER == (int)TRACE_OUT_OTHER &&
-		       (int)METRICS_REASONS == (int)TRACE_OUT_REASONS, "one order of reasons");
-	return trace_output_errors(ctx, ncpu, out);
+	struct run *run = ctx;
+
+	_Static_assert((int)METRICS_NO_SPACE == (int)LEDGER_FULL &&
+		       (int)METRICS_NO_RING == (int)LEDGER_NO_READER &&
+		       (int)METRICS_OTHER == (int)LEDGER_FAILED &&
+		       (int)METRICS_REASONS == (int)LEDGER_REASONS, "one order of reasons");
+	return ledger_cpu_reasons(run->mledger, ncpu, out);
 }
 
-/* --metrics: what there is to show, now that it exists */
+/* --metrics: each probe's offered and lost, from the server's thread */
+static int probe_counts(void *ctx, struct metrics_kind **out, size_t *n)
+{
+	struct run *run = ctx;
+	struct ledger_view v;
+	int err = ledger_view_read(&v, run->mledger, NULL, run->o.prog,
+				   run->s.set.n, probe_spec_of, &run->s.set);
+
+	if (err)
+		return err;
+	*out = calloc(v.nkinds ? v.nkinds : 1, sizeof(**out));
+	for (size_t k = 0; *out && k < v.nkinds; k++) {
+		(*out)[k] = (struct metrics_kind){ .name = (char *)v.kinds[k].name,
+			.offered = v.kinds[k].offered, .lost = v.kinds[k].lost };
+		v.kinds[k].name = NULL;	/* the caller's now */
+	}
+	*n = *out ? v.nkinds : 0;
+	ledger_view_free(&v);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* --metrics: what there is to show, now that it exists; the ledger a
+ * reader of the server's thread's own */
 static void metrics_sources(struct run *run)
 {
 	struct metrics *m = &run->metrics;
@@ -274,8 +306,17 @@ static void metrics_sources(struct run *run)
 	if (!m->srv)
 		return;
 	m->pb[m->npb++] = run->s.pb;
-	m->bpf = bpf_errors;
-	m->bpf_ctx = run->s.skel;
+	run->mledger = perfbuf_ledger__new(trace_session__ledger_fd(&run->s), NULL);
+	if (run->mledger) {
+		m->bpf = bpf_errors;
+		m->bpf_ctx = run;
+		m->kinds = probe_counts;
+		m->kinds_ctx = run;
+		m->kind_label = "probe";
+	} else {
+		fprintf(stderr, "%s: --metrics: the BPF programs' ledger: %s; no per-probe series\n",
+			run->o.prog, strerror(errno));
+	}
 	m->sink = run->o.record ? "capture" : run->sink->ops->name;
 	m->nats = run->o.nats.nurls;
 	metrics_ready(m);
@@ -473,6 +514,8 @@ static int finish(struct run *run)
 static void cleanup(struct run *run)
 {
 	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
+	perfbuf_ledger__free(run->mledger);
+	run->mledger = NULL;
 	/* a run that never attached leaves no capture; one that failed
 	 * after the attach keeps what it wrote */
 	if (probes_attached(&run->s.set)) {

@@ -61,7 +61,8 @@ static const char usage_text[] =
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
 RINGS_HELP
 "      --latency MS     longest an event waits in a ring (default 10)\n"
-"      --stats          a line on stderr every second: events/s, lost/s, ring fill\n"
+"      --stats          a line on stderr every second: events/s, lost/s, ring fill;\n"
+"                       and per probe offered/s, lost/s, no reader/s\n"
 METRICS_USAGE
 "      --unordered      print each CPU's events as they come, not in time order\n"
 "      --string-size N  bytes kept of each string, buffer or argv argument\n"

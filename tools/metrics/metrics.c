@@ -102,7 +102,7 @@ static const struct {
 	[F_RECEIVED] = { "perfbuf_events_received_total", "counter",
 			 "Samples delivered from the CPU's ring." },
 	[F_LOST] = { "perfbuf_events_lost_total", "counter",
-		     "Events lost on the CPU, as the summary counts them: full ring and the BPF side's failed writes." },
+		     "Events lost to a full ring, by CPU, and by probe: each set of series adds up to the summary's lost." },
 	[F_SIZE] = { "perfbuf_ring_size_bytes", "gauge",
 		     "Data bytes of the CPU's ring (0 while offline)." },
 	[F_HIGH] = { "perfbuf_ring_high_water_bytes", "gauge",
@@ -111,15 +111,11 @@ static const struct {
 			"Times the CPU's ring was seen ready by the poller." },
 };
 
-static __u64 cpu_value(const struct cpus *c, const struct cpu_row *r,
-		       enum cpu_field f)
+static __u64 cpu_value(const struct cpu_row *r, enum cpu_field f)
 {
-	const __u64 *b = bpf_of(c, r->cpu);
-
 	switch (f) {
 	case F_RECEIVED: return r->samples;
-	/* and the BPF side's failed writes the kernel does not count */
-	case F_LOST: return r->lost + b[METRICS_NO_RING] + b[METRICS_OTHER];
+	case F_LOST: return r->lost;
 	case F_SIZE: return r->data_size;
 	case F_HIGH: return r->high_water;
 	default: return r->wakeups;
@@ -159,6 +155,31 @@ static void mapped_family(const struct cpus *c, struct expo *e)
 	expo_u64(e, "perfbuf_ring_mapped_bytes", NULL, 0, sum);
 }
 
+/* The ledger's kinds: offered in a family of its own, lost as series of
+ * perfbuf_events_lost_total (whose family is open) */
+static void kinds_lost(const struct metrics *m, struct expo *e)
+{
+	struct metrics_kind *k = NULL;
+	size_t n = 0;
+
+	if (!m->kinds || m->kinds(m->kinds_ctx, &k, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct expo_label l = { m->kind_label, k[i].name };
+
+		expo_u64(e, "perfbuf_events_lost_total", &l, 1, k[i].lost);
+	}
+	expo_family(e, "perfbuf_events_offered_total", "counter",
+		    "Events the BPF programs offered to the rings, by probe: received, lost, or not written (no reader, failed).");
+	for (size_t i = 0; i < n; i++) {
+		struct expo_label l = { m->kind_label, k[i].name };
+
+		expo_u64(e, "perfbuf_events_offered_total", &l, 1, k[i].offered);
+		free(k[i].name);
+	}
+	free(k);
+}
+
 static void render_cpus(const struct metrics *m, struct expo *e)
 {
 	struct cpus c = {};
@@ -176,8 +197,10 @@ static void render_cpus(const struct metrics *m, struct expo *e)
 				continue;
 			snprintf(cpu, sizeof(cpu), "%d", c.row[i].cpu);
 			expo_u64(e, cpu_families[f].name, &l, 1,
-				 cpu_value(&c, &c.row[i], f));
+				 cpu_value(&c.row[i], f));
 		}
+		if (f == F_LOST)
+			kinds_lost(m, e);
 		if (f == F_LOST && m->bpf)
 			bpf_family(&c, e);
 	}

@@ -4,7 +4,8 @@
  * a command runs (server.c, in its own thread). What it shows:
  *   per CPU   from the collector, read by the server's thread with
  *             perfbuf__stats() (safe while the event loop polls), and the
- *             BPF side's failed writes (a map lookup, by reason)
+ *             BPF side's failed writes (the ledger, by reason)
+ *   per kind  the ledger's offered and lost (a probe of trace)
  *   counters  of the event loop (sink, NATS, profile), which it publishes
  *             with metrics_publish() once a poll round: relaxed atomic
  *             stores, no lock
@@ -45,6 +46,17 @@ enum metrics_reason {
 typedef int (*metrics_bpf_fn)(void *ctx, int ncpu,
 			      __u64 (*out)[METRICS_REASONS]);
 
+/* One kind of the programs' ledger (a probe): its name and counts */
+struct metrics_kind {
+	char *name;
+	__u64 offered, lost;
+};
+
+/* The kinds now into *@out (*@n of them; the array and names malloc'd,
+ * the caller frees): 0 or -errno. Called from the server's thread. */
+typedef int (*metrics_kinds_fn)(void *ctx, struct metrics_kind **out,
+				size_t *n);
+
 /* Counters of the event loop, published to the server's thread */
 struct metrics_counts {
 	__u64 written;		/* events the sink wrote */
@@ -65,6 +77,10 @@ struct metrics {
 	int npb;
 	metrics_bpf_fn bpf;		/* NULL: no BPF-side failures */
 	void *bpf_ctx;
+	/* NULL: no per-kind series; else offered and lost by @kind_label */
+	metrics_kinds_fn kinds;
+	void *kinds_ctx;
+	const char *kind_label;		/* "probe" */
 	const char *sink;	/* "text", "json", "nats", "capture"; NULL: none */
 	bool nats, profile;	/* their counters shown */
 	bool ready;		/* set by metrics_ready(): the above are */

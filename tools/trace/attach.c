@@ -38,6 +38,10 @@ struct trace *trace_obj_open(const struct probe_set *set)
 	/* no attach cookies: kprobes by address (kprobe_ip) */
 	obj->rodata->probe_cookie = kfeat_has(KFEAT_COOKIE) ? 0 : TRACE_BY_IP;
 	obj->rodata->self_tgid = getpid();
+	/* the ledger: a kind per probe (its index), not TRACE_MAX_PROBES:
+	 * 32 bytes an entry on every CPU */
+	obj->rodata->perfbuf_ledger_max_kinds = (__u32)set->n;
+	bpf_map__set_max_entries(obj->maps.perfbuf_ledger, (__u32)set->n + 1);
 	obj->rodata->str_size = set->read.str_size;
 	obj->rodata->targ_tgid = tf->pid;
 	obj->rodata->targ_cpu = tf->cpu;

@@ -26,6 +26,7 @@
 #include "format.h"
 #include "common/kbtf.h"
 #include "args.h"
+#include "ledger.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"
@@ -427,46 +428,31 @@ static int parse_one(struct probe_set *set, const char *spec)
 	return 0;
 }
 
-int trace_output_errors(struct trace *skel, int ncpu,
-			__u64 (*out)[TRACE_OUT_REASONS])
+const char *probe_spec_of(void *set, size_t i)
 {
-	int nposs = libbpf_num_possible_cpus();
+	const struct probe_set *ps = set;
 
-	if (!skel || nposs <= 0)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out) * ncpu);
-	for (__u32 why = 0; why < TRACE_OUT_REASONS; why++) {
-		__u64 vals[nposs];
-
-		/* valgrind does not see bpf() fill it */
-		memset(vals, 0, sizeof(vals));
-		if (bpf_map__lookup_elem(skel->maps.output_errors, &why,
-					 sizeof(why), vals, sizeof(vals), 0))
-			return -errno;
-		for (int cpu = 0; cpu < ncpu && cpu < nposs; cpu++)
-			out[cpu][why] = vals[cpu];
-	}
-	return 0;
+	return (int)i < ps->n ? ps->v[i].spec : NULL;
 }
 
 __u64 *trace_undelivered(struct trace *skel, int *ncpu)
 {
-	int n = libbpf_num_possible_cpus();
-	__u64 (*errs)[TRACE_OUT_REASONS] = NULL, *u = NULL;
+	struct perfbuf_ledger *l = skel ?
+		perfbuf_ledger__new(bpf_map__fd(skel->maps.perfbuf_ledger), NULL) : NULL;
+	int n = l ? ledger_cpu_end(l) : 0;
+	__u64 (*why)[LEDGER_REASONS] = n > 0 ? calloc((size_t)n, sizeof(*why)) : NULL;
+	__u64 *u = n > 0 ? calloc((size_t)n, sizeof(*u)) : NULL;
 
 	*ncpu = 0;
-	if (!skel || n <= 0)
-		return NULL;
-	errs = calloc((size_t)n, sizeof(*errs));
-	u = calloc((size_t)n, sizeof(*u));
-	if (!errs || !u || trace_output_errors(skel, n, errs)) {
-		free(errs);
+	if (!why || !u || ledger_cpu_reasons(l, n, why)) {
 		free(u);
-		return NULL;
+		u = NULL;
+		n = 0;
 	}
 	for (int cpu = 0; cpu < n; cpu++)
-		u[cpu] = errs[cpu][TRACE_OUT_NO_RING] + errs[cpu][TRACE_OUT_OTHER];
-	free(errs);
+		u[cpu] = why[cpu][LEDGER_NO_READER] + why[cpu][LEDGER_FAILED];
+	free(why);
+	perfbuf_ledger__free(l);
 	*ncpu = n;
 	return u;
 }

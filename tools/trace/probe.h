@@ -140,10 +140,9 @@ static inline __u64 trace_undelivered_of(const __u64 *u, int ncpu, int cpu)
 {
 	return u && cpu >= 0 && cpu < ncpu ? u[cpu] : 0;
 }
-/* Every failed write of CPUs 0..@ncpu-1, by reason (a full ring too):
- * 0 or -errno */
-int trace_output_errors(struct trace *skel, int ncpu,
-			__u64 (*out)[TRACE_OUT_REASONS]);
+/* Probe @i's spec (@set a struct probe_set), or NULL past the last: the
+ * name of kind @i in the programs' ledger (the kind is the probe's index) */
+const char *probe_spec_of(void *set, size_t i);
 int probes_parse(struct probe_set *set, const char *spec);
 /* A uprobe binary @name: as given when it has a '/', else searched in
  * $PATH; into @out: 0, -ENOENT (no such regular file), -ENOMEM */

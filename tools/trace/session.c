@@ -12,6 +12,7 @@
 #include "common/loaderr.h"
 #include "common/rings.h"
 #include "filter.h"
+#include "ledger.h"
 #include "session.h"
 #include "stop.h"
 #include "tracefs.h"
@@ -132,12 +133,29 @@ static int load_bpf(struct trace_session *s)
 	return err;
 }
 
+/* The programs' ledger: every probe's outputs by outcome */
+static int open_ledger(struct trace_session *s)
+{
+	s->ledger = perfbuf_ledger__new(bpf_map__fd(s->skel->maps.perfbuf_ledger),
+					NULL);
+	if (!s->ledger)
+		fprintf(stderr, "%s: the BPF programs' ledger: %s\n", s->prog,
+			strerror(errno));
+	return s->ledger ? 0 : -errno;
+}
+
+int trace_session__ledger_fd(const struct trace_session *s)
+{
+	return s->skel ? bpf_map__fd(s->skel->maps.perfbuf_ledger) : -ENOENT;
+}
+
 int trace_session__load(struct trace_session *s)
 {
 	return load_bpf(s) ?:
 	       filters_load(&s->filters, &s->set,
 			    bpf_map__fd(s->skel->maps.filter_of),
-			    bpf_map__fd(s->skel->maps.filters));
+			    bpf_map__fd(s->skel->maps.filters)) ?:
+	       open_ledger(s);
 }
 
 int trace_session__open_rings(struct trace_session *s, struct perfbuf_opts *po,
@@ -204,17 +222,45 @@ void trace_totals(struct perfbuf *pb, struct trace_totals *t)
 	}
 }
 
-/* --stats: the last second's rates and the ring fill, on stderr */
-static void print_stats(struct perfbuf *pb, struct trace_totals *prev)
+/* --stats: each probe that offered events in the last second, its rates
+ * (@prev: the counts a second ago, per kind) */
+static void print_probe_stats(struct trace_session *s, struct tv_kind_summary *prev)
+{
+	struct ledger_view v;
+
+	if (ledger_view_read(&v, s->ledger, NULL, s->prog, s->set.n,
+			     probe_spec_of, &s->set))
+		return;
+	for (size_t k = 0; k < v.nkinds && k < (size_t)s->set.n; k++) {
+		const struct tv_kind_summary *c = &v.kinds[k];
+
+		if (c->offered != prev[k].offered)
+			fprintf(stderr, "stats:   %llu offered/s, %llu lost/s, %llu no reader/s: %s\n",
+				(unsigned long long)(c->offered - prev[k].offered),
+				(unsigned long long)(c->lost - prev[k].lost),
+				(unsigned long long)(c->no_reader - prev[k].no_reader),
+				c->name);
+		prev[k] = *c;
+		prev[k].name = NULL;
+	}
+	ledger_view_free(&v);
+}
+
+/* --stats: the last second's rates and the ring fill, on stderr; then
+ * the probes' */
+static void print_stats(struct trace_session *s, struct trace_totals *prev,
+			struct tv_kind_summary *kprev)
 {
 	struct trace_totals tot;
 
-	trace_totals(pb, &tot);
+	trace_totals(s->pb, &tot);
 	fprintf(stderr, "stats: %llu events/s, %llu lost/s, ring fill %.0f%% (peak %.0f%%)\n",
 		(unsigned long long)(tot.samples - prev->samples),
 		(unsigned long long)(tot.lost - prev->lost),
 		tot.fill * 100, tot.peak * 100);
 	*prev = tot;
+	if (kprev)
+		print_probe_stats(s, kprev);
 }
 
 /* -p's process exited: said, and the run ends as after Ctrl-C (the
@@ -234,7 +280,10 @@ int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 	__u64 now = perfbuf_now_ns(), next_stats = now + 1000000000ULL;
 	__u64 deadline = s->o.duration_ns ? now + s->o.duration_ns : 0;
 	struct trace_totals prev = {};
-	int err;
+	/* --stats: the probes' counts a second ago */
+	struct tv_kind_summary *kprev = s->o.stats ?
+		calloc(s->set.n ? s->set.n : 1, sizeof(*kprev)) : NULL;
+	int err = 0;
 
 	pidwatch_open(&s->pid, (pid_t)s->o.filter.pid, s->pb);
 	while (!*l->exiting && !(l->stop && *l->stop) && !pid_exited(s)) {
@@ -242,21 +291,23 @@ int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "%s: reading the perf buffer failed: %s\n", s->prog,
 				strerror(-err));
-			return err;
+			break;
 		}
+		err = 0;
 		if (l->done && l->done(l->ctx))
 			break;
 		now = perfbuf_now_ns();
 		if (deadline && now >= deadline)
 			break;
 		if (s->o.stats && now >= next_stats) {
-			print_stats(s->pb, &prev);
+			print_stats(s, &prev, kprev);
 			next_stats += 1000000000ULL;
 			if (next_stats < now)
 				next_stats = now + 1000000000ULL;
 		}
 	}
-	return 0;
+	free(kprev);
+	return err;
 }
 
 /* Stop every program writing: a drain after it sees every record. */
@@ -274,8 +325,6 @@ void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
 			    struct tv_cpu_summary *cpus)
 {
 	size_t n = perfbuf__ring_cnt(s->pb);
-	int nu;
-	__u64 *undelivered = trace_undelivered(s->skel, &nu);
 
 	sum->ncpus = n;
 	sum->cpus = cpus;
@@ -284,12 +333,16 @@ void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
 
 		perfbuf__stats(s->pb, i, &st);
 		cpus[i] = (struct tv_cpu_summary){ .cpu = st.cpu,
-			.received = st.samples,
-			.lost = st.lost_total + trace_undelivered_of(undelivered, nu, st.cpu) };
+			.received = st.samples, .lost = st.lost_total };
 		sum->received += st.samples;
 		sum->lost += cpus[i].lost;
 	}
-	free(undelivered);
+	/* per probe, checked against the rings: the view lives until
+	 * trace_session__free(), the sink's summary reads it */
+	ledger_view_free(&s->view);
+	if (!ledger_view_read(&s->view, s->ledger, s->pb, s->prog, s->set.n,
+			      probe_spec_of, &s->set))
+		ledger_view_summary(&s->view, sum, "probe");
 	rings_mapped(s->pb, &sum->ring_bytes, &sum->rings);
 }
 
@@ -304,6 +357,9 @@ void trace_session__free(struct trace_session *s)
 	pidwatch_close(&s->pid);
 	probes_free(&s->set);
 	filters_free(&s->filters);
+	ledger_view_free(&s->view);
+	perfbuf_ledger__free(s->ledger);
+	s->ledger = NULL;
 	perfbuf__free(s->pb);
 	trace__destroy(s->skel);
 	s->pb = NULL;

@@ -33,6 +33,7 @@
 
 #include "perfbuf.h"
 #include "filter.h"
+#include "ledger.h"
 #include "pidwatch.h"
 #include "probe.h"
 #include "values.h"
@@ -58,6 +59,10 @@ struct trace_session {
 	size_t max_rec;		/* the largest record the probes write */
 	struct trace_filters filters;	/* --filter, parsed */
 	struct pidwatch pid;	/* -p: the loop ends when it exits */
+	/* the programs' ledger (kind: the probe's index), and the summary's
+	 * view of it */
+	struct perfbuf_ledger *ledger;
+	struct ledger_view view;
 };
 
 /* The loop's end, besides a signal, the duration and the exit of -p's
@@ -86,10 +91,15 @@ int trace_session__attach(struct trace_session *s, bool (*between)(void *ctx),
 			  void *ctx);
 int trace_session__loop(struct trace_session *s, const struct trace_loop *l);
 int trace_session__stop(struct trace_session *s);
-/* Per CPU: received and lost (the kernel's and the programs' own) into
- * @cpus (perfbuf__ring_cnt() of them) and their sums into @sum. */
+/* Per CPU: received and lost (ring full) into @cpus (perfbuf__ring_cnt()
+ * of them) and their sums into @sum; per probe, the programs' ledger,
+ * checked against the rings (a CPU that disagrees said on stderr). After
+ * the final drain. */
 void trace_session__summary(struct trace_session *s, struct tv_summary *sum,
 			    struct tv_cpu_summary *cpus);
+/* The ledger map's fd (loaded sessions), for a reader of another
+ * thread's own (perfbuf_ledger__new()) */
+int trace_session__ledger_fd(const struct trace_session *s);
 int trace_session__detach(struct trace_session *s, volatile sig_atomic_t *signals);
 void trace_session__free(struct trace_session *s);
 

@@ -331,7 +331,7 @@ static void lost_mark(struct agg_sink *g)
 			g->lost_seen[1 + p] = c;
 }
 
-/* "# @: 12 events lost (of any probe)": what the map above misses */
+/* "# @: 12 events of its probes lost": what the map above misses */
 static void text_notes(struct agg_sink *g, const struct agg_slot *a)
 {
 	struct outbuf *o = &g->b.ob;

@@ -327,6 +327,50 @@ static void json_notice(struct trace_sink *s, const struct tv_notice *n)
 	s->err = o->err;
 }
 
+/* A field ,"NAME":V */
+static void json_u64_field(struct outbuf *o, const char *name, __u64 v)
+{
+	out_lit(o, ",\"");
+	out_mem(o, name, strlen(name));
+	out_lit(o, "\":");
+	out_int(o, v, false, true);
+}
+
+/* The ledger: ,"no_reader":N,"failed":N,"probes":[{"probe":NAME,
+ * "offered":N,...}] (kind_word "probe"); ,"ledger_mismatch":N when the
+ * two sides disagreed on some CPU */
+static void json_kinds(struct outbuf *o, const struct tv_summary *sum)
+{
+	const char *w = sum->kind_word;
+
+	if (!sum->nkinds)
+		return;
+	json_u64_field(o, "no_reader", sum->no_reader);
+	json_u64_field(o, "failed", sum->failed);
+	if (sum->ledger_mismatch)
+		json_u64_field(o, "ledger_mismatch", (__u64)sum->ledger_mismatch);
+	out_lit(o, ",\"");
+	out_mem(o, w, strlen(w));
+	out_lit(o, "s\":[");
+	for (size_t i = 0; i < sum->nkinds; i++) {
+		const struct tv_kind_summary *k = &sum->kinds[i];
+
+		if (i)
+			out_c(o, ',');
+		out_lit(o, "{\"");
+		out_mem(o, w, strlen(w));
+		out_lit(o, "\":");
+		out_json_str(o, k->name, strlen(k->name));
+		json_u64_field(o, "offered", k->offered);
+		json_u64_field(o, "received", k->received);
+		json_u64_field(o, "lost", k->lost);
+		json_u64_field(o, "no_reader", k->no_reader);
+		json_u64_field(o, "failed", k->failed);
+		out_c(o, '}');
+	}
+	out_c(o, ']');
+}
+
 void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "{\"type\":\"summary\",\"received\":");
@@ -354,6 +398,7 @@ void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 		out_c(o, '}');
 	}
 	out_c(o, ']');
+	json_kinds(o, sum);
 	if (sum->rings) {
 		out_lit(o, ",\"ring_bytes\":");
 		out_int(o, sum->ring_bytes, false, true);

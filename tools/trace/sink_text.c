@@ -310,6 +310,41 @@ static void text_notice(struct trace_sink *s, const struct tv_notice *n)
 		fprintf(stderr, "%s\n", what);
 }
 
+/* The ledger's kinds: what each offered and what became of it (FAILED
+ * only when some failed) */
+static void text_kind_lines(struct outbuf *o, const struct tv_summary *sum)
+{
+	bool failed = false;
+	char line[128];
+	int len;
+
+	for (size_t i = 0; i < sum->nkinds; i++)
+		failed |= sum->kinds[i].failed != 0;
+	if (!sum->nkinds)
+		return;
+	len = snprintf(line, sizeof(line), "OFFERED    RECEIVED   LOST       NO READER  %s%s\n",
+		       failed ? "FAILED     " : "",
+		       !strcmp(sum->kind_word, "probe") ? "PROBE" : "KIND");
+	out_mem(o, line, len);
+	for (size_t i = 0; i < sum->nkinds; i++) {
+		const struct tv_kind_summary *k = &sum->kinds[i];
+
+		len = snprintf(line, sizeof(line), "%-10llu %-10llu %-10llu %-10llu ",
+			       (unsigned long long)k->offered,
+			       (unsigned long long)k->received,
+			       (unsigned long long)k->lost,
+			       (unsigned long long)k->no_reader);
+		out_mem(o, line, len);
+		if (failed) {
+			len = snprintf(line, sizeof(line), "%-10llu ",
+				       (unsigned long long)k->failed);
+			out_mem(o, line, len);
+		}
+		out_mem(o, k->name, strlen(k->name));
+		out_c(o, '\n');
+	}
+}
+
 void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "\n");
@@ -327,7 +362,15 @@ void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 		out_lit(o, " not decoded (wrong size); ");
 	}
 	out_u64(o, sum->lost);
-	out_lit(o, " lost\nCPU  RECEIVED       LOST\n");
+	out_lit(o, " lost");
+	if (sum->nkinds && (sum->no_reader || sum->failed)) {
+		out_lit(o, "; not written: ");
+		out_u64(o, sum->no_reader);
+		out_lit(o, " without a reader, ");
+		out_u64(o, sum->failed);
+		out_lit(o, " failed");
+	}
+	out_lit(o, "\nCPU  RECEIVED       LOST\n");
 	for (size_t i = 0; i < sum->ncpus; i++) {
 		const struct tv_cpu_summary *c = &sum->cpus[i];
 		char line[64];
@@ -337,6 +380,7 @@ void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 
 		out_mem(o, line, len);
 	}
+	text_kind_lines(o, sum);
 	if (sum->rings) {
 		char line[96];
 		int len = snprintf(line, sizeof(line), "ring memory: %llu KiB mapped in %zu rings of %llu KiB\n",

@@ -18,6 +18,7 @@
  *   stop.c       the end: stop the flow, then detach many probes
  *   hint.c       the tracepoints that fit a function that cannot be probed
  *   child.c      -c CMD: the command started, held until the attach
+ *   ledger.c     the programs' ledger (per probe) as the outputs show it
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H

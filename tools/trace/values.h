@@ -143,10 +143,18 @@ struct tv_cpu_summary {
 	__u64 received, lost;
 };
 
+/* One kind of a ledger (perfbuf/ledger.h): a probe of `perfbuf trace`,
+ * a kind of one's own program. offered = received + lost + no_reader +
+ * failed. */
+struct tv_kind_summary {
+	const char *name;	/* the probe's spec, the kind's name */
+	__u64 offered, received, lost, no_reader, failed;
+};
+
 struct tv_summary {
 	__u64 received;		/* events the rings delivered: printed +
 				 * discarded + undecoded */
-	__u64 lost;		/* records the kernel dropped */
+	__u64 lost;		/* records the kernel dropped (ring full) */
 	__u64 printed;		/* events handed to the sink */
 	__u64 discarded;	/* received past -n (or after the output
 				 * failed), not handed on */
@@ -154,6 +162,15 @@ struct tv_summary {
 				 * fit (perfbuf run): not printed, not past -n */
 	size_t ncpus;
 	const struct tv_cpu_summary *cpus;
+	/* the programs' ledger, when they keep one (nkinds 0: none): per
+	 * kind, and the totals the kernel does not count (no ring in the
+	 * CPU's slot, other failures); kind_word names a kind in the text
+	 * and JSON ("probe": "probes":[{"probe":NAME,...}]) */
+	const struct tv_kind_summary *kinds;
+	size_t nkinds;
+	const char *kind_word;
+	__u64 no_reader, failed;
+	int ledger_mismatch;	/* CPUs whose ledger and reader disagree */
 	unsigned long long ring_bytes;	/* ring memory mapped at the end */
 	size_t rings;			/* in so many rings */
 	bool output_failed;	/* the output is gone: the summary goes to
