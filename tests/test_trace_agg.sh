@@ -187,7 +187,8 @@ error_case same_name "both name the map @n" \
 	trace --aggregate '@n = count()' --aggregate '@n = sum(count)' "$WR"
 
 # 8. docs/bpftrace.md: each perfbuf command of its one-liners runs for
-# 2 s beside a workload (cat, ls) and prints a map (or events)
+# 2 s (or until its -c command ends) beside a workload (cat, ls), exits 0
+# and prints a map (or events)
 docs=$(dirname "$0")/../docs/bpftrace.md
 (while :; do cat /etc/hostname /etc/passwd >/dev/null; ls / >/dev/null; sleep 0.05; done) &
 workload=$!
@@ -196,7 +197,7 @@ while read -r cmd; do
 	n=$((n + 1))
 	eval "timeout 60 \"\$PERFBUF\" trace -d 2 ${cmd#perfbuf trace }" >"$tmp/dout" 2>"$tmp/derr"
 	rc=$?
-	if [[ $rc != 0 ]] || grep -q '^perfbuf trace:' "$tmp/derr"; then
+	if [[ $rc != 0 ]]; then
 		fail "docs_bpftrace_$n" "$cmd: exit $rc: $(grep -v ^Attached "$tmp/derr" | head -2)"
 	elif [[ $cmd == *--aggregate* ]] && ! grep -q '^@' "$tmp/dout"; then
 		fail "docs_bpftrace_$n" "$cmd: no map printed: $(head -c 200 "$tmp/dout")"
