@@ -20,7 +20,8 @@
 static const char usage_text[] =
 "Usage: perfbuf trace [OPTIONS] PROBE...\n"
 "\n"
-"Print every event of the probes, one line each (or JSON Lines).\n"
+"Print every event of the probes, one line each (or JSON Lines), or count\n"
+"them into maps as bpftrace does (--aggregate).\n"
 "\n"
 "Probes (bpftrace syntax):\n"
 "  tracepoint:CATEGORY:NAME     globs allowed: tracepoint:syscalls:sys_enter_open*\n"
