@@ -28,6 +28,9 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 CFLAGS ?= -O2 -g
 PB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 	  -fvisibility=hidden -fPIC -MMD -MP -Iinclude -Ibpf -Ilib -I$(OUTPUT)
+# libperfbuf needs libbpf alone; libperfbuf-object (src/object/) libdw too
+LIB_LDLIBS := -lbpf -lpthread
+OBJECT_LDLIBS := -lbpf -ldw -lelf -lz
 LDLIBS += -lbpf -ldw -lelf -lz -lpthread -lm
 # the NATS client (tools/nats/: trace --nats, nats-tail): perfbuf only
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
@@ -61,6 +64,8 @@ MAJOR := $(call version_of,MAJOR)
 VERSION := $(MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
 SONAME := libperfbuf.so.$(MAJOR)
 SOFILE := libperfbuf.so.$(VERSION)
+OBJECT_SONAME := libperfbuf-object.so.$(MAJOR)
+OBJECT_SOFILE := libperfbuf-object.so.$(VERSION)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -76,13 +81,24 @@ PY_FILES := $(wildcard python/perfbuf/*.py)
 # the loader's search path (a distribution package, whatever its LIBDIR)
 PY_LIBDIR ?= '$(LIBDIR)'
 
-# lib/: what the library and the tool both link (each its own copy: the
-# library's is hidden), below both
+# lib/: what the libraries and the tool link (each its own copy: the
+# libraries' are hidden), below them all
 SHARED_SRCS := $(wildcard lib/*.c)
 SHARED_OBJS := $(SHARED_SRCS:lib/%.c=$(OUTPUT)/lib/%.o)
 SRC_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(wildcard src/*.c))
-LIB_SRCS := $(wildcard src/*.c) $(SHARED_SRCS)
-LIB_OBJS := $(SRC_OBJS) $(SHARED_OBJS)
+# libperfbuf, the reading library: src/*.c, and lib/'s errno words
+LIB_SRCS := $(wildcard src/*.c) lib/bpf_errstr.c
+LIB_OBJS := $(SRC_OBJS) $(OUTPUT)/lib/bpf_errstr.o
+# libperfbuf-object: src/object/*.c, DWARF and load logs of lib/, and a
+# copy of libperfbuf's options check and fork watch (abi.c, fork.c);
+# src/object/pr.c prints through libperfbuf, so only its own .so and .a
+# link it: a program or test linking both libraries' objects has print.c
+OBJECT_SRCS := $(filter-out src/object/pr.c,$(wildcard src/object/*.c)) \
+	       lib/dwarf_walk.c lib/load_log.c lib/bpf_errstr.c src/abi.c src/fork.c
+OBJECT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(OBJECT_SRCS))
+OBJECT_LIB_OBJS := $(OBJECT_OBJS) $(OUTPUT)/src/object/pr.o
+# both libraries' objects, internal functions visible: the C tests
+INTERNAL_OBJS := $(sort $(LIB_OBJS) $(OBJECT_OBJS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
 COMPAT_SRCS := bpf/trace.bpf.c bpf/emit.bpf.c
@@ -109,9 +125,10 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 all: lib $(OUTPUT)/perfbuf $(TEST_BINS) $(BENCH)
 
-lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so
+lib: $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf.so \
+	$(OUTPUT)/libperfbuf-object.a $(OUTPUT)/libperfbuf-object.so
 
-$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/lib $(OUTPUT)/bpf $(TOOL_DIRS) $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/src $(OUTPUT)/src/object $(OUTPUT)/lib $(OUTPUT)/bpf $(TOOL_DIRS) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -160,6 +177,10 @@ $(SRC_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@
 
+$(OUTPUT)/src/object/%.o: src/object/%.c | $(OUTPUT)/src/object
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Isrc -c $< -o $@
+
 $(SHARED_OBJS): $(OUTPUT)/lib/%.o: lib/%.c | $(OUTPUT)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -172,17 +193,36 @@ $(OUTPUT)/libperfbuf.a: $(LIB_OBJS)
 	$(Q)$(OBJCOPY) --localize-hidden $(OUTPUT)/src/libperfbuf.o
 	$(Q)rm -f $@ && $(AR) rcs $@ $(OUTPUT)/src/libperfbuf.o
 
-# Only what src/libperfbuf.map lists is exported, each symbol versioned.
+$(OUTPUT)/libperfbuf-object.a: $(OBJECT_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(LD) -r -o $(OUTPUT)/src/object/libperfbuf-object.o $^
+	$(Q)$(OBJCOPY) --localize-hidden $(OUTPUT)/src/object/libperfbuf-object.o
+	$(Q)rm -f $@ && $(AR) rcs $@ $(OUTPUT)/src/object/libperfbuf-object.o
+
+# Only what the version script lists is exported, each symbol versioned;
+# --as-needed: NEEDED names only what the library calls
 $(OUTPUT)/$(SOFILE): $(LIB_OBJS) src/libperfbuf.map
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script=src/libperfbuf.map -o $@ $(LIB_OBJS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--as-needed \
+		-Wl,--version-script=src/libperfbuf.map -o $@ $(LIB_OBJS) $(LIB_LDLIBS)
 
 $(OUTPUT)/libperfbuf.so: $(OUTPUT)/$(SOFILE)
 	$(Q)ln -sf $(SOFILE) $(OUTPUT)/$(SONAME)
 	$(Q)ln -sf $(SONAME) $@
 
-$(OUTPUT)/libperfbuf.pc: libperfbuf.pc.in include/perfbuf/version.h | $(OUTPUT)
+$(OUTPUT)/$(OBJECT_SOFILE): $(OBJECT_LIB_OBJS) src/object/libperfbuf-object.map \
+		$(OUTPUT)/libperfbuf.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(OBJECT_SONAME) -Wl,--as-needed \
+		-Wl,--version-script=src/object/libperfbuf-object.map -o $@ \
+		$(OBJECT_LIB_OBJS) $(OUTPUT)/$(SOFILE) $(OBJECT_LDLIBS)
+
+$(OUTPUT)/libperfbuf-object.so: $(OUTPUT)/$(OBJECT_SOFILE)
+	$(Q)ln -sf $(OBJECT_SOFILE) $(OUTPUT)/$(OBJECT_SONAME)
+	$(Q)ln -sf $(OBJECT_SONAME) $@
+
+$(OUTPUT)/libperfbuf.pc $(OUTPUT)/libperfbuf-object.pc: $(OUTPUT)/%.pc: %.pc.in \
+		include/perfbuf/version.h | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -195,22 +235,25 @@ $(OUTPUT)/tools/%.o: tools/%.c $(SKELS) | $(TOOL_DIRS)
 
 $(OUTPUT)/tests/%.o: tests/%.c $(SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itests -Itools -c $< -o $@
+	$(Q)$(CC) $(PB_CFLAGS) $(CFLAGS) -Itests -Itools -Isrc -c $< -o $@
 
-$(OUTPUT)/perfbuf: $(TOOL_OBJS) $(SHARED_OBJS) $(OUTPUT)/libperfbuf.a
+$(OUTPUT)/perfbuf: $(TOOL_OBJS) $(SHARED_OBJS) $(OUTPUT)/libperfbuf-object.a $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
 $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(TOOL_OBJS)) \
-		$(SHARED_OBJS) $(OUTPUT)/libperfbuf.a
+		$(SHARED_OBJS) $(OUTPUT)/libperfbuf-object.a $(OUTPUT)/libperfbuf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(NATS_LIBS)
 
-# tests drive bpf/emit.bpf.c with the tool's producer code
+# tests drive bpf/emit.bpf.c with the tool's producer code; they link the
+# libraries' objects, not the archives, and so may call what a library
+# does not export (its private headers under src/: -Isrc)
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
-		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/tools/common/ksyms.o $(OUTPUT)/libperfbuf.a
+		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/tools/common/ksyms.o \
+		$(INTERNAL_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(TOOL_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TOOL_LDLIBS)
 
 # the tool's error words (cli_strerror(), cli_bad_option())
 $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
@@ -219,7 +262,7 @@ $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 
 # capture files: the record/report code and the output files (output.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/common/output.o
+	$(OUTPUT)/tools/common/output.o $(OUTPUT)/tools/common/say.o
 
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)
@@ -244,6 +287,13 @@ all: $(OUTPUT)/tests/fake_cpus.so
 $(OUTPUT)/tests/fake_cpus.so: tests/targets/fake_cpus.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $<
+
+# Functions of known latency and a struct argument, for the latency and
+# struct member tests of `perfbuf trace` (-g: DWARF types the arguments)
+all: $(OUTPUT)/tests/latency_target
+$(OUTPUT)/tests/latency_target: tests/targets/latency_target.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target
@@ -327,22 +377,27 @@ EXAMPLE_FILES := examples/Makefile examples/README.md \
 # Where pkg-config and a packager expect them. The .pc file is made at
 # install time: it holds the PREFIX and LIBDIR given then.
 .PHONY: install install-lib uninstall FORCE
-$(OUTPUT)/libperfbuf.pc: FORCE
-# The library alone: built and installed with its own dependencies only
-# (libbpf, libelf, libdw, zlib), never the tool's (libnats, libdeflate)
-install-lib: lib $(OUTPUT)/libperfbuf.pc
-	$(call msg,INSTALL,$(DESTDIR)$(PREFIX) (library))
+$(OUTPUT)/libperfbuf.pc $(OUTPUT)/libperfbuf-object.pc: FORCE
+# The libraries alone: built and installed with their own dependencies
+# only (libperfbuf: libbpf; libperfbuf-object: libperfbuf, libbpf, libdw),
+# never the tool's (libnats, libdeflate)
+install-lib: lib $(OUTPUT)/libperfbuf.pc $(OUTPUT)/libperfbuf-object.pc
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX) (libraries))
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(MANDIR)/man3
-	$(Q)install -m 644 $(OUTPUT)/libperfbuf.a $(DESTDIR)$(LIBDIR)
-	$(Q)install -m 755 $(OUTPUT)/$(SOFILE) $(DESTDIR)$(LIBDIR)
+	$(Q)install -m 644 $(OUTPUT)/libperfbuf.a $(OUTPUT)/libperfbuf-object.a $(DESTDIR)$(LIBDIR)
+	$(Q)install -m 755 $(OUTPUT)/$(SOFILE) $(OUTPUT)/$(OBJECT_SOFILE) $(DESTDIR)$(LIBDIR)
 	$(Q)ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	$(Q)ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf.so
-	$(Q)install -m 644 $(OUTPUT)/libperfbuf.pc $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)ln -sf $(OBJECT_SOFILE) $(DESTDIR)$(LIBDIR)/$(OBJECT_SONAME)
+	$(Q)ln -sf $(OBJECT_SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf-object.so
+	$(Q)install -m 644 $(OUTPUT)/libperfbuf.pc $(OUTPUT)/libperfbuf-object.pc \
+		$(DESTDIR)$(PKGCONFIGDIR)
 	$(Q)install -m 644 include/perfbuf.h $(DESTDIR)$(INCLUDEDIR)
 	$(Q)install -m 644 include/perfbuf/*.h $(DESTDIR)$(INCLUDEDIR)/perfbuf
 	$(Q)install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3
 	$(Q)scripts/man-links.sh src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
+	$(Q)scripts/man-links.sh src/object/libperfbuf-object.map $(DESTDIR)$(MANDIR)/man3
 	$(Q)install -d $(DESTDIR)$(DOCDIR)/examples
 	$(Q)install -m 644 $(EXAMPLE_FILES) $(DESTDIR)$(DOCDIR)/examples
 
@@ -360,13 +415,16 @@ uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libperfbuf.a $(DESTDIR)$(LIBDIR)/$(SOFILE) \
 		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf.so \
-		$(DESTDIR)$(PKGCONFIGDIR)/libperfbuf.pc \
+		$(DESTDIR)$(LIBDIR)/libperfbuf-object.a $(DESTDIR)$(LIBDIR)/$(OBJECT_SOFILE) \
+		$(DESTDIR)$(LIBDIR)/$(OBJECT_SONAME) $(DESTDIR)$(LIBDIR)/libperfbuf-object.so \
+		$(DESTDIR)$(PKGCONFIGDIR)/libperfbuf.pc $(DESTDIR)$(PKGCONFIGDIR)/libperfbuf-object.pc \
 		$(DESTDIR)$(INCLUDEDIR)/perfbuf.h $(DESTDIR)$(BINDIR)/perfbuf \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
 	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfbuf $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(PYTHON_SITE)/perfbuf
 	$(Q)scripts/man-links.sh --remove src/libperfbuf.map $(DESTDIR)$(MANDIR)/man3
+	$(Q)scripts/man-links.sh --remove src/object/libperfbuf-object.map $(DESTDIR)$(MANDIR)/man3
 
 # perfbuf stress with a slow consumer (tests/test_soak.sh: the same, 6 s)
 SOAK_SECONDS ?= 60
@@ -421,14 +479,19 @@ FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.
 		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
-$(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample $(OUTPUT)/fuzz_type: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
+# the libraries' sources, internal functions visible (-Isrc)
+$(OUTPUT)/fuzz_ring $(OUTPUT)/fuzz_sample: $(OUTPUT)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Isrc -o $@ $^ -lbpf
+
+$(OUTPUT)/fuzz_type: fuzz/fuzz_type.c $(sort $(LIB_SRCS) $(OBJECT_SRCS)) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Isrc -o $@ $^ -lbpf -ldw -lelf -lz
 
 $(OUTPUT)/fuzz_capture: fuzz/fuzz_capture.c tools/record/reader.c tools/record/stream.c \
-		       tools/record/crc.c $(LIB_SRCS) | $(OUTPUT)
+		       tools/record/crc.c $(sort $(LIB_SRCS) $(OBJECT_SRCS)) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz -ldeflate
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Isrc -o $@ $^ -lbpf -ldw -lelf -lz -ldeflate
 
 $(OUTPUT)/fuzz_format: fuzz/fuzz_format.c $(FUZZ_TRACE_SRCS) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

@@ -46,6 +46,9 @@ struct {
 	__type(value, struct trace_probe_cfg);
 } cfgs SEC(".maps");
 
+#include "trace_latency.bpf.h"
+#include "trace_members.bpf.h"
+
 /* A record under construction: too big for the 512-byte stack. */
 struct scratch {
 	__u8 buf[sizeof(struct trace_record) + TRACE_DATA_MAX];
@@ -176,16 +179,19 @@ static __always_inline void current_comm(char *comm)
 
 /* The per-CPU event with its cookie, pid and tid, or NULL when filtered
  * out (-p, --cpu, --comm, stopped); every non-NULL one must reach
- * event_filter(), which fills the rest of the header or releases it. */
+ * event_filter(), which fills the rest of the header or releases it.
+ * A paired return probe's duration is in its data already, and
+ * raw_size says until where (the caller's data must reach it). */
 static __always_inline struct trace_record *event_start(__u64 cookie)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
+	__u64 id = bpf_get_current_pid_tgid(), dur;
+	__u32 tgid = id >> 32, lat_off;
 	struct trace_record *e;
 
 	/* stopped(): in scratch_get(), after the nest count is raised */
 	if (tgid == self_tgid || (targ_tgid && tgid != targ_tgid))
 		return NULL;
+	dur = lat_note(cookie, (__u32)id, &lat_off);
 	if (targ_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)targ_cpu)
 		return NULL;
 	e = scratch_get();
@@ -205,6 +211,11 @@ static __always_inline struct trace_record *event_start(__u64 cookie)
 	e->cookie = cookie;
 	e->pid = tgid;
 	e->tid = (__u32)id;
+	e->raw_size = 0;
+	if (lat_off) {
+		*(__u64 *)(e->data + lat_off) = dur;
+		e->raw_size = lat_off + 8;
+	}
 	return e;
 }
 
@@ -542,6 +553,7 @@ static __always_inline int send_args(struct pt_regs *ctx, __u64 index)
 {
 	struct trace_record *e;
 	__u64 *a;
+	__u32 raw;
 
 	if (index >= TRACE_MAX_PROBES)
 		return 0;
@@ -559,23 +571,37 @@ static __always_inline int send_args(struct pt_regs *ctx, __u64 index)
 #else
 	a[5] = 0;
 #endif
+	raw = members_of(index, e->data, TRACE_MAX_ARGS * 8);
 	if (!event_filter(a, e))
 		return 0;
-	args_send(ctx, e, TRACE_MAX_ARGS * 8);
+	args_send(ctx, e, raw);
 	return 0;
+}
+
+/* raw bytes of data: @raw, or up to a duration event_start() wrote */
+static __always_inline __u32 with_lat(const struct trace_record *e, __u32 raw)
+{
+	return e->raw_size > raw ? e->raw_size : raw;
 }
 
 static __always_inline int send_ret(struct pt_regs *ctx)
 {
 	struct trace_record *e = event_start(probe_index(ctx));
+	__u32 raw;
 
 	if (!e)
 		return 0;
+	raw = with_lat(e, 8);
+	/* a fexit fallen back to a kretprobe: its duration after the
+	 * arguments a kretprobe cannot read, which are 0 */
+	for (int i = 1; i < TRACE_MAX_ARGS + 1; i++)
+		if (raw > i * 8 + 8)
+			((__u64 *)e->data)[i] = 0;
 	*(__u64 *)e->data = PT_REGS_RC(ctx);
 	if (!event_filter(e->data, e))
 		return 0;
-	e->raw_size = 8;
-	event_send(ctx, e, 8);
+	e->raw_size = raw;
+	event_send(ctx, e, raw);
 	return 0;
 }
 
@@ -628,11 +654,11 @@ int trace_uretprobe_multi(struct pt_regs *ctx) { return send_ret(ctx); }
 static __always_inline void send_n(void *ctx, struct trace_record *e)
 {
 	__u32 n = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
+	__u32 raw = members_of(probe_cookie, e->data, n * 8);
 
 	if (!event_filter(e->data, e))
 		return;
-	e->raw_size = n * 8;
-	event_send(ctx, e, n * 8);
+	args_send(ctx, e, raw);
 }
 
 /* tp_btf's and raw_tp's arguments: u64s in the context, nargs of them
@@ -728,13 +754,15 @@ int trace_fentry(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
+	__u32 raw;
 
 	if (!e)
 		return 0;
 	a = (__u64 *)e->data;
 	cnt = func_args(ctx, a);
+	raw = members_of(probe_cookie, e->data, cnt * 8);
 	if (event_filter(a, e))
-		args_send(ctx, e, cnt * 8);
+		args_send(ctx, e, raw);
 	return 0;
 }
 
@@ -745,14 +773,17 @@ int trace_fexit(void *ctx)
 {
 	struct trace_record *e = event_start(probe_cookie);
 	__u64 cnt, *a;
+	__u32 raw;
 
 	if (!e)
 		return 0;
+	raw = with_lat(e, 0);
 	a = (__u64 *)e->data;
 	a[0] = func_ret(ctx);
 	cnt = func_args(ctx, a + 1);
+	raw = members_of(probe_cookie, e->data, (cnt + 1) * 8 > raw ? (cnt + 1) * 8 : raw);
 	if (event_filter(a, e))
-		args_send(ctx, e, (cnt + 1) * 8);
+		args_send(ctx, e, raw);
 	return 0;
 }
 

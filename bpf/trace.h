@@ -43,6 +43,9 @@
 #define TRACE_STACK_MAX 127	/* frames per stack (perf_event_max_stack) */
 #define TRACE_NO_STACK_ROOM 0xffff
 #define TRACE_MAX_SYSCALLS 1024	/* syscall numbers traced through sys_enter */
+#define TRACE_LAT_DEPTH 16	/* entry times kept per thread and function:
+				 * calls nested deeper get no duration */
+#define TRACE_LAT_THREADS 16384	/* threads x functions in calls at once (LRU) */
 
 /* What a string slot reads. */
 enum trace_str_kind {
@@ -66,6 +69,26 @@ enum trace_arg_mark {
 	TRACE_ARGV_END,		/* the end of the list: nothing follows */
 };
 
+/*
+ * A struct member of an argument (p->x, file->f_path.dentry->d_name.name):
+ * from the pointer in the u64 at data + arg_off, nsteps reads, each at the
+ * address so far plus off[i]: the first nsteps - 1 read a pointer, the
+ * last the member's size bytes (0: the member is an array, its address is
+ * the value; a string slot reads it). The value is a u64 at data +
+ * mem_off + 8 * k (member k), and a byte at data + mem_off +
+ * 8 * TRACE_MAX_MEMBERS + k is 1 when a read failed (the value 0).
+ */
+#define TRACE_MAX_MEMBERS 4
+#define TRACE_MEMBER_STEPS 6
+
+struct trace_member_cfg {
+	unsigned char arg_off;	/* the argument's u64 in data[]: < 64 */
+	unsigned char nsteps;	/* 1..TRACE_MEMBER_STEPS */
+	unsigned char size;	/* of the last read: 1, 2, 4, 8; 0 address */
+	unsigned char user;	/* a process's memory, not the kernel's */
+	unsigned short off[TRACE_MEMBER_STEPS];
+};
+
 struct trace_str_cfg {
 	unsigned short off;	/* field offset in the tracepoint record */
 	unsigned char kind;	/* enum trace_str_kind */
@@ -79,6 +102,23 @@ struct trace_probe_cfg {
 	unsigned int nstr;
 	struct trace_str_cfg str[TRACE_MAX_STRS];
 	int argv_slot;		/* the TRACE_ARGV_USER_PTR slot, read last; -1 */
+	/* function latency (bpf/trace_latency.bpf.h): an entry probe pushes
+	 * the time on its thread's stack, its return probe pops it and
+	 * writes duration_ns, a u64 at data + lat_off (0: unknown) */
+	unsigned char lat;	/* enum trace_lat */
+	unsigned char lat_off;	/* TRACE_LAT_RETURN: 8-aligned, < 64 */
+	unsigned short pad;
+	unsigned int lat_entry;	/* TRACE_LAT_RETURN: the entry probe's index */
+	unsigned char nmem;	/* struct members read (trace_member_cfg) */
+	unsigned char mem_off;	/* where their values go in data[]: 8-aligned */
+	unsigned short pad2;
+	struct trace_member_cfg mem[TRACE_MAX_MEMBERS];
+};
+
+enum trace_lat {
+	TRACE_LAT_NONE,
+	TRACE_LAT_ENTRY,
+	TRACE_LAT_RETURN,
 };
 
 struct trace_record {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "perfbuf.h"
+#include "ring_priv.h"
 
 #define PAGE 4096
 

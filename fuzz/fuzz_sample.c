@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "perfbuf.h"
+#include "sample_priv.h"
 
 #define PAGE 4096
 

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
+#include "object/type_priv.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 

@@ -52,17 +52,3 @@ void load_log_read(struct load_log *l, const char *msg, int lines)
 	if (log)
 		read_verifier_log(l, log + strlen(LOG_BEGIN), lines);
 }
-
-const char *bpf_errstr(int err)
-{
-	static __thread char buf[128];
-
-	err = err < 0 ? -err : err;
-	if (err == 524)		/* the kernel's own ENOTSUPP, leaked to us */
-		return "Not supported by the kernel (ENOTSUPP)";
-	if (err >= __LIBBPF_ERRNO__START && err < __LIBBPF_ERRNO__END) {
-		libbpf_strerror(err, buf, sizeof(buf));
-		return buf;
-	}
-	return strerror(err);
-}

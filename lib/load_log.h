@@ -3,12 +3,14 @@
  * A refused BPF load, read from libbpf's warnings: libbpf's load returns
  * one errno for the whole object and says which program or map failed,
  * and the verifier why, only through its print callback. The one reading,
- * for the library (src/object_load.c: perfbuf_object__load, perfbuf run)
+ * for the object library (src/object/object_load.c: perfbuf_object__load, perfbuf run)
  * and the tool (tools/common/loaderr.c: trace, stress, profile, demo).
  * Each links its own copy (the library's hidden, nothing exported).
  */
 #ifndef PERFBUF_LOAD_LOG_H
 #define PERFBUF_LOAD_LOG_H
+
+#include "bpf_errstr.h"
 
 struct load_log {
 	char prog[64];		/* the program that failed to load ("": none said) */
@@ -21,8 +23,5 @@ struct load_log {
  * (its statistics aside) to keep in @l->why */
 void load_log_read(struct load_log *l, const char *msg, int lines);
 
-/* @err (a -errno or errno, libbpf's own codes too) as text; the kernel's
- * ENOTSUPP (524), which it leaks to userspace, named. One buffer a thread. */
-const char *bpf_errstr(int err);
 
 #endif

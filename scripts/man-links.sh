@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One man page per group of functions (man/GROUP.3); every exported function
-# (src/libperfbuf.map) and the inline iterator get a link page
+# (of a version script: src/libperfbuf.map, src/object/libperfbuf-object.map)
+# and the inline iterator get a link page
 # (".so man3/GROUP.3") so that `man perfbuf__poll` finds its group.
 #   scripts/man-links.sh MAP DIR            write the link pages into DIR
 #   scripts/man-links.sh --remove MAP DIR   remove them
@@ -18,18 +19,17 @@ group() {
 	case $1 in
 	perfbuf__*) echo perfbuf__new ;;
 	perfbuf_ring__* | perfbuf_iter__* | perfbuf_record__*)
-		echo perfbuf_ring__new ;;
+		echo perfbuf_ring__new_mem ;;
 	perfbuf_merge__*) echo perfbuf_merge__new ;;
-	perfbuf_sample_parser__* | perfbuf_sample_read__* | \
-	perfbuf_callchain__*) echo perfbuf_sample_parser__new ;;
+	perfbuf_callchain__*) echo perfbuf_callchain__next ;;
 	perfbuf_sampler__*) echo perfbuf_sampler__new ;;
-	perfbuf_event__*) echo perfbuf_event__open ;;
+	perfbuf_event__*) echo perfbuf_event__attr ;;
 	perfbuf_type__*) echo perfbuf_type__from_file ;;
 	perfbuf_object__*) echo perfbuf_object__open ;;
 	perfbuf_batch__*) echo perfbuf_batch__new ;;
 	perfbuf_ledger__*) echo perfbuf_ledger__new ;;
-	perfbuf_set_print | perfbuf_now_ns | perfbuf_cpus__* | \
-	perfbuf_version | perfbuf_*_version)
+	perfbuf_set_print | perfbuf_vprint | perfbuf_now_ns | perfbuf_cpus__* | \
+	perfbuf_version)
 		echo perfbuf_set_print ;;
 	*) return 1 ;;
 	esac

@@ -121,4 +121,15 @@ void collector_touch(struct perfbuf *pb, struct slot *s);
 void collector_retire_stats(struct perfbuf *pb, struct slot *s,
 			    const struct channel *ch);
 
+/* Not exported since 4.0 (the tests call them by linking the library's
+ * objects): */
+
+/** @brief Drain ring @idx only (for callers with their own event loop).
+ *  Returns as perfbuf__poll(), -EINVAL for a bad index or an ordered
+ *  collector, -ENODEV when the ring's CPU is offline. */
+int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
+
+/** @brief Ring slots whose CPU is offline now. */
+size_t perfbuf__offline_cnt(const struct perfbuf *pb);
+
 #endif

@@ -6,6 +6,10 @@
 #include <errno.h>
 
 #include "perfbuf.h"
+#include "bpf_errstr.h"
+#include "perf_event_priv.h"
+#include "ring_priv.h"
+#include "sample_priv.h"
 
 #define pr_warn(fmt, ...)  perfbuf_pr(PERFBUF_WARN, "perfbuf: " fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...)  perfbuf_pr(PERFBUF_INFO, "perfbuf: " fmt, ##__VA_ARGS__)
@@ -16,12 +20,10 @@ void perfbuf_pr(enum perfbuf_print_level level, const char *fmt, ...);
 
 /* strerror() that knows libbpf's own codes (4000-4007: LIBBPF_ERRNO__*);
  * @err negative or positive */
-const char *errstr(int err);
-
-struct bpf_object;
-/* bpf_object__load(), its failure said in one line naming the program or
- * map (object_load.c) */
-int object_load(struct bpf_object *obj, const char *path);
+static inline const char *errstr(int err)
+{
+	return bpf_errstr(err);
+}
 
 /* Options structs may grow: bytes past what this library knows must be 0. */
 bool perfbuf_opts_valid(const void *opts, size_t known_sz, size_t user_sz,
@@ -134,20 +136,6 @@ size_t ring_fold(struct perfbuf_ring *r, perfbuf_record_fn fn, void *ctx,
  * be left (a budget or a callback ended the fold). */
 int merge_fold(struct perfbuf_merge *m, __u64 horizon, size_t budget,
 	       perfbuf_record_fn fn, void *ctx, bool *more);
-
-/* object_set.c: --set NAME=VALUE's VALUE by BTF type @type into @dst */
-struct btf;
-int object_set_value(const struct btf *btf, __u32 type, const char *name,
-		     const char *val, void *dst);
-
-/* type_btf.c: the string at @off of @btf's string section; "" when @off
- * lies past it (libbpf 1.1 does not check a file's name offsets, and
- * btf__name_by_offset() then gives NULL): every BTF name goes through it */
-const char *btf_name(const struct btf *btf, __u32 off);
-
-/* type_find.c: 0 when @path is a regular file starting with ELF's magic,
- * else -errno said at PERFBUF_WARN; never blocks (a FIFO is refused) */
-int elf_file_check(const char *path);
 
 static inline void *err_ptr(int err)
 {

@@ -157,6 +157,8 @@ struct perfbuf_ledger *perfbuf_ledger__new(int map_fd,
 	struct btf *btf = NULL;
 	int err;
 
+	if (OPTS_VALID(opts, perfbuf_ledger_opts) && OPTS_GET(opts, btf, NULL))
+		return ledger_new(map_fd, opts->btf, opts);
 	/* the map's BTF is its object's; reading it by id needs
 	 * CAP_SYS_ADMIN: without, the kinds are numbers */
 	if (map_fd >= 0 && !bpf_obj_get_info_by_fd(map_fd, &info, &len) &&
@@ -171,22 +173,6 @@ struct perfbuf_ledger *perfbuf_ledger__new(int map_fd,
 	btf__free(btf);
 	errno = err;
 	return l;
-}
-
-struct perfbuf_ledger *
-perfbuf_ledger__from_object(const struct perfbuf_object *obj,
-			    const struct perfbuf_ledger_opts *opts)
-{
-	struct bpf_object *bo;
-	int fd;
-
-	if (!obj)
-		return err_ptr(-EINVAL);
-	bo = perfbuf_object__bpf(obj);
-	fd = perfbuf_object__map_fd(obj, PERFBUF_LEDGER_MAP);
-	if (fd < 0)
-		return err_ptr(-ENOENT);
-	return ledger_new(fd, bpf_object__btf(bo), opts);
 }
 
 void perfbuf_ledger__free(struct perfbuf_ledger *l)

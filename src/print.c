@@ -23,16 +23,23 @@ perfbuf_print_fn perfbuf_set_print(perfbuf_print_fn fn)
 	return old;
 }
 
-void perfbuf_pr(enum perfbuf_print_level level, const char *fmt, ...)
+int perfbuf_vprint(enum perfbuf_print_level level, const char *fmt,
+		   va_list ap)
 {
 	perfbuf_print_fn fn = print_fn;
-	int saved = errno;
+	int saved = errno, n = 0;
+
+	if (fn)
+		n = fn(level, fmt, ap);
+	errno = saved;
+	return n;
+}
+
+void perfbuf_pr(enum perfbuf_print_level level, const char *fmt, ...)
+{
 	va_list ap;
 
-	if (!fn)
-		return;
 	va_start(ap, fmt);
-	fn(level, fmt, ap);
+	perfbuf_vprint(level, fmt, ap);
 	va_end(ap);
-	errno = saved;
 }

@@ -14,7 +14,6 @@
  * the ring end, but a payload may: it is then handed over as two slices.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -61,31 +60,6 @@ size_t perfbuf_record__sample_size(size_t payload, __u64 sample_type)
 		return 0;
 	payload = (fixed + payload + 7) & ~(size_t)7;
 	return payload > MAX_RECORD_SZ ? 0 : payload;
-}
-
-static __u32 fork_gen;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-
-static void fork_child(void)
-{
-	__atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
-}
-
-static void fork_watch(void)
-{
-	/* ENOMEM: no detection, as before; nothing better to do */
-	pthread_atfork(NULL, NULL, fork_child);
-}
-
-__u32 perfbuf_fork_gen(void)
-{
-	pthread_once(&fork_once, fork_watch);
-	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
-}
-
-bool perfbuf_forked(__u32 gen)
-{
-	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED) != gen;
 }
 
 bool ring_forked(const struct perfbuf_ring *r)

@@ -317,19 +317,9 @@ int perfbuf_sampler__disable(struct perfbuf_sampler *s)
 	return for_each_event(s, perfbuf_event__disable);
 }
 
-const struct perf_event_attr *perfbuf_sampler__attr(const struct perfbuf_sampler *s)
-{
-	return &s->attr;
-}
-
 size_t perfbuf_sampler__cnt(const struct perfbuf_sampler *s)
 {
 	return s->cnt;
-}
-
-int perfbuf_sampler__fd(const struct perfbuf_sampler *s, size_t idx)
-{
-	return idx < s->cnt ? s->ev[idx]->fd : -EINVAL;
 }
 
 int perfbuf_sampler__cpu(const struct perfbuf_sampler *s, size_t idx)

@@ -11,11 +11,17 @@ with libnats.
   nats_util.py ready URL [SEC [R]] wait until the server answers and its
                                    JetStream does (exit 1 after SEC, 10),
                                    and can place a stream of R replicas
+  nats_util.py spool-check URL STREAM FIELD FIRST N [HOST=LOST...]
+                                   each host's events: argument FIELD
+                                   takes each value FIRST..FIRST+N-1 once
+                                   but for LOST of them (its rings' loss);
+                                   message ids unique (exit 1 if not)
   nats_util.py pub URL SUBJ HOST   publish stdin's bytes (one message) with
                                    header Perfbuf-Host: HOST (as given:
                                    a forged or hostile message), stored
 """
 import base64
+import collections
 import json
 import socket
 import sys
@@ -99,29 +105,76 @@ def info(c, stream):
     return r
 
 
-def dump(c, stream, split=False):
+def messages(c, stream, window=256):
+    """Every message of @stream in order: {"seq", "subject", "headers",
+    "data"} (data: bytes), requests pipelined @window at a time."""
     st = info(c, stream)["state"]
     first, last = st["first_seq"], st["last_seq"]
     if st["messages"] == 0:
         return
-    # pipelined: every request sent, then every answer read
-    for seq in range(first, last + 1):
-        c.request("$JS.API.STREAM.MSG.GET." + stream,
-                  json.dumps({"seq": seq}).encode(), seq)
-    got = {}
-    for _ in range(first, last + 1):
-        subj, d = c.reply()
-        got[int(subj.rsplit(".", 1)[1])] = json.loads(d)
-    for seq in range(first, last + 1):
-        m = got[seq].get("message")
-        if not m:
-            continue  # deleted
-        data = base64.b64decode(m.get("data", "")).decode()
+    for lo in range(first, last + 1, window):
+        hi = min(lo + window, last + 1)
+        for seq in range(lo, hi):
+            c.request("$JS.API.STREAM.MSG.GET." + stream,
+                      json.dumps({"seq": seq}).encode(), seq)
+        got = {}
+        for _ in range(lo, hi):
+            subj, d = c.reply()
+            got[int(subj.rsplit(".", 1)[1])] = json.loads(d)
+        for seq in range(lo, hi):
+            m = got[seq].get("message")
+            if not m:
+                continue  # deleted
+            yield {"seq": seq, "subject": m["subject"],
+                   "headers": headers(base64.b64decode(m.get("hdrs", ""))),
+                   "data": base64.b64decode(m.get("data", ""))}
+
+
+def dump(c, stream, split=False):
+    for m in messages(c, stream):
+        data = m["data"].decode()
         for d in data.splitlines() if split else [data]:
-            print(json.dumps({
-                "seq": seq, "subject": m["subject"],
-                "headers": headers(base64.b64decode(m.get("hdrs", ""))),
-                "data": d}))
+            print(json.dumps(dict(m, data=d)))
+
+
+def spool_check(c, stream, field, first, n, lost):
+    """Each host's events of @stream: argument @field of each takes every
+    value of [first, first + n) once, but for as many as @lost[host] (the
+    records its rings lost, as the tracer counted them), and no
+    Nats-Msg-Id comes twice. Prints a line per host; exit 1 if one is not
+    so."""
+    vals, ids, dup_ids = {}, set(), 0
+    for m in messages(c, stream):
+        h = m["headers"]
+        i = h.get("Nats-Msg-Id")
+        dup_ids += i in ids
+        ids.add(i)
+        if "Perfbuf-Probe" in h:
+            v = vals.setdefault(h["Perfbuf-Host"], collections.Counter())
+            for line in m["data"].splitlines():
+                d = json.loads(line)
+                if d["type"] == "event":
+                    v[d["args"][field]] += 1
+    ok = dup_ids == 0
+    for host, v in sorted(vals.items()):
+        want = set(range(first, first + n))
+        gone = sorted(want - set(v))
+        missing, extra = len(gone), len(set(v) - want)
+        twice = sum(1 for k in v.values() if k > 1)
+        print("%s: %d events, %d distinct, %d missing, %d not expected, "
+              "%d more than once; %d message ids twice" %
+              (host, sum(v.values()), len(v), missing, extra, twice, dup_ids))
+        if gone:    # where: the first runs of missing values
+            runs = []
+            for x in gone:
+                if runs and x == runs[-1][1] + 1:
+                    runs[-1][1] = x
+                else:
+                    runs.append([x, x])
+            print("  missing: %s" % ", ".join("%d-%d" % (a - first, b - first)
+                                              for a, b in runs[:8]))
+        ok = ok and not (missing != lost.get(host, 0) or extra or twice)
+    sys.exit(0 if ok and vals else 1)
 
 
 def js_ok(url, subj, payload=b""):
@@ -170,6 +223,10 @@ def main():
                sys.stdin.buffer.read())
     elif sys.argv[1] == "info":
         print(json.dumps(info(c, sys.argv[3])))
+    elif sys.argv[1] == "spool-check":
+        spool_check(c, sys.argv[3], sys.argv[4], int(sys.argv[5]),
+                    int(sys.argv[6]), {h: int(k) for h, k in
+                                       (a.split("=") for a in sys.argv[7:])})
     else:
         dump(c, sys.argv[3], sys.argv[1] == "lines")
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "synth.h"
+#include "ring_priv.h"
 
 int synth_init(struct synth *s, size_t pages, __u64 pos)
 {

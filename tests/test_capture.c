@@ -85,7 +85,7 @@ static void write_capture(void)
 	static const __u64 t0a[] = { 10, 30 }, t0b[] = { 50 }, t1[] = { 20, 40 };
 	struct cap_lost l = { .lost = 2, .time_ns = 35 };
 	struct cap_cpu off = { .kind = CAP_CPU_OFFLINE, .time_ns = 60 };
-	struct cap_writer *w = cap_writer__open(cap_path());
+	struct cap_writer *w = cap_writer__open("test_capture", cap_path());
 
 	if (!ASSERT_OK_PTR(w, "writer"))
 		return;
@@ -245,10 +245,10 @@ TEST(writer_refusals)
 	unlink("/tmp/perfbuf-test-capture-link");
 	ASSERT_OK(symlink("/tmp/perfbuf-test-capture-target",
 			  "/tmp/perfbuf-test-capture-link"), "symlink");
-	w = cap_writer__open("/tmp/perfbuf-test-capture-link");
+	w = cap_writer__open("test_capture", "/tmp/perfbuf-test-capture-link");
 	ASSERT_TRUE(!w && errno == ELOOP, "never through a symlink");
 	unlink("/tmp/perfbuf-test-capture-link");
-	w = cap_writer__open("/dev/full");
+	w = cap_writer__open("test_capture", "/dev/full");
 	ASSERT_TRUE(!w && errno == ENOSPC, "a full disk at the header");
 }
 
@@ -264,7 +264,7 @@ TEST(file_cut_while_read)
 
 	snprintf(cut, sizeof(cut), "%s-cut", cap_path());
 	memset(meta, 'x', sizeof(meta));
-	w = cap_writer__open(cut);
+	w = cap_writer__open("test_capture", cut);
 	if (!ASSERT_OK_PTR(w, "writer"))
 		return;
 	ASSERT_OK(cap_writer__put(w, CAP_META, 0, meta, sizeof(meta)), "META of 3 pages");

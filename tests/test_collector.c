@@ -11,6 +11,9 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
+#include "perf_event_priv.h"
+#include "ring_priv.h"
+#include "collector_priv.h"
 #include "emit_util.h"
 #include "test.h"
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Debian packages: `dpkg-buildpackage -us -uc -b` on a copy of the
-# tree builds libperfbuf3, libperfbuf-dev, perfbuf and python3-perfbuf
-# (dpkg-gensymbols checking the exports against debian/libperfbuf3.symbols),
-# lintian finds no error in them, and, unpacked into a scratch root, the
-# tool runs and the examples build against the packaged library with
-# pkg-config only.
+# tree builds libperfbuf4, libperfbuf-object4, libperfbuf-dev, perfbuf and
+# python3-perfbuf (dpkg-gensymbols checking the exports against
+# debian/libperfbuf4.symbols and debian/libperfbuf-object4.symbols), lintian
+# finds no error in them, libperfbuf4 needs no libdw, and, unpacked into a
+# scratch root, the tool runs and the examples build against the packaged
+# reading library alone with pkg-config only.
 # normal build only: the packages build from the sources, the same in both builds
 source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
@@ -17,12 +18,14 @@ got=$(dpkg-parsechangelog -S Version 2>&1)
 [[ $got == "$want" ]] && pass deb_version ||
 	fail deb_version "debian/changelog says $got, include/perfbuf/version.h $want: add a debian/changelog entry"
 
-# the symbols file is the map's (scripts/debian-symbols.sh)
-if ! diff -u debian/libperfbuf3.symbols <(scripts/debian-symbols.sh) >"$tmp/sym.diff"; then
-	fail deb_symbols_file "debian/libperfbuf3.symbols is not src/libperfbuf.map's: run scripts/debian-symbols.sh > debian/libperfbuf3.symbols ($(grep -m2 '^[-+] ' "$tmp/sym.diff" | tr '\n' ' '))"
-else
-	pass deb_symbols_file
-fi
+# the symbols files are the maps' (scripts/debian-symbols.sh)
+bad=
+for pair in libperfbuf4:src/libperfbuf.map libperfbuf-object4:src/object/libperfbuf-object.map; do
+	pkg=${pair%%:*} map=${pair#*:}
+	diff -u "debian/$pkg.symbols" <(scripts/debian-symbols.sh "$map") >"$tmp/sym.diff" ||
+		bad+="debian/$pkg.symbols is not $map's: run scripts/debian-symbols.sh $map > debian/$pkg.symbols ($(grep -m2 '^[-+] ' "$tmp/sym.diff" | tr '\n' ' ')) "
+done
+[[ -z $bad ]] && pass deb_symbols_file || fail deb_symbols_file "$bad"
 
 for t in dpkg-buildpackage dh lintian; do
 	if ! command -v $t >/dev/null; then
@@ -43,7 +46,7 @@ if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	finish
 fi
 debs=$(cd "$tmp/src" && ls *.deb 2>/dev/null | sed 's/_.*//' | sort | tr '\n' ' ')
-if [[ $debs != "libperfbuf-dev libperfbuf3 perfbuf python3-perfbuf " ]]; then
+if [[ $debs != "libperfbuf-dev libperfbuf-object4 libperfbuf4 perfbuf python3-perfbuf " ]]; then
 	fail deb_build "built: ${debs:-nothing}"
 	finish
 fi
@@ -82,20 +85,33 @@ else
 	fail deb_tool_runs "perfbuf --version from the package: '$got', not 'perfbuf $want'"
 fi
 
-# dpkg-gensymbols guards the ABI: the packaged library matches the symbols
-# file at the build's check level (debian/rules), and a symbol the file
-# lacks fails it
+# dpkg-gensymbols guards the ABI: each packaged library matches its
+# symbols file at the build's check level (debian/rules), and a symbol the
+# file lacks fails it
 so=$(ls "$lib"/libperfbuf.so.*.*.* 2>/dev/null | head -1)
-gensym() { dpkg-gensymbols -c4 -plibperfbuf3 -v"$want" -e"$so" -I"$1" -O"$tmp/sym.out" >"$tmp/gensym.log" 2>&1; }
-grep -v '^ perfbuf__poll@' debian/libperfbuf3.symbols >"$tmp/short.symbols"
-if [[ -z $so ]]; then
-	fail deb_symbols_guard "no libperfbuf.so.M.m.p in the libperfbuf3 package"
-elif ! gensym debian/libperfbuf3.symbols; then
-	fail deb_symbols_guard "the packaged library differs from debian/libperfbuf3.symbols: $(grep -m3 '^[-+] ' "$tmp/gensym.log" | tr '\n' ' ')"
-elif gensym "$tmp/short.symbols"; then
+oso=$(ls "$lib"/libperfbuf-object.so.*.*.* 2>/dev/null | head -1)
+gensym() { dpkg-gensymbols -c4 -p"$1" -v"$want" -e"$2" -I"$3" -O"$tmp/sym.out" >"$tmp/gensym.log" 2>&1; }
+grep -v '^ perfbuf__poll@' debian/libperfbuf4.symbols >"$tmp/short.symbols"
+if [[ -z $so || -z $oso ]]; then
+	fail deb_symbols_guard "no libperfbuf.so.M.m.p or libperfbuf-object.so.M.m.p in the packages"
+elif ! gensym libperfbuf4 "$so" debian/libperfbuf4.symbols; then
+	fail deb_symbols_guard "the packaged library differs from debian/libperfbuf4.symbols: $(grep -m3 '^[-+] ' "$tmp/gensym.log" | tr '\n' ' ')"
+elif ! gensym libperfbuf-object4 "$oso" debian/libperfbuf-object4.symbols; then
+	fail deb_symbols_guard "the packaged library differs from debian/libperfbuf-object4.symbols: $(grep -m3 '^[-+] ' "$tmp/gensym.log" | tr '\n' ' ')"
+elif gensym libperfbuf4 "$so" "$tmp/short.symbols"; then
 	fail deb_symbols_guard "dpkg-gensymbols -c4 let a symbol missing from the symbols file pass"
 else
 	pass deb_symbols_guard
+fi
+
+# the reading library needs libbpf, not libdw: neither the package nor the
+# shared object names it
+deps=$(dpkg-deb -f "$tmp"/src/libperfbuf4_*.deb Depends)
+needed=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+if [[ -z $so || $deps == *libdw* || $deps == *libelf* || $needed == *libdw* || $needed == *libelf* ]]; then
+	fail deb_reader_no_libdw "libperfbuf4 Depends: $deps; NEEDED: $needed"
+else
+	pass deb_reader_no_libdw
 fi
 
 cp -r "$root/usr/share/doc/libperfbuf-dev/examples" "$tmp/ex"
@@ -103,8 +119,10 @@ cp -r "$root/usr/share/doc/libperfbuf-dev/examples" "$tmp/ex"
 if ! PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_PATH=$lib/pkgconfig \
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$tmp/ex" >"$tmp/ex.log" 2>&1; then
 	fail deb_examples_build "$(grep -m3 -iE 'error|pkg-config' "$tmp/ex.log" | tr '\n' ' ')"
-elif ! LD_LIBRARY_PATH=$lib ldd "$tmp/ex/tpcount" | grep -q "libperfbuf.so.3 => $lib/"; then
+elif ! LD_LIBRARY_PATH=$lib ldd "$tmp/ex/tpcount" | grep -q "libperfbuf.so.$(ver MAJOR) => $lib/"; then
 	fail deb_examples_build "tpcount is not linked to the packaged library: $(LD_LIBRARY_PATH=$lib ldd "$tmp/ex/tpcount" | grep perfbuf)"
+elif LD_LIBRARY_PATH=$lib ldd "$tmp/ex/tpcount" | grep -qE "libperfbuf-object|libdw"; then
+	fail deb_examples_build "tpcount, a reader, links the object library or libdw: $(LD_LIBRARY_PATH=$lib ldd "$tmp/ex/tpcount" | grep -E 'perfbuf|libdw' | tr '\n' ' ')"
 else
 	pass deb_examples_build
 fi

@@ -123,6 +123,9 @@ if mount -t tmpfs -o size=16k perfbuf-test "$tmp/small" 2>/dev/null; then
 		written=$(python3 -c 'import sys; d = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
 print(sum(l[:1].isdigit() for l in d))' "$tmp/small/out")
 		check small_fs_accounting test "${received:-0}" -gt 0 -a "$((written + ${unwritten:-0}))" = "$received"
+		# the summary names the cause, counts as not written what did
+		# not reach the file, and nothing as past -n (none was given)
+		check small_fs_summary_names_disk_full grep -qE "^$received events received: $written printed, 0 discarded \(past -n\); ${unwritten:-x} not written: disk full \($tmp/small/out\); [0-9]+ lost$" "$tmp/err"
 	else
 		fail small_fs_error "did not attach: $(cat "$tmp/err")"
 	fi
@@ -247,6 +250,151 @@ mkdir "$tmp/rodir"
 unshare -m sh -c 'mount --bind -o ro "$1" "$1" && shift && exec "$@"' sh "$tmp/rodir" \
 	"${PB[@]}" trace -n 1 -o "$tmp/rodir/out" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 one_line output_readonly_directory 1 "^perfbuf trace: cannot create '$tmp/rodir/out': its directory '$tmp/rodir' is on a read-only file system$"
+
+# a run that fails before it starts because one of its probes cannot be
+# set up, after another that could: the old file as it was, nothing beside
+for c in "trace -o $F tracepoint:sched:sched_switch uprobe:/bin/true:no_such_fn" \
+	 "record -o $F tracepoint:sched:sched_switch rawtracepoint:no_such_tp"; do
+	echo precious >"$F"
+	chmod 644 "$F"
+	# shellcheck disable=SC2086
+	"${PB[@]}" $c >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	name=output_kept_on_failed_start_${c%% *}
+	if [[ $rc == 1 && $(cat "$F") == precious && $(stat -c %a "$F") == 644 ]] &&
+	   ! compgen -G "$F.*" >/dev/null; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, $(wc -c <"$F") bytes, $(ls "$tmp/sticky" | tr '\n' ' ') $(head -c 200 "$tmp/eerr")"
+	fi
+done
+
+# a file that cannot be replaced: a mount point (rename() says EBUSY) is
+# written into, said at the start; an immutable or append-only file is
+# refused at the start; one that turns immutable during the run leaves
+# the output in FILE.perfbuf-part, named
+mkdir "$tmp/mnt"
+echo old >"$tmp/mnt/src"
+echo old >"$tmp/mnt/F"
+if mount --bind "$tmp/mnt/src" "$tmp/mnt/F"; then
+	"${PB[@]}" trace -n 3 -o "$tmp/mnt/F" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	if [[ $rc == 0 && $(grep -c sched_switch "$tmp/mnt/F") == 3 ]] &&
+	   grep -q "^perfbuf trace: '$tmp/mnt/F' is a mount point, which cannot be replaced: the output is written into it$" "$tmp/eerr" &&
+	   ! compgen -G "$tmp/mnt/F.*" >/dev/null; then
+		pass output_mount_point_trace
+	else
+		fail output_mount_point_trace "exit $rc, $(wc -l <"$tmp/mnt/F") lines, $(ls "$tmp/mnt" | tr '\n' ' ') $(head -c 300 "$tmp/eerr")"
+	fi
+	"${PB[@]}" record -n 3 -o "$tmp/mnt/F" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	n=$("$PERFBUF" report "$tmp/mnt/F" 2>/dev/null | grep -c sched_switch)
+	check output_mount_point_record test "$rc" = 0 -a "$n" -ge 3
+	# written at the end (a rename then): copied into it
+	"${PB[@]}" profile -d 0.3 --svg "$tmp/mnt/F" >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	check output_mount_point_profile_svg test "$rc" = 0 -a "$(grep -c '<svg' "$tmp/mnt/F")" -ge 1
+	umount "$tmp/mnt/F"
+else
+	skip output_mount_point "cannot bind-mount a file"
+fi
+echo old >"$tmp/imm"
+if chattr +i "$tmp/imm" 2>/dev/null; then
+	"${PB[@]}" trace -n 3 -o "$tmp/imm" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line output_immutable_refused_at_start 1 "^perfbuf trace: cannot write '$tmp/imm': it is immutable \(chattr \+i\): clear that with 'chattr -i', or give another file$"
+	chattr -i "$tmp/imm"
+	chattr +a "$tmp/imm"
+	"${PB[@]}" record -n 3 -o "$tmp/imm" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line output_append_only_refused_at_start 1 "^perfbuf record: cannot write '$tmp/imm': it is append-only \(chattr \+a\)"
+	chattr -a "$tmp/imm"
+	# made immutable while the run goes: nothing can be written at the end
+	"${PB[@]}" profile -d 2 --svg "$tmp/imm" >/dev/null 2>"$tmp/eerr" &
+	pid=$!
+	sleep 1
+	chattr +i "$tmp/imm"
+	wait "$pid"
+	rc=$?
+	chattr -i "$tmp/imm"
+	if [[ $rc == 1 && $(cat "$tmp/imm") == old ]] && grep -q '<svg' "$tmp/imm.perfbuf-part" &&
+	   grep -q "the output is kept in $tmp/imm.perfbuf-part$" "$tmp/eerr"; then
+		pass output_unplaceable_kept
+	else
+		fail output_unplaceable_kept "exit $rc, $(ls "$tmp" | tr '\n' ' ') $(head -c 300 "$tmp/eerr")"
+	fi
+	rm -f "$tmp/imm.perfbuf-part"
+else
+	skip output_immutable "chattr +i is not supported on $(stat -f -c %T "$tmp")"
+fi
+
+# -o naming one of our fds (/dev/stdout, /dev/stderr, /proc/self/fd/N):
+# written to as it is, a pipe, a socket
+n=$("${PB[@]}" trace -n 2 -o /dev/stdout tracepoint:sched:sched_switch 2>"$tmp/eerr" | grep -c sched_switch)
+check output_dev_stdout_pipe test "${PIPESTATUS[0]}" = 0 -a "$n" = 2
+# (stderr has the summary too, whose table names the probe: event lines only)
+n=$("${PB[@]}" trace -n 2 -o /dev/stderr tracepoint:sched:sched_switch 2>&1 >/dev/null | grep -cE '^[0-9]+\.[0-9]+ .* sched_switch prev_comm=')
+check output_dev_stderr test "$n" = 2
+"${PB[@]}" record -n 2 -o /proc/self/fd/1 tracepoint:sched:sched_switch 2>"$tmp/eerr" | cat >"$tmp/piped.cap"
+check output_proc_self_fd_pipe_record test "$("$PERFBUF" report "$tmp/piped.cap" 2>/dev/null | grep -c sched_switch)" -ge 2
+n=$(/usr/bin/python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair()
+p = subprocess.run(sys.argv[1:], stdout=b, stderr=subprocess.DEVNULL)
+b.close()
+data = b"".join(iter(lambda: a.recv(65536), b""))
+print(p.returncode, data.count(b"sched_switch"))' "${PB[@]}" trace -n 2 -o /dev/stdout tracepoint:sched:sched_switch)
+check output_dev_stdout_socket test "$n" = "0 2"
+"${PB[@]}" trace -n 2 -o /dev/fd/0 tracepoint:sched:sched_switch </dev/null >/dev/null 2>"$tmp/eerr"
+one_line output_fd_read_only 1 "^perfbuf trace: cannot write '/dev/fd/0': that file descriptor is not open for writing$"
+
+# SIGKILL: the events a run wrote are in FILE (it is the run's once the
+# run started); kills before that leave one FILE.perfbuf-part at most,
+# which the next run says and removes; one another run holds is not
+# touched
+K=$tmp/killed
+echo old >"$K"
+if start_trace -o "$K" "uprobe:$TARGET:pb_target_neg"; then
+	"$TARGET" 100
+	sleep 0.3
+	kill -KILL "$tpid"
+	wait "$tpid" 2>/dev/null
+	tpid=
+	n=$(grep -c pb_target_neg "$K")
+	if [[ $n == 100 ]] && ! compgen -G "$K.*" >/dev/null; then
+		pass output_sigkill_events_in_file
+	else
+		fail output_sigkill_events_in_file "$n events in it, $(ls "$tmp" | grep killed | tr '\n' ' ')"
+	fi
+else
+	fail output_sigkill_events_in_file "did not attach: $(head -c 300 "$tmp/err")"
+fi
+for t in 0.05 0.1 0.2 0.3 0.5; do
+	"$PERFBUF" trace -o "$K" 'tracepoint:sched:*' >/dev/null 2>&1 &
+	pid=$!
+	sleep "$t"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+done
+left=$(compgen -G "$K.*" | wc -l)
+check output_sigkill_at_most_one_part test "$left" -le 1
+echo part >"$K.perfbuf-part"
+chmod 600 "$K.perfbuf-part"
+"${PB[@]}" trace -n 1 -o "$K" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+rc=$?
+if [[ $rc == 0 ]] && grep -q "^perfbuf trace: '$K.perfbuf-part' was left by a run that was killed before its output became '$K' (5 bytes): removed$" "$tmp/eerr" &&
+   ! compgen -G "$K.*" >/dev/null && [[ $(grep -c sched_switch "$K") == 1 ]]; then
+	pass output_killed_part_said
+else
+	fail output_killed_part_said "exit $rc, $(ls "$tmp" | grep killed | tr '\n' ' ') $(head -c 300 "$tmp/eerr")"
+fi
+echo part >"$K.perfbuf-part"
+flock "$K.perfbuf-part" sleep 30 &
+lpid=$!
+sleep 0.2
+"${PB[@]}" trace -n 1 -o "$K" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_part_in_use 1 "^perfbuf trace: cannot write '$K': another perfbuf run is writing it now"
+check output_part_in_use_kept test "$(cat "$K.perfbuf-part")" = part
+kill "$lpid"
+wait "$lpid" 2>/dev/null
+rm -f "$K.perfbuf-part"
 
 # 6. a tracefs category that cannot be read, after one that could (a fake
 # tracefs in a mount namespace of its own; root without the DAC

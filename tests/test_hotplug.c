@@ -34,6 +34,8 @@
 #include <bpf/libbpf.h>
 
 #include "perfbuf.h"
+#include "sample_priv.h"
+#include "collector_priv.h"
 #include "emit_util.h"
 #include "test.h"
 

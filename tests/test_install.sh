@@ -40,6 +40,8 @@ missing=
 want() { [[ -e $root/$1 || -L $root/$1 ]] || missing+=" /$1"; }
 for f in lib/libperfbuf.a lib/libperfbuf.so.$VERSION lib/libperfbuf.so.$MAJOR \
 	 lib/libperfbuf.so lib/pkgconfig/libperfbuf.pc include/perfbuf.h bin/perfbuf \
+	 lib/libperfbuf-object.a lib/libperfbuf-object.so.$VERSION lib/libperfbuf-object.so.$MAJOR \
+	 lib/libperfbuf-object.so lib/pkgconfig/libperfbuf-object.pc \
 	 share/man/man8/perfbuf.8 share/doc/libperfbuf/examples/Makefile; do
 	want "usr/$f"
 done
@@ -52,7 +54,8 @@ while read -r fn group; do
 	   [[ $(cat "$root/usr/share/man/man3/$fn.3") != ".so man3/$group.3" ]]; then
 		missing+=" (man3/$fn.3 is not a link to $group.3)"
 	fi
-done < <(scripts/man-links.sh --list src/libperfbuf.map)
+done < <(scripts/man-links.sh --list src/libperfbuf.map
+	 scripts/man-links.sh --list src/object/libperfbuf-object.map)
 for f in python/perfbuf/*.py; do want "usr/lib/python3/dist-packages/perfbuf/${f##*/}"; done
 [[ -z $missing ]] && pass installed_files || fail installed_files "missing:$missing"
 
@@ -78,15 +81,27 @@ check tool_version [ "$("$root/usr/bin/perfbuf" --version)" = "perfbuf $VERSION"
 
 # --- the ABI
 nm -D --defined-only "$lib/libperfbuf.so.$VERSION" | awk '{ print $NF }' >"$tmp/dyn"
+nm -D --defined-only "$lib/libperfbuf-object.so.$VERSION" | awk '{ print $NF }' >"$tmp/odyn"
 # the version nodes themselves are absolute symbols named for the node
 bad=$(grep -vxE 'perfbuf[a-z0-9_]*@@LIBPERFBUF_[0-9]+\.[0-9]+|LIBPERFBUF_[0-9]+\.[0-9]+' "$tmp/dyn" | tr '\n' ' ')
-[[ -z $bad && -s $tmp/dyn ]] && pass exports_only_versioned_perfbuf ||
+bad+=$(grep -vxE 'perfbuf[a-z0-9_]*@@LIBPERFBUF_OBJECT_[0-9]+\.[0-9]+|LIBPERFBUF_OBJECT_[0-9]+\.[0-9]+' "$tmp/odyn" | tr '\n' ' ')
+[[ -z $bad && -s $tmp/dyn && -s $tmp/odyn ]] && pass exports_only_versioned_perfbuf ||
 	fail exports_only_versioned_perfbuf "unexpected dynamic symbols: $bad"
-bad=$(nm -g --defined-only "$lib/libperfbuf.a" | awk 'NF == 3 && $3 !~ /^perfbuf/ { print $3 }' | tr '\n' ' ')
+bad=$(nm -g --defined-only "$lib/libperfbuf.a" "$lib/libperfbuf-object.a" |
+	awk 'NF == 3 && $3 !~ /^perfbuf/ { print $3 }' | tr '\n' ' ')
 [[ -z $bad ]] && pass archive_exports_only_perfbuf ||
-	fail archive_exports_only_perfbuf "libperfbuf.a defines global $bad(internal names must be hidden)"
+	fail archive_exports_only_perfbuf "libperfbuf.a or libperfbuf-object.a defines global $bad(internal names must be hidden)"
+# the reading library needs libbpf, not libdw (nor libelf, zlib): its
+# NEEDED and its pkg-config file say so
+needed=$(readelf -d "$lib/libperfbuf.so.$VERSION" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+if [[ $needed == *libdw* || $needed == *libelf* || $needed == *libz* || $needed != *libbpf* ]] ||
+   ! grep -qx 'Requires.private: libbpf' "$lib/pkgconfig/libperfbuf.pc"; then
+	fail reader_needs_libbpf_only "NEEDED: $needed; $(grep Requires "$lib/pkgconfig/libperfbuf.pc")"
+else
+	pass reader_needs_libbpf_only
+fi
 
-sed -n 's/@@.*//p' "$tmp/dyn" | sort -u >"$tmp/exported"
+sed -n 's/@@.*//p' "$tmp/dyn" "$tmp/odyn" | sort -u >"$tmp/exported"
 # every function declared with PERFBUF_API in the installed headers
 for h in "$root"/usr/include/perfbuf/*.h; do
 	tr '\n' ' ' <"$h" | grep -oP 'PERFBUF_API[^;(]*?\K\bperfbuf\w*(?=\s*\()'
@@ -96,7 +111,7 @@ undeclared=$(comm -13 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
 if [[ ! -s $tmp/declared ]]; then
 	fail api_exported "no PERFBUF_API function found in the installed headers"
 elif [[ -n $unexported ]]; then
-	fail api_exported "declared PERFBUF_API but not exported: $unexported- add them to src/libperfbuf.map, in a new version node (see its comment)"
+	fail api_exported "declared PERFBUF_API but not exported: $unexported- add them to src/libperfbuf.map (or src/object/libperfbuf-object.map), in a new version node (see its comment)"
 elif [[ -n $undeclared ]]; then
 	fail api_exported "exported but declared in no installed header: $undeclared"
 else
@@ -104,7 +119,9 @@ else
 fi
 # the newest node is the minor version: new functions come with a bump
 nodes=$(grep -oE '^LIBPERFBUF_[0-9]+\.[0-9]+' src/libperfbuf.map | tr '\n' ' ')
-if [[ " $nodes" == *" LIBPERFBUF_$MAJOR.$MINOR " && $nodes =~ ^(LIBPERFBUF_$MAJOR\.[0-9]+ )+$ ]]; then
+onodes=$(grep -oE '^LIBPERFBUF_OBJECT_[0-9]+\.[0-9]+' src/object/libperfbuf-object.map | tr '\n' ' ')
+if [[ " $nodes" == *" LIBPERFBUF_$MAJOR.$MINOR " && $nodes =~ ^(LIBPERFBUF_$MAJOR\.[0-9]+ )+$ &&
+      $onodes =~ ^(LIBPERFBUF_OBJECT_$MAJOR\.[0-9]+ )+$ ]]; then
 	pass version_nodes
 else
 	fail version_nodes "src/libperfbuf.map nodes $nodes: the newest must be LIBPERFBUF_$MAJOR.$MINOR (include/perfbuf/version.h)"
@@ -113,6 +130,7 @@ fi
 # --- programs built with pkg-config only, run against the installed .so
 export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
 check pc_valid pkg-config --validate libperfbuf
+check pc_object_valid pkg-config --validate libperfbuf-object
 check pc_modversion [ "$(pkg-config --modversion libperfbuf)" = "$VERSION" ]
 cat >"$tmp/hello.c" <<'EOF'
 #include <stdio.h>
@@ -123,10 +141,7 @@ int main(void)
 {
 	printf("%s\n", perfbuf_version());
 	/* the headers and the library agree */
-	return strcmp(perfbuf_version(), PERFBUF_VERSION) ||
-	       perfbuf_major_version() != PERFBUF_MAJOR_VERSION ||
-	       perfbuf_minor_version() != PERFBUF_MINOR_VERSION ||
-	       !perfbuf_now_ns();
+	return strcmp(perfbuf_version(), PERFBUF_VERSION) || !perfbuf_now_ns();
 }
 EOF
 # $(pkg-config ...) unquoted: a list of flags
@@ -392,7 +407,7 @@ tool=$(cd "$libonly" && find . -name perfbuf -o -name '*.skel.h' -o -name '*.bpf
 libs=$(grep -oE -- '-l(nats|deflate)\b' "$tmp/libonly.log" | sort -u | tr '\n' ' ')
 needed=$(readelf -dW "$libonly/libperfbuf.so.$VERSION" | grep -oE 'lib(nats|deflate)[^]]*' | tr '\n' ' ')
 got=$(cd "$tmp/libroot" && find . -type f -o -type l | sed 's|^\./||' | sort)
-others=$(grep -vE '^usr/(lib/libperfbuf\.(a|so.*)|lib/pkgconfig/libperfbuf\.pc|include/perfbuf(\.h|/.*\.h)|share/man/man3/.*\.3|share/doc/libperfbuf/examples/.*)$' <<<"$got" |
+others=$(grep -vE '^usr/(lib/libperfbuf(-object)?\.(a|so.*)|lib/pkgconfig/libperfbuf(-object)?\.pc|include/perfbuf(\.h|/.*\.h)|share/man/man3/.*\.3|share/doc/libperfbuf/examples/.*)$' <<<"$got" |
 	tr '\n' ' ')
 if [[ -n $tool ]]; then
 	fail install_lib_alone "make lib install-lib built the tool's parts: $tool"

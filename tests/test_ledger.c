@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "test.h"
+#include "perfbuf/object.h"
 
 static char objdir[PATH_MAX];
 

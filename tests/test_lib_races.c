@@ -13,6 +13,10 @@
 
 #include "fake_sys.h"
 #include "perfbuf.h"
+#include "perf_event_priv.h"
+#include "ring_priv.h"
+#include "sample_priv.h"
+#include "collector_priv.h"
 #include "emit_util.h"
 #include "test.h"
 

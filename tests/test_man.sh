@@ -34,7 +34,8 @@ section() {
 }
 
 # Each exported function and its group page (scripts/man-links.sh)
-if ! scripts/man-links.sh --list src/libperfbuf.map >"$tmp/groups" 2>"$tmp/err"; then
+if ! { scripts/man-links.sh --list src/libperfbuf.map &&
+	scripts/man-links.sh --list src/object/libperfbuf-object.map; } >"$tmp/groups" 2>"$tmp/err"; then
 	fail functions_have_pages "$(cat "$tmp/err")"
 else
 	missing=

@@ -9,6 +9,7 @@
 
 #include "synth.h"
 #include "test.h"
+#include "ring_priv.h"
 
 #define MAX_REC 64
 

@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 TARGET=$(realpath "$BUILD/tests/uprobe_target")
 UTIL=(/usr/bin/python3 "$(dirname "$0")/nats_util.py")
 scratch nats
-tpid= tpid2= gpid= wpid=
+tpid= tpid2= gpid= wpid= spid=
 declare -A SPID
 # the servers killed, the clients stopped
 cleanup() {
@@ -22,7 +22,8 @@ cleanup() {
 	for p in "${SPID[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
-	end_runs INT "$tpid" "$tpid2" "$gpid" "$wpid"
+	[[ -n $spid ]] && kill -CONT "$spid" 2>/dev/null
+	end_runs INT "$tpid" "$tpid2" "$gpid" "$wpid" "$spid"
 }
 source "$(dirname "$0")/trace_lib.sh"
 root_or_finish nats_tests BPF
@@ -381,6 +382,152 @@ if start_attached tpid "$tmp/out" "$tmp/err" trace --nats "$U1" --subject 'perfb
 	fi
 else
 	fail nats_restart_mid_run_every_event_once "did not attach: $(cat "$tmp/err")"
+fi
+
+# --- the spool: the server away 30 s under a storm of ~20k events/s ----
+# Three tracers of one storm (getpgid(10000000 + i), i from 0, by a
+# process named $SCOMM), each --nats-buffer 1M (about 4 batches): A with
+# a spool rides the outage; B with a spool is SIGKILLed in the middle of
+# it (the storm paused first, so B has spooled all it saw), a record cut
+# short appended to its last segment (as a kill in a write leaves), and
+# started again on the same spool; C without a spool must drop (else
+# the outage proves nothing). The server back, A's and B's events are in
+# stream SP each once, every one of the storm's; the spools empty.
+SCOMM=pbspool$$
+# storm RATE OUT: getpgid() RATE times a second in the background ($spid)
+# until SIGTERM, then the calls made into OUT
+storm() {
+	/usr/bin/python3 - "$1" "$2" "$SCOMM" <<'PY' &
+import ctypes, os, signal, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[3].encode(), 0, 0, 0)   # PR_SET_NAME
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+n, per, t = 0, int(sys.argv[1]) // 100, time.monotonic()
+while not stop:
+    for _ in range(per):
+        try:
+            os.getpgid(10000000 + n)   # past pid_max: ESRCH, nothing found
+        except OSError:
+            pass
+        n += 1
+    t += 0.01
+    d = t - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+    elif d < -0.1:      # stopped (SIGSTOP) meanwhile: no burst to catch up
+        t = time.monotonic()
+open(sys.argv[2], "w").write("%d\n" % n)
+PY
+	spid=$!
+}
+# (rings of 16M a CPU: the storm's events wait there 8 s, a tracer
+# starved that long on a loaded machine would still lose none)
+SPOOL_T=(--nats-buffer 1M --buffer-size 32M --comm "$SCOMM" tracepoint:syscalls:sys_enter_getpgid)
+spool_ok=0
+if start_attached tpid "$tmp/out" "$tmp/spa.err" trace --nats "$U1" --nats-host sa \
+	--nats-stream SP --nats-stream-subjects 'pbsp.>' --subject 'pbsp.{host}.{probe}' \
+	--nats-spool "$tmp/spa" "${SPOOL_T[@]}" &&
+   start_attached tpid2 "$tmp/out2" "$tmp/spb.err" trace --nats "$U1" --nats-host sb \
+	--subject 'pbsp.{host}.{probe}' --nats-spool "$tmp/spb" "${SPOOL_T[@]}" &&
+   start_attached wpid "$tmp/out3" "$tmp/spc.err" trace --nats "$U1" --nats-host sc \
+	--subject 'pbsp.{host}.{probe}' "${SPOOL_T[@]}"; then
+	spool_ok=1
+	storm 20000 "$tmp/storm.n"
+	sleep 2
+	stop_server s1 TERM
+	t_out=$SECONDS
+	sleep 12
+	kill -STOP "$spid"
+	sleep 1		# B drains its rings, spools its last batches
+	kill -KILL "$tpid2"; wait "$tpid2" 2>/dev/null
+	error_case err_nats_spool_in_use 'is in use by another perfbuf run' \
+		trace --nats "$U1" --nats-wait --nats-spool "$tmp/spa" "${SPOOL_T[@]}"
+	seg=$(ls "$tmp/spb"/*.seg | tail -1)
+	head -c 100 "$seg" >>"$seg"	# a record's start, the rest never written
+	torn_at=$(($(stat -c %s "$seg") - 100))
+	if ! start_attached tpid2 "$tmp/out2" "$tmp/spb2.err" trace --nats "$U1" --nats-wait \
+		--nats-host sb --subject 'pbsp.{host}.{probe}' --nats-spool "$tmp/spb" "${SPOOL_T[@]}"; then
+		spool_ok=0
+		fail nats_spool_kill_restart "did not attach again: $(cat "$tmp/spb2.err")"
+	fi
+	kill -CONT "$spid"
+	left=$((30 - (SECONDS - t_out)))
+	((left > 0)) && sleep "$left"
+	server s1 "$U1" -a 127.0.0.1 -p "$P1" -js -sd "$tmp/s1"
+	sleep 3
+	kill -TERM "$spid"; wait "$spid"; spid=
+	stop_trace
+	kill -INT "$tpid2" "$wpid"; wait "$tpid2"; wait "$wpid"; tpid2= wpid=
+else
+	fail nats_spool_outage "did not attach: $(cat "$tmp/spa.err" "$tmp/spb.err" "$tmp/spc.err" 2>/dev/null)"
+fi
+if ((spool_ok)); then
+	n=$(cat "$tmp/storm.n")
+	echo "spool: a storm of $n events, the server away 30 s"
+	grep -h '^perfbuf trace: [0-9]* events received\|^NATS events' "$tmp/spa.err" "$tmp/spb2.err" \
+		"$tmp/spc.err"
+	# what the rings lost (said, counted) is not the spool's to keep;
+	# B's killed run said nothing: its restart's count only
+	lost() { sed -n 's/^perfbuf trace: [0-9]* events received, \([0-9]*\) lost$/\1/p' "$1"; }
+	"${UTIL[@]}" spool-check "$U1" SP pid 10000000 "$n" "sa=$(lost "$tmp/spa.err")" \
+		"sb=$(lost "$tmp/spb2.err")" >"$tmp/sp.check"
+	cat "$tmp/sp.check"
+	check nats_spool_outage_every_event_once grep -q "^sa: .* $(lost "$tmp/spa.err") missing, 0 not expected, 0 more than once; 0 message ids twice$" "$tmp/sp.check"
+	check nats_spool_kill_restart_every_event_once grep -q "^sb: .* $(lost "$tmp/spb2.err") missing, 0 not expected, 0 more than once; 0 message ids twice$" "$tmp/sp.check"
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/spa.err")"
+	check nats_spool_outage_none_dropped test "${pub:-x}" = "$ack" -a "$drop" = 0
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/spb2.err")"
+	check nats_spool_restart_none_dropped test "${pub:-x}" = "$ack" -a "$drop" = 0
+	check nats_spool_restart_sent_first grep -q "^perfbuf trace: NATS spool $tmp/spb: [0-9]* batches ([0-9]* events) left by an earlier run, sent first$" "$tmp/spb2.err"
+	check nats_spool_torn_record_cut grep -q "^perfbuf trace: NATS spool: $seg: a record cut short or damaged at byte $torn_at .*: 100 bytes after it dropped" "$tmp/spb2.err"
+	check nats_spool_segments_removed test -z "$(find "$tmp/spa" "$tmp/spb" -name '*.seg')"
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/spc.err")"
+	full=$(sed -n 's/^NATS events: .* dropped (\([0-9]*\) buffer full.*/\1/p' "$tmp/spc.err")
+	check nats_no_spool_outage_drops test "${full:-0}" -gt 10000 -a "${pub:-0}" = "$((ack + drop))"
+fi
+# never a server (--nats-wait), the run ends: what waited counted
+# unacknowledged, exit 0 (libnats has no pending list to give back)
+P6=$(free_ports)
+timeout 60 "$PERFBUF" trace -d 1 --nats "nats://127.0.0.1:$P6" --nats-wait "$SEQ" >/dev/null 2>"$tmp/never.err"
+check nats_never_connected_ends test $? = 0 -a "$(nats_counts "$tmp/never.err")" = "1 0 0 1"
+# the spool full (1M, no server): the rest dropped, counted, said; what
+# it holds kept at the end, and sent by the next run
+if start_attached tpid "$tmp/out" "$tmp/full.err" trace --nats "nats://127.0.0.1:$P6" --nats-wait \
+	--nats-buffer 64K --nats-spool "$tmp/spf" --nats-spool-size 1M \
+	--subject 'pbsp.full.{probe}' "$SEQ"; then
+	target 20000
+	stop_trace
+	read -r pub ack _ drop <<<"$(nats_counts "$tmp/full.err")"
+	kept=$(sed -n 's/^NATS events: .*, \([0-9]*\) kept in the spool$/\1/p' "$tmp/full.err")
+	check nats_spool_full_dropped_counted test "${drop:-0}" -gt 1000 -a "${kept:-0}" -gt 1000 \
+		-a "$pub" = "$((ack + drop + kept))" -a "$(du -sk "$tmp/spf" | cut -f1)" -le 1100
+	check nats_spool_full_said grep -q "^perfbuf trace: NATS spool $tmp/spf is full (--nats-spool-size 1M)" "$tmp/full.err"
+	if start_attached tpid "$tmp/out" "$tmp/full2.err" trace --nats "$U1" --nats-spool "$tmp/spf" \
+		--subject 'pbsp.full.{probe}' "$SEQ"; then
+		stop_trace
+		read -r pub ack _ drop <<<"$(nats_counts "$tmp/full2.err")"
+		check nats_spool_kept_sent_next_run test "${pub:-0}" -gt "$kept" -a "$ack" = "$pub" \
+			-a -z "$(find "$tmp/spf" -name '*.seg')"
+	else
+		fail nats_spool_kept_sent_next_run "did not attach: $(cat "$tmp/full2.err")"
+	fi
+else
+	fail nats_spool_full_dropped_counted "did not attach: $(cat "$tmp/full.err")"
+fi
+touch "$tmp/notdir"
+error_case err_nats_spool_not_dir 'is not a directory' \
+	trace --nats "$U1" --nats-spool "$tmp/notdir" "${SPOOL_T[@]}"
+error_case err_nats_spool_size_needs_dir 'nats-spool-size needs --nats-spool DIR' \
+	trace --nats "$U1" --nats-spool-size 1G "${SPOOL_T[@]}"
+error_case err_nats_spool_size_bad 'nats-spool-size wants a size' \
+	trace --nats "$U1" --nats-spool "$tmp/spd" --nats-spool-size 1K "${SPOOL_T[@]}"
+mkdir "$tmp/ro"
+if mount --bind "$tmp/ro" "$tmp/ro" && mount -o remount,bind,ro "$tmp/ro"; then
+	error_case err_nats_spool_not_writable 'is not writable: Read-only file system' \
+		trace --nats "$U1" --nats-spool "$tmp/ro" "${SPOOL_T[@]}"
+	umount "$tmp/ro"
+else
+	skip err_nats_spool_not_writable "no read-only bind mount here"
 fi
 
 # --- no server at the start (--nats-wait), one later; the buffer bound -

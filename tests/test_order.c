@@ -13,6 +13,8 @@
 #include "common/producer.h"
 #include "synth.h"
 #include "test.h"
+#include "ring_priv.h"
+#include "collector_priv.h"
 
 #define TS_RAW (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 #define MAX_GOT 4096

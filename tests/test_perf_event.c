@@ -12,6 +12,8 @@
 #include <linux/hw_breakpoint.h>
 
 #include "perfbuf.h"
+#include "perf_event_priv.h"
+#include "ring_priv.h"
 #include "test.h"
 
 TEST(attr_from_opts)

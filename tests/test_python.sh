@@ -11,9 +11,9 @@ if ! $py -c 'import numpy, pytest' 2>/dev/null; then
 	fail python_deps "numpy or pytest missing for $py: run make setup"
 	finish
 fi
-env=(PERFBUF_BUILD="$BUILD" PERFBUF_LIB="$BUILD/libperfbuf.so.3" PYTHONPATH=python)
-if readelf -dW "$BUILD/libperfbuf.so.3" | grep -q 'libasan' ||
-   nm -D "$BUILD/libperfbuf.so.3" 2>/dev/null | grep -q ' U __asan_init'; then
+env=(PERFBUF_BUILD="$BUILD" PERFBUF_LIB="$BUILD/libperfbuf.so.4" PYTHONPATH=python)
+if readelf -dW "$BUILD/libperfbuf.so.4" | grep -q 'libasan' ||
+   nm -D "$BUILD/libperfbuf.so.4" 2>/dev/null | grep -q ' U __asan_init'; then
 	env+=(LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 	      ASAN_OPTIONS=detect_leaks=0)
 fi

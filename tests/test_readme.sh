@@ -109,7 +109,7 @@ block '**In Python**, whole numpy arrays per drain (`agent.py`; `python/examples
 	>"$tmp/agent.py"
 # a background job starts with SIGINT ignored, which Python keeps: give it
 # back its Ctrl-C, as a terminal would
-PYTHONPATH=python PERFBUF_LIB=$BUILD/libperfbuf.so.3 $py -u -c '
+PYTHONPATH=python PERFBUF_LIB=$BUILD/libperfbuf.so.4 $py -u -c '
 import runpy, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.argv = sys.argv[1:]

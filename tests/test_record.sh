@@ -98,6 +98,25 @@ else
 	fail record_buffers_reported "did not attach: $(cat "$tmp/rerr")"
 fi
 
+# --- what the probes' fields are goes with the capture: duration_ns of a
+# paired syscall exit, struct members (an unreadable one null, not 0)
+LAT=$(realpath "$BUILD/tests/latency_target")
+if start_record -o "$tmp/lat.cap" --comm latency_target --member 'p->x,p->next->x' \
+		"uprobe:$LAT:pb_point" tracepoint:syscalls:sys_enter_clock_nanosleep \
+		tracepoint:syscalls:sys_exit_clock_nanosleep; then
+	"$LAT" 1
+	stop_record
+	"$PERFBUF" report --json "$tmp/lat.cap" >"$tmp/lat.json" 2>"$tmp/lat.err"
+	check record_latency_members json_check "$tmp/lat.json" "(
+		[o['args']['duration_ns'] >= lo for o, lo in zip([o for o in objs if o['type'] == 'event' and
+		 o['probe'].endswith('sys_exit_clock_nanosleep')], [10**6, 20 * 10**6] + [2 * 10**6] * 3)] == [True] * 5 and
+		[(o['args']['p->x'], o['args']['p->next->x']) for o in objs
+		 if o['type'] == 'event' and o['probe'].endswith(':pb_point')] ==
+		[(x, 1000 + x if x < 9 else None) for x in range(10)])" || cut -c 1-300 "$tmp/lat.json" "$tmp/lat.err"
+else
+	fail record_latency_members "did not attach: $(cat "$tmp/rerr")"
+fi
+
 # --time and --width as trace has them: the recording's own clocks
 if [[ -s $tmp/buf.cap ]]; then
 	"$PERFBUF" report --time wall "$tmp/buf.cap" >"$tmp/wall.txt" 2>/dev/null
@@ -205,6 +224,38 @@ else
 	stop_record
 fi
 
+# a snapshot (SIGUSR1) lands in the file at once, in place of the one that
+# was there, with nothing hidden beside it; a SIGKILL later leaves it there
+echo old >"$tmp/last.cap"
+if start_record --flight-recorder 64K -o "$tmp/last.cap" "$SEQ"; then
+	taskset -c 0 "$TARGET" 40
+	kill -USR1 "$rpid"
+	for _ in $(seq 100); do
+		[[ $(stat -c %s "$tmp/last.cap") -gt 4 ]] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	n=$("$PERFBUF" report --json "$tmp/last.cap" 2>/dev/null | seqs /dev/stdin | wc -l)
+	if [[ $n == 40 ]] && ! compgen -G "$tmp/last.cap.*" >/dev/null; then
+		pass flight_recorder_snapshot_in_file
+	else
+		fail flight_recorder_snapshot_in_file "$n events in it, $(ls "$tmp" | grep last | tr '\n' ' ')"
+	fi
+	taskset -c 0 "$TARGET" 10
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	rpid=
+	n=$("$PERFBUF" report --json "$tmp/last.cap" 2>/dev/null | seqs /dev/stdin | wc -l)
+	if [[ $n == 40 ]] && ! compgen -G "$tmp/last.cap.*" >/dev/null; then
+		pass flight_recorder_sigkill_keeps_snapshot
+	else
+		fail flight_recorder_sigkill_keeps_snapshot "$n events in it, $(ls "$tmp" | grep last | tr '\n' ' ')"
+	fi
+else
+	fail flight_recorder_snapshot_in_file "did not attach: $(head -c 300 "$tmp/rerr")"
+	stop_record
+fi
+
 # --- a full disk: one line, the counts, exit 1 -------------------------
 mkdir -p "$tmp/small"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
@@ -226,6 +277,11 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
 		stated=$(grep -m1 -oE '^perfbuf record: .* ([0-9]+) bytes' "$tmp/rerr" | grep -oE '[0-9]+ bytes' | grep -oE '[0-9]+')
 		check record_disk_full_states_what_is_in_the_file \
 			test "${stated:-x}" -le "$(stat -c %s "$tmp/small/full.cap")"
+		# the events it states are those report reads back; the rest are
+		# said not written, for that reason
+		said=$(grep -m1 -oE '^perfbuf record: [0-9]+ events, [0-9]+ bytes of records in [^,]*, [0-9]+ not written: disk full \([^)]*\), [0-9]+ lost$' "$tmp/rerr" | grep -oE '^perfbuf record: [0-9]+' | grep -oE '[0-9]+$')
+		check record_disk_full_counts_what_report_reads \
+			test "${said:-x}" = "$(grep -c '"type":"event"' "$tmp/full.json")"
 	else
 		fail record_disk_full "did not attach: $(head -c 300 "$tmp/rerr")"
 		stop_record

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "perfbuf.h"
+#include "ring_priv.h"
 #include "synth.h"
 #include "test.h"
 

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 
 #include "perfbuf.h"
+#include "sample_priv.h"
 #include "emit_util.h"
 #include "synth.h"
 #include "test.h"

@@ -9,6 +9,7 @@
 #include "emit_util.h"
 #include "synth.h"
 #include "test.h"
+#include "ring_priv.h"
 
 #define MAX_GOT 70000
 #define MAX_RECORD 8192

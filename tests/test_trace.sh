@@ -94,7 +94,7 @@ if traced uprobe_args --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:p
 	check uprobe_args json_check "$tmp/out" \
 		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uprobe:') and o['args']=={'a':1,'b':2,'c':3,'d':4,'e':5,'f':6})==3"
 	check uretprobe_ret json_check "$tmp/out" \
-		"sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_add') and o['args']=={'ret':21})==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
+		"sum(1 for o in objs if o['type']=='event' and o['probe'].startswith('uretprobe:') and o['probe'].endswith(':pb_target_add') and o['args']['ret']==21 and o['args']['duration_ns']>0)==3 and sum(1 for o in objs if o['type']=='event' and o['probe'].endswith(':pb_target_neg') and o['args']=={'ret':-7})==3"
 	if ((failed)); then	# what arrived, for the log
 		echo "uprobe events (exit $trc):"
 		cut -c1-200 "$tmp/uprobe.out"
@@ -577,9 +577,12 @@ after_attach "$tmp/err" $!
 check head_1_exit_0 test "$attach_rc" = 0
 check head_1_prompt test "$attach_ms" -lt 5000
 check head_1_summary_on_stderr grep -q 'events received' "$tmp/err"
+# what the pipe did not take is not written, for that reason; none past -n
+check head_1_summary_names_closed_output grep -qE '^[0-9]+ events received: [0-9]+ printed, 0 discarded \(past -n\); [0-9]+ not written: output closed \(broken pipe\); [0-9]+ lost$' "$tmp/err"
 timeout 120 "$PERFBUF" trace --json tracepoint:sched:sched_switch 2>"$tmp/err" | head -1 >"$tmp/out"
 rc=${PIPESTATUS[0]}
 check head_1_json_summary_on_stderr test "$rc" = 0 -a -n "$(grep '"type":"summary"' "$tmp/err")"
+check head_1_json_summary_not_written grep -qE '"type":"summary","received":[0-9]+,"printed":[0-9]+,"discarded":0,"not_written":[0-9]+,"output_error":"output closed \(broken pipe\)"' "$tmp/err"
 
 # 9. -n, -d, -o, --stats, --cpu, globs, raw tracepoints
 timeout 120 "$PERFBUF" trace -n 3 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/err"

@@ -161,7 +161,8 @@ static const struct tv_cpu_summary cpus[] = { { 0, 2, 5 }, { 3, 1, 0 } };
 
 /* The same stream to any sink: two events (the second late, of the
  * probe with an awkward name), losses, notices, the summary twice (to
- * the output, then as after a failed output). */
+ * the output, then as after a failed output: none past -n, one not
+ * written). */
 static void feed(struct trace_sink *s, const void *arg)
 {
 	struct tv_event e = { .time_ns = 5123456789, .cpu = 1, .pid = 42,
@@ -186,7 +187,11 @@ static void feed(struct trace_sink *s, const void *arg)
 	ASSERT_OK(trace_sink__flush(s), "flush");
 	ASSERT_EQ(s->written, 2, "events written");
 	ASSERT_OK(trace_sink__summary(s, &sum), "summary");
+	/* as after a full disk: the one meant for it is not written */
 	sum.output_failed = true;
+	sum.discarded = 0;
+	sum.unwritten = 1;
+	sum.unwritten_why = "disk full (out.txt)";
 	ASSERT_OK(trace_sink__summary(s, &sum), "summary, output failed");
 	ASSERT_OK(s->err, "no error");
 }
@@ -225,7 +230,7 @@ TEST(text_sink_pinned)
 	       "CPU 3 went offline\n"
 	       "CPU 3 came online: traced\n"
 	       "\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n"
-	       "\n3 events received: 2 printed, 1 discarded (past -n); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
+	       "\n3 events received: 2 printed, 0 discarded (past -n); 1 not written: disk full (out.txt); 5 lost\nCPU  RECEIVED       LOST\n0    2              5\n3    1              0\n",
 	       "text stderr");
 	ASSERT_TRUE(strstr(err, text_summary) != NULL, "summary on stderr");
 out:
@@ -261,7 +266,8 @@ TEST(json_sink_pinned)
 	       "json output");
 	/* after a failed output, the summary goes to stderr */
 	str_eq(err,
-	       "{\"type\":\"summary\",\"received\":3,\"printed\":2,\"discarded\":1,\"lost\":5,\"per_cpu\":["
+	       "{\"type\":\"summary\",\"received\":3,\"printed\":2,\"discarded\":0,"
+	       "\"not_written\":1,\"output_error\":\"disk full (out.txt)\",\"lost\":5,\"per_cpu\":["
 	       "{\"cpu\":0,\"received\":2,\"lost\":5},{\"cpu\":3,\"received\":1,\"lost\":0}]}\n",
 	       "json stderr");
 out:
@@ -476,7 +482,7 @@ TEST(decode_values)
 		sink_run(trace_sink_text_new, (struct trace_sink_opts){}, feed_one,
 			 &(struct one_event){ NULL, e }, &out, &err);
 		str_eq(out, "0.000000   0   1       0       cat              sys_enter_fake"
-		       " dfd=-100 filename=\"/etc\" pathname=0x7ffd0000 comm=\"abcd\"... ids=[1,65535]"
+		       " dfd=-100 filename=\"/etc\" pathname=<unreadable 0x7ffd0000> comm=\"abcd\"... ids=[1,65535]"
 		       " ptr=0xffffffff81000000\n", "decoded, as text");
 		free(out);
 		free(err);

@@ -132,11 +132,6 @@ PERFBUF_API int perfbuf__poll(struct perfbuf *pb, int timeout_ms);
  *  other CPU can still precede). Returns as perfbuf__poll(). */
 PERFBUF_API int perfbuf__consume(struct perfbuf *pb);
 
-/** @brief Drain ring @idx only (for callers with their own event loop).
- *  Returns as perfbuf__poll(), -EINVAL for a bad index or an ordered
- *  collector, -ENODEV when the ring's CPU is offline. */
-PERFBUF_API int perfbuf__consume_ring(struct perfbuf *pb, size_t idx);
-
 /**
  * @brief Empty every ring whatever the budget (ordered: in time order, to
  *        the last record), then report, per CPU, losses the kernel counted
@@ -201,8 +196,6 @@ PERFBUF_API int perfbuf__ring_cpu(const struct perfbuf *pb, size_t idx);
 /** @brief Perf event fd of ring @idx, -ENODEV while its CPU is offline,
  *  or -EINVAL. */
 PERFBUF_API int perfbuf__ring_fd(const struct perfbuf *pb, size_t idx);
-/** @brief Ring slots whose CPU is offline now. */
-PERFBUF_API size_t perfbuf__offline_cnt(const struct perfbuf *pb);
 
 /*
  * One CPU's statistics, counted over the collector's life across every

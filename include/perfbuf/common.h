@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What every layer of libperfbuf shares: the export macro, options
- * structs, diagnostics, the clock of record times and CPU lists.
+ * What every layer of libperfbuf (and libperfbuf-object) shares: the
+ * export macro, options structs, diagnostics, the clock of record times
+ * and CPU lists.
  *
  * Conventions (as libbpf): functions returning int return a negative errno
  * on failure; functions returning a pointer return NULL and set errno.
  *
  * Names: perfbuf_OBJECT__METHOD, one OBJECT per type, its first argument
- * (perfbuf_ring__fold(ring, ...), perfbuf_event__enable(fd, ...), the
+ * (perfbuf_ring__fold(ring, ...), perfbuf_sampler__poll(s, ...), the
  * collector `struct perfbuf` as perfbuf__poll(pb, ...)); functions of the
  * whole library are perfbuf_VERB (perfbuf_set_print(), perfbuf_now_ns(),
  * perfbuf_version()). Internal helpers are not exported.
  *
- * The ABI of a major version (libperfbuf.so.3, symbols in version nodes
- * LIBPERFBUF_3.0, LIBPERFBUF_3.1, ...): a program built against any 3.x
- * header runs with any later 3.y library. A program built against 2.x
- * cannot load 3.x at all (another soname): by design. Within 3.x:
+ * The ABI of a major version (libperfbuf.so.4, symbols in version nodes
+ * LIBPERFBUF_4.0, LIBPERFBUF_4.1, ...; libperfbuf-object.so.4 the same in
+ * LIBPERFBUF_OBJECT_4.N nodes): a program built against any 4.x header
+ * runs with any later 4.y library. A program built against 3.x cannot
+ * load 4.x at all (another soname): by design. Within 4.x:
  *  1. Functions are only added, in a new version node; never changed.
  *  2. Options (struct perfbuf_*_opts, read by the library) start with
  *     `size_t sz`, the caller's sizeof (PERFBUF_OPTS() sets it and zeroes
@@ -35,7 +37,7 @@
  *     own; an iteration writes into the caller's only the size its header
  *     gave perfbuf_ring__begin() (an inline call of perfbuf_ring__begin_sz()
  *     with sizeof), checked once per record on the out-of-line path only;
- *     a record passed in is read only up to its 3.0 fields.
+ *     a record passed in is read only up to its 4.0 fields.
  *  5. struct perfbuf_iter, read and written by the inline iterator
  *     compiled into the caller, and structs nested inside others
  *     (perfbuf_sample_read, perfbuf_sample_regs) keep their layout for
@@ -85,6 +87,16 @@ typedef int (*perfbuf_print_fn)(enum perfbuf_print_level level,
  * The default printer writes PERFBUF_WARN and PERFBUF_INFO to stderr.
  */
 PERFBUF_API perfbuf_print_fn perfbuf_set_print(perfbuf_print_fn fn);
+
+/**
+ * @brief Print a diagnostic through the function perfbuf_set_print() set
+ *        (nothing if it set NULL), errno kept: libperfbuf-object's own
+ *        diagnostics go this way, so that one perfbuf_set_print() covers
+ *        both libraries.
+ * @return what the print function returned (0 if none)
+ */
+PERFBUF_API int perfbuf_vprint(enum perfbuf_print_level level,
+			       const char *fmt, va_list ap);
 
 /**
  * @brief CLOCK_MONOTONIC in nanoseconds: the clock of record times

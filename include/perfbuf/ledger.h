@@ -28,8 +28,8 @@ extern "C" {
 #endif
 
 struct perfbuf;
-struct perfbuf_object;
 struct perfbuf_ledger;
+struct btf;
 
 struct perfbuf_ledger_opts {
 	size_t sz;
@@ -37,6 +37,10 @@ struct perfbuf_ledger_opts {
 	 * object's enum (PERFBUF_LEDGER_KINDS()); NULL entries: none */
 	const char *const *names;
 	size_t name_cnt;
+	/* the BTF the enum of PERFBUF_LEDGER_KINDS() is read from (a loaded
+	 * object's: bpf_object__btf(), needs no privilege); NULL: the map's
+	 * own, from the kernel (needs CAP_SYS_ADMIN) */
+	const struct btf *btf;
 };
 
 /**
@@ -45,26 +49,15 @@ struct perfbuf_ledger_opts {
  *        duplicated: the caller may close its own.
  *
  * The kinds' names: @opts' names first, then the enum the program named
- * with PERFBUF_LEDGER_KINDS(), from the map's BTF in the kernel (where
- * CAP_SYS_ADMIN allows reading it; otherwise the kinds have no name).
+ * with PERFBUF_LEDGER_KINDS(), from @opts' btf, or else from the map's BTF
+ * in the kernel (where CAP_SYS_ADMIN allows reading it; otherwise the
+ * kinds have no name).
  * @return the ledger, or NULL with errno (EINVAL: bad options, or the map
  *         is not a per-CPU array of 32-byte values; or the error of the
  *         failing syscall)
  */
 PERFBUF_API struct perfbuf_ledger *
 perfbuf_ledger__new(int map_fd, const struct perfbuf_ledger_opts *opts);
-
-/**
- * @brief The ledger of a loaded object (perfbuf_object__load()): its map
- *        PERFBUF_LEDGER_MAP, the kinds named from the object's own BTF
- *        (no privilege needed), @opts' names first.
- * @return the ledger, or NULL with errno (ENOENT: the object has no
- *         ledger map, its programs do not use perfbuf_output(); EINVAL as
- *         perfbuf_ledger__new())
- */
-PERFBUF_API struct perfbuf_ledger *
-perfbuf_ledger__from_object(const struct perfbuf_object *obj,
-			    const struct perfbuf_ledger_opts *opts);
 
 /** @brief Free the ledger (not the map). NULL is a no-op. */
 PERFBUF_API void perfbuf_ledger__free(struct perfbuf_ledger *l);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * libperfbuf: a person's own BPF object, run as `perfbuf run` runs it:
+ * libperfbuf-object: a person's own BPF object, run as `perfbuf run` runs it:
  * opened, its `const volatile` globals set by name (checked against the
  * BTF of .rodata), loaded, every program libbpf can auto-attach from its
  * SEC name attached, and its maps and the type of their records at hand.
@@ -11,6 +11,7 @@
 #define PERFBUF_OBJECT_H
 
 #include "common.h"
+#include "ledger.h"
 #include "type.h"
 
 #ifdef __cplusplus
@@ -62,15 +63,11 @@ PERFBUF_API int perfbuf_object__prog_cnt(const struct perfbuf_object *obj);
 /** @brief Program @i's name, or NULL. */
 PERFBUF_API const char *perfbuf_object__prog_name(const struct perfbuf_object *obj,
 						  int i);
-/** @brief Program @i's attach result: 1 attached, 0 not tried (no
- *  auto-attach for its section), a negative errno when it failed. */
-PERFBUF_API int perfbuf_object__prog_status(const struct perfbuf_object *obj,
-					    int i);
 
 /** @brief Program @i's fd (loaded objects: for BPF_PROG_TEST_RUN, a
  *  perf event, an attach of one's own), owned by @obj: valid until
  *  perfbuf_object__free(). -EINVAL for a bad index, -ENOENT before the
- *  load or when the program was not loaded. Since 3.1. */
+ *  load or when the program was not loaded. */
 PERFBUF_API int perfbuf_object__prog_fd(const struct perfbuf_object *obj,
 					int i);
 
@@ -104,6 +101,18 @@ PERFBUF_API struct bpf_object *perfbuf_object__bpf(const struct perfbuf_object *
 /** @brief Detach, unload and free. NULL is a no-op. In a child forked
  *  since the open: free without detaching (the probes are the parent's). */
 PERFBUF_API void perfbuf_object__free(struct perfbuf_object *obj);
+
+/**
+ * @brief The ledger of a loaded object (perfbuf_object__load()): its map
+ *        PERFBUF_LEDGER_MAP, the kinds named from the object's own BTF
+ *        (no privilege needed), @opts' names first.
+ * @return the ledger, or NULL with errno (ENOENT: the object has no
+ *         ledger map, its programs do not use perfbuf_output(); EINVAL as
+ *         perfbuf_ledger__new())
+ */
+PERFBUF_API struct perfbuf_ledger *
+perfbuf_ledger__from_object(const struct perfbuf_object *obj,
+			    const struct perfbuf_ledger_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* libperfbuf, layer 1: perf_event_open(2), its ioctls and counter reads. */
+/* libperfbuf, layer 1: a perf_event_attr from a typed description (for a
+ * BPF_OUTPUT or sampling event a program opens itself), counter values. */
 #ifndef PERFBUF_PERF_EVENT_H
 #define PERFBUF_PERF_EVENT_H
 
@@ -95,42 +96,6 @@ struct perfbuf_event_opts {
 PERFBUF_API int perfbuf_event__attr(struct perf_event_attr *attr,
 				   const struct perfbuf_event_opts *opts);
 
-/**
- * @brief The raw perf_event_open(2) system call.
- * @return a file descriptor (O_CLOEXEC), or a negative errno. On -E2BIG the
- *         kernel wrote the attr size it supports into attr->size and the
- *         library logs it: a requested feature is newer than the kernel.
- */
-PERFBUF_API int perfbuf_event__open_attr(struct perf_event_attr *attr,
-					pid_t pid, int cpu, int group_fd,
-					unsigned long flags);
-
-/**
- * @brief perfbuf_event__attr() then perfbuf_event__open_attr().
- * @param pid  -1 for every task (with @cpu >= 0), 0 for the caller
- * @param cpu  -1 for any CPU the task runs on
- * @param group_fd -1, or the leader of the group to join
- */
-PERFBUF_API int perfbuf_event__open(const struct perfbuf_event_opts *opts,
-				   pid_t pid, int cpu, int group_fd);
-
-/* The ioctls, each returning 0 (or a value) or a negative errno. @group
- * applies the operation to the whole group the event leads. */
-PERFBUF_API int perfbuf_event__enable(int fd, bool group);
-PERFBUF_API int perfbuf_event__disable(int fd, bool group);
-PERFBUF_API int perfbuf_event__reset(int fd, bool group);
-PERFBUF_API int perfbuf_event__refresh(int fd, int count);
-PERFBUF_API int perfbuf_event__set_period(int fd, __u64 period);
-PERFBUF_API int perfbuf_event__set_output(int fd, int target_fd);
-PERFBUF_API int perfbuf_event__set_filter(int fd, const char *filter);
-PERFBUF_API int perfbuf_event__id(int fd, __u64 *id);
-PERFBUF_API int perfbuf_event__set_bpf(int fd, int prog_fd);
-PERFBUF_API int perfbuf_event__pause_output(int fd, bool pause);
-/* @ids has room for *@cnt ids; on return *@cnt is the number attached */
-PERFBUF_API int perfbuf_event__query_bpf(int fd, __u32 *ids, __u32 *cnt);
-PERFBUF_API int perfbuf_event__modify_attributes(int fd,
-					      struct perf_event_attr *attr);
-
 /* One counter value as read(2) returns it, with the scaled estimate
  * value * time_enabled / time_running for multiplexed counters. The
  * caller sets @sz (see common.h). */
@@ -143,24 +108,6 @@ struct perfbuf_count {
 	__u64 lost;		/* when PERF_FORMAT_LOST (kernel >= 6.0) */
 	double scaled;
 };
-
-/**
- * @brief Read one counter opened with @read_format (no PERF_FORMAT_GROUP).
- */
-PERFBUF_API int perfbuf_event__read(int fd, __u64 read_format,
-				   struct perfbuf_count *out);
-
-/**
- * @brief Read a group through its leader (read_format has PERF_FORMAT_GROUP).
- * @param out room for @cnt members, each with its sz set: the array's
- *        stride is out[0].sz
- * @return the number of members read, or a negative errno (-ENOSPC when the
- *         group has more than @cnt members, -EIO when read(2) returned less
- *         than @read_format describes: it is not the event's)
- */
-PERFBUF_API int perfbuf_event__read_group(int leader_fd, __u64 read_format,
-				   struct perfbuf_count *out, size_t cnt);
-
 
 #ifdef __cplusplus
 }

@@ -53,8 +53,8 @@ enum perfbuf_record_kind {
  * Growth (see common.h): new fields come at the end. A callback gets the
  * library's own record; an iteration fills the caller's only up to the
  * size the caller's headers gave perfbuf_ring__begin(). A record the
- * caller passes in (perfbuf_sample_parser__parse()) is read only up to
- * @flags, the 3.0 fields.
+ * caller passes in (perfbuf_record__copy()) is read only up to
+ * @flags, the 4.0 fields.
  */
 struct perfbuf_record {
 	enum perfbuf_record_kind kind;
@@ -107,37 +107,10 @@ PERFBUF_API int perfbuf_ring__check_page_cnt(size_t page_cnt);
 /**
  * @brief The data pages of each of @ring_cnt rings sharing @bytes: the
  *        largest power of two of pages within a share (at most 2^20), as
- *        perfbuf_opts.buffer_size divides it. (Since 3.1.)
+ *        perfbuf_opts.buffer_size divides it.
  * @return the pages, or 0 when a share is less than a page
  */
 PERFBUF_API size_t perfbuf_ring__budget_pages(size_t bytes, size_t ring_cnt);
-
-/**
- * @brief mmap 1 + @page_cnt pages of perf event @fd.
- * @param page_cnt data pages, a non-zero power of two
- * @return the ring, or NULL with errno: EINVAL (bad page count, logged),
- *         ENOMEM, EPERM (logged with perf_event_mlock_kb / RLIMIT_MEMLOCK)
- */
-PERFBUF_API struct perfbuf_ring *perfbuf_ring__new(int fd, size_t page_cnt);
-
-/*
- * Ring options. @overwrite: a flight recorder's ring. Its event was opened
- * with write_backward, and the ring is mapped read-only, which tells the
- * kernel to overwrite the oldest records when full rather than drop new
- * ones. It is read only by perfbuf_ring__snapshot(); fold and iterate
- * refuse it (-EINVAL).
- */
-struct perfbuf_ring_opts {
-	size_t sz;
-	bool overwrite;
-	__u8 __reserved[7];	/* 0: room for the next fields (no hole at
-				 * the end, see common.h) */
-};
-
-/** @brief perfbuf_ring__new() with options (NULL: the defaults). */
-PERFBUF_API struct perfbuf_ring *
-perfbuf_ring__new_opts(int fd, size_t page_cnt,
-		       const struct perfbuf_ring_opts *opts);
 
 /**
  * @brief A ring over caller memory laid out as the mmap: one header page
@@ -149,18 +122,12 @@ PERFBUF_API struct perfbuf_ring *perfbuf_ring__new_mem(void *mem,
 						       size_t page_size,
 						       size_t page_cnt);
 
-/** @brief perfbuf_ring__new_mem() with options (NULL: the defaults). */
-PERFBUF_API struct perfbuf_ring *
-perfbuf_ring__new_mem_opts(void *mem, size_t page_size, size_t page_cnt,
-			   const struct perfbuf_ring_opts *opts);
-
 /*
- * A ring the library mapped (perfbuf_ring__new*()) belongs to the process
- * that mapped it: the kernel does not copy perf mappings into a forked
- * child. There an iteration is empty and perfbuf_ring__end() returns
- * -ECHILD, a fold, perfbuf_ring__read_spans() and perfbuf_ring__snapshot()
- * return -ECHILD, perfbuf_ring__avail() 0, and perfbuf_ring__free() frees
- * without unmapping.
+ * A ring the library mapped (a collector's, a sampler's) belongs to the
+ * process that mapped it: the kernel does not copy perf mappings into a
+ * forked child. There an iteration is empty and perfbuf_ring__end()
+ * returns -ECHILD, a fold and perfbuf_ring__read_spans() return -ECHILD,
+ * and perfbuf_ring__free() frees without unmapping.
  */
 
 /** @brief Unmap (if mapped by the library) and free. NULL is a no-op. */
@@ -196,11 +163,6 @@ PERFBUF_API void perfbuf_ring__set_sample_type(struct perfbuf_ring *ring,
 PERFBUF_API int perfbuf_ring__fold(struct perfbuf_ring *ring,
 				   perfbuf_record_fn fn, void *ctx);
 
-/** @brief As perfbuf_ring__fold(), visiting at most @budget records. */
-PERFBUF_API int perfbuf_ring__fold_n(struct perfbuf_ring *ring,
-				     perfbuf_record_fn fn, void *ctx,
-				     size_t budget);
-
 /*
  * A ring's waiting bytes as they are, for writing them out without
  * parsing them (a capture): whole records, in one span or, when they wrap
@@ -222,24 +184,6 @@ typedef void (*perfbuf_span_fn)(void *ctx, int cpu, const struct iovec *iov,
  */
 PERFBUF_API int perfbuf_ring__read_spans(struct perfbuf_ring *ring,
 					 perfbuf_span_fn fn, void *ctx);
-
-/**
- * @brief Overwrite rings: visit, oldest first, the records written since
- *        the previous snapshot that the ring still holds (at most its
- *        size: the kernel has overwritten older ones).
- *
- * The event's output is paused (PERF_EVENT_IOC_PAUSE_OUTPUT) only while
- * the bytes are copied out; the kernel counts what it could not write
- * meanwhile as lost, and the next snapshot reports it in a LOST record.
- * A callback's stop ends the visit: the records not visited are dropped.
- * Damage in the new records is logged and counted (corrupt), and the
- * records older than it are dropped.
- *
- * @return the records visited, -EINVAL when the ring is not an overwrite
- *         ring, -ENOMEM, or the pause ioctl's negative errno
- */
-PERFBUF_API int perfbuf_ring__snapshot(struct perfbuf_ring *ring,
-				       perfbuf_record_fn fn, void *ctx);
 
 /**
  * @brief The kernel counts @total losses on this ring so far (from
@@ -269,7 +213,7 @@ PERFBUF_API __u64 perfbuf_ring__settle_lost(struct perfbuf_ring *ring,
  * Records up to the last one returned are consumed. Between begin and end
  * nothing else may read the ring. The fields are the library's, and the
  * layout is fixed within a major version: the inline code of programs
- * built against any 3.x header reads it.
+ * built against any 4.x header reads it.
  */
 struct perfbuf_iter {
 	/* the inline part's: a pointer over one contiguous stretch of the
@@ -319,7 +263,7 @@ static inline struct perfbuf_iter perfbuf_ring__begin(struct perfbuf_ring *ring)
  * @return 0, -EBADMSG when corruption was found (logged and counted; the
  *         ring skipped to data_head), -EINVAL for an iterator that is not
  *         the open iteration's, or -ECHILD in a process forked since
- *         perfbuf_ring__new() (nothing read: the ring is not mapped there)
+ *         the library mapped the ring (nothing read: it is not mapped there)
  */
 PERFBUF_API int perfbuf_ring__end(struct perfbuf_ring *ring,
 				  struct perfbuf_iter it);
@@ -433,15 +377,12 @@ struct perfbuf_ring_stats {
 };
 
 /**
- * @brief Copy the ring's statistics (counted since perfbuf_ring__new*())
+ * @brief Copy the ring's statistics (counted since the ring was made)
  *        into @out, whose sz the caller set (see common.h).
  * @return 0, or -EINVAL when out->sz is too small
  */
 PERFBUF_API int perfbuf_ring__stats(const struct perfbuf_ring *ring,
 				    struct perfbuf_ring_stats *out);
-/** @brief Bytes waiting to be read now (overwrite rings: written since
- *  the last snapshot, at most the ring's size). */
-PERFBUF_API size_t perfbuf_ring__avail(const struct perfbuf_ring *ring);
 /** @brief Size of the data area in bytes. */
 PERFBUF_API size_t perfbuf_ring__data_size(const struct perfbuf_ring *ring);
 
@@ -465,12 +406,6 @@ struct perfbuf_merge;
 PERFBUF_API struct perfbuf_merge *perfbuf_merge__new(void);
 /** @brief Free the merge (not its rings). NULL is a no-op. */
 PERFBUF_API void perfbuf_merge__free(struct perfbuf_merge *m);
-/** @brief Add @ring (the caller keeps owning it). 0, -EEXIST or -ENOMEM. */
-PERFBUF_API int perfbuf_merge__add(struct perfbuf_merge *m,
-				   struct perfbuf_ring *ring);
-/** @brief Take @ring out of the merge. 0 or -ENOENT. */
-PERFBUF_API int perfbuf_merge__remove(struct perfbuf_merge *m,
-				      struct perfbuf_ring *ring);
 
 /**
  * @brief Deliver, in time order, the records of every ring up to
@@ -510,12 +445,6 @@ struct perfbuf_source_ops {
 PERFBUF_API int perfbuf_merge__add_source(struct perfbuf_merge *m,
 					  const struct perfbuf_source_ops *ops,
 					  void *ctx);
-/** @brief Take the source of @ctx out of the merge. 0 or -ENOENT. */
-PERFBUF_API int perfbuf_merge__remove_source(struct perfbuf_merge *m,
-					     void *ctx);
-
-/** @brief time_ns of the newest record delivered so far (0: none). */
-PERFBUF_API __u64 perfbuf_merge__last_ns(const struct perfbuf_merge *m);
 
 #ifdef __cplusplus
 }

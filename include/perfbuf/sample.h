@@ -29,7 +29,7 @@ extern "C" {
 #define PERFBUF_RECORD_CALLCHAIN_DEFERRED 22
 
 /* A PERF_SAMPLE_READ block (or a PERF_RECORD_READ's values) as the kernel
- * wrote it: decode counter i with perfbuf_sample_read__count(). */
+ * wrote it (the layout of the event's read_format). */
 struct perfbuf_sample_read {
 	__u64 format;		/* the attr's read_format */
 	__u64 nr;		/* counters: 1, or the group's members */
@@ -53,10 +53,8 @@ struct perfbuf_sample_regs {
  * valid as long as the record is (the ring callback) and until the next
  * parse with the same parser. Fields the record does not carry are 0.
  *
- * @sz: the caller sets it to sizeof(struct perfbuf_sample) before
- * perfbuf_sample_parser__parse*(), which fill that many bytes at most and
- * set it to the bytes filled (see common.h); a sampler's callback gets
- * the library's own, sz set.
+ * @sz: a sampler's callback gets the library's own struct, sz set to its
+ * size (see common.h): fields past an older caller's struct are not read.
  */
 struct perfbuf_sample {
 	size_t sz;
@@ -192,61 +190,6 @@ struct perfbuf_sample {
 	} rec;
 };
 
-/* The record layouts of one event (its attr), and room to copy a record
- * that wraps the ring end. One per ring, or per thread. */
-struct perfbuf_sample_parser;
-
-/**
- * @brief A parser for the records of events opened with @attr (its
- *        sample_type, read_format, branch_sample_type, sample_regs_user,
- *        sample_regs_intr and sample_id_all fix the layouts).
- * @return the parser, or NULL with errno: EINVAL (@attr NULL, or both
- *         PERF_SAMPLE_WEIGHT and PERF_SAMPLE_WEIGHT_STRUCT: the kernel
- *         refuses that attr too), EOPNOTSUPP (a sample_type or
- *         read_format bit this library does not know: logged), ENOMEM
- */
-PERFBUF_API struct perfbuf_sample_parser *
-perfbuf_sample_parser__new(const struct perf_event_attr *attr);
-
-/** @brief Free the parser. NULL is a no-op. */
-PERFBUF_API void perfbuf_sample_parser__free(struct perfbuf_sample_parser *p);
-
-/**
- * @brief Parse a ring record (kind OTHER or LOST, as a ring whose sample
- *        type is not raw-only hands them over) into @out.
- *
- * Zero-copy when the record is contiguous in the ring; one that wraps the
- * ring end is copied into the parser first (perfbuf_record__copy()).
- *
- * @return 0; -EBADMSG when the record does not match the attr (too short
- *         for its fields, an array or string past its end, bytes left
- *         over): nothing is read past the record; -EOPNOTSUPP for a record
- *         type the library does not know (type, misc, size set); -EINVAL
- *         for a record that has no body to parse (kind SAMPLE: the ring
- *         was set to raw-only samples; kinds CPU_ONLINE/OFFLINE)
- */
-PERFBUF_API int perfbuf_sample_parser__parse(struct perfbuf_sample_parser *p,
-				      const struct perfbuf_record *rec,
-				      struct perfbuf_sample *out);
-
-/**
- * @brief Parse one whole record in memory (header first, 8-byte aligned,
- *        @size bytes available: a perf.data file, a copy), zero-copy.
- * @return as perfbuf_sample_parser__parse(); -EBADMSG also when the header's size
- *         exceeds @size or is not 8-aligned, -EINVAL when @rec is not
- *         8-byte aligned
- */
-PERFBUF_API int perfbuf_sample_parser__parse_bytes(const struct perfbuf_sample_parser *p,
-					    const void *rec, size_t size,
-					    struct perfbuf_sample *out);
-
-/**
- * @brief Counter @i of a READ block.
- * @return 0, or -ERANGE when @i >= r->nr
- */
-PERFBUF_API int perfbuf_sample_read__count(const struct perfbuf_sample_read *r,
-					   size_t i, struct perfbuf_count *out);
-
 /**
  * @brief The next frame of a sample's callchain: skips the PERF_CONTEXT_*
  *        markers, tracking which context the frames are in.
@@ -328,18 +271,6 @@ PERFBUF_API void perfbuf_sampler__free(struct perfbuf_sampler *s);
 PERFBUF_API int perfbuf_sampler__enable(struct perfbuf_sampler *s);
 PERFBUF_API int perfbuf_sampler__disable(struct perfbuf_sampler *s);
 
-/** @brief The attr the events were opened with (for parsers). */
-PERFBUF_API const struct perf_event_attr *
-perfbuf_sampler__attr(const struct perfbuf_sampler *s);
-
-/** @brief Number of events; event @idx's fd and CPU (-1: any), or
- *  -EINVAL for a bad index. */
-PERFBUF_API size_t perfbuf_sampler__cnt(const struct perfbuf_sampler *s);
-PERFBUF_API int perfbuf_sampler__fd(const struct perfbuf_sampler *s,
-				    size_t idx);
-PERFBUF_API int perfbuf_sampler__cpu(const struct perfbuf_sampler *s,
-				     size_t idx);
-
 /*
  * Called for every record of the rings, parsed. A stop ends the call (the
  * record stopped on is consumed), as for perfbuf_record_fn.
@@ -357,16 +288,6 @@ typedef int (*perfbuf_sample_fn)(void *ctx, const struct perfbuf_sample *s);
  */
 PERFBUF_API int perfbuf_sampler__consume(struct perfbuf_sampler *s,
 					 perfbuf_sample_fn fn, void *ctx);
-
-/**
- * @brief perfbuf_sampler__consume() of event @idx's ring only.
- * @return as perfbuf_sampler__consume(), or -EINVAL for a bad index,
- *         -ENODATA without rings, -ENODEV when the CPU came back online
- *         but its event could not be opened
- */
-PERFBUF_API int perfbuf_sampler__consume_ring(struct perfbuf_sampler *s,
-					      size_t idx, perfbuf_sample_fn fn,
-					      void *ctx);
 
 /**
  * @brief Wait up to @timeout_ms (-1: forever) for a ring to reach its

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * libperfbuf: the C type of a BPF program's records, found and used to
+ * libperfbuf-object: the C type of a BPF program's records, found and used to
  * decode them. A type is a flat table of fields (struct perfbuf_field),
  * built once from BTF (an object's, or a loaded program's, from the
  * kernel) or from DWARF, so its users never
@@ -81,17 +81,6 @@ PERFBUF_API struct perfbuf_type *perfbuf_type__from_file(const char *path,
 							 const char *name);
 
 /**
- * @brief No longer does anything: compiling a header runs a compiler,
- *        which a library must not do (it may run with capabilities).
- *        Compile the header into a BPF object (clang -g -target bpf -c)
- *        and use perfbuf_type__from_file(); perfbuf run --header does so.
- *        Kept for the 3.x ABI.
- * @return NULL with errno EOPNOTSUPP (said at PERFBUF_WARN)
- */
-PERFBUF_API struct perfbuf_type *perfbuf_type__from_header(const char *header,
-							   const char *name);
-
-/**
  * @brief The type of the records of a map that is loaded in the kernel,
  *        from the BTF of a program that uses it (@name, else the marker
  *        for @map_name, else `event`).
@@ -124,9 +113,6 @@ PERFBUF_API void perfbuf_type__free(struct perfbuf_type *t);
 
 /** @brief The type's name: "event" for struct event. */
 PERFBUF_API const char *perfbuf_type__name(const struct perfbuf_type *t);
-/** @brief Where it was found: "btf", "marker", "dwarf", "kernel" or
- *  "text" (a header compiled by an earlier library: "header"). */
-PERFBUF_API const char *perfbuf_type__source(const struct perfbuf_type *t);
 /** @brief sizeof the type. */
 PERFBUF_API size_t perfbuf_type__size(const struct perfbuf_type *t);
 /** @brief Number of fields in the table, field 0 included. */
@@ -134,12 +120,6 @@ PERFBUF_API int perfbuf_type__field_cnt(const struct perfbuf_type *t);
 /** @brief Field @idx, or NULL with errno EINVAL. */
 PERFBUF_API const struct perfbuf_field *
 perfbuf_type__field(const struct perfbuf_type *t, int idx);
-/** @brief The name of ENUM field @idx's value @value, or NULL. */
-PERFBUF_API const char *perfbuf_type__enum_name(const struct perfbuf_type *t,
-						int idx, __s64 value);
-/** @brief The @j-th name of ENUM field @idx and its value, or NULL. */
-PERFBUF_API const char *perfbuf_type__enum_at(const struct perfbuf_type *t,
-					      int idx, int j, __s64 *value);
 
 /**
  * @brief How many bytes of a record of @sz bytes to decode: the type's

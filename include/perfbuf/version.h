@@ -16,8 +16,8 @@ extern "C" {
 /* The one place the version is set: the Makefile reads these three lines
  * (the soname is libperfbuf.so.MAJOR, the file libperfbuf.so.MAJOR.MINOR.PATCH)
  * and the newest node of src/libperfbuf.map is LIBPERFBUF_MAJOR.MINOR. */
-#define PERFBUF_MAJOR_VERSION 3
-#define PERFBUF_MINOR_VERSION 2
+#define PERFBUF_MAJOR_VERSION 4
+#define PERFBUF_MINOR_VERSION 0
 #define PERFBUF_PATCH_VERSION 0
 
 #define PERFBUF_STR_(x) #x
@@ -32,10 +32,6 @@ extern "C" {
 
 /** @brief The library's version, "MAJOR.MINOR.PATCH". */
 PERFBUF_API const char *perfbuf_version(void);
-/** @brief The library's major version (the soname's number). */
-PERFBUF_API __u32 perfbuf_major_version(void);
-/** @brief The library's minor version: new API, no change to the old. */
-PERFBUF_API __u32 perfbuf_minor_version(void);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 # the package loads the library it is given before anything else
 _BUILD = sys.argv[sys.argv.index("--build") + 1] if "--build" in sys.argv[:-1] else "build"
-os.environ.setdefault("PERFBUF_LIB", os.path.join(_BUILD, "libperfbuf.so.3"))
+os.environ.setdefault("PERFBUF_LIB", os.path.join(_BUILD, "libperfbuf.so.4"))
 from perfbuf._libbpf import libbpf, run_on_cpu_opts  # noqa: E402
 
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""libperfbuf.so through ctypes: its functions and the structs Python fills.
+"""libperfbuf.so through ctypes: its functions and the structs Python fills;
+and libperfbuf-object.so (a BPF object's loading and record types), loaded
+at the first use of `objlib`.
 
 The structs here are prefixes of the C ones: each starts with `size_t sz`,
 set to the Python size, and the library reads or writes only that many
@@ -77,31 +79,56 @@ def sized(struct_type):
     return s
 
 
-def _candidates():
-    env = os.environ.get("PERFBUF_LIB")
-    if env:
-        yield env
+def _candidates(name, env):
+    """Where library @name (libNAME.so.MAJOR) may be: $@env; for the object
+    library, next to $PERFBUF_LIB; LIBDIR; the loader's search path."""
+    soname = "lib%s.so.%d" % (name, _config.MAJOR)
+    if os.environ.get(env):
+        yield os.environ[env]
+    elif env != "PERFBUF_LIB" and os.environ.get("PERFBUF_LIB"):
+        yield os.path.join(os.path.dirname(os.environ["PERFBUF_LIB"]), soname)
     if _config.LIBDIR:
-        yield os.path.join(_config.LIBDIR, "libperfbuf.so.%d" % _config.MAJOR)
-    found = ctypes.util.find_library("perfbuf")
+        yield os.path.join(_config.LIBDIR, soname)
+    found = ctypes.util.find_library(name)
     if found:
         yield found
-    yield "libperfbuf.so.%d" % _config.MAJOR
+    yield soname
 
 
-def _load():
+def _load(name, env):
     errors = []
-    for path in _candidates():
+    for path in _candidates(name, env):
         try:
             return ctypes.CDLL(path, use_errno=True)
         except OSError as e:
             errors.append(str(e))
-    raise ImportError("perfbuf: cannot load libperfbuf.so.%d (%s): install libperfbuf "
-                      "(make install) or set PERFBUF_LIB to its path"
-                      % (_config.MAJOR, "; ".join(errors)))
+    raise ImportError("perfbuf: cannot load lib%s.so.%d (%s): install it (make install) "
+                      "or set %s to its path"
+                      % (name, _config.MAJOR, "; ".join(errors), env))
 
 
-lib = _load()
+def _typed(dll, protos):
+    for name, (res, args) in protos.items():
+        f = getattr(dll, name)
+        f.restype, f.argtypes = res, args
+    return dll
+
+
+class _ObjectLib:
+    """libperfbuf-object, loaded (after libperfbuf, which it needs) when a
+    program first opens an object or reads a type: reading a map by fd
+    needs libperfbuf alone."""
+    _dll = None
+
+    def __getattr__(self, name):
+        if _ObjectLib._dll is None:
+            _ObjectLib._dll = _typed(_load("perfbuf-object", "PERFBUF_OBJECT_LIB"),
+                                     _OBJECT_PROTOS)
+        return getattr(_ObjectLib._dll, name)
+
+
+lib = _load("perfbuf", "PERFBUF_LIB")
+objlib = _ObjectLib()
 
 _PROTOS = {
     "perfbuf__new": (c_void_p, [c_int, c_void_p, c_void_p, ctypes.POINTER(PerfbufOpts)]),
@@ -116,6 +143,9 @@ _PROTOS = {
     "perfbuf_batch__free": (None, [c_void_p]),
     "perfbuf_batch__reset": (None, [c_void_p]),
     "perfbuf_batch__view": (c_int, [c_void_p, ctypes.POINTER(BatchView)]),
+    "perfbuf_version": (c_char_p, []),
+}
+_OBJECT_PROTOS = {
     "perfbuf_object__open": (c_void_p, [c_char_p]),
     "perfbuf_object__set": (c_int, [c_void_p, c_char_p]),
     "perfbuf_object__load": (c_int, [c_void_p]),
@@ -131,17 +161,9 @@ _PROTOS = {
     "perfbuf_type__size": (c_size, [c_void_p]),
     "perfbuf_type__field_cnt": (c_int, [c_void_p]),
     "perfbuf_type__field": (ctypes.POINTER(Field), [c_void_p, c_int]),
-    "perfbuf_version": (c_char_p, []),
-}
-# newer than 3.0: absent from an older library, and so from the package
-_PROTOS_3_1 = {
     "perfbuf_object__prog_fd": (c_int, [c_void_p, c_int]),
 }
-for _name, (_res, _args) in list(_PROTOS.items()) + list(_PROTOS_3_1.items()):
-    _f = getattr(lib, _name, None)
-    if _f is None and _name in _PROTOS_3_1:
-        continue
-    _f.restype, _f.argtypes = _res, _args
+_typed(lib, _PROTOS)
 
 # the batch's record callback, passed to perfbuf__new() as a C pointer:
 # no Python runs per record

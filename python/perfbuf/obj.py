@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from . import _lib
-from ._lib import lib
+from ._lib import objlib
 from .buffer import PerfBuffer
 
 # enum perfbuf_field_kind (include/perfbuf/type.h)
@@ -40,7 +40,7 @@ class _Walker:
         self.skipped = []        # bitfields and flexible arrays: no numpy form
 
     def field(self, i):
-        return lib.perfbuf_type__field(self.t, i).contents
+        return objlib.perfbuf_type__field(self.t, i).contents
 
     def dtype(self, i):
         f = self.field(i)
@@ -92,7 +92,7 @@ class Type(_lib.Closable):
         """C type @name ("event", "struct event"), or @map's record type, of
         BPF object file @path."""
         path = os.fspath(path)
-        h = lib.perfbuf_type__from_file(os.fsencode(path), map.encode() if map else None,
+        h = objlib.perfbuf_type__from_file(os.fsencode(path), map.encode() if map else None,
                                         name.encode() if name else None)
         if not h:
             raise _no_type(path, name, map, _lib.last_errno())
@@ -100,11 +100,11 @@ class Type(_lib.Closable):
 
     @property
     def name(self):
-        return lib.perfbuf_type__name(self._handle()).decode()
+        return objlib.perfbuf_type__name(self._handle()).decode()
 
     @property
     def size(self):
-        return lib.perfbuf_type__size(self._handle())
+        return objlib.perfbuf_type__size(self._handle())
 
     def _handle(self):
         if not self._t:
@@ -115,7 +115,7 @@ class Type(_lib.Closable):
         """Free it. Idempotent."""
         h, self._t = getattr(self, "_t", None), None
         if h:
-            lib.perfbuf_type__free(h)
+            objlib.perfbuf_type__free(h)
 
 
 def _no_type(path, name, map, err):
@@ -145,7 +145,7 @@ class Object(_lib.Closable):
     def __init__(self, path, set=None, attach=True):
         self.path = os.fspath(path)
         self._buffers = []
-        self._obj = lib.perfbuf_object__open(os.fsencode(self.path))
+        self._obj = objlib.perfbuf_object__open(os.fsencode(self.path))
         if not self._obj:
             err = _lib.last_errno()
             if err == errno.ENOEXEC:
@@ -155,11 +155,11 @@ class Object(_lib.Closable):
         try:
             for k, v in (set or {}).items():
                 self._set(k, v)
-            err = lib.perfbuf_object__load(self._obj)
+            err = objlib.perfbuf_object__load(self._obj)
             if err:
                 raise _lib.errno_error(err, "%s: loading failed (the verifier's reasons "
                                        "above)" % self.path)
-            self.attached = lib.perfbuf_object__attach(self._obj) if attach else 0
+            self.attached = objlib.perfbuf_object__attach(self._obj) if attach else 0
             if self.attached < 0:
                 raise _lib.errno_error(self.attached, "%s: no program could be attached"
                                        % self.path)
@@ -168,7 +168,7 @@ class Object(_lib.Closable):
             raise
 
     def _set(self, name, value):
-        err = lib.perfbuf_object__set(self._obj, _set_arg(name, value))
+        err = objlib.perfbuf_object__set(self._obj, _set_arg(name, value))
         if err == -errno.ENOENT:
             raise KeyError("perfbuf: %s has no const volatile global '%s' in .rodata"
                            % (self.path, name))
@@ -190,7 +190,7 @@ class Object(_lib.Closable):
     def type(self, name=None, map=None):
         """The perfbuf.Type of C type @name, or of @map's records (as dtype())."""
         self._check_open()
-        t = lib.perfbuf_object__type(self._obj, map.encode() if map else None,
+        t = objlib.perfbuf_object__type(self._obj, map.encode() if map else None,
                                      name.encode() if name else None)
         if not t:
             raise _no_type(self.path, name, map, _lib.last_errno())
@@ -200,12 +200,9 @@ class Object(_lib.Closable):
         """The fd of loaded program @name (for BPF_PROG_TEST_RUN, say); the
         Object owns it, until close()."""
         self._check_open()
-        if not hasattr(lib, "perfbuf_object__prog_fd"):
-            raise NotImplementedError("perfbuf: libperfbuf %s has no program fds: "
-                                      "3.1 or later needed" % lib.perfbuf_version().decode())
-        for i in range(lib.perfbuf_object__prog_cnt(self._obj)):
-            if lib.perfbuf_object__prog_name(self._obj, i) == name.encode():
-                fd = lib.perfbuf_object__prog_fd(self._obj, i)
+        for i in range(objlib.perfbuf_object__prog_cnt(self._obj)):
+            if objlib.perfbuf_object__prog_name(self._obj, i) == name.encode():
+                fd = objlib.perfbuf_object__prog_fd(self._obj, i)
                 if fd < 0:
                     raise _lib.errno_error(fd, "%s: program '%s'" % (self.path, name))
                 return fd
@@ -213,7 +210,7 @@ class Object(_lib.Closable):
 
     def map_fd(self, name):
         self._check_open()
-        fd = lib.perfbuf_object__map_fd(self._obj, name.encode())
+        fd = objlib.perfbuf_object__map_fd(self._obj, name.encode())
         if fd < 0:
             raise KeyError("perfbuf: %s has no map '%s'" % (self.path, name))
         return fd
@@ -230,5 +227,5 @@ class Object(_lib.Closable):
             pb.close()
         self._buffers = []
         if self._obj:
-            lib.perfbuf_object__free(self._obj)
+            objlib.perfbuf_object__free(self._obj)
             self._obj = None

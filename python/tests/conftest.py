@@ -9,7 +9,7 @@ import struct
 import pytest
 
 BUILD = os.environ.get("PERFBUF_BUILD", os.path.join(os.path.dirname(__file__), "../../build"))
-os.environ.setdefault("PERFBUF_LIB", os.path.join(BUILD, "libperfbuf.so.3"))
+os.environ.setdefault("PERFBUF_LIB", os.path.join(BUILD, "libperfbuf.so.4"))
 
 import perfbuf  # noqa: E402  (after PERFBUF_LIB)
 

@@ -63,7 +63,7 @@ check typed_kprobe_string ev kprobe:do_sys_openat2 \
 	 a['how'].startswith('0x')" || show "$tmp/k"
 check typed_fentry_string ev fentry:do_sys_openat2 "$open and len(a) == 3" || show "$tmp/k"
 check typed_fexit_ret ev fexit:do_sys_openat2 "$open and a['ret'] >= 3" || show "$tmp/k"
-check typed_kretprobe_ret ev kretprobe:do_sys_openat2 "a['ret'] >= 3 and list(a) == ['ret']" ||
+check typed_kretprobe_ret ev kretprobe:do_sys_openat2 "a['ret'] >= 3 and list(a) == ['ret', 'duration_ns']" ||
 	show "$tmp/k"
 check typed_keys ev kprobe:vfs_read "sorted(a) == ['buf', 'count', 'file', 'pos'] and
 	a['file'].startswith('0x')" || show "$tmp/k"

@@ -24,7 +24,7 @@ wait $sp 2>/dev/null
 	failed=1
 
 if /usr/bin/python3 -c 'import numpy, pytest' 2>/dev/null; then
-	out=$(PERFBUF_BUILD="$BUILD" PERFBUF_LIB="$BUILD/libperfbuf.so.3" PYTHONPATH=python \
+	out=$(PERFBUF_BUILD="$BUILD" PERFBUF_LIB="$BUILD/libperfbuf.so.4" PYTHONPATH=python \
 		timeout 200 /usr/bin/python3 -m pytest -p no:cacheprovider -q -rA \
 		-k 'emit_ordered_times_and_cpus or lost_matches_bpf_side' python/tests 2>&1)
 	n=$(grep -c '^PASSED ' <<<"$out")

@@ -100,10 +100,10 @@ static int fd_open(struct file_drain *x, int fs, int k)
 	int err;
 
 	if (k == FD_FRAME) {
-		x->w = cap_writer__open(path);
+		x->w = cap_writer__open("perfbuf-bench", path);
 		return x->w ? 0 : -errno;
 	}
-	err = cli_out__open(&x->out, path);
+	err = cli_out__open(&x->out, "perfbuf-bench", path);
 	if (err)
 		return err;
 	x->fd = x->out.fd;

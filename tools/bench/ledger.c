@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
+#include "perfbuf/object.h"
 
 #define LEDGER_BATCH 512
 

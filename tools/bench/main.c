@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 		env.self[0] = '\0';
 	mkdir(env.out, 0755);
 	snprintf(path, sizeof(path), "%s/bench.md", env.out);
-	err = cli_out__open(&md_out, path);
+	err = cli_out__open(&md_out, "perfbuf-bench", path);
 	md = err ? NULL : cli_out__stream(&md_out);
 	if (!md) {
 		cli_cannot_write("perfbuf-bench", path, err ?: -errno);

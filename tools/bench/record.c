@@ -264,7 +264,7 @@ static double run_timed(char *const argv[], double *cpu_s)
 		return 0;
 	if (pid == 0) {
 		struct cli_out o;
-		int out = open("/dev/null", O_WRONLY), err = cli_out__open(&o, log) ?: o.fd;
+		int out = open("/dev/null", O_WRONLY), err = cli_out__open(&o, "perfbuf-bench", log) ?: o.fd;
 
 		if (out < 0 || err < 0)
 			_exit(127);

@@ -89,7 +89,7 @@ pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 	if (pid == 0) {
 		struct cli_out out;
 		/* removed above: made in place (O_EXCL), read while written */
-		int fd = cli_out__open(&out, log) ? -1 : out.fd;
+		int fd = cli_out__open(&out, "perfbuf-bench", log) ? -1 : out.fd;
 
 		/* ended with the bench, however it ends (Ctrl-C, a kill) */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);

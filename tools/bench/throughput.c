@@ -267,7 +267,7 @@ static void gnuplot(const char *dir)
 	int idx = 0;
 
 	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
-	gp = cli_out__open(&out, cmd) ? NULL : cli_out__stream(&out);
+	gp = cli_out__open(&out, "perfbuf-bench", cmd) ? NULL : cli_out__stream(&out);
 	if (!gp) {
 		cli_out__discard(&out);
 		return;
@@ -340,7 +340,7 @@ static void bench_sweep(const struct result *sat)
 	for (int p = 0; p < N_PEERS; p++)
 		n_peers += swept(p);
 	snprintf(path, sizeof(path), "%s/bench.dat", env.out);
-	dat = cli_out__open(&out, path) ? NULL : cli_out__stream(&out);
+	dat = cli_out__open(&out, "perfbuf-bench", path) ? NULL : cli_out__stream(&out);
 	if (!dat || !n_peers) {
 		cli_out__discard(&out);
 		return;

@@ -51,6 +51,8 @@ struct run {
 	__u64 received, printed;
 	__u64 to_write;		/* events meant for the output (not past -n) */
 	bool stop;
+	bool count_reached;	/* -n: the events after it are discarded */
+	bool started;		/* attached: the output is the run's (published) */
 	struct trace_child child;	/* -c CMD */
 	struct trace_pipe pipe;	/* the record being decoded: last, it is big */
 };
@@ -91,9 +93,9 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 		return 0;
 	}
 	run->received++;
-	if (run->stop)
+	if (run->count_reached)
 		return 0;
-	run->to_write++;
+	run->to_write++;	/* after an output failed too: not written */
 	if (broken(run)) {
 		/* the output failed: this one is the last meant for it */
 		run->stop = true;
@@ -101,7 +103,7 @@ static int on_record(void *ctx, const struct perfbuf_record *rec)
 	}
 	if (trace_pipe__record(&run->pipe, rec) && run->o.count &&
 	    ++run->printed >= (__u64)run->o.count) {
-		run->stop = true;
+		run->stop = run->count_reached = true;
 		return PERFBUF_STOP;	/* -n reached */
 	}
 	return 0;
@@ -353,11 +355,11 @@ static int open_output(struct run *run)
 	int err;
 
 	if (run->o.record) {
-		err = capture_out_open(&run->cap, run->o.output);
+		err = capture_out_open(&run->cap, run->o.prog, run->o.output);
 		if (err)
 			return cli_cannot_write(run->o.prog, run->o.output, err);
 	} else if (run->o.output) {
-		err = cli_out__open(&run->out, run->o.output);
+		err = cli_out__open(&run->out, run->o.prog, run->o.output);
 		if (err)
 			return cli_cannot_write(run->o.prog, run->o.output, err);
 		run->fd = run->out.fd;
@@ -397,6 +399,20 @@ static int setup(struct run *run, int nprobes, char **probes)
 	return err;
 }
 
+/* Every probe attached: the run started, and its output is the file
+ * (a kill leaves what it wrote there). A flight recorder's file is
+ * replaced by its first snapshot. 0, or -errno said (F cannot be
+ * written: the run ends before it reads). */
+static int start_output(struct run *run)
+{
+	int err = run->o.flight_pages ? 0 :
+		  run->o.record ? capture_out_publish(&run->cap, false) :
+		  cli_out__publish(&run->out, false);
+
+	run->started = !err;
+	return err;
+}
+
 /* A flight recorder's snapshot into the capture. */
 static void snapshot(struct run *run)
 {
@@ -407,6 +423,8 @@ static void snapshot(struct run *run)
 	capture_out_snapshot_end(&run->cap);
 	if (err < 0)
 		fprintf(stderr, "%s: a snapshot failed: %s\n", run->o.prog, strerror(-err));
+	/* the file holds it now (the first one replaces the old file) */
+	capture_out_publish(&run->cap, true);
 }
 
 /* After a poll: is the output gone, or -n reached (record: counted in
@@ -437,16 +455,22 @@ static bool output_done(void *ctx)
 }
 
 /* The closing summary: the engine's per-CPU counts, and ours. A failed
- * output printed what reached it; the rest is discarded. */
-static int summary(struct run *run, bool output_failed)
+ * output (@werr) printed what reached it; the rest meant for it is not
+ * written, and said why; discarded is past -n only. */
+static int summary(struct run *run, int werr, const char *name)
 {
 	size_t n = perfbuf__ring_cnt(run->s.pb);
 	struct tv_cpu_summary cpus[n ? n : 1];
-	__u64 printed = output_failed && written(run) < run->to_write ?
+	__u64 printed = werr && written(run) < run->to_write ?
 			written(run) : run->to_write;
+	char why[256];
 	struct tv_summary sum = { .printed = printed,
-				  .discarded = run->received - printed,
-				  .output_failed = output_failed };
+				  .discarded = run->received - run->to_write,
+				  .unwritten = run->to_write - printed,
+				  .unwritten_why = werr ? why : NULL,
+				  .output_failed = werr != 0 };
+
+	cli_write_failure(werr, name, why, sizeof(why));
 
 	trace_session__summary(&run->s, &sum, cpus);
 	return trace_sink__summary(run->sink, &sum);
@@ -480,7 +504,7 @@ static int write_end(struct run *run, const char *name)
 			lost == 1 ? "" : "s");
 		err = -EIO;
 	}
-	sum_wr = summary(run, wr != 0);
+	sum_wr = summary(run, wr, name);
 	/* JSON's summary, --aggregate's maps: in the output */
 	if ((run->o.json || run->o.naggs) && !wr && sum_wr && sum_wr != -EPIPE) {
 		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", run->o.prog,
@@ -500,12 +524,9 @@ static int finish(struct run *run)
 
 	trace_session__stop(&run->s);
 	err = write_end(run, name);
-	cerr = cli_out__commit(&run->out, false);
-	if (cerr && !err) {
-		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, name,
-			strerror(-cerr));
+	cerr = cli_out__commit(&run->out, false);	/* says its failure */
+	if (cerr && !err)
 		err = -EIO;
-	}
 	publish(run);	/* the last scrape shows the summary's counts */
 	trace_session__detach(&run->s, &exiting);
 	return err;
@@ -516,9 +537,10 @@ static void cleanup(struct run *run)
 	metrics_stop(&run->metrics);	/* it reads the rings and the maps */
 	perfbuf_ledger__free(run->mledger);
 	run->mledger = NULL;
-	/* a run that never attached leaves no capture; one that failed
-	 * after the attach keeps what it wrote */
-	if (probes_attached(&run->s.set)) {
+	/* a run that never started (not every probe attached) leaves no
+	 * capture and the old file as it was; one that failed after the
+	 * start keeps what it wrote */
+	if (run->started) {
 		capture_out_close(&run->cap, "");
 		cli_out__commit(&run->out, false);
 	} else {
@@ -570,7 +592,8 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 		.pages = run.o.pages, .latency = run.o.latency,
 		.duration_ns = run.o.duration_ns, .stats = run.o.stats,
 		.verbose = run.o.verbose, .filters = run.o.filters,
-		.nfilters = run.o.nfilters, .filter = run.o.filter, .read = run.o.read,
+		.nfilters = run.o.nfilters, .members = run.o.members,
+		.nmembers = run.o.nmembers, .filter = run.o.filter, .read = run.o.read,
 	};
 	trace_session__init(&run.s, prog, &so);
 	err = setup(&run, argc - optind, argv + optind);
@@ -579,6 +602,9 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	/* after a signal: no attach, the end as usual (the summary) */
 	if (!exiting)
 		err = trace_session__attach(&run.s, consume_some, &run);
+	/* the output first: one that cannot be written ends the run
+	 * before the command starts */
+	err = err ?: start_output(&run);
 	if (!err && !exiting)
 		child_release(&run.child);
 	if (!err && run.o.realtime)	/* after the attach: long work, not real-time */

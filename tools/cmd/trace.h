@@ -45,6 +45,8 @@ struct trace_opts {
 	const char *cmd;	/* -c CMD: started, traced as -p, the end of the run */
 	const char *filters[16];	/* --filter, checked in setup() */
 	int nfilters;
+	const char *members[16];	/* --member, resolved in setup() */
+	int nmembers;
 	struct agg_spec aggs[16];	/* --aggregate, parsed and named */
 	int naggs;
 	long agg_keys;		/* --aggregate-keys: keys per map */

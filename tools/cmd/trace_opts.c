@@ -43,6 +43,8 @@ static const char usage_text[] =
 "      --cpu N          only events on CPU N\n"
 "      --filter EXPR    only events for which EXPR holds, decided in the kernel;\n"
 "                       repeatable (all must hold); PROBE:EXPR for one probe\n"
+"      --member EXPR[,EXPR...]  print struct members of typed arguments too,\n"
+"                       p->x or a->b.c (repeatable; a filter's are printed)\n"
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
@@ -112,7 +114,7 @@ NATS_TRACE_USAGE
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
-       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_METRICS,
+       OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_MEMBER, OPT_METRICS,
        OPT_REALTIME, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL, OPT_EVENTS };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
@@ -321,6 +323,14 @@ static bool set_option(int opt, char *arg, void *ctx)
 		}
 		o->filters[o->nfilters++] = arg;
 		return true;
+	case OPT_MEMBER:
+		if (o->nmembers == (int)(sizeof(o->members) / sizeof(o->members[0]))) {
+			fprintf(stderr, "%s: more than %d --member options; list them with commas\n",
+				o->prog, o->nmembers);
+			return false;
+		}
+		o->members[o->nmembers++] = arg;
+		return true;
 	case OPT_PAGES:
 		if (!cli_parse_num(o->prog, "--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
@@ -368,6 +378,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "member", required_argument, NULL, OPT_MEMBER },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },

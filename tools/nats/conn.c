@@ -174,6 +174,10 @@ static natsStatus set_options(struct nats_conn *c)
 	IFOK(s, natsOptions_SetReconnectWait(no, 500));
 	IFOK(s, natsOptions_SetReconnectJitter(no, 250, 1000));
 	IFOK(s, natsOptions_SetTimeout(no, 2000));
+	/* written to the socket by the thread that publishes (ours, there
+	 * for that): no wake-up of libnats's flusher thread per message,
+	 * about three context switches a batch */
+	IFOK(s, natsOptions_SetSendAsap(no, true));
 	IFOK(s, natsOptions_SetDisconnectedCB(no, on_disconnected, c));
 	IFOK(s, natsOptions_SetReconnectedCB(no, on_reconnected, c));
 	IFOK(s, natsOptions_SetErrorHandler(no, on_error, c));

@@ -17,6 +17,7 @@ void nats_opts_init(struct nats_opts *o, const char *prog)
 {
 	*o = (struct nats_opts){ .prog = prog, .subject = NATS_DEFAULT_SUBJECT,
 				 .replicas = 1, .buffer = 64 << 20,
+				 .spool_size = 1LL << 30,
 				 .window = 1024, .ack_wait_ms = 2000,
 				 .batch_bytes = NATS_DEFAULT_BATCH_BYTES,
 				 .latency_ms = NATS_DEFAULT_LATENCY_MS };
@@ -173,6 +174,11 @@ static bool set_quantity(struct nats_opts *o, int opt, const char *arg)
 		ok = cli_parse_size(o->prog, "--nats-max-bytes", arg, 4096, 1ULL << 50, &v);
 		o->max_bytes = (int64_t)v;
 		return ok;
+	case NATS_OPT_SPOOL_SIZE:
+		o->spool_size_set = true;
+		ok = cli_parse_size(o->prog, "--nats-spool-size", arg, 1 << 20, 1ULL << 50, &v);
+		o->spool_size = (int64_t)v;
+		return ok;
 	default:	/* NATS_OPT_BUFFER */
 		ok = cli_parse_size(o->prog, "--nats-buffer", arg, 4096, 1ULL << 40, &v);
 		o->buffer = (int64_t)v;
@@ -228,7 +234,15 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 	case NATS_OPT_MAX_AGE:
 	case NATS_OPT_MAX_BYTES:
 	case NATS_OPT_BUFFER:
+	case NATS_OPT_SPOOL_SIZE:
 		return set_quantity(o, opt, arg);
+	case NATS_OPT_SPOOL:
+		if (*arg) {
+			o->spool = arg;
+			return true;
+		}
+		fprintf(stderr, "%s: --nats-spool wants a directory\n", o->prog);
+		return false;
 	case NATS_OPT_REPLICAS:
 		return set_number(o, "--nats-replicas", arg, 1, 5, &o->replicas);
 	case NATS_OPT_WINDOW:
@@ -249,6 +263,10 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 
 bool nats_opts_check(const struct nats_opts *o)
 {
+	if (o->nurls && o->spool_size_set && !o->spool) {
+		fprintf(stderr, "%s: --nats-spool-size needs --nats-spool DIR\n", o->prog);
+		return false;
+	}
 	if (o->nurls)
 		return true;
 	if (o->other) {

@@ -41,6 +41,9 @@ struct nats_opts {
 	int64_t max_bytes;		/* --nats-max-bytes: a new stream's, 0: none */
 	int replicas;			/* --nats-replicas: a new stream's */
 	int64_t buffer;			/* --nats-buffer: bytes not yet acknowledged */
+	const char *spool;		/* --nats-spool DIR: on disk too (spool.h) */
+	int64_t spool_size;		/* --nats-spool-size: its bytes at most */
+	bool spool_size_set;		/* given: needs --nats-spool */
 	int window;			/* --nats-window: messages in flight */
 	long batch_events;		/* --nats-batch N: events per message */
 	int64_t batch_bytes;		/* --nats-batch SIZE: bytes per message */
@@ -59,7 +62,7 @@ enum {
 	NATS_OPT_STREAM_SUBJECTS, NATS_OPT_MAX_AGE, NATS_OPT_MAX_BYTES,
 	NATS_OPT_REPLICAS, NATS_OPT_BUFFER, NATS_OPT_WINDOW, NATS_OPT_ACK_WAIT,
 	NATS_OPT_CREDS, NATS_OPT_TLS_CA, NATS_OPT_WAIT, NATS_OPT_BATCH,
-	NATS_OPT_END
+	NATS_OPT_SPOOL, NATS_OPT_SPOOL_SIZE, NATS_OPT_END
 };
 
 /* The entries of `perfbuf trace`'s getopt_long() table. */
@@ -73,6 +76,8 @@ enum {
 	{ "nats-max-bytes", required_argument, NULL, NATS_OPT_MAX_BYTES }, \
 	{ "nats-replicas", required_argument, NULL, NATS_OPT_REPLICAS }, \
 	{ "nats-buffer", required_argument, NULL, NATS_OPT_BUFFER }, \
+	{ "nats-spool", required_argument, NULL, NATS_OPT_SPOOL }, \
+	{ "nats-spool-size", required_argument, NULL, NATS_OPT_SPOOL_SIZE }, \
 	{ "nats-window", required_argument, NULL, NATS_OPT_WINDOW }, \
 	{ "nats-batch", required_argument, NULL, NATS_OPT_BATCH }, \
 	{ "nats-ack-wait", required_argument, NULL, NATS_OPT_ACK_WAIT }, \
@@ -96,6 +101,10 @@ enum {
 "      --nats-replicas N             a new stream's replicas (default 1)\n" \
 "      --nats-buffer SIZE    events not yet acknowledged kept up to SIZE\n" \
 "                            (default 64M), then counted as dropped\n" \
+"      --nats-spool DIR      also keep them on disk in DIR until acknowledged:\n" \
+"                            a server away longer, or a killed run (the next\n" \
+"                            run with DIR sends them), loses none\n" \
+"      --nats-spool-size SIZE  the spool's size at most (default 1G)\n" \
 "      --nats-batch N|SIZE   events per message (N), or bytes (SIZE: 64K, 1M,\n" \
 "                            4096B); default " NATS_DEFAULT_BATCH_TEXT "; a batch waits at\n" \
 "                            most --latency before it is sent\n" \

@@ -97,22 +97,116 @@ static natsMsg *pop(struct nats_pub *p)
 	return m;
 }
 
+/* Locked: the spool's size, for nats_pub_counts() */
+static void spool_mirror(struct nats_pub *p)
+{
+	__atomic_store_n(&p->n.spool_bytes, p->spool->used, __ATOMIC_RELAXED);
+}
+
+int nats_pub_spool(struct nats_pub *p, const char *dir, __u64 budget)
+{
+	struct nats_spool *s = &p->spool_;
+	int err = nats_spool_open(s, p->c->o->prog, dir, budget);
+
+	if (err)
+		return err;
+	p->spool = s;
+	add(&p->n.published.events, s->backlog.events);
+	add(&p->n.published.batches, s->backlog.batches);
+	add(&p->n.queued, s->backlog.batches);
+	spool_mirror(p);
+	return 0;
+}
+
+enum { DROPPED, IN_MEMORY, ON_DISK };
+
+/* Locked: @m (@events, @c bytes) into the memory queue when it fits and
+ * nothing waits on disk before it; into the spool too, or only there. */
+static int queue(struct nats_pub *p, natsMsg *m, __u64 events, __u64 c)
+{
+	struct nats_spool *s = p->spool;
+	bool mem = (!s || !nats_spool_backlog(s)) &&
+		   get(&p->n.bytes) + c <= p->max_bytes && grow(p);
+	int err = s ? nats_spool_append(s, m, events, mem) : -ENOENT;
+
+	if (s)
+		spool_mirror(p);
+	if (!err && !mem) {
+		add(&p->n.queued, 1);
+		return ON_DISK;
+	}
+	if (!mem)
+		return DROPPED;
+	push(p, m, false);	/* room: grown above */
+	add(&p->n.bytes, c);
+	return IN_MEMORY;
+}
+
 void nats_pub_add(struct nats_pub *p, natsMsg *m, __u64 events)
 {
-	__u64 c = m ? cost(m) : 0;
-	bool ok;
+	int where;
 
 	pthread_mutex_lock(&p->mu);
 	count(&p->n.published, events);
-	ok = m && get(&p->n.bytes) + c <= p->max_bytes && push(p, m, false);
-	if (ok)
-		add(&p->n.bytes, c);
-	else
+	where = m ? queue(p, m, events, cost(m)) : DROPPED;
+	if (where == DROPPED)
 		count(&p->n.buffer_full, events);
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->mu);
-	if (!ok)
+	if (where != IN_MEMORY)
 		natsMsg_Destroy(m);
+}
+
+/* Locked: @m acknowledged or dropped for good: its record done with. */
+static void done(struct nats_pub *p, natsMsg *m)
+{
+	if (p->spool && nats_spool_done(p->spool, m))
+		spool_mirror(p);
+}
+
+/* Locked: the backlog's front read into memory while it fits (one at
+ * least when nothing is in memory); records that could not be read back
+ * counted dropped. */
+static void load_backlog(struct nats_pub *p)
+{
+	struct nats_spool *s = p->spool;
+	natsMsg *m;
+	__u64 events, bytes;
+	int r = 1;
+
+	while (r && nats_spool_backlog(s) && grow(p)) {
+		bytes = get(&p->n.bytes);
+		r = nats_spool_load(s, !p->len && !get(&p->n.in_flight) ? ~0ULL :
+				    bytes < p->max_bytes ? p->max_bytes - bytes : 0,
+				    &m, &events);
+		if (r > 0) {
+			push(p, m, false);
+			add(&p->n.queued, -1);	/* counted when spooled */
+			add(&p->n.bytes, cost(m));
+		}
+	}
+	if (s->lost.batches) {
+		add(&p->n.buffer_full.events, s->lost.events);
+		add(&p->n.buffer_full.batches, s->lost.batches);
+		add(&p->n.queued, -(__s64)s->lost.batches);
+		s->lost.events = s->lost.batches = 0;
+	}
+}
+
+/* Locked: the spool's part of the sending thread's round: the backlog
+ * read back, segments done with removed, full ones synced (unlocked). */
+static void spool_round(struct nats_pub *p)
+{
+	int fds[SPOOL_UNSYNCED_MAX], n;
+
+	load_backlog(p);
+	n = nats_spool_tick(p->spool, fds);
+	spool_mirror(p);
+	if (!n)
+		return;
+	pthread_mutex_unlock(&p->mu);
+	nats_spool_sync(fds, n);
+	pthread_mutex_lock(&p->mu);
 }
 
 /* A refusal that comes back at once (no responders while a stream has
@@ -166,6 +260,7 @@ static bool send_one(struct nats_pub *p, natsMsg *m)
 	bool say;
 
 	add(&p->n.in_flight, 1);
+	p->sent = true;
 	pthread_mutex_unlock(&p->mu);
 	s = js_PublishMsgAsync(p->c->js, &m, &p->po);
 	pthread_mutex_lock(&p->mu);
@@ -177,6 +272,7 @@ static bool send_one(struct nats_pub *p, natsMsg *m)
 		return false;
 	}
 	say = drop_rejected(p, m);	/* larger than the server takes */
+	done(p, m);
 	pthread_mutex_unlock(&p->mu);
 	if (say)
 		say_rejected(p, "larger than the server's max_payload");
@@ -199,6 +295,8 @@ static void *send_main(void *arg)
 		pthread_mutex_lock(&p->mu);
 		if (p->stop)
 			break;
+		if (p->spool)
+			spool_round(p);
 		if (!up || !may_send(p) || !send_one(p, pop(p)))
 			wait_wake(p, 20);
 	}
@@ -258,7 +356,10 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	(void)js;
 	pthread_mutex_lock(&p->mu);
 	add(&p->n.in_flight, -1);
-	pthread_cond_signal(&p->wake);	/* room in the window */
+	/* room in the window: the sending thread woken only when something
+	 * waits for it (a wake-up for nothing is two context switches) */
+	if (p->len || retry)
+		pthread_cond_signal(&p->wake);
 	if (retry && push(p, m, true)) {
 		count(&p->n.retried, events);
 		if (pae->Err != NATS_TIMEOUT) {
@@ -269,14 +370,17 @@ void nats_pub_on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	} else if (retry) {	/* out of memory */
 		add(&p->n.bytes, -(__s64)cost(m));
 		count(&p->n.buffer_full, events);
+		done(p, m);
 	} else if (pa) {
 		add(&p->n.bytes, -(__s64)cost(m));
+		done(p, m);
 		p->probing = false;
 		count(&p->n.acknowledged, events);
 		if (pa->Duplicate)
 			count(&p->n.duplicates, events);
 	} else {
 		say = drop_rejected(p, m);
+		done(p, m);
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (say)
@@ -301,6 +405,8 @@ void nats_pub_counts(const struct nats_pub *p, struct nats_pub_counts *out)
 	load_n(&out->buffer_full, &n->buffer_full);
 	load_n(&out->rejected, &n->rejected);
 	load_n(&out->unacked, &n->unacked);
+	load_n(&out->spooled, &n->spooled);
+	out->spool_bytes = get(&n->spool_bytes);
 	out->bytes = get(&n->bytes);
 	out->queued = get(&n->queued);
 	out->in_flight = get(&n->in_flight);
@@ -314,7 +420,16 @@ struct nats_n nats_pub_dropped(const struct nats_pub_counts *c)
 	};
 }
 
-/* Messages back from libnats' pending list, counted unacked: those
+/* Locked: @m not acknowledged at the end: kept in the spool for the
+ * next run, or dropped. */
+static void left_over(struct nats_pub *p, natsMsg *m)
+{
+	bool kept = p->spool && nats_spool_holds(p->spool, m);
+
+	count(kept ? &p->n.spooled : &p->n.unacked, nats_msg_events(m));
+}
+
+/* Messages back from libnats' pending list, counted left over: those
  * still in flight now either come back here or are being handed to
  * nats_pub_on_ack(). How many came back. */
 static __u64 take_back_pending(struct nats_pub *p)
@@ -322,10 +437,14 @@ static __u64 take_back_pending(struct nats_pub *p)
 	natsMsgList pending = {};
 	__u64 k = 0;
 
-	if (p->c->js && js_PublishAsyncGetPendingList(&pending, p->c->js) == NATS_OK) {
+	/* (libnats 3.4 crashes there when nothing was ever published) */
+	if (p->c->js && p->sent &&
+	    js_PublishAsyncGetPendingList(&pending, p->c->js) == NATS_OK) {
 		k = pending.Count;
+		pthread_mutex_lock(&p->mu);
 		for (int i = 0; i < pending.Count; i++)
-			count(&p->n.unacked, nats_msg_events(pending.Msgs[i]));
+			left_over(p, pending.Msgs[i]);
+		pthread_mutex_unlock(&p->mu);
 		natsMsgList_Destroy(&pending);
 	}
 	return k;
@@ -376,9 +495,14 @@ void nats_pub_finish(struct nats_pub *p, int idle_ms)
 	while (p->len) {
 		natsMsg *m = pop(p);
 
-		count(&p->n.unacked, nats_msg_events(m));
+		left_over(p, m);
 		natsMsg_Destroy(m);
 	}
+	if (p->spool) {		/* the backlog stays where it is */
+		add(&p->n.spooled.events, p->spool->backlog.events);
+		add(&p->n.spooled.batches, p->spool->backlog.batches);
+	}
+	__atomic_store_n(&p->n.queued, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->n.in_flight, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->n.bytes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&p->mu);
@@ -391,6 +515,9 @@ void nats_pub_free(struct nats_pub *p)
 		natsMsg_Destroy(pop(p));
 	free(p->q);
 	p->q = NULL;
+	if (p->spool)
+		nats_spool_close(p->spool);
+	p->spool = NULL;
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->mu);
 }

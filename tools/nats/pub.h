@@ -22,7 +22,16 @@
  * never held across a send; the counts change under it, as atomics, so
  * that another thread reads them without it (nats_pub_counts()). Every count is kept in events (a message's
  * Perfbuf-Count) and in messages. At the end published == acknowledged
- * + dropped, in both, dropped being buffer_full + rejected + unacked.
+ * + dropped (+ spooled), in both, dropped being buffer_full + rejected +
+ * unacked.
+ *
+ * With a spool (--nats-spool, spool.h) every message is written to disk
+ * as it is queued; the memory queue holds the front of the queue, the
+ * rest waits on disk (the backlog, read back in order by the sending
+ * thread as room frees); what is not acknowledged at the end stays there
+ * for the next run (spooled), not dropped. A message the spool cannot
+ * take (its budget full, a failed write) is held in memory only, as
+ * without a spool.
  */
 #ifndef PERFBUF_NATS_PUB_H
 #define PERFBUF_NATS_PUB_H
@@ -31,6 +40,7 @@
 #include <linux/types.h>
 
 #include "conn.h"
+#include "spool.h"
 
 /* A count in events and in the messages (batches) holding them. */
 struct nats_n {
@@ -45,8 +55,11 @@ struct nats_pub_counts {
 	struct nats_n buffer_full;	/* dropped: no room in --nats-buffer */
 	struct nats_n rejected;		/* dropped: the stream refused them */
 	struct nats_n unacked;		/* dropped: not acknowledged at the end */
-	__u64 bytes;			/* held now (queued and in flight) */
-	__u64 queued, in_flight;	/* messages */
+	struct nats_n spooled;		/* not acknowledged at the end, kept in
+					 * the spool for the next run */
+	__u64 bytes;			/* in memory now (queued and in flight) */
+	__u64 queued, in_flight;	/* messages (queued: on disk too) */
+	__u64 spool_bytes;		/* the spool's files */
 };
 
 struct nats_pub {
@@ -66,10 +79,17 @@ struct nats_pub {
 	__u64 hold_until;	/* no sending before (perfbuf_now_ns()) */
 	bool probing;		/* after a refusal: one in flight until an ack */
 	bool said_rejected;
+	bool sent;		/* js_PublishMsgAsync() called once: libnats
+				 * has a pending list to take back */
+	struct nats_spool *spool;	/* --nats-spool, or NULL */
+	struct nats_spool spool_;
 };
 
 void nats_pub_init(struct nats_pub *p, struct nats_conn *c,
 		   const struct nats_opts *o);
+/* The spool in @dir (--nats-spool) opened: what an earlier run left is
+ * queued first (counted published). 0 or -errno after one line. */
+int nats_pub_spool(struct nats_pub *p, const char *dir, __u64 budget);
 /* Takes @m, a batch of @events: queued, or dropped (counted) when the
  * buffer is full; NULL (a message that could not be made) is counted
  * dropped. */

@@ -127,6 +127,8 @@ static int nats_begin(struct trace_sink *s, const struct tv_schema *schema)
 	err = trace_sink__begin(n->json, schema) ?: make_subjects(n, schema);
 	if (err == -ENOMEM)
 		fprintf(stderr, "%s: out of memory\n", n->o->prog);
+	if (!err && n->o->spool)
+		err = nats_pub_spool(&n->pub, n->o->spool, n->o->spool_size);
 	if (err)
 		return err;
 	err = nats_conn_open(&n->conn, n->o, nats_pub_on_ack, &n->pub);
@@ -227,7 +229,7 @@ static void print_stats(struct nats_sink *n)
 		return;
 	nats_pub_counts(&n->pub, &c);
 	if (n->next_stats)
-		fprintf(stderr, "nats: %llu published/s, %llu acknowledged/s (%llu batches/s), %llu retried, %llu dropped, %llu batches waiting (%llu KiB), %llu in flight%s\n",
+		fprintf(stderr, "nats: %llu published/s, %llu acknowledged/s (%llu batches/s), %llu retried, %llu dropped, %llu batches waiting (%llu KiB in memory, %llu KiB spooled), %llu in flight%s\n",
 			(unsigned long long)(c.published.events - n->prev.published.events),
 			(unsigned long long)(c.acknowledged.events - n->prev.acknowledged.events),
 			(unsigned long long)(c.acknowledged.batches - n->prev.acknowledged.batches),
@@ -235,6 +237,7 @@ static void print_stats(struct nats_sink *n)
 			(unsigned long long)(c.buffer_full.events + c.rejected.events),
 			(unsigned long long)c.queued,
 			(unsigned long long)(c.bytes >> 10),
+			(unsigned long long)(c.spool_bytes >> 10),
 			(unsigned long long)c.in_flight,
 			nats_conn_up(&n->conn) ? "" : ", disconnected");
 	n->prev = c;
@@ -262,17 +265,22 @@ static int nats_flush(struct trace_sink *s)
 	return s->err;
 }
 
-/* "NATS events: ..." or "NATS batches: ...": the counts in one unit */
-static void say_counts(const struct nats_pub_counts *c, bool batches)
+/* "NATS events: ..." or "NATS batches: ...": the counts in one unit;
+ * with a spool, what it keeps for the next run */
+static void say_counts(const struct nats_pub_counts *c, bool batches,
+		       bool spool)
 {
 #define N(f) (unsigned long long)(batches ? c->f.batches : c->f.events)
 	struct nats_n d = nats_pub_dropped(c);
+	char kept[64] = "";
 
-	fprintf(stderr, "NATS %s: %llu published, %llu acknowledged (%llu duplicates), %llu retried, %llu dropped (%llu buffer full, %llu refused, %llu unacknowledged at the end)\n",
+	if (spool)
+		snprintf(kept, sizeof(kept), ", %llu kept in the spool", N(spooled));
+	fprintf(stderr, "NATS %s: %llu published, %llu acknowledged (%llu duplicates), %llu retried, %llu dropped (%llu buffer full, %llu refused, %llu unacknowledged at the end)%s\n",
 		batches ? "batches" : "events", N(published), N(acknowledged),
 		N(duplicates), N(retried),
 		(unsigned long long)(batches ? d.batches : d.events),
-		N(buffer_full), N(rejected), N(unacked));
+		N(buffer_full), N(rejected), N(unacked), kept);
 #undef N
 }
 
@@ -296,8 +304,8 @@ static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 	s->written = c.acknowledged.events;
 	fprintf(stderr, "%s: %llu events received, %llu lost\n", n->o->prog,
 		(unsigned long long)sum->received, (unsigned long long)sum->lost);
-	say_counts(&c, false);
-	say_counts(&c, true);
+	say_counts(&c, false, n->o->spool);
+	say_counts(&c, true, n->o->spool);
 	return 0;
 }
 

@@ -324,13 +324,14 @@ static int write_outputs(struct prof_run *run, double seconds)
 	if (!err && run->svg) {
 		f = cli_out__stream(run->svg);
 		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
-		/* a graph not written whole leaves the old one */
-		if (err)
+		/* a graph not written whole leaves the old one; the
+		 * commit says its own failure */
+		if (err) {
 			cli_out__discard(run->svg);
-		else
-			err = cli_out__commit(run->svg, false);
-		if (err)
 			cli_cannot_write("perfbuf profile", run->o->svg_path, err);
+		} else {
+			err = cli_out__commit(run->svg, false);
+		}
 	}
 	names_free(names);
 	return err;
@@ -356,7 +357,7 @@ int cmd_profile(int argc, char **argv)
 		return 1;
 	/* a graph that cannot be written is said before the sampling, not
 	 * after it */
-	if (o.svg_path && (err = cli_out__open(&svg, o.svg_path))) {
+	if (o.svg_path && (err = cli_out__open(&svg, "perfbuf profile", o.svg_path))) {
 		cli_cannot_write("perfbuf profile", o.svg_path, err);
 		return 1;
 	}

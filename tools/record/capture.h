@@ -96,7 +96,7 @@ struct cap_writer;
 /* Create @path (0600, never through a symlink, not a file with other hard
  * links; an existing file replaced only at the close: cli_out__open())
  * and write the header. NULL with errno. */
-struct cap_writer *cap_writer__open(const char *path);
+struct cap_writer *cap_writer__open(const char *prog, const char *path);
 /* Write one frame whose payload is @iov (@cnt pieces). 0 or a negative
  * errno; after an error every later call returns it (the file then ends
  * with complete frames, or a cut one that readers report). */
@@ -109,7 +109,12 @@ int cap_writer__put(struct cap_writer *w, __u32 type, __u32 cpu,
 __u64 cap_writer__bytes(const struct cap_writer *w);
 /* The first error, 0 if none. */
 int cap_writer__error(const struct cap_writer *w);
-/* Close (fsync first when @sync); 0 or the first error. */
+/* The capture written so far becomes the file at the path, and is
+ * written on there (cli_out__publish(), @keep as there). 0 or -errno,
+ * said on stderr. */
+int cap_writer__publish(struct cap_writer *w, bool keep);
+/* Close (fsync first when @sync); 0 or the first error (the close's
+ * said on stderr: cli_out__commit()). */
 int cap_writer__close(struct cap_writer *w, bool sync);
 /* Close without a capture: a file @path that was there stays as it was,
  * one made by cap_writer__open() is removed. */

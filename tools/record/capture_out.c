@@ -7,10 +7,10 @@
 #include "capture_out.h"
 #include "probes_io.h"
 
-int capture_out_open(struct capture_out *c, const char *path)
+int capture_out_open(struct capture_out *c, const char *prog, const char *path)
 {
 	memset(c, 0, sizeof(*c));
-	c->w = cap_writer__open(path);
+	c->w = cap_writer__open(prog, path);
 	return c->w ? 0 : -errno;
 }
 
@@ -22,7 +22,7 @@ int capture_out_begin(struct capture_out *c, const struct cap_meta *m,
 
 int capture_out_error(const struct capture_out *c)
 {
-	return c->w ? cap_writer__error(c->w) : 0;
+	return c->w ? cap_writer__error(c->w) : c->werr;
 }
 
 /* Room for CPU @cpu's counts: no fixed bound, as many as the highest CPU
@@ -30,7 +30,7 @@ int capture_out_error(const struct capture_out *c)
 static bool have_cpu(struct capture_out *c, int cpu)
 {
 	size_t n = c->ncpu ? c->ncpu : 64;
-	__u64 *bytes;
+	__u64 *bytes, *unwritten;
 	struct snap_buf *snap;
 
 	if (cpu < 0)
@@ -42,13 +42,17 @@ static bool have_cpu(struct capture_out *c, int cpu)
 	bytes = realloc(c->bytes, n * sizeof(*bytes));
 	if (bytes)
 		c->bytes = bytes;
-	snap = bytes ? realloc(c->snap, n * sizeof(*snap)) : NULL;
+	unwritten = bytes ? realloc(c->unwritten, n * sizeof(*unwritten)) : NULL;
+	if (unwritten)
+		c->unwritten = unwritten;
+	snap = unwritten ? realloc(c->snap, n * sizeof(*snap)) : NULL;
 	if (!snap) {
 		c->dropped++;
 		return false;
 	}
 	c->snap = snap;
 	memset(c->bytes + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->bytes));
+	memset(c->unwritten + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->unwritten));
 	memset(c->snap + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->snap));
 	c->ncpu = n;
 	return true;
@@ -57,6 +61,41 @@ static bool have_cpu(struct capture_out *c, int cpu)
 __u64 capture_out_bytes(const struct capture_out *c, int cpu)
 {
 	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->bytes[cpu] : 0;
+}
+
+__u64 capture_out_unwritten(const struct capture_out *c, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->unwritten[cpu] : 0;
+}
+
+int capture_out_publish(struct capture_out *c, bool keep)
+{
+	return c->w ? cap_writer__publish(c->w, keep) : 0;
+}
+
+/* The samples among a span's records (a failed frame's: only then are
+ * the headers walked). Records are 8-byte aligned: a header is never
+ * split between the pieces, a payload may be. */
+static __u64 span_samples(const struct iovec *iov, int cnt)
+{
+	size_t skip = 0;
+	__u64 n = 0;
+
+	for (int i = 0; i < cnt; i++) {
+		const char *p = iov[i].iov_base;
+		size_t len = iov[i].iov_len, off = skip;
+		struct perf_event_header h;
+
+		while (off + sizeof(h) <= len) {
+			memcpy(&h, p + off, sizeof(h));
+			if (h.size < sizeof(h))
+				return n;
+			n += h.type == PERF_RECORD_SAMPLE;
+			off += h.size;
+		}
+		skip = off > len ? off - len : 0;
+	}
+	return n;
 }
 
 void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
@@ -71,6 +110,8 @@ void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 	/* counted once in the file: the summary states what report finds */
 	if (!cap_writer__frame(c->w, CAP_DATA, (__u32)cpu, iov, cnt))
 		c->bytes[cpu] += len;
+	else
+		c->unwritten[cpu] += span_samples(iov, cnt);
 }
 
 /* Room for a record of @len bytes: all of it or none. */
@@ -120,6 +161,7 @@ static void snap_record(struct capture_out *c, const struct perfbuf_record *rec)
 		snap_put(b, rec->data, rec->data_sz);
 		snap_put(b, rec->data2, rec->data2_sz);
 		snap_put(b, zero, pad);
+		b->samples++;
 	} else {
 		struct perf_event_header h = { PERF_RECORD_LOST, 0, 32 };
 		__u64 body[3] = { 0, rec->lost, rec->time_ns };
@@ -140,9 +182,12 @@ static void flush_cpu(struct capture_out *c, int cpu)
 
 	if (!b->len)
 		return;
-	c->bytes[cpu] += b->len;
-	cap_writer__put(c->w, CAP_DATA, (__u32)cpu, b->p, b->len);
+	if (!cap_writer__put(c->w, CAP_DATA, (__u32)cpu, b->p, b->len))
+		c->bytes[cpu] += b->len;
+	else
+		c->unwritten[cpu] += b->samples;
 	b->len = 0;
+	b->samples = 0;
 }
 
 void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec)
@@ -198,14 +243,17 @@ int capture_out_close(struct capture_out *c, const char *summary)
 		return 0;
 	if (c->w)
 		cap_writer__put(c->w, CAP_END, 0, summary, strlen(summary));
+	c->werr = capture_out_error(c);
 	err = cap_writer__close(c->w, true);
 	c->w = NULL;
 	for (size_t cpu = 0; cpu < c->ncpu; cpu++)
 		free(c->snap[cpu].p);
 	free(c->snap);
 	free(c->bytes);
+	free(c->unwritten);
 	c->snap = NULL;
 	c->bytes = NULL;
+	c->unwritten = NULL;
 	c->ncpu = 0;
 	return err;
 }

@@ -17,28 +17,38 @@ struct capture_out {
 	/* per CPU number, [0, ncpu): grown to the highest CPU seen */
 	size_t ncpu;
 	__u64 *bytes;			/* DATA bytes per CPU */
+	__u64 *unwritten;		/* samples per CPU not in the file
+					 * (their frame failed) */
+	int werr;			/* the writer's first error, kept after
+					 * the close */
 	__u64 snapshots;
 	__u64 dropped;			/* snapshot records without memory */
 	/* flight recorder: the current snapshot's records, per CPU */
 	struct snap_buf {
 		unsigned char *p;
 		size_t len, cap;
+		__u64 samples;
 	} *snap;
 };
 
 /* Create @path (cli_out__open(): 0 or a negative errno that
  * cli_output_error() explains). */
-int capture_out_open(struct capture_out *c, const char *path);
+int capture_out_open(struct capture_out *c, const char *prog, const char *path);
 /* META, the probes and their format files. 0 or a negative errno. */
 int capture_out_begin(struct capture_out *c, const struct cap_meta *m,
 		      const struct probe_set *set);
-/* The first write error, 0 if none. */
+/* The first write error, 0 if none (after the close too). */
 int capture_out_error(const struct capture_out *c);
 /* Streaming: a ring's bytes as a DATA frame (a perfbuf_span_fn body). */
 void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 		      int cnt);
 /* The DATA bytes of @cpu so far. */
 __u64 capture_out_bytes(const struct capture_out *c, int cpu);
+/* The samples of @cpu that did not reach the file (a write failed). */
+__u64 capture_out_unwritten(const struct capture_out *c, int cpu);
+/* The capture becomes @path as it is, and is written on there
+ * (cli_out__publish()). 0 or -errno, said. */
+int capture_out_publish(struct capture_out *c, bool keep);
 /* A record the collector's callback got: streaming, LOST (a drain's) and
  * CPU notices; in a snapshot, samples too (kept until snapshot_end). */
 void capture_out_record(struct capture_out *c, const struct perfbuf_record *rec);

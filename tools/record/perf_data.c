@@ -558,7 +558,7 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
 	pd->stop = stop;
-	err = cli_out__open(&out, path);
+	err = cli_out__open(&out, pd->set->prog, path);
 	pd->f = err ? NULL : cli_out__stream(&out);
 	if (!pd->f) {
 		err = err ?: -errno;
@@ -582,10 +582,13 @@ int perf_data__write(struct perf_data *pd, const char *path,
 		err = -(errno ?: EIO);
 	pd->f = NULL;
 	/* no partial or empty perf.data left: the old file stays */
-	if (err)
+	if (err) {
 		cli_out__discard(&out);
-	else
-		err = cli_out__commit(&out, false);
+	} else if (cli_out__commit(&out, false)) {
+		/* said, with where the file is */
+		snprintf(why, why_sz, "'%s' not written whole", path);
+		return -EIO;
+	}
 	if (err == -EINTR)
 		snprintf(why, why_sz, "stopped by a signal; '%s' left as it was", path);
 	else if (err)

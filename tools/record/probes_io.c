@@ -35,6 +35,10 @@ static void put_probe(FILE *f, const struct trace_probe *p)
 	if (p->path)
 		fprintf(f, "path %s\n", p->path);
 	fprintf(f, "offset %lu\nnargs %d\n", p->offset, p->nargs);
+	/* a sys_exit_X paired with its entry: where its duration_ns is (a
+	 * typed probe's is among its fields) */
+	if (p->kind == PK_TRACEPOINT && p->cfg.lat == TRACE_LAT_RETURN)
+		fprintf(f, "duration %u\n", p->cfg.lat_off);
 	kfunc_fields_write(f, p);	/* a function's typed arguments */
 	fputs("end\n", f);
 }
@@ -136,6 +140,8 @@ static int load_format(struct cap_reader *r, struct trace_probe *p,
 	if (err)
 		snprintf(why, why_sz, "the format file of %s does not parse: %s",
 			 p->target, strerror(-err));
+	else if (p->cfg.lat_off)
+		err = probe_duration_field(p, p->cfg.lat_off);
 	return err;
 }
 
@@ -147,7 +153,8 @@ static int set_key(struct trace_probe *p, const char *key, const char *val)
 		      !strcmp(key, "target") ? &p->target :
 		      !strcmp(key, "path") ? &p->path : NULL;
 
-	if (!strcmp(key, "typed") || !strcmp(key, "field") || !strcmp(key, "fieldname"))
+	if (!strcmp(key, "typed") || !strcmp(key, "field") || !strcmp(key, "fieldname") ||
+	    !strcmp(key, "fieldfault"))
 		return kfunc_fields_read(p, key, val);
 	if (slot) {
 		free(*slot);
@@ -158,6 +165,8 @@ static int set_key(struct trace_probe *p, const char *key, const char *val)
 		p->offset = strtoul(val, NULL, 10);
 	else if (!strcmp(key, "nargs"))
 		p->nargs = atoi(val);
+	else if (!strcmp(key, "duration"))
+		p->cfg.lat_off = strtoul(val, NULL, 10) & 0x38;	/* as BPF masks it */
 	/* keys of a newer writer: ignored */
 	return 0;
 }

@@ -107,7 +107,7 @@ int record_begin(struct capture_out *c, struct perfbuf *pb,
 
 struct cpu_line {
 	int cpu;
-	__u64 events, bytes, lost;
+	__u64 events, bytes, lost, unwritten;
 };
 
 /* The END frame: "key=value" lines, one "cpuN=events,bytes,lost" per CPU. */
@@ -127,13 +127,42 @@ static void end_text(char *buf, size_t sz, const struct cpu_line *cl, size_t n,
 					(unsigned long long)cl[i].lost);
 }
 
+/* The closing lines on stderr: what the capture holds, per CPU; events
+ * whose frames a write error kept out are not counted in, but said. */
+static void say_totals(const struct capture_out *c, struct perfbuf *pb, const char *path,
+		       const struct cpu_line *cl, size_t n, const struct cpu_line *tot,
+		       int werr)
+{
+	char why[256] = "";
+
+	if (werr) {
+		cli_write_failure(werr, path, why, sizeof(why));
+		fprintf(stderr, "perfbuf record: writing %s failed: %s; the capture holds the frames written before it\n",
+			path, strerror(-werr));
+	}
+	fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, ",
+		(unsigned long long)tot->events, (unsigned long long)tot->bytes, path);
+	if (werr)
+		fprintf(stderr, "%llu not written: %s, ", (unsigned long long)tot->unwritten, why);
+	fprintf(stderr, "%llu lost\n", (unsigned long long)tot->lost);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "  CPU %d: %llu events, %llu bytes, %llu lost\n",
+			cl[i].cpu, (unsigned long long)cl[i].events,
+			(unsigned long long)cl[i].bytes,
+			(unsigned long long)cl[i].lost);
+	if (c->snapshots)
+		fprintf(stderr, "  %llu snapshot%s\n", (unsigned long long)c->snapshots,
+			c->snapshots == 1 ? "" : "s");
+	rings_say_mapped("perfbuf record", pb);
+}
+
 int record_finish(struct capture_out *c, struct perfbuf *pb,
 		  struct trace *skel, const char *path)
 {
 	size_t n = perfbuf__ring_cnt(pb);
 	struct cpu_line *cl = calloc(n ? n : 1, sizeof(*cl)), tot = { .cpu = -1 };
 	char *end = malloc(64 * (n + 4));
-	int werr = capture_out_error(c), err, nu;
+	int werr, err, nu;
 	__u64 *undelivered = trace_undelivered(skel, &nu);
 
 	if (!cl) {
@@ -146,37 +175,23 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 
 		perfbuf__stats(pb, i, &st);
 		cl[i] = (struct cpu_line){ .cpu = perfbuf__ring_cpu(pb, i),
-			.events = st.samples,
 			.lost = st.lost_total + trace_undelivered_of(undelivered, nu, st.cpu) };
+		/* the events in the file: those of frames written whole */
+		cl[i].unwritten = capture_out_unwritten(c, cl[i].cpu);
+		cl[i].events = st.samples - (cl[i].unwritten < st.samples ? cl[i].unwritten : st.samples);
 		cl[i].bytes = capture_out_bytes(c, cl[i].cpu);
 		tot.events += cl[i].events;
+		tot.unwritten += cl[i].unwritten;
 		tot.bytes += cl[i].bytes;
 		tot.lost += cl[i].lost;
 	}
 	if (end)
 		end_text(end, 64 * (n + 4), cl, n, &tot, c->snapshots);
+	/* a failure of the close itself is said there */
 	err = capture_out_close(c, end ? end : "");
 	free(end);
-	if (werr || err)
-		fprintf(stderr, "perfbuf record: writing %s failed: %s; the capture holds the frames written before it\n",
-			path, strerror(-(werr ?: err)));
-	if (werr || err)	/* the events of the bytes written are not known */
-		fprintf(stderr, "perfbuf record: %llu events received; %llu bytes of their records in %s, %llu lost\n",
-			(unsigned long long)tot.events, (unsigned long long)tot.bytes,
-			path, (unsigned long long)tot.lost);
-	else
-		fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, %llu lost\n",
-			(unsigned long long)tot.events, (unsigned long long)tot.bytes,
-			path, (unsigned long long)tot.lost);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "  CPU %d: %llu events, %llu bytes, %llu lost\n",
-			cl[i].cpu, (unsigned long long)cl[i].events,
-			(unsigned long long)cl[i].bytes,
-			(unsigned long long)cl[i].lost);
-	if (c->snapshots)
-		fprintf(stderr, "  %llu snapshot%s\n", (unsigned long long)c->snapshots,
-			c->snapshots == 1 ? "" : "s");
-	rings_say_mapped("perfbuf record", pb);
+	werr = capture_out_error(c);	/* the END frame's too */
+	say_totals(c, pb, path, cl, n, &tot, werr);
 	free(cl);
 	free(undelivered);
 	return werr || err ? -EIO : 0;

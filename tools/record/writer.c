@@ -44,7 +44,7 @@ static int write_all(struct cap_writer *w, struct iovec *iov, int cnt)
 	return 0;
 }
 
-struct cap_writer *cap_writer__open(const char *path)
+struct cap_writer *cap_writer__open(const char *prog, const char *path)
 {
 	struct cap_header h = {
 		.magic = CAP_MAGIC, .version = CAP_VERSION,
@@ -56,7 +56,7 @@ struct cap_writer *cap_writer__open(const char *path)
 
 	if (!w)
 		return NULL;
-	err = cli_out__open(&w->out, path);
+	err = cli_out__open(&w->out, prog, path);
 	if (err) {
 		free(w);
 		errno = -err;
@@ -111,6 +111,11 @@ __u64 cap_writer__bytes(const struct cap_writer *w)
 int cap_writer__error(const struct cap_writer *w)
 {
 	return w->err;
+}
+
+int cap_writer__publish(struct cap_writer *w, bool keep)
+{
+	return cli_out__publish(&w->out, keep);
 }
 
 int cap_writer__close(struct cap_writer *w, bool sync)

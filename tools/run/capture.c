@@ -48,7 +48,7 @@ int run_capture__check(const char *prog, const struct run_map *maps, int n)
 	return err;
 }
 
-struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
+struct run_capture *run_capture__open(const char *prog, const char *path, const struct run_map *maps,
 				      int n, int *err)
 {
 	struct run_capture *c = calloc(1, sizeof(*c));
@@ -58,7 +58,7 @@ struct run_capture *run_capture__open(const char *path, const struct run_map *ma
 	*err = -ENOMEM;
 	if (!c || !text || !(c->buf = malloc(BATCH)))
 		goto fail;
-	c->w = cap_writer__open(path);
+	c->w = cap_writer__open(prog, path);
 	if (!c->w) {
 		*err = -errno;
 		goto fail;
@@ -119,6 +119,11 @@ int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost)
 	int err = run_capture__flush(c);
 
 	return err ?: cap_writer__put(c->w, CAP_LOST, (__u32)cpu, &l, sizeof(l));
+}
+
+int run_capture__publish(struct run_capture *c)
+{
+	return cap_writer__publish(c->w, false);
 }
 
 int run_capture__close(struct run_capture *c, const char *summary)

@@ -361,7 +361,7 @@ static int open_sink(struct run *run)
 		err = run_capture__check(run->o.prog, run->maps, run->nmaps);
 		if (err)
 			return err;
-		run->cap = run_capture__open(run->o.output, run->maps, run->nmaps, &err);
+		run->cap = run_capture__open(run->o.prog, run->o.output, run->maps, run->nmaps, &err);
 		return run->cap ? 0 : cli_cannot_write(run->o.prog, run->o.output, err);
 	}
 	struct trace_sink_opts so = { .fd = run->fd,
@@ -418,7 +418,7 @@ static int setup(struct run *run)
 	if (run->o.metrics && metrics_start(&run->metrics, run->o.prog, run->o.metrics))
 		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
-		err = cli_out__open(&run->out, run->o.output);
+		err = cli_out__open(&run->out, run->o.prog, run->o.output);
 		if (err)
 			return cli_cannot_write(run->o.prog, run->o.output, err);
 		run->fd = run->out.fd;
@@ -636,12 +636,9 @@ static int finish(struct run *run)
 		err = -EIO;
 	}
 	summary(run, wr != 0);
-	wr = cli_out__commit(&run->out, false);
-	if (wr && !err) {
-		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, name,
-			strerror(-wr));
+	wr = cli_out__commit(&run->out, false);	/* says its failure */
+	if (wr && !err)
 		err = -EIO;
-	}
 	publish(run);
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->maps[i].wrong_size)
@@ -718,6 +715,9 @@ static int run_main(int argc, char **argv, bool attach)
 		fprintf(stderr, "Reading map %s. Hit Ctrl-C to end.\n", run.maps[0].name);
 	else
 		err = attach_all(&run);
+	/* started: the output is the file now (a kill leaves it there) */
+	if (!err)
+		err = run.cap ? run_capture__publish(run.cap) : cli_out__publish(&run.out, false);
 	run.started = !err;
 	if (!err)
 		err = run_loop(&run) ?: finish(&run);

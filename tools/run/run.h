@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "perfbuf.h"
+#include "perfbuf/object.h"
 #include "common/clock.h"
 #include "nats/options.h"
 #include "trace/values.h"

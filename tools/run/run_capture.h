@@ -13,7 +13,7 @@ struct run_capture;
  * nothing the reader refuses): 0, or -E2BIG (said, with @prog) */
 int run_capture__check(const char *prog, const struct run_map *maps, int n);
 /* Create @path with the META and the maps' types: NULL with *@err */
-struct run_capture *run_capture__open(const char *path, const struct run_map *maps,
+struct run_capture *run_capture__open(const char *prog, const char *path, const struct run_map *maps,
 				      int n, int *err);
 /* A record of map @map (a batch written when full): 0 or -errno */
 int run_capture__record(struct run_capture *c, int map, int cpu, __u64 time_ns,
@@ -22,6 +22,9 @@ int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost)
 /* The batch so far into the file: 0 or the writer's first error */
 int run_capture__flush(struct run_capture *c);
 __u64 run_capture__records(const struct run_capture *c);
+/* The run started: the capture becomes the file at its path, and is
+ * written on there (cap_writer__publish()). 0 or -errno, said. */
+int run_capture__publish(struct run_capture *c);
 /* The END frame with @summary (NULL: a run that failed after it
  * started, none), then closed in place of the old file: 0 or the first
  * error */

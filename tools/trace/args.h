@@ -8,6 +8,7 @@
 #ifndef PERFBUF_TRACE_ARGS_H
 #define PERFBUF_TRACE_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,9 +30,9 @@ long kfunc_each(const char *glob, int (*fn)(const char *name, void *ctx),
 		void *ctx);
 /* A capture's probe block (record, report): "typed 1", then a "field OFF
  * SIZE KIND SIGNED SLOT USER NAME" line per field, each enum value's
- * "fieldname VALUE NAME" after its field; read back key by key ("typed",
- * "field", "fieldname"): 0, -EBADMSG (malformed, said by the caller) or
- * -ENOMEM */
+ * "fieldname VALUE NAME" and a struct member's "fieldfault OFF" after its
+ * field; read back key by key ("typed", "field", "fieldname",
+ * "fieldfault"): 0, -EBADMSG (malformed, said by the caller) or -ENOMEM */
 void kfunc_fields_write(FILE *f, const struct trace_probe *p);
 int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val);
 /* For args_btf.c and args_dwarf.c: a field at the end of @p's (NULL: out of
@@ -50,6 +51,35 @@ int ufunc_fields(struct trace_probe *p);
 long ufunc_each_proto(const char *path, const char *glob,
 		      int (*fn)(const char *name, const char *proto, void *ctx),
 		      void *ctx);
+/* A struct member expression, p->x or file->f_path.dentry->d_name.name
+ * (members.c): the argument, then each member and whether `->` (a
+ * pointer followed) or `.` led to it */
+#define MEMBER_SEGS 16
+struct member_expr {
+	const char *text;	/* as given */
+	char base[64];
+	int nseg;
+	struct {
+		char name[64];
+		bool arrow;
+	} seg[MEMBER_SEGS];
+};
+/* What a member resolves to: the reads (@m, its arg_off and user left to
+ * the caller), and the field's type in @f (kind FK_INT, FK_BOOL, FK_PTR,
+ * or FK_STR for `char *` and char arrays; size, sign, enum names). 0;
+ * -ENOENT: @p has no argument x->base (nothing said); -EINVAL: a
+ * reason in @why; -ENOMEM. */
+struct trace_member_cfg;
+int ufunc_member(struct trace_probe *p, const struct member_expr *x,
+		 struct tp_field *f, struct trace_member_cfg *m,
+		 char *why, size_t whysz);
+/* The same from BTF, for kernel functions (kprobe, fentry, fexit: a
+ * parameter by name) and raw tracepoints (argN); m->user set when a
+ * `user` tag is on the way */
+int kfunc_member(struct trace_probe *p, const struct member_expr *x,
+		 struct tp_field *f, struct trace_member_cfg *m,
+		 char *why, size_t whysz);
+
 /* The BTF read for the above freed */
 void kfunc_btf_free(void);
 

@@ -260,6 +260,168 @@ int kfunc_fields_glob(struct trace_probe *p, const char *mod)
 	return fields_of(p, mod, true);
 }
 
+/* ---- struct members of a parameter (members.c): file->f_path.dentry ---- */
+
+/* Member @name of struct or union @t (through anonymous members too):
+ * its type id into *@id, its byte offset added to *@off; *@bits set for
+ * a bit field */
+static bool find_member(const struct btf *btf, const struct btf_type *t,
+			const char *name, __u32 *id, __u32 *off, bool *bits,
+			int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; depth < 8 && i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, m[i].name_off);
+		const struct btf_type *ct = skip_mods(btf, m[i].type, NULL);
+		__u32 at = btf_member_bit_offset(t, i);
+
+		if (n && *n && !strcmp(n, name)) {
+			*id = m[i].type;
+			*off += at / 8;
+			*bits = btf_member_bitfield_size(t, i) || at % 8;
+			return true;
+		}
+		if ((!n || !*n) && ct && btf_is_composite(ct) &&
+		    find_member(btf, ct, name, id, off, bits, depth + 1)) {
+			*off += at / 8;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The last member's type @id into @f; m->size, the last read's bytes */
+static int btf_member_type(const struct btf *btf, __u32 id,
+			   const struct member_expr *x, struct tp_field *f,
+			   struct trace_member_cfg *m, char *why, size_t whysz)
+{
+	const struct btf_type *t = skip_mods(btf, id, NULL), *el;
+	int err;
+
+	if (t && btf_is_array(t)) {
+		el = skip_mods(btf, btf_array(t)->type, NULL);
+		if (el && btf_is_int(el) && el->size == 1 &&
+		    !strcmp(btf__name_by_offset(btf, el->name_off), "char")) {
+			f->kind = FK_STR;	/* char name[N]: read at its address */
+			m->size = 0;
+			return 0;
+		}
+	}
+	err = type_field(btf, id, f);
+	if (err)
+		return err;
+	if (f->kind == FK_RAW) {
+		snprintf(why, whysz, "'%s' is %s: name one of its members, or a number, pointer or string",
+			 x->text, t && btf_is_composite(t) ? "a struct" : "neither a number, a pointer nor a string");
+		return -EINVAL;
+	}
+	/* char * and unsigned char * (a qstr's name): a string */
+	el = f->kind == FK_PTR ? skip_mods(btf, t->type, NULL) : NULL;
+	if (f->ptr == PTR_CHARS || (el && btf_is_int(el) && el->size == 1))
+		f->kind = FK_STR;
+	m->size = f->size;
+	return 0;
+}
+
+/* Walk @x's members from type @id (its argument's) */
+static int btf_member_walk(const struct btf *btf, __u32 id,
+			   const struct member_expr *x, struct tp_field *f,
+			   struct trace_member_cfg *m, char *why, size_t whysz)
+{
+	bool user = false, bits = false;
+	const struct btf_type *t = skip_mods(btf, id, &user);
+	__u32 off = 0;
+	int step = -1;
+
+	for (int i = 0; i < x->nseg; i++) {
+		if (x->seg[i].arrow) {
+			if (!t || !btf_is_ptr(t))
+				goto not_ptr;
+			t = skip_mods(btf, t->type, &user);
+			if (step >= 0)
+				m->off[step] = off;
+			if (++step == TRACE_MEMBER_STEPS) {
+				snprintf(why, whysz, "'%s' follows more than %d pointers",
+					 x->text, TRACE_MEMBER_STEPS);
+				return -EINVAL;
+			}
+			off = 0;
+		} else if (step < 0 || !t || btf_is_ptr(t)) {
+			snprintf(why, whysz, "'%s': before '.%s' is a pointer: write ->%s",
+				 x->text, x->seg[i].name, x->seg[i].name);
+			return -EINVAL;
+		}
+		if (!t || !btf_is_composite(t) ||
+		    !find_member(btf, t, x->seg[i].name, &id, &off, &bits, 0)) {
+			snprintf(why, whysz, "'%s': %s has no member '%s'", x->text,
+				 t && btf_is_composite(t) && t->name_off ?
+				 btf__name_by_offset(btf, t->name_off) : "the type",
+				 x->seg[i].name);
+			return -EINVAL;
+		}
+		if (bits) {
+			snprintf(why, whysz, "'%s' is a bit field: not supported", x->text);
+			return -EINVAL;
+		}
+		t = skip_mods(btf, id, &user);
+	}
+	if (off > 0xffff)
+		goto not_ptr;
+	m->off[step] = off;
+	m->nsteps = step + 1;
+	m->user = user;
+	return btf_member_type(btf, id, x, f, m, why, whysz);
+not_ptr:
+	snprintf(why, whysz, "'%s': '->' needs a pointer to a struct or union, and its member a type",
+		 x->text);
+	return -EINVAL;
+}
+
+/* The type id of @p's argument @name: a parameter of its function, or
+ * argN of a raw tracepoint (after the tracepoint's void *data) */
+static int arg_type(const struct trace_probe *p, const char *name,
+		    const struct btf **btf, __u32 *id)
+{
+	const struct btf_type *proto = NULL;
+	char tn[256];
+	int i = -1;
+
+	if (p->kind == PK_RAWTP) {
+		*btf = kbtf_vmlinux();
+		snprintf(tn, sizeof(tn), "btf_trace_%s", p->target);
+		i = *btf ? btf__find_by_name_kind(*btf, tn, BTF_KIND_TYPEDEF) : -1;
+		proto = i > 0 ? skip_mods(*btf, i, NULL) : NULL;
+		proto = proto && btf_is_ptr(proto) ? btf__type_by_id(*btf, proto->type) : NULL;
+		i = sscanf(name, "arg%d", &i) == 1 ? i + 1 : -1;
+	} else {
+		proto = find_proto(p->target, NULL, btf);
+	}
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	for (int k = 0; k < btf_vlen(proto); k++) {
+		const char *n = btf__name_by_offset(*btf, btf_params(proto)[k].name_off);
+
+		if (k == i || (i < 0 && n && !strcmp(n, name))) {
+			*id = btf_params(proto)[k].type;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int kfunc_member(struct trace_probe *p, const struct member_expr *x,
+		 struct tp_field *f, struct trace_member_cfg *m,
+		 char *why, size_t whysz)
+{
+	const struct btf *btf;
+	__u32 id;
+
+	if (arg_type(p, x->base, &btf, &id))
+		return -ENOENT;
+	return btf_member_walk(btf, id, x, f, m, why, whysz);
+}
+
 struct textbuf {
 	char *buf;
 	size_t sz, len;
@@ -335,6 +497,8 @@ void kfunc_fields_write(FILE *f, const struct trace_probe *p)
 
 		fprintf(f, "field %u %u %d %d %d %d %s\n", fl->off, fl->size,
 			fl->kind, fl->is_signed, fl->slot, fl->user_ptr, fl->name);
+		if (fl->fault)	/* a struct member's: unreadable when set */
+			fprintf(f, "fieldfault %u\n", fl->fault);
 		for (int k = 0; k < fl->nnames; k++)
 			fprintf(f, "fieldname %llu %s\n",
 				(unsigned long long)fl->names[k].value, fl->names[k].name);
@@ -352,7 +516,7 @@ static int read_field(struct trace_probe *p, const char *val)
 	    !size || size > 8 || slot < -1 || slot >= TRACE_MAX_STRS ||
 	    (slot < 0) == (kind == FK_STR) || p->nfields >= 2 * TRACE_MAX_ARGS ||
 	    (kind != FK_INT && kind != FK_BOOL && kind != FK_STR &&
-	     kind != FK_PTR && kind != FK_RAW))
+	     kind != FK_PTR && kind != FK_RAW && kind != FK_DURATION))
 		return -EBADMSG;
 	f = probe_field_add(p, val + n, off);
 	if (!f)
@@ -389,7 +553,9 @@ static int read_name(struct trace_probe *p, const char *val)
 
 int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val)
 {
-	bool fn = p->kind != PK_TRACEPOINT && p->kind != PK_RAWTP;
+	/* a raw tracepoint is typed when struct members follow its argN */
+	bool fn = p->kind != PK_TRACEPOINT;
+	unsigned int off;
 
 	if (!strcmp(key, "typed")) {
 		p->typed = fn;
@@ -397,5 +563,11 @@ int kfunc_fields_read(struct trace_probe *p, const char *key, const char *val)
 	}
 	if (!p->typed)
 		return -EBADMSG;
+	if (!strcmp(key, "fieldfault")) {
+		if (!p->nfields || sscanf(val, "%u", &off) != 1 || off >= TRACE_RAW_MAX)
+			return -EBADMSG;
+		p->fields[p->nfields - 1].fault = off;
+		return 0;
+	}
 	return !strcmp(key, "field") ? read_field(p, val) : read_name(p, val);
 }

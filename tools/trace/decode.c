@@ -308,6 +308,14 @@ static void field_value(struct trace_decoder *dec, struct tv_field *v,
 	case FK_RAW:
 		mem_value(v, TV_BYTES, d, f->size, 1, false);
 		break;
+	case FK_DURATION:	/* 0: the entry is unknown, so is the duration */
+		int_value(v, TV_INT, d, 8, false);
+		if (!v->u) {
+			v->type = TV_JSON;
+			v->data = "null";
+			v->len = 4;
+		}
+		break;
 	}
 }
 
@@ -355,6 +363,14 @@ static int decode_tp(struct trace_decoder *d, const struct trace_probe *p,
 		v->hint = f->hint;
 		v->names = f->names;
 		v->nnames = f->nnames;
+		if (f->fault && f->fault < r->raw_size && r->data[f->fault]) {
+			/* a struct member behind a pointer that could not be
+			 * read: no value, never a plausible one */
+			v->type = TV_JSON;
+			v->data = "null";
+			v->len = 4;
+			v->flags &= ~TV_F_CUT;
+		}
 		n++;
 	}
 	return n;

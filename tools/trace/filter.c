@@ -31,6 +31,10 @@ struct fx_field {
 	enum trace_filter_src src;
 	unsigned short off, size;	/* size: chars of TFS_CHARS/TFS_COMM */
 	bool sgn, str, ptr;
+	bool unknown0;			/* 0 is no value: comparisons false */
+	bool never;			/* duration_ns of a probe without one */
+	unsigned short fault;		/* a member's fault byte: comparisons
+					 * false when set (unreadable) */
 	const char *why_not;		/* set: cannot be filtered on */
 };
 
@@ -80,6 +84,7 @@ static void tp_field(const struct trace_probe *p, const struct tp_field *tf,
 	out->off = tf->off;
 	out->size = tf->size;
 	out->sgn = tf->is_signed;
+	out->fault = tf->fault;
 	switch (tf->kind) {
 	case FK_INT:
 	case FK_BOOL:
@@ -110,6 +115,10 @@ static void tp_field(const struct trace_probe *p, const struct tp_field *tf,
 		break;
 	case FK_ARGV:
 		out->why_not = "a list of strings: filters compare integers and strings";
+		break;
+	case FK_DURATION:
+		out->src = TFS_FIELD;
+		out->unknown0 = true;
 		break;
 	default:
 		out->why_not = "an array or raw bytes: filters compare integers and strings";
@@ -182,6 +191,14 @@ static int resolve(struct cc *c, const char *name, struct fx_field *out)
 		out->off = is_ret_kind(p->kind) ? 0 : (n[3] - '0') * 8;
 		out->size = 8;
 		out->sgn = is_ret_kind(p->kind);	/* as printed: ret signed, args not */
+		return 0;
+	}
+	if (!args && !strcmp(n, "duration_ns")) {
+		/* an entry, or a return without its entry: no duration, so
+		 * a comparison of it is false, as an unknown one is */
+		out->never = true;
+		out->src = TFS_FIELD;
+		out->size = 8;
 		return 0;
 	}
 	names_of(p, names, sizeof(names));
@@ -273,10 +290,43 @@ static void compile_str(struct cc *c, const struct fx_node *n,
 		emit(c, TF_NOT);
 }
 
+/* One TF_CMP; a field whose 0 means "no value" (duration_ns), or that
+ * may be unreadable (a struct member), first checked for one, the
+ * comparison false without; none at all: false */
+static void compile_int(struct cc *c, const struct fx_node *n,
+			const struct fx_field *fl, __u64 v)
+{
+	struct trace_filter_op *op, *jmp = NULL;
+
+	if (fl->unknown0 || fl->never || fl->fault) {
+		op = emit(c, TF_CMP);
+		if (!op)
+			return;
+		op->src = fl->never ? TFS_CPU : fl->src;
+		op->off = fl->fault ? fl->fault : fl->off;
+		op->size = fl->fault ? 1 : fl->size;
+		/* unsigned < 0: false; a fault byte 0: readable */
+		op->cmp = fl->never ? TF_LT : fl->fault ? TF_EQ : TF_NE;
+		if (fl->never)
+			return;
+		jmp = emit(c, TF_JMP_FALSE);
+	}
+	op = emit(c, TF_CMP);
+	if (!op)
+		return;
+	op->src = fl->src;
+	op->off = fl->off;
+	op->size = fl->size;
+	op->flags = fl->sgn ? TF_SIGNED : 0;
+	op->cmp = n->kind == FX_TRUTH ? TF_NE : n->cmp;
+	op->val = v;		/* FX_TRUTH: != 0 */
+	if (jmp)
+		jmp->arg = c->prog->n;
+}
+
 static void compile_cmp(struct cc *c, const struct fx_node *n)
 {
 	struct fx_field fl;
-	struct trace_filter_op *op;
 	__u64 v = 0;
 
 	if (resolve(c, n->name, &fl))
@@ -303,15 +353,7 @@ static void compile_cmp(struct cc *c, const struct fx_node *n)
 	}
 	if (n->kind == FX_CMP && convert(c, n, &fl, &v))
 		return;
-	op = emit(c, TF_CMP);
-	if (!op)
-		return;
-	op->src = fl.src;
-	op->off = fl.off;
-	op->size = fl.size;
-	op->flags = fl.sgn ? TF_SIGNED : 0;
-	op->cmp = n->kind == FX_TRUTH ? TF_NE : n->cmp;
-	op->val = v;		/* FX_TRUTH: != 0 */
+	compile_int(c, n, &fl, v);
 }
 
 static void compile(struct cc *c, const struct fx_node *n)

@@ -114,8 +114,11 @@ static void lex(struct parser *ps, int at)
 		t->kind = T_END;
 		t->len = 0;
 	} else if (name_char(s[i], true)) {
-		while (name_char(s[i + t->len], false))
-			t->len++;
+		/* p->x, a->b.c: a struct member is one name */
+		while (name_char(s[i + t->len], false) ||
+		       (!strncmp(s + i + t->len, "->", 2) &&
+			name_char(s[i + t->len + 2], true)))
+			t->len += s[i + t->len] == '-' ? 2 : 1;
 		t->kind = T_NAME;
 	} else if (isdigit((unsigned char)s[i]) ||
 		   (s[i] == '-' && isdigit((unsigned char)s[i + 1]))) {

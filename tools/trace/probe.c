@@ -517,8 +517,10 @@ static size_t record_max(const struct trace_probe *p, size_t str_size,
 	const struct trace_probe_cfg *c = &p->cfg;
 	size_t pos = c->raw_size < TRACE_RAW_MAX ? c->raw_size : TRACE_RAW_MAX;
 
-	if (p->kind != PK_TRACEPOINT)	/* fexit: ret and the arguments */
-		pos = (TRACE_MAX_ARGS + 1) * 8;
+	if (p->kind != PK_TRACEPOINT)	/* fexit: ret, the arguments, duration */
+		pos = (TRACE_MAX_ARGS + 2) * 8;
+	if (c->nmem)	/* struct members, then their fault bytes */
+		pos = c->mem_off + TRACE_MAX_MEMBERS * 8 + 8;
 	for (int i = 0; i < (int)c->nstr && i < TRACE_MAX_STRS; i++)
 		if (i != c->argv_slot && pos < TRACE_ROOM)
 			pos += str_size + 1;

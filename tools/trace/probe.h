@@ -40,6 +40,8 @@ enum field_kind {
 	FK_ARGV,	/* execve's argv, read by BPF into a slot */
 	FK_ARRAY,	/* integer array */
 	FK_RAW,		/* anything else: hex bytes */
+	FK_DURATION,	/* duration_ns of a paired return probe: u64, 0
+			 * unknown (latency.c) */
 };
 
 enum ptr_kind {
@@ -63,6 +65,8 @@ struct tp_field {
 	unsigned char hint;
 	struct tv_name *names;
 	int nnames;
+	unsigned short fault;	/* a struct member's: its byte in the record
+				 * saying it could not be read (0: none) */
 };
 
 struct trace_probe {
@@ -192,6 +196,24 @@ bool in_kallsyms(const char *func);
 __u64 ksym_addr(const char *func);
 int rawtp_nargs(const char *name);
 void probe_features_free(void);
+
+/* latency.c: each return probe of @set traced with its entry probe
+ * (uretprobe and uprobe of a function, kretprobe or fexit and kprobe or
+ * fentry, sys_exit_X and sys_enter_X) paired: the return gets the field
+ * duration_ns. 0 or -ENOMEM (said). */
+int probes_pair_latency(struct probe_set *set);
+/* The field duration_ns of return probe @r, a u64 at @off of its
+ * records (a capture's probes get theirs back so): 0 or -ENOMEM */
+int probe_duration_field(struct trace_probe *r, unsigned int off);
+/* Some probe of @set is paired: the programs keep entry times */
+bool probes_latency(const struct probe_set *set);
+
+/* members.c: the struct members named by --member (@exprs, each a comma
+ * list) and by the filters @fs (p->x) read as fields of each probe with
+ * that argument typed from DWARF or BTF. 0 or -errno (said). */
+struct trace_filters;
+int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
+		       const char *const *exprs, int n);
 
 /* Warn before attaching many slow (perf-event) tracepoints. */
 void probes_warn_cost(const struct probe_set *set);

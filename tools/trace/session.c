@@ -51,6 +51,10 @@ int trace_session__prepare(struct trace_session *s, int nprobes, char **probes)
 	for (int i = 0; i < nprobes; i++)
 		if (probes_parse(&s->set, probes[i]))
 			return -EINVAL;
+	if (probes_pair_latency(&s->set))
+		return -ENOMEM;
+	if (probes_add_members(&s->set, &s->filters, s->o.members, s->o.nmembers))
+		return -EINVAL;
 	probes_warn_cost(&s->set);
 	s->max_rec = probes_record_max(&s->set);
 	return 0;

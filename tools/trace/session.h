@@ -48,6 +48,8 @@ struct trace_session_opts {
 	struct trace_read_opts read;	/* --string-size, --buffers */
 	const char *const *filters;	/* --filter EXPR, @nfilters of them */
 	int nfilters;
+	const char *const *members;	/* --member EXPR[,EXPR...] */
+	int nmembers;
 };
 
 struct trace_session {

@@ -379,6 +379,14 @@ void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 	out_int(o, sum->printed, false, true);
 	out_lit(o, ",\"discarded\":");
 	out_int(o, sum->discarded, false, true);
+	if (sum->unwritten || sum->unwritten_why) {
+		const char *why = sum->unwritten_why ? sum->unwritten_why : "output failed";
+
+		out_lit(o, ",\"not_written\":");
+		out_int(o, sum->unwritten, false, true);
+		out_lit(o, ",\"output_error\":");
+		out_json_str(o, why, strlen(why));
+	}
 	if (sum->undecoded) {
 		out_lit(o, ",\"undecoded\":");
 		out_int(o, sum->undecoded, false, true);

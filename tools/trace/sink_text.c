@@ -357,6 +357,14 @@ void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 		out_lit(o, " printed, ");
 	out_u64(o, sum->discarded);
 	out_lit(o, " discarded (past -n); ");
+	if (sum->unwritten || sum->unwritten_why) {
+		const char *why = sum->unwritten_why ? sum->unwritten_why : "output failed";
+
+		out_u64(o, sum->unwritten);
+		out_lit(o, " not written: ");
+		out_mem(o, why, strlen(why));
+		out_lit(o, "; ");
+	}
 	if (sum->undecoded) {
 		out_u64(o, sum->undecoded);
 		out_lit(o, " not decoded (wrong size); ");
@@ -364,7 +372,7 @@ void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 	out_u64(o, sum->lost);
 	out_lit(o, " lost");
 	if (sum->nkinds && (sum->no_reader || sum->failed)) {
-		out_lit(o, "; not written: ");
+		out_lit(o, "; never in a ring: ");
 		out_u64(o, sum->no_reader);
 		out_lit(o, " without a reader, ");
 		out_u64(o, sum->failed);

@@ -156,8 +156,10 @@ struct tv_summary {
 				 * discarded + undecoded */
 	__u64 lost;		/* records the kernel dropped (ring full) */
 	__u64 printed;		/* events handed to the sink */
-	__u64 discarded;	/* received past -n (or after the output
-				 * failed), not handed on */
+	__u64 discarded;	/* received past -n, not handed on */
+	__u64 unwritten;	/* meant for the output, which failed before
+				 * they reached it whole */
+	const char *unwritten_why;	/* why: "disk full (FILE)" */
 	__u64 undecoded;	/* received, of a size their type does not
 				 * fit (perfbuf run): not printed, not past -n */
 	size_t ncpus;

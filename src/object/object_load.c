@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "internal.h"
+#include "object_priv.h"
 #include "kernel_btf.h"
 #include "load_log.h"
 
@@ -96,9 +96,4 @@ int object_load(struct bpf_object *obj, const char *path)
 	if (err)
 		say(obj, path, &n, err);
 	return err;
-}
-
-const char *errstr(int err)
-{
-	return bpf_errstr(err);
 }

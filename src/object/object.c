@@ -12,7 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "internal.h"
+#include "object_priv.h"
 #include "kprobes.h"
 #include "perfbuf/object.h"
 
@@ -20,7 +20,7 @@ struct perfbuf_object {
 	struct bpf_object *obj;
 	char *path;
 	struct bpf_link **links;	/* per program, NULL when not attached */
-	int *status;			/* per program: perfbuf_object__prog_status() */
+	int *status;			/* per program: 1 attached, 0 not tried, -errno */
 	int nprogs;
 	bool loaded;
 	__u32 fork_gen;			/* perfbuf_fork_gen() at the open */
@@ -265,11 +265,6 @@ const char *perfbuf_object__prog_name(const struct perfbuf_object *o, int i)
 	struct bpf_program *p = i >= 0 ? prog_at(o, i) : NULL;
 
 	return p ? bpf_program__name(p) : NULL;
-}
-
-int perfbuf_object__prog_status(const struct perfbuf_object *o, int i)
-{
-	return i >= 0 && i < o->nprogs ? o->status[i] : -EINVAL;
 }
 
 int perfbuf_object__prog_fd(const struct perfbuf_object *o, int i)

@@ -117,15 +117,6 @@ struct perfbuf_type *perfbuf_type__from_file(const char *path, const char *map,
 
 /* Compiling a header runs clang, which the tool does now (perfbuf run
  * --header): kept for the ABI, it only says so */
-struct perfbuf_type *perfbuf_type__from_header(const char *header,
-					       const char *name)
-{
-	(void)name;
-	pr_warn("cannot compile '%s': libperfbuf runs no compiler; compile it to a BPF object (clang -g -target bpf -c) and use perfbuf_type__from_file()\n",
-		header);
-	return err_ptr(-EOPNOTSUPP);
-}
-
 /* Does program @fd use map @map_id? Its BTF id when it does, else 0 */
 static __u32 prog_btf_using(int fd, __u32 map_id)
 {

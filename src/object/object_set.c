@@ -9,7 +9,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 
-#include "internal.h"
+#include "object_priv.h"
 
 static __u32 skip_mods(const struct btf *btf, __u32 id)
 {

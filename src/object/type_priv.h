@@ -3,7 +3,7 @@
 #ifndef PERFBUF_TYPE_PRIV_H
 #define PERFBUF_TYPE_PRIV_H
 
-#include "internal.h"
+#include "object_priv.h"
 #include "perfbuf/type.h"
 
 #define TYPE_MAX_FIELDS 65536	/* a hostile object cannot make us build more */
@@ -51,5 +51,16 @@ int type_btf_marker(const struct btf *btf, const char *map);
 
 /* type_dwarf.c: struct/union/typedef @name from the DWARF of ELF @path */
 struct perfbuf_type *type_from_dwarf(const char *path, const char *name);
+
+/* Not exported since 4.0 (the tests call them by linking the objects): */
+/** @brief Where it was found: "btf", "marker", "dwarf", "kernel" or
+ *  "text" (a header compiled by an earlier library: "header"). */
+const char *perfbuf_type__source(const struct perfbuf_type *t);
+/** @brief The name of ENUM field @idx's value @value, or NULL. */
+const char *perfbuf_type__enum_name(const struct perfbuf_type *t,
+						int idx, __s64 value);
+/** @brief The @j-th name of ENUM field @idx and its value, or NULL. */
+const char *perfbuf_type__enum_at(const struct perfbuf_type *t,
+					      int idx, int j, __s64 *value);
 
 #endif
