@@ -109,6 +109,19 @@ if traced events_too --events --json --aggregate 'count() by comm' --comm "${nam
 [o['type'] for o in objs] == ['event'] * 7 + ['aggregate', 'summary'] and objs[7]['value'] == 7"
 fi
 
+# a return probe's duration_ns (paired with its entry) in a hist: sleeps
+# of 1 ms and 20 ms, each in a bucket of its size
+if traced duration_hist --json --comm "${name}d" --aggregate 'hist(duration_ns)' \
+		tracepoint:syscalls:sys_enter_clock_nanosleep tracepoint:syscalls:sys_exit_clock_nanosleep; then
+	as "${name}d" 'import time
+for _ in range(5): time.sleep(0.001)
+for _ in range(3): time.sleep(0.02)'
+	stop_trace
+	check duration_hist json_check "$tmp/out" "
+[(sum(b['count'] for b in o['buckets'] if b['min'] >= 1 << 20 and b['max'] < 1 << 24),
+  sum(b['count'] for b in o['buckets'] if b['min'] >= 1 << 24)) for o in objs if o['type'] == 'aggregate'] == [(5, 3)]"
+fi
+
 # 4. --interval: printed every second with the time, then emptied: the
 # prints add up to the calls
 if traced interval_reset --interval 1 --aggregate 'count() by comm' --comm "${name}i" \
