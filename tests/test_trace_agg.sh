@@ -122,6 +122,21 @@ for _ in range(3): time.sleep(0.02)'
   sum(b['count'] for b in o['buckets'] if b['min'] >= 1 << 24)) for o in objs if o['type'] == 'aggregate'] == [(5, 3)]"
 fi
 
+# struct members as F and keys (read as --member reads them; a NULL on
+# the way is null): latency_target's pb_point(struct point *p), -g
+LAT=$(realpath "$BUILD/tests/latency_target")
+if traced member_keys --aggregate 'sum(p->x) by p->name' --aggregate 'count() by p->next->x' \
+		"uprobe:$LAT:pb_point"; then
+	"$LAT" 1
+	stop_trace
+	{
+		for x in $(seq 0 9); do echo "@sum[p$x]: $x"; done
+		for x in $(seq 1000 1008); do echo "@count[$x]: 1"; done
+		echo '@count[null]: 1'
+	} >"$tmp/want"
+	check member_keys diff -u "$tmp/want" "$tmp/out"
+fi
+
 # 4. --interval: printed every second with the time, then emptied: the
 # prints add up to the calls
 if traced interval_reset --interval 1 --aggregate 'count() by comm' --comm "${name}i" \

@@ -264,6 +264,33 @@ static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 	return true;
 }
 
+/* A name with a member path (p->x, a->b.c) is read by the programs as
+ * --member reads it: added to the members (once) */
+static int agg_members(struct trace_opts *o)
+{
+	const int max = (int)(sizeof(o->members) / sizeof(o->members[0]));
+
+	for (int i = 0; i < o->naggs; i++)
+		for (int r = o->aggs[i].fn == AGG_COUNT; r <= o->aggs[i].nkeys; r++) {
+			const char *name = r ? o->aggs[i].keys[r - 1].name : o->aggs[i].val.name;
+			bool seen = false;
+
+			if (!strstr(name, "->") && !strchr(name, '.'))
+				continue;
+			for (int k = 0; k < o->nmembers; k++)
+				seen |= !strcmp(o->members[k], name);
+			if (seen)
+				continue;
+			if (o->nmembers == max) {
+				fprintf(stderr, "%s: --aggregate '%s': more than %d members with --member; list them with commas\n",
+					o->prog, o->aggs[i].text, max);
+				return -1;
+			}
+			o->members[o->nmembers++] = name;
+		}
+	return 0;
+}
+
 /* --aggregate with the rest: named, and what it cannot go with */
 static int check_aggregates(struct trace_opts *o)
 {
@@ -279,7 +306,7 @@ static int check_aggregates(struct trace_opts *o)
 			o->prog, o->nats.nurls ? "--nats" : "--kstack or --ustack");
 		return -1;
 	}
-	return agg_specs_name(o->prog, o->aggs, o->naggs) ? -1 : 0;
+	return agg_specs_name(o->prog, o->aggs, o->naggs) || agg_members(o) ? -1 : 0;
 }
 
 void trace_opts_free(struct trace_opts *o)
