@@ -294,6 +294,11 @@ all: $(OUTPUT)/tests/latency_target
 $(OUTPUT)/tests/latency_target: tests/targets/latency_target.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -fno-inline -Wall -Wextra -o $@ $<
+# A library with two versions of one function, for uprobes (not a test).
+all: $(OUTPUT)/tests/libpbver.so
+$(OUTPUT)/tests/libpbver.so: tests/targets/uprobe_versioned.c tests/targets/uprobe_versioned.map | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -shared -fPIC -Wall -Wextra -Wl,--version-script=tests/targets/uprobe_versioned.map -o $@ $<
 
 # A binary the tests of `perfbuf trace` put uprobes on (not a test itself).
 all: $(OUTPUT)/tests/uprobe_target

@@ -3,7 +3,10 @@
  * libFuzzer target for the record type finder and decoder, on two kinds
  * of hostile input:
  *  - an ELF object (real BPF objects are the seeds): the type found in its
- *    BTF or DWARF (perfbuf_type__from_file()). The mutator changes bytes
+ *    BTF or DWARF (perfbuf_type__from_file()), and the object opened (not
+ *    loaded) as perfbuf run and Python's Object() open one
+ *    (perfbuf_object__open(): libbpf 1.1 must see no BTF it would follow
+ *    past its table). The mutator changes bytes
  *    inside the .BTF, .BTF.ext and .debug_* sections only, so the ELF
  *    stays readable and the mutants reach the BTF and DWARF readers;
  *  - else a type's text (perfbuf_type__from_text(), a capture's), a NUL,
@@ -132,6 +135,7 @@ static void from_object(const uint8_t *data, size_t size)
 			decode(t, rec, sz < sizeof(rec) ? sz : sizeof(rec));
 		perfbuf_type__free(t);
 	}
+	perfbuf_object__free(perfbuf_object__open(path));
 	close(fd);
 }
 

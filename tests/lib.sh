@@ -33,7 +33,19 @@ scratch() {
 scratch_end() {
 	declare -F cleanup >/dev/null && cleanup
 	awk -v d="$tmp/" 'index($2, d) == 1 { print $2 }' /proc/mounts | xargs -r umount
-	rm -rf "$tmp"
+	rm -rf "$tmp" ${pub:+"$pub"}
+}
+# public_copy FILE...: copies of FILEs in $pub, a directory every user can
+# read (mode 0755 in /tmp, removed with $tmp), for what runs as another
+# user (nobody, or the children of a capability-only binary): the
+# checkout, its build and $tmp may be mode 0700 (a clone in /root or in
+# a mktemp -d). Call it in the script's shell (it sets $pub); the copies
+# keep their names: "$pub/perfbuf".
+public_copy() {
+	if [[ -z ${pub:-} ]]; then
+		pub=$(mktemp -d /tmp/perfbuf-pub.XXXXXX) && chmod 755 "$pub" || return 1
+	fi
+	cp "$@" "$pub/" && chmod -R a+rX "$pub"
 }
 # end_runs SIGNAL PID...: SIGNAL to each PID given (empty ones left
 # out), then wait for every background job (a cleanup's last step)

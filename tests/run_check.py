@@ -9,6 +9,7 @@ this process only (--set target_pid). Every field perfbuf printed is
 compared with the value the test put there (ctypes lays the structs out
 as C does).
 """
+import atexit
 import ctypes as C
 import json
 import re
@@ -26,6 +27,24 @@ PERFBUF = os.path.join(BUILD, "perfbuf")
 OBJ = os.path.join(BUILD, "tests", "bpf")
 ONLY = sys.argv[2:]
 failed = 0
+
+
+_public = []
+
+
+def public_copy(path):
+    """A copy of @path in a directory every user can read (mode 0755 in
+    /tmp, removed at exit), for what runs as another user (nobody, or the
+    clang a capability-only perfbuf starts): the checkout, and the build in
+    it, may be mode 0700 (a clone in /root or in a mktemp -d)"""
+    if not _public:
+        _public.append(tempfile.mkdtemp(prefix="perfbuf-pub.", dir="/tmp"))
+        os.chmod(_public[0], 0o755)
+        atexit.register(shutil.rmtree, _public[0], True)
+    dst = os.path.join(_public[0], os.path.basename(path))
+    shutil.copy(path, dst)
+    os.chmod(dst, 0o755 if os.access(path, os.X_OK) else 0o644)
+    return dst
 
 
 def result(name, ok, why=""):
@@ -389,7 +408,9 @@ def report_capture():
 
 LOADER = r'''
 import ctypes as C, os, sys, time
-L = C.CDLL(sys.argv[1])
+# the object loader is libperfbuf-object's, which needs libperfbuf first
+C.CDLL(sys.argv[1], mode=C.RTLD_GLOBAL)
+L = C.CDLL(os.path.join(os.path.dirname(sys.argv[1]), "libperfbuf-object.so"))
 L.perfbuf_object__open.restype = C.c_void_p
 o = L.perfbuf_object__open(sys.argv[2].encode())
 assert L.perfbuf_object__set(C.c_void_p(o), ("target_pid=" + sys.argv[3]).encode()) == 0
@@ -417,7 +438,7 @@ def attach_pinned_as_user(pin):
     caps = "+bpf,+perfmon,+dac_override"
     user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
             "--inh-caps=" + caps, "--ambient-caps=" + caps,
-            PERFBUF, "attach", "-d", "1", "--map-pinned", pin]
+            public_copy(PERFBUF), "attach", "-d", "1", "--map-pinned", pin]
     for name, extra, rc, want in [
             ("attach_pinned_as_user_type", ["--type", "run_event"], 1,
              "cannot be read without CAP_SYS_ADMIN"),
@@ -432,7 +453,7 @@ def attach_pinned_as_user(pin):
 
 def attach_by_id():
     """attach --map-id: a map of a program another process loaded (with
-    libperfbuf through ctypes); the type from the kernel's BTF"""
+    libperfbuf-object through ctypes); the type from the kernel's BTF"""
     lib = os.path.join(BUILD, "libperfbuf.so")
     # an ASan build's library cannot be loaded by python: the normal one's
     if os.path.basename(os.path.normpath(BUILD)) == "san":
@@ -710,6 +731,29 @@ def hostile():
     result("hostile_wrong_size", ok, err + out)
 
 
+def corrupt_btf():
+    """one field of a map's BTF set past its table (tests/btf_patch.py):
+    one line naming the section and the fault, exit 1, where libbpf 1.1
+    would crash (a type id) or spin (map_loop)"""
+    tmp = tempfile.mkdtemp(prefix="perfbuf-btf.")
+    src = os.path.join(OBJ, "py_opensnoop.bpf.o")
+    try:
+        for what, want in [("maps_var", "refers to type id 2147483647, past its 34 types"),
+                           ("map_member", "has a member of type id 2147483647"),
+                           ("maps_secinfo", "has a variable of type id 2147483647"),
+                           ("name", "has a name at string offset 2147483647, past its"),
+                           ("str_len", "its header, types and strings do not fit"),
+                           ("mod_loop", "is a chain of modifiers or typedefs that loops"),
+                           ("map_loop", "is a chain of modifiers or typedefs that loops")]:
+            bad = os.path.join(tmp, what + ".o")
+            subprocess.run(["/usr/bin/python3", "tests/btf_patch.py", src, bad, what], check=True)
+            err = one_line_t("corrupt_btf_" + what, ["run", "-d", "1", bad],
+                             "'%s' has a corrupt .BTF section: " % bad)
+            result("corrupt_btf_%s_said" % what, want in err, err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def one_line_t(name, args, want, env=None, single=False):
     """one_line, but a hang (a FIFO's open()) is a failure, not the end;
     with @env, clang's own lines may come first unless @single"""
@@ -758,9 +802,10 @@ def setcap_clang(tmp, hdr):
     if subprocess.run(["setcap", "cap_bpf,cap_perfmon,cap_dac_read_search+ep", exe]).returncode:
         print("SKIP header_setcap_ignores_clang_env: no setcap")
         return
+    # clang, which has no capability, reads the header: a copy others can read
     p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                        exe, "run", "-d", "1", "--header", hdr, "--type", "run_event",
-                        os.path.abspath(os.path.join(OBJ, "run_types.bpf.o"))],
+                        exe, "run", "-d", "1", "--header", public_copy(hdr), "--type",
+                        "run_event", public_copy(os.path.join(OBJ, "run_types.bpf.o"))],
                        capture_output=True, timeout=60,
                        env=dict(os.environ, CLANG=fake, PATH=tmp + ":/usr/bin:/bin"))
     err = p.stderr.decode()
@@ -791,7 +836,7 @@ def header_include_dir(tmp):
 def header():
     """--header FILE.h --type T: the tool compiles the header with clang"""
     hdr = os.path.abspath("tests/bpf/run_test.h")
-    tmp = tempfile.mkdtemp(prefix="perfbuf-run-header.")
+    tmp = tempfile.mkdtemp(prefix="perfbuf-run-header.", dir="/tmp")    # nobody runs from it
     before = header_temps()
     try:
         # the other map (tails), which --type does not name: its marker
@@ -875,7 +920,8 @@ if __name__ == "__main__":
                      ("attach_replaced", attach_replaced), ("report", report_capture),
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
-                     ("hostile", hostile), ("header", header)]:
+                     ("hostile", hostile), ("corrupt_btf", corrupt_btf),
+                     ("header", header)]:
         if not ONLY or name in ONLY:
             fn()
     sys.exit(1 if failed else 0)

@@ -25,38 +25,41 @@ one_line() {
 	fi
 }
 
-# 1. unprivileged: one line naming what is missing, exit 1
+# 1. unprivileged: one line naming what is missing, exit 1; nobody runs
+# copies ($pub), since the checkout may be private
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-if as_nobody test -x "$PERFBUF"; then
-	as_nobody "${PB[@]}" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+public_copy "$PERFBUF" "$BUILD/tests/bpf/run_types.bpf.o"
+PB_PUB=(timeout -k 5 60 "$pub/perfbuf")
+if as_nobody test -x "$pub/perfbuf"; then
+	as_nobody "${PB_PUB[@]}" trace tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
 	one_line nobody_trace 1 "^perfbuf trace: missing CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH \(tracefs is root's only\); run it as root"
-	as_nobody "${PB[@]}" stress >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB_PUB[@]}" stress >/dev/null 2>"$tmp/eerr"
 	one_line nobody_stress 1 "^perfbuf stress: missing CAP_BPF, CAP_PERFMON; run it as root"
-	as_nobody "${PB[@]}" demo >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB_PUB[@]}" demo >/dev/null 2>"$tmp/eerr"
 	one_line nobody_demo 1 "^perfbuf demo: missing CAP_BPF, CAP_PERFMON"
-	as_nobody "${PB[@]}" list >/dev/null 2>"$tmp/eerr"
+	as_nobody "${PB_PUB[@]}" list >/dev/null 2>"$tmp/eerr"
 	one_line nobody_list 1 "^perfbuf list: missing CAP_DAC_READ_SEARCH"
 	# granted the capabilities, an unprivileged user may run it
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"${PB[@]}" stress --rate 1k --duration 0.3 --json >"$tmp/out" 2>"$tmp/eerr"
+		"${PB_PUB[@]}" stress --rate 1k --duration 0.3 --json >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_stress grep -q '"ok":true' "$tmp/out"
 	as_nobody --inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \
-		"${PB[@]}" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
+		"${PB_PUB[@]}" trace -n 1 -d 5 tracepoint:sched:sched_switch >"$tmp/out" 2>"$tmp/eerr"
 	check nobody_with_caps_trace grep -q sched_switch "$tmp/out"
 	# run reads tracefs as trace does: the capability named, not a mount
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_types.bpf.o" >/dev/null 2>"$tmp/eerr"
+		"${PB_PUB[@]}" run -d 1 "$pub/run_types.bpf.o" >/dev/null 2>"$tmp/eerr"
 	one_line nobody_with_caps_run 1 "^perfbuf run: missing CAP_DAC_READ_SEARCH \(tracefs is root's only\); run it as root"
 	# maps by id or name: the kernel wants CAP_SYS_ADMIN, CAP_BPF or not
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"${PB[@]}" attach -d 1 --map-id 1 >/dev/null 2>"$tmp/eerr"
+		"${PB_PUB[@]}" attach -d 1 --map-id 1 >/dev/null 2>"$tmp/eerr"
 	one_line nobody_with_caps_attach_id 1 "^perfbuf attach: cannot open map id 1: opening a map by id needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH$"
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"${PB[@]}" attach -d 1 --map-name events >/dev/null 2>"$tmp/eerr"
+		"${PB_PUB[@]}" attach -d 1 --map-name events >/dev/null 2>"$tmp/eerr"
 	one_line nobody_with_caps_attach_name 1 "^perfbuf attach: cannot open map events: looking through the loaded maps needs CAP_SYS_ADMIN"
 	# without CAP_IPC_LOCK, 2 x 16 MiB of rings is over the mlock limits
 	as_nobody --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"${PB[@]}" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
+		"${PB_PUB[@]}" stress --pages 4096 --duration 0.2 >/dev/null 2>"$tmp/eerr"
 	# said before any ring is mapped, with the numbers needed
 	one_line nobody_mlock_limit 1 "^perfbuf stress: [0-9]+ rings of 16384 KiB need [0-9]+ KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows [0-9]+ KiB: raise 'ulimit -l' to [0-9]+, give CAP_IPC_LOCK, or a smaller --buffer-size$"
 	# tracefs not mounted, and no CAP_SYS_ADMIN to mount it (own namespace)
@@ -64,13 +67,13 @@ if as_nobody test -x "$PERFBUF"; then
 		unshare -m bash -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
 			setpriv --reuid=nobody --regid=nogroup --clear-groups \\
 				--inh-caps=+bpf,+perfmon,+dac_read_search --ambient-caps=+bpf,+perfmon,+dac_read_search \\
-				timeout -k 5 60 '$PERFBUF' trace tracepoint:sched:sched_switch" >/dev/null 2>"$tmp/eerr"
+				timeout -k 5 60 '$pub/perfbuf' trace tracepoint:sched:sched_switch" >/dev/null 2>"$tmp/eerr"
 		one_line tracefs_mount_refused 1 "^perfbuf trace: tracefs is not mounted and mounting it failed \\(Operation not permitted: needs CAP_SYS_ADMIN\\); as root run: mount -t tracefs"
 	else
 		skip tracefs_mount_refused "no unshare -m"
 	fi
 else
-	skip nobody "nobody cannot run $PERFBUF"
+	fail nobody "nobody cannot run $pub/perfbuf, a copy in a directory others can read"
 fi
 # root with every capability dropped is refused the same way
 setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
@@ -92,18 +95,29 @@ done
 (ulimit -Sn 8 && "${PB[@]}" stress --rate 1k --duration 0.2 --json >"$tmp/out" 2>"$tmp/eerr")
 check nofile_soft_limit_raised grep -q '"ok":true' "$tmp/out"
 
-# too little address space for the kernel's BTF: libbpf's ESRCH explained
+# too little address space for the kernel's BTF: libbpf's ESRCH ("No such
+# process", no program named) replaced by the cause, said first
 # (ASan maps terabytes of shadow: no 'ulimit -v' there)
 if asan_build; then
 	skip vmem_kernel_btf "an ASan build"
 else
 	for cmd in "trace tracepoint:sched:sched_switch" stress; do
 		(ulimit -v 20000; exec "${PB[@]}" $cmd) >/dev/null 2>"$tmp/eerr"
-		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: loading the BPF programs? failed: .*; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
+		one_line "vmem_kernel_btf_${cmd%% *}" 1 "^perfbuf ${cmd%% *}: out of memory \(RLIMIT_AS: 'ulimit -v' 20000 KiB\) while loading the BPF programs?: the kernel's BTF \(/sys/kernel/btf/vmlinux\) does not fit; raise 'ulimit -v'$"
 	done
 	# run's loads are the library's (perfbuf_object__load): the same cause
 	(ulimit -v 20000; exec "${PB[@]}" run -d 1 "$BUILD/tests/bpf/run_two_maps.bpf.o") >/dev/null 2>"$tmp/eerr"
-	one_line vmem_kernel_btf_run 1 "^perfbuf run: loading '.*run_two_maps.bpf.o' failed: No such process; out of memory loading the kernel's BTF: raise 'ulimit -v'$"
+	one_line vmem_kernel_btf_run 1 "^perfbuf run: out of memory \(RLIMIT_AS: 'ulimit -v' 20000 KiB\) while loading '.*run_two_maps.bpf.o': the kernel's BTF \(/sys/kernel/btf/vmlinux\) does not fit; raise 'ulimit -v'$"
+	# profile's reading fails once it runs (it ended with exit 1 and
+	# not a word): the cause said, then the summary of what it had
+	(ulimit -v 15000; exec "${PB[@]}" profile -d 1) >/dev/null 2>"$tmp/eerr"
+	rc=$?
+	if grep -q 'reading the samples failed' "$tmp/eerr"; then
+		check vmem_profile_said test "$rc" = 1 -a -n "$(grep -x "perfbuf profile: reading the samples failed: Cannot allocate memory (RLIMIT_AS: 'ulimit -v' 15000 KiB); stopped there" "$tmp/eerr")" \
+			-a -n "$(grep '^perfbuf profile: [0-9]* samples in ' "$tmp/eerr")"
+	else	# enough room here: any failure must still be said
+		check vmem_profile_said test "$rc" = 0 -o "$(wc -l <"$tmp/eerr")" -gt 1
+	fi
 fi
 
 # 3. a full filesystem: the error, the count not written, exit 1 (it stops

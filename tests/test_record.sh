@@ -69,12 +69,11 @@ sys.exit(0 if t == sorted(t) and len(t) == 500 else 1)' "$tmp/rt.json"
 	"$PERFBUF" report --info "$tmp/rt.cap" >"$tmp/info" 2>&1
 	check report_info grep -q "^  $SEQ\$" "$tmp/info"
 	# no root, no tracefs: the capture describes itself
-	pub=$(mktemp /tmp/perfbuf-report-XXXXXX)
-	cp "$tmp/rt.cap" "$pub" && chmod 644 "$pub"
+	# (copies others can read: the checkout may be private)
+	public_copy "$PERFBUF" "$tmp/rt.cap"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$PERFBUF" report --json "$pub" >"$tmp/nobody.json" 2>&1
+		"$pub/perfbuf" report --json "$pub/rt.cap" >"$tmp/nobody.json" 2>&1
 	check report_needs_no_root cmp -s "$tmp/nobody.json" "$tmp/rt.json"
-	rm -f "$pub"
 else
 	fail record_report_json_equals_trace_json "did not attach: $(head -c 300 "$tmp/err" "$tmp/rerr")"
 	stop_record

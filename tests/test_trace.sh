@@ -102,6 +102,39 @@ if traced uprobe_args --json "uprobe:$TARGET:pb_target_add" "uretprobe:$TARGET:p
 	fi
 fi
 
+# 4b. a function with two versions (as glibc's realpath@GLIBC_2.2.5 and
+# realpath@@GLIBC_2.3): NAME alone is ambiguous, its versions listed;
+# NAME@VERSION and NAME@@VERSION each trace their own; the versions read
+# from .symtab's names, and from .gnu.version in a stripped copy
+verlib=$(realpath "$BUILD/tests/libpbver.so")
+cp "$verlib" "$tmp/libpbver-stripped.so"
+strip --strip-all "$tmp/libpbver-stripped.so"
+for lib in "$verlib" "$tmp/libpbver-stripped.so"; do
+	[[ $lib == "$verlib" ]] && v=symtab || v=dynsym
+	error_case "uprobe_version_ambiguous_$v" "^perfbuf trace: uprobe:$lib:pb_ver: 'pb_ver' is ambiguous: $lib defines several versions of it, pb_ver@PB_1, pb_ver@@PB_2 (the default); give one, e.g. uprobe:$lib:pb_ver@PB_1$" \
+		trace "uprobe:$lib:pb_ver"
+	error_case "uprobe_version_unknown_$v" "defines no version 'PB_9' of 'pb_ver'; its versions: pb_ver@PB_1, pb_ver@@PB_2 (the default)$" \
+		trace "uprobe:$lib:pb_ver@@PB_9"
+	if traced "uprobe_versions_$v" --json "uprobe:$lib:pb_ver@PB_1" "uprobe:$lib:pb_ver@@PB_2" \
+			"uretprobe:$lib:pb_ver@PB_2" "uretprobe:$lib:pb_ver_both"; then
+		/usr/bin/python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).pb_ver_both(3)' "$lib"
+		stop_trace
+		check "uprobe_versions_$v" json_check "$tmp/out" "(
+			sorted((o['probe'].split(':')[-1], o['args'].get('arg0', o['args'].get('ret')))
+			       for o in objs if o['type'] == 'event') ==
+			sorted([('pb_ver@PB_1', 1), ('pb_ver@@PB_2', 2), ('pb_ver@PB_2', 4)] * 3 +
+			       [('pb_ver_both', 18)]))"
+	fi
+done
+# glibc's own (x86-64: realpath@GLIBC_2.2.5, realpath@@GLIBC_2.3)
+libc=$(realpath /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null)
+if [[ -n $libc ]] && readelf -W --dyn-syms "$libc" | grep -q ' realpath@GLIBC_2.2.5$'; then
+	error_case uprobe_version_libc_realpath "'realpath' is ambiguous: .* realpath@GLIBC_2.2.5" \
+		trace "uprobe:$libc:realpath"
+else
+	skip uprobe_version_libc_realpath "no realpath@GLIBC_2.2.5 in /lib/x86_64-linux-gnu/libc.so.6"
+fi
+
 # 5. hostile names: quote, backslash, newline, an invalid UTF-8 byte
 hostile="$tmp/"$'pb"q\\b\nx\xff'
 cp /bin/true "$hostile"
@@ -466,13 +499,15 @@ else
 fi
 error_case err_kprobe_no_function "no kernel function" trace kprobe:no_such_function_xyz
 nobody=$(id -u nobody 2>/dev/null)
-if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-groups test -x "$PERFBUF"; then
-	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$PERFBUF" trace \
+# a copy others can read: the checkout may be private
+[[ -n $nobody ]] && public_copy "$PERFBUF"
+if [[ -n $nobody ]] && setpriv --reuid="$nobody" --regid="$nobody" --clear-groups test -x "$pub/perfbuf"; then
+	timeout 20 setpriv --reuid="$nobody" --regid="$nobody" --clear-groups "$pub/perfbuf" trace \
 		tracepoint:sched:sched_process_exec >/dev/null 2>"$tmp/eerr"
 	rc=$?
 	check err_not_root test "$rc" = 1 -a "$(wc -l <"$tmp/eerr")" = 1 -a -n "$(grep 'missing CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH' "$tmp/eerr")"
 else
-	skip err_not_root "nobody cannot run $PERFBUF"
+	skip err_not_root "no user nobody"
 fi
 if pgrep -x perfbuf >/dev/null || pgrep -x perfbuf-bench >/dev/null; then
 	skip err_nothing_left_attached "another perfbuf is loading trace programs"
@@ -551,7 +586,7 @@ fi
 # happens: the trap)
 cpu1=/sys/devices/system/cpu/cpu1/online
 if [[ -w $cpu1 ]] && (($(nproc) >= 2)); then
-	trap 'echo 1 >"$cpu1" 2>/dev/null; cleanup' EXIT
+	trap 'echo 1 >"$cpu1" 2>/dev/null; scratch_end' EXIT	# scratch_end: cleanup, $tmp, $pub
 	if start_trace --json tracepoint:sched:sched_switch; then
 		echo 0 >"$cpu1"
 		sleep 0.5

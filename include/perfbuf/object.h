@@ -24,7 +24,8 @@ struct bpf_object;
 /**
  * @brief Open BPF object file @path (not loaded yet).
  * @return the object, or NULL with errno (ENOEXEC: not an ELF object;
- *         libbpf's error otherwise)
+ *         EBADMSG: a corrupt .BTF section, refused before libbpf sees
+ *         it; libbpf's error otherwise)
  */
 PERFBUF_API struct perfbuf_object *perfbuf_object__open(const char *path);
 

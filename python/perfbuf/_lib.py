@@ -10,6 +10,7 @@ bytes (include/perfbuf/common.h), so a newer library stays compatible.
 import ctypes
 import ctypes.util
 import errno
+import operator
 import os
 
 from . import _config
@@ -70,6 +71,25 @@ class Closable:
             self.close()
         except Exception:
             pass
+
+
+def c_int_arg(ctype, value, what):
+    """@value as an integer of C type @ctype, or OverflowError (TypeError:
+    not an integer). ctypes itself wraps silently: 2**64 into a size_t is
+    0, 2**32 + 5 into an int is 5. Every integer the package passes down
+    goes through here."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("perfbuf: %s must be an integer, not %s"
+                        % (what, type(value).__name__)) from None
+    bits = 8 * ctypes.sizeof(ctype)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype(-1).value == -1 \
+        else (0, (1 << bits) - 1)
+    if not lo <= v <= hi:
+        raise OverflowError("perfbuf: %s %d does not fit in C's %s (%d to %d)"
+                            % (what, v, ctype.__name__, lo, hi))
+    return v
 
 
 def sized(struct_type):

@@ -118,6 +118,11 @@ class PerfBuffer(_lib.Closable):
         buffer_size: bytes for all CPUs together, each CPU's ring the
         largest power of two of pages within its share."""
         self._pid = os.getpid()     # the process whose rings these are
+        page_cnt, buffer_size = (None if v is None else _lib.c_int_arg(_lib.c_size, v, what)
+                                 for v, what in ((page_cnt, "page_cnt"),
+                                                 (buffer_size, "buffer_size")))
+        latency_ms = _lib.c_int_arg(_lib.c_int, latency_ms, "latency_ms")
+        batch_bytes = _lib.c_int_arg(_lib.c_size, batch_bytes, "batch_bytes")
         if page_cnt is not None and buffer_size is not None:
             raise ValueError("perfbuf: page_cnt and buffer_size are exclusive")
         if buffer_size is not None and buffer_size <= 0:
@@ -175,6 +180,7 @@ class PerfBuffer(_lib.Closable):
     def poll(self, timeout_ms=100):
         """Wait up to @timeout_ms for records and return a Batch of what one
         drain delivered (maybe nothing)."""
+        timeout_ms = _lib.c_int_arg(_lib.c_int, timeout_ms, "timeout_ms")
         self._check_process()
         with self._lock:
             self._check_open()

@@ -37,6 +37,7 @@ def check_perf_event_array(fd):
     if not isinstance(fd, int) or isinstance(fd, bool):
         raise TypeError("perfbuf: map_fd must be an int (a map's file descriptor), "
                         "not %s" % type(fd).__name__)
+    _lib.c_int_arg(ctypes.c_int, fd, "map_fd")
     try:
         os.fstat(fd)
     except OSError:

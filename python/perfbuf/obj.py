@@ -151,6 +151,10 @@ class Object(_lib.Closable):
             if err == errno.ENOEXEC:
                 raise ValueError("perfbuf: %s is not a BPF object (ELF): build it with "
                                  "clang -target bpf" % self.path)
+            if err == errno.EBADMSG:
+                raise ValueError("perfbuf: %s has a corrupt .BTF section (what is wrong: "
+                                 "the line above); rebuild it with clang -g -target bpf"
+                                 % self.path)
             raise OSError(err, "perfbuf: %s: %s" % (self.path, _lib.strerror(err)), self.path)
         try:
             for k, v in (set or {}).items():

@@ -106,6 +106,23 @@ def test_hostile_objects(tmp_path):
             obj.perf_buffer("nope")
 
 
+def test_corrupt_btf_refused(tmp_path):
+    """a map's BTF type id past the table (libbpf 1.1 would segfault): a
+    child process, so that a crash fails this test instead of ending pytest"""
+    bad = tmp_path / "bad.bpf.o"
+    patch = os.path.join(os.path.dirname(__file__), "../../tests/btf_patch.py")
+    subprocess.run([sys.executable, patch,
+                    obj_path("tests/bpf/py_opensnoop.bpf.o"), str(bad), "maps_var"], check=True)
+    p = subprocess.run([sys.executable, "-c", "import sys, perfbuf\n"
+                        "try:\n perfbuf.Object(sys.argv[1])\n"
+                        "except ValueError as e:\n print(e)\n sys.exit(3)", str(bad)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 3, "exit %d: %s" % (p.returncode, p.stderr)
+    assert "has a corrupt .BTF section: type [" in p.stderr and \
+        "refers to type id 2147483647" in p.stderr, p.stderr
+    assert "%s has a corrupt .BTF section" % bad in p.stdout, p.stdout
+
+
 def test_dwarf_only_type():
     with perfbuf.Object(obj_path("tests/bpf/run_dwarf.bpf.o"), attach=False) as obj:
         dt = obj.dtype("event")
@@ -381,6 +398,30 @@ def test_forked_child_close_leaves_parent_probes():
             write_records(np.zeros(3, dt))
             got = poll_until(pb, 3)
             assert sum(len(b) for b in got) == 3, "the parent's probe still attached"
+
+
+def test_integers_that_do_not_fit(emitter):
+    """ctypes wraps an integer silently (2**64 into a size_t is 0: the
+    default page count; 2**64 + 8192 bytes: one page per CPU): every one
+    passed down is refused instead, its name and range said"""
+    obj, _ = emitter
+    fd = obj.map_fd("events")
+    for kw, what in [({"page_cnt": 2**64}, "page_cnt 18446744073709551616"),
+                     ({"buffer_size": 2**64 + 8192}, "buffer_size 18446744073709559808"),
+                     ({"latency_ms": 2**32 + 5}, "latency_ms 4294967301"),
+                     ({"latency_ms": -2**31 - 1}, "latency_ms -2147483649"),
+                     ({"batch_bytes": 2**64 + 1}, "batch_bytes 18446744073709551617")]:
+        with pytest.raises(OverflowError, match="perfbuf: %s does not fit in C's" % what):
+            perfbuf.PerfBuffer(fd, **kw)
+    with pytest.raises(OverflowError, match="map_fd 4294967299 does not fit"):
+        perfbuf.PerfBuffer(2**32 + 3)
+    with pytest.raises(TypeError, match="page_cnt must be an integer, not float"):
+        perfbuf.PerfBuffer(fd, page_cnt=4.0)
+    with perfbuf.PerfBuffer(fd, page_cnt=np.int64(2)) as pb:     # numpy's integers are
+        with pytest.raises(OverflowError, match="timeout_ms 4294967296 does not fit"):
+            pb.poll(2**32)
+        assert len(pb.poll(0)) == 0
+        assert all(s["data_size"] == 2 * 4096 for s in pb.stats())
 
 
 def test_buffer_size_and_lost_total(emitter):

@@ -32,6 +32,8 @@ struct perfbuf_object *perfbuf_object__open(const char *path)
 	struct bpf_program *p;
 	int err = elf_file_check(path);
 
+	/* libbpf 1.1 follows the BTF's ids unchecked: a bad one would crash */
+	err = err ?: btf_file_check(path);
 	if (err)
 		return err_ptr(err);
 	o = calloc(1, sizeof(*o));

@@ -8,6 +8,7 @@
  * callback, then the caller's is put back.
  */
 #define _GNU_SOURCE	/* vasprintf */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ static void say(struct bpf_object *obj, const char *path, const struct load_log 
 {
 	struct bpf_program *p = n->prog[0] ? bpf_object__find_program_by_name(obj, n->prog) : NULL;
 	const char *sec = p ? bpf_program__section_name(p) : "";
+	char btf[PATH_MAX + 300], quoted[PATH_MAX + 8];
 
+	snprintf(quoted, sizeof(quoted), "'%s'", path);
 	if (n->map[0] && !p) {
 		struct bpf_map *m = bpf_object__find_map_by_name(obj, n->map);
 		/* libbpf-tools size some maps at run time, in their own tool */
@@ -75,6 +78,8 @@ static void say(struct bpf_object *obj, const char *path, const struct load_log 
 			n->why[0] ? "\" (its whole log with -v)" :
 			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" : "",
 			n->prog);
+	} else if (err == -ESRCH && kernel_btf_said(btf, sizeof(btf), quoted)) {
+		pr_warn("%s\n", btf);
 	} else {
 		pr_warn("loading '%s' failed: %s%s\n", path, errstr(err),
 			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" :

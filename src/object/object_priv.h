@@ -25,4 +25,9 @@ const char *btf_name(const struct btf *btf, __u32 off);
  * else -errno said at PERFBUF_WARN; never blocks (a FIFO is refused) */
 int elf_file_check(const char *path);
 
+/* btf_check.c: 0 when @path's .BTF (if any) is one libbpf 1.1 can open
+ * safely: its type ids, string offsets and modifier chains checked;
+ * else -EBADMSG said at PERFBUF_WARN (-ENOMEM) */
+int btf_file_check(const char *path);
+
 #endif

@@ -264,6 +264,8 @@ const char *cli_hint(int err)
 	case EMFILE:
 	case ENFILE:
 		return "; raise 'ulimit -n'";
+	case ENOMEM:	/* the address-space limit, when one is set */
+		return *kernel_btf_as_limit() ? kernel_btf_as_limit() : "";
 	case EPERM:	/* EACCES is mostly the verifier's: no guess */
 		/* the capabilities were checked first: something else said no */
 		return cli_lockdown() ? "; kernel lockdown=confidentiality forbids it" :

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "kernel_btf.h"
 #include "kfeat.h"
 #include "load_log.h"
 #include "loaderr.h"
@@ -44,10 +45,14 @@ void loaderr_capture(bool v)
 
 void loaderr_say(const char *prog, const char *what, int err)
 {
-	const char *name = seen.prog[0] ? seen.prog : "?";
-	char missing[256];
+	const char *name = seen.prog;
+	char missing[256], btf[512];
 
-	if (seen.map[0] && !seen.prog[0])
+	/* libbpf's ESRCH: the kernel's BTF did not load, before any program */
+	if (err == -ESRCH && !seen.prog[0] && !seen.map[0] &&
+	    kernel_btf_said(btf, sizeof(btf), what))
+		cli_say(prog, "%s\n", btf);
+	else if (seen.map[0] && !seen.prog[0])
 		cli_say(prog, "loading %s failed: map '%s' could not be created: %s%s\n",
 			what, seen.map, cli_strerror(err), cli_hint(err));
 	else if (seen.why[0])
@@ -56,6 +61,9 @@ void loaderr_say(const char *prog, const char *what, int err)
 	else if (err == -EINVAL && kfeat_missing(missing, sizeof(missing)))
 		cli_say(prog, "loading %s failed: program '%s': %s, with no verifier log: this kernel lacks %s; run a newer kernel\n",
 			what, name, cli_strerror(err), missing);
+	else if (!seen.prog[0])
+		cli_say(prog, "loading %s failed: %s (no program named by libbpf; its messages with -v)%s\n",
+			what, cli_strerror(err), cli_hint(err));
 	else
 		cli_say(prog, "loading %s failed: program '%s': %s (the kernel gave no verifier log)%s\n",
 			what, name, cli_strerror(err), cli_hint(err));

@@ -233,7 +233,9 @@ static void publish(struct prof_run *run)
 		metrics_publish(run->metrics, &c);
 }
 
-/* Sample until Ctrl-C, -d, or the process (-p) ends. */
+/* Sample until Ctrl-C, -d, or the process (-p) ends. 0; or a negative
+ * errno said: before the sampling started (*@seconds 0), or while it ran
+ * (*@seconds > 0: what was sampled is there) */
 static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		  double *seconds)
 {
@@ -259,8 +261,12 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		__u64 left = (end - perfbuf_now_ns()) / 1000000;
 
 		err = eng->poll(run, state, left < 100 ? (int)left : 100);
-		if (err && err != -EINTR)
+		if (err && err != -EINTR) {
+			/* what was sampled so far is still summed up and written */
+			fprintf(stderr, "perfbuf profile: reading the samples failed: %s%s; stopped there\n",
+				strerror(-err), cli_hint(err));
 			break;
+		}
 		err = 0;
 		publish(run);
 	}
@@ -380,9 +386,9 @@ int cmd_profile(int argc, char **argv)
 	if (!err)
 		err = sample(&run, o.engine == PROF_ENGINE_BPF ? &prof_engine_bpf :
 			     &prof_engine_perf, &seconds);
-	if (!err) {
+	if (!err || seconds > 0) {	/* a run cut short: what it sampled */
 		summary(&run, seconds);
-		err = write_outputs(&run, seconds);
+		err = write_outputs(&run, seconds) ?: err;
 	}
 	cli_out__discard(&svg);	/* not written (committed: a no-op) */
 	metrics_stop(&metrics);

@@ -360,12 +360,13 @@ static int attach_one(struct trace_probe *p, struct trace *skel, __u64 i)
 	case PK_URETPROBE: {
 		bool ret = p->kind == PK_URETPROBE;
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = probe_cookie(i), .retprobe = ret,
-			    .func_name = p->target);
+			    .func_name = p->func_off ? NULL : p->target);
 		struct bpf_program *prog = probe_prog(p, skel, i);
 
 		if (!prog)
 			return -errno;
-		p->link = bpf_program__attach_uprobe_opts(prog, -1, p->path, p->offset, &uo);
+		p->link = bpf_program__attach_uprobe_opts(prog, -1, p->path,
+							  p->func_off + p->offset, &uo);
 		if (p->link)
 			return 0;
 		err = -errno;

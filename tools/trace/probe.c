@@ -273,26 +273,76 @@ int uprobe_binary(const char *name, char *out, size_t sz)
 	return -ENOENT;
 }
 
-/* What libbpf and the kernel would say unclearly: not ELF ("Unknown error
- * 4001"), an offset past the function ("Invalid argument"). A symbol not
- * found is left to libbpf (it knows more ways to find one). */
-static int uprobe_check(const struct trace_probe *p)
+/* @p's name matches functions at several addresses (no weak one among
+ * them): two versions (realpath@GLIBC_2.2.5, realpath@@GLIBC_2.3), or
+ * local functions of one name. Neither is chosen for the user: a default
+ * version leaves out the programs bound to the old one, and the reverse. */
+static int uprobe_ambiguous(const struct trace_probe *p, const struct sym_elf *e)
 {
-	__u64 size = 0;
-	int err = elf_func_size(p->path, p->target, &size);
+	char vers[1024];
 
-	if (err == -ENOEXEC) {
+	if (elfsyms_versions(e, p->target, vers, sizeof(vers)) > 1 && !strchr(p->target, '@'))
+		cli_say(p->prog, "%s: '%s' is ambiguous: %s defines several versions of it, %s; give one, e.g. %s:%s:%.*s\n",
+			p->spec, p->target, p->path, vers, p->kind == PK_UPROBE ? "uprobe" : "uretprobe",
+			p->path, (int)strcspn(vers, " ,"), vers);
+	else
+		cli_say(p->prog, "%s: '%s' is ambiguous: %s has several functions of that name at different addresses (local ones); none can be told from the others\n",
+			p->spec, p->target, p->path);
+	return -EEXIST;
+}
+
+/* NAME@VERSION of a version @p's binary does not define */
+static int uprobe_no_version(const struct trace_probe *p, const struct sym_elf *e)
+{
+	const char *at = strchr(p->target, '@');
+	char vers[1024];
+	__u64 off;
+
+	if (elfsyms_versions(e, p->target, vers, sizeof(vers)))
+		cli_say(p->prog, "%s: %s defines no version '%s' of '%.*s'; its versions: %s\n",
+			p->spec, p->path, at + 1 + (at[1] == '@'), (int)(at - p->target),
+			p->target, vers);
+	else
+		cli_say(p->prog, "%s: no function symbol '%s' in %s%s\n", p->spec, p->target,
+			p->path, !elfsyms_offset(e, strndupa(p->target, (size_t)(at - p->target)), &off) ?
+			" (its functions carry no versions: give the name alone)" : "");
+	return -ENOENT;
+}
+
+/* What libbpf and the kernel would say unclearly: not ELF ("Unknown error
+ * 4001"), an offset past the function ("Invalid argument"), a name with
+ * two versions ("BPF object format invalid"). A function found here is
+ * attached by its offset: libbpf 1.1 knows no versions (NAME@VERSION),
+ * and takes two versions of one function (one address) for two
+ * functions. A name not found is left to libbpf (it knows more ways to
+ * find one). */
+static int uprobe_check(struct trace_probe *p)
+{
+	struct sym_elf *e = elfsyms_load(p->path);
+	bool versioned = strchr(p->target, '@');
+	__u64 off = 0, size = 0;
+	int err;
+
+	if (!e && errno == ENOEXEC)
 		cli_say(p->prog, "%s: %s is not an ELF executable or library; give a binary, e.g. uprobe:/bin/bash:readline\n",
 			 p->spec, p->path);
-		return err;
-	}
+	if (!e)
+		return errno == ENOEXEC ? -ENOEXEC : 0;	/* else libbpf says why */
+	err = elfsyms_find(e, p->target, &off, &size);
+	if (err == -EEXIST)
+		err = uprobe_ambiguous(p, e);
+	else if (err == -ENOENT)
+		err = versioned ? uprobe_no_version(p, e) : 0;
+	else if (!err)
+		p->func_off = off;
 	if (!err && size && p->offset >= size) {
 		cli_say(p->prog, "%s: offset %lu is past the end of %s (%llu bytes); give one from 0 to %llu\n",
 			 p->spec, p->offset, p->target, (unsigned long long)size,
 			 (unsigned long long)size - 1);
-		return -EINVAL;
+		err = -EINVAL;
 	}
-	return 0;
+	elfsyms_free(e);
+	return err;
 }
 
 static int parse_uprobe(struct probe_set *set, enum probe_kind kind,

@@ -77,6 +77,9 @@ struct trace_probe {
 	char *target;		/* tracepoint CAT:NAME, function, raw tp name */
 	char *path;		/* uprobe binary */
 	unsigned long offset;	/* uprobe, kprobe +OFFSET */
+	/* a uprobe's function's file offset when found here (probe.c's
+	 * uprobe_check()); 0: libbpf finds it by name */
+	unsigned long func_off;
 	int nargs;		/* raw tracepoints (-1: unknown until attached) */
 	struct tp_field *fields;
 	int nfields;
