@@ -98,6 +98,21 @@ static int ledger_btf_names(struct perfbuf_ledger *l, const struct btf *btf)
 	return 0;
 }
 
+/* Does @opts name every kind of a map of @entries entries (the last one,
+ * kinds out of range, has no name)? Then no BTF is read. */
+static bool all_named(const struct perfbuf_ledger_opts *opts, __u32 entries)
+{
+	const char *const *names = OPTS_GET(opts, names, NULL);
+	size_t n = OPTS_GET(opts, name_cnt, 0);
+
+	if (!names || !entries || n < entries - 1)
+		return false;
+	for (__u32 i = 0; i + 1 < entries; i++)
+		if (!names[i])
+			return false;
+	return true;
+}
+
 /* The ledger on @map_fd, names from @opts then @btf (may be NULL) */
 static struct perfbuf_ledger *ledger_new(int map_fd, const struct btf *btf,
 					 const struct perfbuf_ledger_opts *opts)
@@ -162,7 +177,7 @@ struct perfbuf_ledger *perfbuf_ledger__new(int map_fd,
 	/* the map's BTF is its object's; reading it by id needs
 	 * CAP_SYS_ADMIN: without, the kinds are numbers */
 	if (map_fd >= 0 && !bpf_obj_get_info_by_fd(map_fd, &info, &len) &&
-	    info.btf_id) {
+	    info.btf_id && !all_named(opts, info.max_entries)) {
 		btf = btf__load_from_kernel_by_id(info.btf_id);
 		if (!btf)
 			pr_debug("ledger: the BTF of map '%s' (id %u): %s; kinds unnamed\n",

@@ -51,7 +51,7 @@ struct perfbuf_ledger_opts {
  * The kinds' names: @opts' names first, then the enum the program named
  * with PERFBUF_LEDGER_KINDS(), from @opts' btf, or else from the map's BTF
  * in the kernel (where CAP_SYS_ADMIN allows reading it; otherwise the
- * kinds have no name).
+ * kinds have no name). When @opts names every kind, no BTF is read.
  * @return the ledger, or NULL with errno (EINVAL: bad options, or the map
  *         is not a per-CPU array of 32-byte values; or the error of the
  *         failing syscall)

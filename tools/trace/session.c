@@ -137,11 +137,14 @@ static int load_bpf(struct trace_session *s)
 	return err;
 }
 
-/* The programs' ledger: every probe's outputs by outcome */
+/* The programs' ledger: every probe's outputs by outcome (the object's
+ * BTF is at hand: the map's is not read back from the kernel) */
 static int open_ledger(struct trace_session *s)
 {
+	PERFBUF_OPTS(perfbuf_ledger_opts, o, .btf = bpf_object__btf(s->skel->obj));
+
 	s->ledger = perfbuf_ledger__new(bpf_map__fd(s->skel->maps.perfbuf_ledger),
-					NULL);
+					&o);
 	if (!s->ledger)
 		fprintf(stderr, "%s: the BPF programs' ledger: %s\n", s->prog,
 			strerror(errno));
