@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The man pages: they render without a warning, every exported function is
-# in the NAME and SYNOPSIS of its group's page, and perfbuf(8) has every
+# in the NAME and SYNOPSIS of its group's page, the library pages name no
+# function a program cannot call (pages_name_only_exports), perfbuf(8) has every
 # command, long option and short option that `perfbuf [COMMAND] --help`
 # prints (and no long option a command does not have).
 # normal build only: the pages and --help texts are the same in the ASan build
