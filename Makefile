@@ -116,7 +116,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUTPUT)/tests/%)
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH := $(if $(BENCH_SRCS),$(OUTPUT)/perfbuf-bench)
 # libFuzzer targets, fuzz/fuzz_X.c (see fuzz: below)
-FUZZ_TARGETS := ring format json capture sample filter type
+FUZZ_TARGETS := ring format json capture sample filter type agg
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUTPUT)/fuzz_%)
 
 .PHONY: all lib check test run bench setup setup-test setup-tracefs clean fuzz
@@ -274,6 +274,9 @@ $(OUTPUT)/tests/test_tail_merge: $(addprefix $(OUTPUT)/tools/nats/,tail_src.o ta
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
 		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
+# --aggregate's maps and their sink
+$(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/trace/,agg.o \
+	agg_parse.o agg_text.o sink_agg.o)
 # and kernel functions' typed arguments, from the kernel's BTF
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
 	$(OUTPUT)/tools/common/say.o
@@ -317,10 +320,10 @@ $(TEST_BPF_OBJS): $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c bpf/common.bpf.
 # every program the project ships on the running kernel
 EXAMPLE_BPF_OBJS := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c))
 all: $(EXAMPLE_BPF_OBJS)
-$(EXAMPLE_BPF_OBJS): $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c $(OUTPUT)/vmlinux.h
+$(EXAMPLE_BPF_OBJS): $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c include/perfbuf/bpf.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -Iexamples -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Iinclude -Iexamples -c $< -o $@
 
 # Known call paths for the tests of `perfbuf profile`: frame pointers in
 # every function, leaves too (gcc 12 ignores -mno-omit-leaf-frame-pointer)
@@ -471,6 +474,7 @@ clean:
 #   filter  trace --filter: the parser and the compiler
 #   type    a record type found in a BPF object (its .BTF and .debug_*
 #           sections mutated) or read from a capture; records decoded by it
+#   agg     trace --aggregate: the expression parser, maps fed and printed
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
@@ -502,6 +506,11 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 		      tools/common/say.c $(wildcard tools/trace/*.h tools/common/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
+
+$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c \
+		   output.c) $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <perfbuf/bpf.h>
 
 #include "flightrec.h"
 
@@ -18,6 +19,9 @@ struct {
 	__uint(value_size, sizeof(int));
 } events SEC(".maps");
 
+/* every output counted: written (into the rings), or no reader yet */
+PERFBUF_LEDGER(1);
+
 SEC("tp/raw_syscalls/sys_enter")
 int record_syscall(struct trace_event_raw_sys_enter *ctx)
 {
@@ -29,7 +33,7 @@ int record_syscall(struct trace_event_raw_sys_enter *ctx)
 	e.nr = ctx->id;
 	e.seq = __sync_fetch_and_add(&next_seq, 1);
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
-	/* an overwrite ring: the oldest records make room, nothing fails */
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
+	/* an overwrite ring: the oldest records make room, nothing is lost */
+	perfbuf_output(ctx, &events, 0, &e, sizeof(e));
 	return 0;
 }

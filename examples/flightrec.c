@@ -11,6 +11,7 @@
 
 #include "flightrec.h"
 #include "flightrec.skel.h"
+#include "summary.h"
 
 static volatile sig_atomic_t exiting, dump_asked;
 
@@ -66,15 +67,13 @@ int main(int argc, char **argv)
 	}
 	skel->rodata->target_pid = pid;
 	err = flightrec_bpf__load(skel);
-	if (!err)
+	/* the reader before the programs: no system call finds an empty slot */
+	if (!err && !(pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, NULL, &opts)))
+		err = -errno;
+	else if (!err)
 		err = flightrec_bpf__attach(skel);
 	if (err) {
-		fprintf(stderr, "Failed to load and attach BPF skeleton: %s\n", strerror(-err));
-		goto cleanup;
-	}
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, NULL, &opts);
-	if (!pb) {
-		err = -errno;	/* the library said why on stderr */
+		fprintf(stderr, "Failed to load, read or attach the BPF skeleton: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	signal(SIGINT, sig_handler);
@@ -90,6 +89,8 @@ int main(int argc, char **argv)
 	}
 	flightrec_bpf__detach(skel);
 	dump(pb, skel, exiting ? "exit" : strerror(-err));
+	if (print_summary("syscalls", bpf_map__fd(skel->maps.perfbuf_ledger), pb, true))
+		exiting = 0;
 cleanup:
 	perfbuf__free(pb);
 	flightrec_bpf__destroy(skel);

@@ -2,6 +2,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <perfbuf/bpf.h>
 
 #include "proctrack.h"
 
@@ -15,6 +16,10 @@ struct {
 	__uint(key_size, sizeof(int));
 	__uint(value_size, sizeof(int));
 } events SEC(".maps");
+
+/* every output counted by its outcome, per kind (PROC_EXEC, PROC_EXIT) */
+PERFBUF_LEDGER(PROC_EXIT + 1);
+PERFBUF_LEDGER_KINDS(enum proctrack_kind);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -38,7 +43,7 @@ int handle_exec(struct trace_event_raw_sched_process_exec *ctx)
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
 	bpf_probe_read_kernel_str(e.filename, sizeof(e.filename), (void *)ctx + off);
 	/* the record's time comes from the kernel (the collector's timestamps) */
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
+	perfbuf_output(ctx, &events, PROC_EXEC, &e, sizeof(e));
 	return 0;
 }
 
@@ -66,7 +71,7 @@ int handle_exit(struct trace_event_raw_sched_process_template *ctx)
 	e.exit_code = (BPF_CORE_READ(task, exit_code) >> 8) & 0xff;
 	e.duration_ns = duration_ns;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e,
-			      __builtin_offsetof(struct proctrack_event, filename));
+	perfbuf_output(ctx, &events, PROC_EXIT, &e,
+		       __builtin_offsetof(struct proctrack_event, filename));
 	return 0;
 }

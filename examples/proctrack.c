@@ -11,6 +11,7 @@
 #include <perfbuf.h>
 
 #include "proctrack.h"
+#include "summary.h"
 #include "proctrack.skel.h"
 
 static volatile sig_atomic_t exiting;
@@ -61,16 +62,13 @@ int main(int argc, char **argv)
 	}
 	skel->rodata->min_duration_ns = min_ms * 1000000ULL;
 	err = proctrack_bpf__load(skel);
-	if (!err)
+	/* the reader before the programs: no event finds an empty slot */
+	if (!err && !(pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, NULL, &opts)))
+		err = -errno;
+	else if (!err)
 		err = proctrack_bpf__attach(skel);
 	if (err) {
-		fprintf(stderr, "Failed to load and attach BPF skeleton: %s\n", strerror(-err));
-		goto cleanup;
-	}
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, NULL, &opts);
-	if (!pb) {
-		err = -errno;
-		fprintf(stderr, "Failed to create the perf buffer: %s\n", strerror(errno));
+		fprintf(stderr, "Failed to load, read or attach the BPF skeleton: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	signal(SIGINT, sig_handler);
@@ -88,6 +86,8 @@ int main(int argc, char **argv)
 	proctrack_bpf__detach(skel);	/* no new records, then the rest */
 	perfbuf__quiesce(pb);
 	err = perfbuf__drain(pb);
+	if (print_summary("proctrack", bpf_map__fd(skel->maps.perfbuf_ledger), pb, false))
+		err = -1;
 cleanup:
 	perfbuf__free(pb);
 	proctrack_bpf__destroy(skel);

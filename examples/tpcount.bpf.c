@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <perfbuf/bpf.h>
 
 #include "tpcount.h"
 
@@ -9,14 +10,14 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* set before load: only this process (0: every process) */
 const volatile int target_pid = 0;
 
-/* records the program tried to write: received + lost must add up to it */
-__u64 offered = 0;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(int));
 	__uint(value_size, sizeof(int));
 } events SEC(".maps");
+
+/* every output counted by its outcome: offered = received + lost + no reader */
+PERFBUF_LEDGER(1);
 
 /* attached by userspace to the tracepoint named on the command line */
 SEC("tp")
@@ -27,8 +28,8 @@ int count_hit(void *ctx)
 
 	if (target_pid && h.pid != target_pid)
 		return 0;
-	__sync_fetch_and_add(&offered, 1);
-	/* a full ring makes this fail with -ENOSPC: the kernel counts it */
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &h, sizeof(h));
+	/* bpf_perf_event_output(), its outcome counted in perfbuf_ledger (kind 0):
+	 * -ENOSPC (a full ring, the kernel's lost), -ENOENT (no ring yet) */
+	perfbuf_output(ctx, &events, 0, &h, sizeof(h));
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* tpcount: count the hits of one tracepoint, exactly: received + lost, the
- * losses at the end of the run included (perfbuf__drain()). */
+/* tpcount: count the hits of one tracepoint, exactly: offered = received +
+ * lost + no reader, the losses at the end of the run included (perfbuf__drain()). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,12 +10,9 @@
 #include <bpf/libbpf.h>
 #include <perfbuf.h>
 
+#include "summary.h"
 #include "tpcount.h"
 #include "tpcount.skel.h"
-
-struct totals {
-	unsigned long long received, lost;
-};
 
 static volatile sig_atomic_t exiting;
 
@@ -26,20 +23,13 @@ static void sig_handler(int sig)
 
 static int handle_record(void *ctx, const struct perfbuf_record *rec)
 {
-	struct totals *t = ctx;
-
-	if (rec->kind == PERFBUF_REC_SAMPLE)
-		t->received++;
-	else if (rec->kind == PERFBUF_REC_LOST)	/* of this CPU, since the last */
-		t->lost += rec->lost;
-	return PERFBUF_CONTINUE;
+	return PERFBUF_CONTINUE;	/* the collector counts them (perfbuf__stats()) */
 }
 
 int main(int argc, char **argv)
 {
 	PERFBUF_OPTS(perfbuf_opts, opts, .page_cnt = 64);
-	char category[64], name[64];
-	struct totals t = {};
+	char category[64], name[64], what[128];
 	struct tpcount_bpf *skel;
 	struct perfbuf *pb = NULL;
 	int opt, pid = 0, err;
@@ -68,16 +58,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Failed to load BPF skeleton: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* the reader first: a hit before its rings are in the map is no reader's */
+	pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, NULL, &opts);
+	if (!pb) {
+		err = -errno;	/* the library said why on stderr */
+		goto cleanup;
+	}
 	skel->links.count_hit = bpf_program__attach_tracepoint(skel->progs.count_hit,
 							       category, name);
 	if (!skel->links.count_hit) {
 		err = -errno;
 		fprintf(stderr, "Failed to attach to %s:%s: %s\n", category, name, strerror(errno));
-		goto cleanup;
-	}
-	pb = perfbuf__new(bpf_map__fd(skel->maps.events), handle_record, &t, &opts);
-	if (!pb) {
-		err = -errno;	/* the library said why on stderr */
 		goto cleanup;
 	}
 	signal(SIGINT, sig_handler);
@@ -90,8 +81,9 @@ int main(int argc, char **argv)
 	tpcount_bpf__detach(skel);	/* no new records: then take the rest */
 	perfbuf__quiesce(pb);
 	err = perfbuf__drain(pb) < 0 || !exiting ? -1 : 0;
-	printf("%s:%s: %llu received, %llu lost (the BPF program offered %llu)\n",
-	       category, name, t.received, t.lost, (unsigned long long)skel->bss->offered);
+	snprintf(what, sizeof(what), "%s:%s", category, name);
+	if (print_summary(what, bpf_map__fd(skel->maps.perfbuf_ledger), pb, false))
+		err = -1;
 cleanup:
 	perfbuf__free(pb);
 	tpcount_bpf__destroy(skel);

@@ -16,6 +16,7 @@ import re
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -911,6 +912,96 @@ def header():
              "nests more than 32 levels deep")
 
 
+LEDGER_WANT = [("RL_SMALL", 3), ("RL_BIG", 2), ("kind 2", 1)]
+
+
+def ledger_json_ok(summ):
+    """The summary's kinds: each offered what was written, all received"""
+    kinds = [(k["kind"], k["offered"]) for k in summ.get("kinds", [])]
+    if kinds != LEDGER_WANT or summ.get("ledger_mismatch"):
+        return "kinds %r, not %r" % (summ.get("kinds"), LEDGER_WANT)
+    for k in summ["kinds"]:
+        if k["received"] != k["offered"] or k["lost"] or k["no_reader"] or k["failed"]:
+            return "kind %r" % k
+    return None
+
+
+def ledger_text_ok(out):
+    """the text summary's KIND table: OFFERED RECEIVED LOST NO READER KIND"""
+    lines = out.splitlines()
+    head = [i for i, l in enumerate(lines) if l.split()[:2] == ["OFFERED", "RECEIVED"]]
+    if not head or lines[head[0]].split()[-1] != "KIND":
+        return "no KIND table: %r" % lines[-6:]
+    rows = [l.split(None, 4) for l in lines[head[0] + 1:head[0] + 4]]
+    got = [(r[4], int(r[0])) for r in rows if len(r) == 5]
+    return None if got == LEDGER_WANT else "rows %r" % rows
+
+
+def ledger_kinds():
+    """an object that writes with perfbuf_output(): run's summary has a
+    line per kind (named from its enum), text and --json; --record keeps
+    the ledger and report prints it"""
+    import shutil
+    import tempfile
+    obj = os.path.join(OBJ, "run_ledger.bpf.o")
+    recs = [struct.pack("<II", k, i) for i, k in enumerate([0, 1, 0, 7, 1, 0])]
+    tmp = tempfile.mkdtemp()
+    try:
+        for name, args in [("run_ledger_json", ["--json"]), ("run_ledger_text", []),
+                           ("report_ledger", ["--record", "-o", os.path.join(tmp, "l.cap")])]:
+            pb = Perfbuf(["run"] + args + ["--set", "target_pid=%d" % os.getpid(), obj])
+            for r in recs:
+                emit(r)
+            out, err, rc = pb.end()
+            why = None if rc == 0 else "exit %d: %s" % (rc, err)
+            if name == "report_ledger" and not why:
+                p = subprocess.run([PERFBUF, "report", "--json", os.path.join(tmp, "l.cap")],
+                                   capture_output=True, timeout=60)
+                out, rc = p.stdout.decode(), p.returncode
+                t = subprocess.run([PERFBUF, "report", os.path.join(tmp, "l.cap")],
+                                   capture_output=True, timeout=60)
+                why = ledger_text_ok(t.stderr.decode()) if rc == 0 else \
+                    "report exit %d: %s" % (rc, p.stderr.decode())
+            if not why and name != "run_ledger_text":
+                summ = [o for o in map(json.loads, out.splitlines()) if o["type"] == "summary"]
+                why = ledger_json_ok(summ[0]) if len(summ) == 1 else "summary %r" % summ
+            elif not why:
+                why = ledger_text_ok(err)     # the summary: on stderr
+            result(name, why is None, why or "")
+    finally:
+        shutil.rmtree(tmp)
+    ledger_attach(obj, recs)
+
+
+def ledger_attach(obj, recs):
+    """attach --map-id: the ledger of the program that writes to the map,
+    counted from attach's start (the writes before had no reader)"""
+    lib = os.path.join(BUILD, "libperfbuf.so")
+    if os.path.basename(os.path.normpath(BUILD)) == "san":
+        lib = os.path.join(os.path.dirname(os.path.normpath(BUILD)), "libperfbuf.so")
+    loader = subprocess.Popen(["/usr/bin/python3", "-c", LOADER, lib, obj, str(os.getpid()),
+                               "/nonexistent/pin"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    try:
+        words = loader.stdout.readline().decode().split()
+        if not words:
+            result("attach_ledger", False, "the loader failed")
+            return
+        for r in recs:          # no reader yet: the program's, not ours
+            emit(r)
+        pb = Perfbuf(["attach", "--json", "--map-id", words[0]])
+        for r in recs:
+            emit(r)
+        out, err, rc = pb.end()
+        summ = [o for o in map(json.loads, out.splitlines()) if o["type"] == "summary"]
+        why = "exit %d: %s" % (rc, err) if rc else \
+            ledger_json_ok(summ[0]) if len(summ) == 1 else "summary %r" % summ
+        result("attach_ledger", why is None, why or "")
+    finally:
+        loader.stdin.close()
+        loader.wait(10)
+
+
 if __name__ == "__main__":
     for name, fn in [("every_kind", every_kind), ("set_bool", set_bool),
                      ("dwarf_only", dwarf_only), ("ringbuf_tail", ringbuf_tail),
@@ -921,7 +1012,7 @@ if __name__ == "__main__":
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
                      ("hostile", hostile), ("corrupt_btf", corrupt_btf),
-                     ("header", header)]:
+                     ("header", header), ("ledger", ledger_kinds)]:
         if not ONLY or name in ONLY:
             fn()
     sys.exit(1 if failed else 0)

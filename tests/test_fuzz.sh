@@ -34,7 +34,7 @@ fuzz_target() {
 # two at a time (each is one process on one CPU, 4 s of wall time): the
 # same fuzzing in half the time; the results in order
 res=()
-for t in ring format json capture sample filter type; do
+for t in ring format json capture sample filter type agg; do
 	fuzz_target "$t" >"$tmp/$t.res" &
 	res+=("$tmp/$t.res")
 	while (($(jobs -rp | wc -l) >= 2)); do wait -n; done

@@ -247,7 +247,7 @@ EOF
 # proctrack sees a /bin/true we run, exec then exit, in time order; and the
 # CPU notices when CPU 1 goes offline and comes back
 run_proctrack() {
-	local p t hotplug=
+	local p t r l o u hotplug=
 	"$tmp/ex/proctrack" >"$tmp/pt.out" 2>"$tmp/pt.err" &
 	p=$!
 	pids+=("$p")
@@ -276,11 +276,18 @@ run_proctrack() {
 		fail proctrack_sees_true "rc $rc, pid $t: $(grep -E " $t " "$tmp/pt.out" | head -3 | tr '\n' ' ')"
 	fi
 	# times never go back but on a line marked late ('*' after the time)
-	if awk 'NR > 1 { t = $1 + 0; if (t < prev && $1 !~ /\*$/) exit 1; if (t > prev) prev = t }' \
+	if awk 'NR > 1 && /^[0-9]/ { t = $1 + 0; if (t < prev && $1 !~ /\*$/) exit 1; if (t > prev) prev = t }' \
 	       "$tmp/pt.out"; then
 		pass proctrack_time_order
 	else
 		fail proctrack_time_order "$(awk 'NR > 1 { t = $1 + 0; if (t < prev) print; prev = t }' "$tmp/pt.out" | head -2)"
+	fi
+	# the last line: every exec and exit the program offered, accounted
+	read -r r l o u <<<"$(ledger_line "$tmp/pt.out" proctrack)"
+	if ((rc == 0)) && [[ -n $o ]] && ((o >= 2 && o == r + l + u)); then
+		pass proctrack_ledger
+	else
+		fail proctrack_ledger "rc $rc, last line: $(tail -1 "$tmp/pt.out")"
 	fi
 	if [[ -z $hotplug ]]; then
 		skip proctrack_cpu_notices "CPU 1 was not online or cannot go offline"
@@ -292,9 +299,20 @@ run_proctrack() {
 	fi
 }
 
+# ledger_line FILE WHAT: "RECEIVED LOST OFFERED NO_READER" from the
+# examples' last line, "WHAT: O offered = R received + L lost + N no
+# reader" (or a line of before the ledger: "R received, L lost (the BPF
+# program offered O)", no reader 0), with "=" where the counts agree
+ledger_line() {
+	local w=${2//./\\.}
+	tail -1 "$1" | sed -nE \
+		-e "s/^$w: ([0-9]+) offered = ([0-9]+) received \\+ ([0-9]+) lost \\+ ([0-9]+) no reader$/\\2 \\3 \\1 \\4/p" \
+		-e "s/^$w: ([0-9]+) received, ([0-9]+) lost \\(the BPF program offered ([0-9]+)\\)$/\\1 \\2 \\3 0/p"
+}
+
 # tpcount NAME N [stopped]: count a storm of N getppid() calls of a known
 # pid, the counter running or stopped (SIGSTOP: its ring overflows); the
-# result in $got: "RECEIVED LOST OFFERED"
+# result in $got: "RECEIVED LOST OFFERED NO_READER"
 tpcount() {
 	local name=$1 n=$2 stopped=${3:-} c
 	storm "$n" || { fail "$name" "the storm did not start"; return 1; }
@@ -309,25 +327,47 @@ tpcount() {
 	go
 	[[ -n $stopped ]] && kill -CONT "$c"
 	stop "$c"
-	got=$(sed -nE 's/^syscalls:sys_enter_getppid: ([0-9]+) received, ([0-9]+) lost \(the BPF program offered ([0-9]+)\)$/\1 \2 \3/p' "$tmp/tc.out")
+	got=$(ledger_line "$tmp/tc.out" syscalls:sys_enter_getppid)
 	((rc == 0)) && [[ -n $got ]] && return 0
 	fail "$name" "rc $rc: $(cat "$tmp/tc.out" "$tmp/tc.err" | head -3 | tr '\n' ' ')"
 	return 1
 }
 
 run_tpcount() {
-	local r l o
+	local r l o u c op
 	if tpcount tpcount_exact 5000; then
-		read -r r l o <<<"$got"
-		[[ $r == 5000 && $l == 0 && $o == 5000 ]] && pass tpcount_exact ||
-			fail tpcount_exact "5000 calls: $r received, $l lost, $o offered"
+		read -r r l o u <<<"$got"
+		[[ $r == 5000 && $l == 0 && $o == 5000 && $u == 0 ]] && pass tpcount_exact ||
+			fail tpcount_exact "5000 calls: $r received, $l lost, $o offered, $u no reader"
 	fi
 	# the consumer stopped: the ring fills, the rest is lost, and no LOST
 	# record reports it (nothing fits after it): only the final drain can
 	if tpcount tpcount_losses_exact 50000 stopped; then
-		read -r r l o <<<"$got"
-		((r + l == 50000 && l > 0 && o == 50000)) && pass tpcount_losses_exact ||
-			fail tpcount_losses_exact "50000 calls: $r received, $l lost, $o offered"
+		read -r r l o u <<<"$got"
+		((r + l == 50000 && l > 0 && o == 50000 && u == 0)) && pass tpcount_losses_exact ||
+			fail tpcount_losses_exact "50000 calls: $r received, $l lost, $o offered, $u no reader"
+	fi
+	# started while its tracepoint already fires (a shell opening
+	# /dev/null in a loop): every hit is received, lost or had no reader,
+	# none unaccounted, whatever the order of the set-up
+	bash -c 'while :; do : </dev/null; done' &
+	op=$!
+	pids+=("$op")
+	sleep 0.2
+	"$tmp/ex/tpcount" syscalls:sys_enter_openat >"$tmp/tc.out" 2>"$tmp/tc.err" &
+	c=$!
+	pids+=("$c")
+	wait_for "$tmp/tc.err" '^Counting' "$c" && sleep 0.5
+	stop "$c"
+	kill -KILL "$op" 2>/dev/null
+	wait "$op" 2>/dev/null
+	read -r r l o u <<<"$(ledger_line "$tmp/tc.out" syscalls:sys_enter_openat)"
+	if [[ -z $o ]]; then
+		fail tpcount_while_firing "rc $rc, no last line: $(cat "$tmp/tc.out" "$tmp/tc.err" | tail -3 | tr '\n' ' ')"
+	elif ((rc == 0 && o > 100 && o == r + l + u)); then
+		pass tpcount_while_firing
+	else
+		fail tpcount_while_firing "rc $rc: $o offered, $r received, $l lost, $u no reader: $((o - r - l - u)) unaccounted"
 	fi
 }
 
@@ -359,6 +399,15 @@ run_flightrec() {
 		pass flightrec_dump
 	else
 		fail flightrec_dump "rc $rc: $(grep -- '^---' "$tmp/fr.out" | tr '\n' ' ')"
+	fi
+	# the last line: written into the rings (the newest kept) or no reader
+	if ((rc == 0)) && tail -1 "$tmp/fr.out" | awk '
+		$1 == "syscalls:" && $3 == "offered" && $4 == "=" && $6 == "written" &&
+		$9 == "lost" && $12 == "no" && NF == 13 { ok = $2 > 0 && $2 == $5 + $8 + $11 }
+		END { exit !ok }'; then
+		pass flightrec_ledger
+	else
+		fail flightrec_ledger "rc $rc, last line: $(tail -1 "$tmp/fr.out")"
 	fi
 }
 

@@ -44,6 +44,15 @@ else
 	pass docs_index
 fi
 
+# ledger_ok FILE: its last line is "O offered = R received + L lost + N
+# no reader" and adds up (every event the program offered accounted)
+ledger_ok() {
+	tail -1 "$1" | awk '$2 == "offered" && $3 == "=" && $5 == "received" &&
+		$8 == "lost" && $11 == "no" && $12 == "reader" && NF == 12 {
+			ok = $1 > 0 && $1 == $4 + $7 + $10 }
+		END { exit !ok }'
+}
+
 # --- the C agent, built with the README's in-tree command
 block '<!-- agent.c -->' c >"$tmp/agent.c"
 cmd=$(grep -m1 '^cc -Iinclude -o agent agent.c ' README.md | sed 's/ *#.*//')
@@ -98,6 +107,11 @@ elif ((rc != 0)); then
 else
 	pass readme_agent_runs
 fi
+if ledger_ok "$tmp/agent.out"; then
+	pass readme_agent_ledger
+else
+	fail readme_agent_ledger "last line, not 'O offered = R received + L lost + N no reader' adding up: $(tail -1 "$tmp/agent.out")"
+fi
 
 # --- the Python agent, run as the README says
 py=/usr/bin/python3
@@ -125,5 +139,10 @@ elif ((rc != 0)); then
 	fail readme_python_agent "exit status $rc after Ctrl-C, not 0: $(tail -1 "$tmp/py.err")"
 else
 	pass readme_python_agent
+fi
+if ledger_ok "$tmp/py.out"; then
+	pass readme_python_agent_ledger
+else
+	fail readme_python_agent_ledger "last line, not 'O offered = R received + L lost + N no reader' adding up: $(tail -1 "$tmp/py.out")"
 fi
 finish

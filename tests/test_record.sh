@@ -59,13 +59,28 @@ if start_trace --json "$SEQ" && start_record -o "$tmp/rt.cap" "$SEQ"; then
 	fi
 	check record_summary_counts grep -q '^perfbuf record: 500 events, [0-9]* bytes of records in .*, 0 lost$' "$tmp/rerr"
 	check record_summary_per_cpu grep -q '^  CPU [0-9]*: [0-9]* events, [0-9]* bytes, 0 lost$' "$tmp/rerr"
+	# the probes' ledger kept in the capture: report's summary has trace's
+	# per-probe line, every event the probe offered received
+	if python3 -c '
+import json, sys
+summ = [json.loads(l) for l in open(sys.argv[1]) if "\"type\":\"summary\"" in l]
+live = [json.loads(l) for l in open(sys.argv[2]) if "\"type\":\"summary\"" in l]
+want = [{"probe": sys.argv[3], "offered": 500, "received": 500, "lost": 0,
+         "no_reader": 0, "failed": 0}]
+sys.exit(not (len(summ) == 1 and summ[0].get("probes") == want == live[0]["probes"]))' \
+		"$tmp/rt.json" "$tmp/out" "$SEQ"; then
+		pass report_probes_ledger
+	else
+		fail report_probes_ledger "report: $(grep '"summary"' "$tmp/rt.json" | head -c 400)"
+	fi
 	check report_in_time_order python3 -c '
 import json, sys
 t = [json.loads(l)["time_ns"] for l in open(sys.argv[1]) if "time_ns" in l]
 sys.exit(0 if t == sorted(t) and len(t) == 500 else 1)' "$tmp/rt.json"
 	check record_file_mode test "$(stat -c %a "$tmp/rt.cap")" = 600
 	"$PERFBUF" report "$tmp/rt.cap" >"$tmp/rt.txt" 2>&1
-	check report_text_lines test "$(grep -c pb_target_seq "$tmp/rt.txt")" = 500
+	# the events' lines; the summary's per-probe line ends with the spec
+	check report_text_lines test "$(grep pb_target_seq "$tmp/rt.txt" | grep -vc " $SEQ\$")" = 500
 	"$PERFBUF" report --info "$tmp/rt.cap" >"$tmp/info" 2>&1
 	check report_info grep -q "^  $SEQ\$" "$tmp/info"
 	# no root, no tracefs: the capture describes itself

@@ -12,11 +12,12 @@ A thin layer over libperfbuf (ctypes): the rings are drained in C into a
 batch, and Python sees whole arrays, never a record at a time.
 """
 from .buffer import Batch, PerfBuffer
+from .ledger import Ledger
 from .maps import map_fd
 from .obj import Object, Type, type_dtype
 from ._lib import lib as _clib
 
-__all__ = ["Batch", "PerfBuffer", "Object", "Type", "map_fd", "type_dtype", "version"]
+__all__ = ["Batch", "Ledger", "PerfBuffer", "Object", "Type", "map_fd", "type_dtype", "version"]
 
 
 def version():

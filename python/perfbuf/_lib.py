@@ -57,6 +57,17 @@ class Field(ctypes.Structure):
                 ("nenum", c_s32), ("is_signed", ctypes.c_uint8)]
 
 
+class LedgerKind(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("offered", c_u64), ("received", c_u64), ("lost", c_u64),
+                ("no_reader", c_u64), ("failed", c_u64)]
+
+
+class LedgerCpu(ctypes.Structure):
+    _fields_ = [("sz", c_size), ("cpu", c_int), ("checked", c_bool), ("mismatch", c_bool),
+                ("written", c_u64), ("full", c_u64), ("no_reader", c_u64), ("failed", c_u64),
+                ("received", c_u64), ("lost", c_u64)]
+
+
 class Closable:
     """close() on leaving a with block, and when collected."""
 
@@ -170,6 +181,7 @@ _OBJECT_PROTOS = {
     "perfbuf_object__set": (c_int, [c_void_p, c_char_p]),
     "perfbuf_object__load": (c_int, [c_void_p]),
     "perfbuf_object__attach": (c_int, [c_void_p]),
+    "perfbuf_object__detach": (c_int, [c_void_p]),
     "perfbuf_object__map_fd": (c_int, [c_void_p, c_char_p]),
     "perfbuf_object__prog_cnt": (c_int, [c_void_p]),
     "perfbuf_object__prog_name": (c_char_p, [c_void_p, c_int]),
@@ -182,7 +194,19 @@ _OBJECT_PROTOS = {
     "perfbuf_type__field_cnt": (c_int, [c_void_p]),
     "perfbuf_type__field": (ctypes.POINTER(Field), [c_void_p, c_int]),
     "perfbuf_object__prog_fd": (c_int, [c_void_p, c_int]),
+    "perfbuf_object__detach": (c_int, [c_void_p]),
+    "perfbuf_ledger__from_object": (c_void_p, [c_void_p, c_void_p]),
 }
+_PROTOS.update({
+    "perfbuf_ledger__new": (c_void_p, [c_int, c_void_p]),
+    "perfbuf_ledger__free": (None, [c_void_p]),
+    "perfbuf_ledger__read": (c_int, [c_void_p, c_void_p]),
+    "perfbuf_ledger__kind_cnt": (c_size, [c_void_p]),
+    "perfbuf_ledger__kind_name": (c_char_p, [c_void_p, c_size]),
+    "perfbuf_ledger__kind": (c_int, [c_void_p, c_size, ctypes.POINTER(LedgerKind)]),
+    "perfbuf_ledger__cpu_cnt": (c_size, [c_void_p]),
+    "perfbuf_ledger__cpu": (c_int, [c_void_p, c_size, ctypes.POINTER(LedgerCpu)]),
+})
 _typed(lib, _PROTOS)
 
 # the batch's record callback, passed to perfbuf__new() as a C pointer:

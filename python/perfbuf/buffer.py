@@ -222,6 +222,20 @@ class PerfBuffer(_lib.Closable):
                     raise
                 return
 
+    def _handle(self):
+        """The collector, for the ledger's check (Object.ledger(pb))."""
+        self._check_process()
+        self._check_open()
+        return self._pb
+
+    def ledger(self):
+        """The ledger of the Object this buffer reads (Object.perf_buffer()),
+        checked against this buffer's counts: Object.ledger(self)."""
+        if self._owner is None:
+            raise ValueError("perfbuf: this PerfBuffer is not an Object's: call "
+                             "Object.ledger(pb)")
+        return self._owner.ledger(self)
+
     def stats(self):
         """Per CPU: cpu, online, received, lost, bytes, wakeups, ... (dicts)."""
         self._check_process()

@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from . import _lib
+from . import ledger as _ledger
 from ._lib import objlib
 from .buffer import PerfBuffer
 
@@ -163,10 +164,9 @@ class Object(_lib.Closable):
             if err:
                 raise _lib.errno_error(err, "%s: loading failed (the verifier's reasons "
                                        "above)" % self.path)
-            self.attached = objlib.perfbuf_object__attach(self._obj) if attach else 0
-            if self.attached < 0:
-                raise _lib.errno_error(self.attached, "%s: no program could be attached"
-                                       % self.path)
+            self.attached = 0
+            if attach:
+                self.attach()
         except BaseException:
             self.close()
             raise
@@ -218,6 +218,35 @@ class Object(_lib.Closable):
         if fd < 0:
             raise KeyError("perfbuf: %s has no map '%s'" % (self.path, name))
         return fd
+
+    def ledger(self, pb=None):
+        """What became of every output of the programs' perfbuf_output()
+        (perfbuf/bpf.h), per kind: a perfbuf.Ledger (a dict). With @pb,
+        the PerfBuffer of the map the programs write to, each CPU's
+        counts are checked against the reader's (Ledger.mismatch); read it
+        after pb.drain(), the programs detached (detach()), or the records
+        still in the rings show as a mismatch. LookupError: the object
+        has no ledger."""
+        self._check_open()
+        return _ledger.from_object(self._obj, self.path, pb._handle() if pb else None)
+
+    def attach(self):
+        """Attach every program (Object(attach=False) leaves them loaded
+        only: create the PerfBuffer first, and no event finds its CPU's
+        slot empty). The number attached."""
+        self._check_open()
+        self.attached = objlib.perfbuf_object__attach(self._obj)
+        if self.attached < 0:
+            raise _lib.errno_error(self.attached, "%s: no program could be attached"
+                                   % self.path)
+        return self.attached
+
+    def detach(self):
+        """Detach every program (they write nothing more); close() does too."""
+        self._check_open()
+        err = objlib.perfbuf_object__detach(self._obj)
+        if err:
+            raise _lib.errno_error(err, "%s: detach" % self.path)
 
     def perf_buffer(self, map_name, **kw):
         """A PerfBuffer on the object's perf event array @map_name."""

@@ -442,3 +442,58 @@ def test_buffer_size_and_lost_total(emitter):
         enospc = after[cpu][2] - before[cpu][2]
         s0 = pb.stats()[0]
         assert enospc > 0 and s0["lost_total"] == enospc, "the kernel's count, before a drain"
+
+
+def _open_devnull(n):
+    for _ in range(n):
+        os.close(os.open("/dev/null", os.O_RDONLY))
+
+
+def test_ledger_every_open_accounted():
+    """tests/bpf/py_opensnoop.bpf.c writes with perfbuf_output(): opens made
+    before the reader exists are no reader's, the rest received; the
+    program's counts and the reader's agree per CPU."""
+    with perfbuf.Object(obj_path("tests/bpf/py_opensnoop.bpf.o"),
+                        set={"target_pid": os.getpid()}) as obj:
+        _open_devnull(30)                   # attached, no ring in the map yet
+        with obj.perf_buffer("events", page_cnt=16) as pb:
+            _open_devnull(50)
+            obj.detach()
+            got = len(pb.drain()) + sum(len(b) for b in poll_until(pb, 0, 0))
+            led = pb.ledger()
+            assert isinstance(led, perfbuf.Ledger) and isinstance(led, dict)
+            # our opens, and any this interpreter made meanwhile
+            k = led[0]
+            assert k["no_reader"] >= 30 and k["received"] >= 50, led
+            assert k["lost"] == k["failed"] == 0, led
+            assert k["offered"] == k["received"] + k["no_reader"], led
+            assert led.totals()["offered"] == k["offered"]
+            assert led.mismatch == [], led.cpus
+            assert got == k["received"]
+            assert sum(c["received"] for c in led.cpus) == got
+        unchecked = obj.ledger()
+        assert unchecked[0] == k and unchecked.mismatch is None
+
+
+def test_ledger_reader_first_and_mismatch_said():
+    """Object(attach=False): the reader first, then attach, nothing without
+    a reader. Read while records wait in the rings, the sides disagree:
+    said (a warning, Ledger.mismatch), never hidden."""
+    with perfbuf.Object(obj_path("tests/bpf/py_opensnoop.bpf.o"),
+                        set={"target_pid": os.getpid()}, attach=False) as obj:
+        with obj.perf_buffer("events", page_cnt=16, latency_ms=-1) as pb:
+            assert obj.attach() == 1
+            _open_devnull(20)
+            with pytest.warns(RuntimeWarning, match="disagree"):
+                led = pb.ledger()           # 20 written, none received yet
+            assert led[0]["no_reader"] == 0 and led[0]["received"] >= 20
+            assert led.mismatch and led.mismatch[0]["written"] > led.mismatch[0]["received"]
+            obj.detach()
+            pb.drain()
+            assert pb.ledger().mismatch == []
+
+
+def test_ledger_absent():
+    with perfbuf.Object(obj_path("tests/bpf/run_types.bpf.o"), attach=False) as obj:
+        with pytest.raises(LookupError, match="perfbuf_output"):
+            obj.ledger()

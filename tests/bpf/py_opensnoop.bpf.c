@@ -20,6 +20,7 @@ struct {
 } events SEC(".maps");
 
 PERFBUF_EVENT(events, struct event);
+PERFBUF_LEDGER(1);	/* every output counted by its outcome */
 
 SEC("tracepoint/syscalls/sys_enter_openat")
 int opensnoop(struct trace_event_raw_sys_enter *ctx)
@@ -30,7 +31,7 @@ int opensnoop(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
 	bpf_probe_read_user_str(e.filename, sizeof(e.filename), (void *)ctx->args[1]);
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &e, sizeof(e));
+	perfbuf_output(ctx, &events, 0, &e, sizeof(e));
 	return 0;
 }
 

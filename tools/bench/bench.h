@@ -230,6 +230,7 @@ struct trace_run {
 	double rate;		/* traced thread's syscalls/s; 0: not run */
 	__u64 calls, events, lost;
 	int status;		/* the tracer's exit status */
+	double cpu_s;		/* the tracer's user + system seconds */
 };
 
 bool perfbuf_tool(char *tool, size_t sz);
@@ -240,6 +241,8 @@ double run_storm(double secs, bool cycle, __u64 *calls);
 pid_t spawn_tracer(char *const argv[], const char *log, const char *ready);
 int stop_tracer(pid_t pid);
 int stop_tracer_after(pid_t pid, __u64 settle_ns);
+/* stop_tracer(), with the tracer's user + system seconds (wait4) */
+int stop_tracer_timed(pid_t pid, double *cpu_s);
 void storm_traced(char *const argv[], const char *log, bool pb,
 		  double secs, bool cycle, struct trace_run *r);
 int cmp_rate(const void *a, const void *b);

@@ -25,27 +25,6 @@ struct run_once {
 	double cpu_s;		/* the tool's user + system seconds */
 };
 
-/* stop_tracer(), with the tool's CPU time (wait4) */
-static int stop_timed(pid_t pid, double *cpu_s)
-{
-	struct rusage ru;
-	int status = 0;
-
-	sleep_ns(1500000000);
-	kill(pid, SIGINT);
-	for (int i = 0; i < 100; i++) {
-		if (wait4(pid, &status, WNOHANG, &ru) == pid) {
-			*cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-				 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-			return status;
-		}
-		sleep_ns(100000000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* One run of tool @k on the storm (@secs 0: none, the start-up's and the
  * end's CPU time alone) */
 static void run_once(int k, const char *tool, const char *obj, const char *out,
@@ -67,7 +46,7 @@ static void run_once(int k, const char *tool, const char *obj, const char *out,
 	if (pid < 0)
 		return;
 	r->t.rate = secs ? run_storm(secs, false, &r->t.calls) : 1;
-	status = stop_timed(pid, &r->cpu_s);
+	status = stop_tracer_timed(pid, &r->cpu_s);
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) ||
 	    json_summary_counts(out, &r->t))
 		r->t.rate = 0;
@@ -113,7 +92,7 @@ static __u64 record_storm(int k, const char *tool, const char *obj, const char *
 	if (pid < 0)
 		return 0;
 	run_storm(secs, false, &calls);
-	status = stop_timed(pid, &cpu);
+	status = stop_tracer_timed(pid, &cpu);
 	return status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? cap_events(log) : 0;
 }
 

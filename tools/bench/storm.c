@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -129,21 +130,39 @@ int stop_tracer(pid_t pid)
 }
 
 /* SIGINT to @pid after @settle_ns (its drains), SIGKILL 10 s later; its
- * exit status. */
-int stop_tracer_after(pid_t pid, __u64 settle_ns)
+ * exit status, and its user + system seconds into *@cpu_s (when not
+ * NULL; 0 when it had to be killed). */
+static int stop_after(pid_t pid, __u64 settle_ns, double *cpu_s)
 {
+	struct rusage ru;
 	int status = 0;
 
 	sleep_ns(settle_ns);
 	kill(pid, SIGINT);
 	for (int i = 0; i < 100; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		if (wait4(pid, &status, WNOHANG, &ru) == pid) {
+			if (cpu_s)
+				*cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+					 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 			return status;
+		}
 		sleep_ns(100000000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	if (cpu_s)
+		*cpu_s = 0;
 	return status;
+}
+
+int stop_tracer_after(pid_t pid, __u64 settle_ns)
+{
+	return stop_after(pid, settle_ns, NULL);
+}
+
+int stop_tracer_timed(pid_t pid, double *cpu_s)
+{
+	return stop_after(pid, 1500000000, cpu_s);
 }
 
 /* Sum of "stats: N events/s, M lost/s" lines of perfbuf trace --stats. */
@@ -218,7 +237,7 @@ void storm_traced(char *const argv[], const char *log, bool pb,
 		return;
 	}
 	r->rate = run_storm(secs, cycle, &r->calls);
-	r->status = stop_tracer(pid);
+	r->status = stop_tracer_timed(pid, &r->cpu_s);
 	if (pb) {
 		sum_stats(log, &r->events, &r->lost);
 		if (!WIFEXITED(r->status) || WEXITSTATUS(r->status))

@@ -67,32 +67,106 @@ static bool storm_part_run(const struct storm_part *p, double secs,
 	return true;
 }
 
-/* perfbuf trace with its thread kept on the consumer's CPU, off the
- * storm's: floor_pairs() only (not a row of the table) */
+/* Beyond the table's rows, for the pairs: perfbuf trace with its thread
+ * kept on the consumer's CPU, off the storm's; perfbuf trace --aggregate
+ * 'count() by comm' and bpftrace's @[comm] = count(), a map each */
 #define T_PERFBUF_APART T_N
+#define T_PERFBUF_AGG (T_N + 1)
+#define T_BPFTRACE_MAP (T_N + 2)
+
+#define FLOOR_PAIRS 9
+#define FLOOR_PAIRS_QUICK 5
+#define FLOOR_WANTED 0.9
 
 static void trace_once(int t, const char *tool, double secs, struct trace_run *r)
 {
 	char log[PATH_MAX], prog[128], cpu[16];
 	char *pb_argv[] = { "taskset", "-c", cpu, (char *)tool, "trace", "--json", "-o",
 			    "/dev/null", "--stats", "tracepoint:" STORM_TP, NULL };
+	char *agg_argv[] = { (char *)tool, "trace", "--aggregate", "count() by comm", "-o",
+			     "/dev/null", "--stats", "tracepoint:" STORM_TP, NULL };
 	char *bt_argv[] = { "bpftrace", "-e", prog, NULL };
-	bool pb = t == T_PERFBUF || t == T_PERFBUF_APART;
+	bool pb = t == T_PERFBUF || t == T_PERFBUF_APART || t == T_PERFBUF_AGG;
 
 	snprintf(cpu, sizeof(cpu), "%d", env.cons_cpu);
 	snprintf(log, sizeof(log), "%s/%s.log", env.out, pb ? "trace" : "bpftrace");
 	if (t == T_BPFTRACE)
 		snprintf(prog, sizeof(prog), "tracepoint:%s { printf(\"%%d %%d %%s\\n\", pid, args->pid, comm); }",
 			 STORM_TP);
+	else if (t == T_BPFTRACE_MAP)
+		snprintf(prog, sizeof(prog), "tracepoint:%s { @[comm] = count(); }", STORM_TP);
 	else
 		snprintf(prog, sizeof(prog), "tracepoint:%s { @n = count(); }", STORM_TP);
-	storm_traced(t == T_NONE ? NULL : pb ? pb_argv + (t == T_PERFBUF ? 3 : 0) : bt_argv,
+	storm_traced(t == T_NONE ? NULL : t == T_PERFBUF_AGG ? agg_argv :
+		     pb ? pb_argv + (t == T_PERFBUF ? 3 : 0) : bt_argv,
 		     log, pb, secs, false, r);
 }
 
-#define FLOOR_PAIRS 9
-#define FLOOR_PAIRS_QUICK 5
-#define FLOOR_WANTED 0.9
+/* perfbuf trace's CPU of a run without a storm (start-up, load, end):
+ * 0 when it did not run */
+static double idle_cpu(int t, const char *tool)
+{
+	struct trace_run r;
+
+	trace_once(t, tool, 0, &r);
+	return r.status || !r.cpu_s ? 0 : r.cpu_s;
+}
+
+/*
+ * The consumer's cost per event: perfbuf trace's CPU time (user + system)
+ * on the storm, less that of a run without one, per event delivered;
+ * --json into /dev/null (decoded, formatted, written) against --aggregate
+ * 'count() by comm' (decoded, counted), median of @n runs each.
+ */
+static void consumer_cost(const char *tool, double secs, int n)
+{
+	static const int kind[2] = { T_PERFBUF, T_PERFBUF_AGG };
+	static const char *const name[2] = {
+		"`perfbuf trace --json -o /dev/null`",
+		"`perfbuf trace --aggregate 'count() by comm'`",
+	};
+	double ns[2][FLOOR_PAIRS], idle[2], med[2];
+	int done[2] = {};
+
+	printf("consumer cost per event: --json, --aggregate, %d runs each...\n", n);
+	for (int k = 0; k < 2; k++)
+		idle[k] = idle_cpu(kind[k], tool);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			struct trace_run r;
+
+			trace_once(kind[k], tool, secs, &r);
+			if (r.rate && r.events && r.cpu_s > idle[k])
+				ns[k][done[k]++] = (r.cpu_s - idle[k]) / r.events * 1e9;
+		}
+	if (!done[0] || !done[1] || !idle[0] || !idle[1])
+		return;
+	emit_md("\nThe consumer's CPU per event on the same storm: perfbuf trace's user + "
+		"system time less that of a run without events (start-up, load, end), per "
+		"event delivered; median of %d runs.\n\n"
+		"| consumer | idle CPU s | CPU ns/event |\n|---|---:|---:|\n", n);
+	for (int k = 0; k < 2; k++) {
+		med[k] = median_double(ns[k], done[k]);
+		emit_md("| %s | %.2f | %.0f |\n", name[k], idle[k], med[k]);
+	}
+	emit_md("\n| ratio | | | |\n|---|---:|---:|---|\n"
+		"| consumer CPU per event: --aggregate / --json | %.2fx | | |\n", med[1] / med[0]);
+}
+
+/* perfbuf trace --aggregate 'count() by comm' against bpftrace's
+ * @[comm] = count() in the kernel: the traced thread, in pairs */
+static void agg_pairs(const char *tool, double secs, int n)
+{
+	struct paired p;
+
+	printf("perfbuf trace --aggregate / bpftrace @[comm] = count(): %d pairs...\n", n);
+	if (storm_pairs(trace_once, T_PERFBUF_AGG, T_BPFTRACE_MAP, tool, secs, n, &p))
+		return;
+	emit_md("| traced thread: perfbuf trace --aggregate 'count() by comm' / bpftrace "
+		"`@[comm] = count()` | %.2fx | >= %.2fx | %s | %.3f M / %.3f M | %.2f–%.2fx | %d |\n",
+		p.ratio, FLOOR_WANTED, met(p.ratio >= FLOOR_WANTED), p.a / 1e6, p.b / 1e6,
+		p.lo, p.hi, p.n);
+}
 
 /*
  * What perfbuf trace costs the traced thread beyond any BPF program on the
@@ -129,6 +203,8 @@ static void floor_pairs(const char *tool, double secs)
 	emit_md("| the same, `perfbuf trace` kept on CPU%d (`taskset -c %d`), off the storm's | "
 		"%.2fx | | | %.3f M / %.3f M | %.2f–%.2fx | %d |\n", env.cons_cpu, env.cons_cpu,
 		p.ratio, p.a / 1e6, p.b / 1e6, p.lo, p.hi, p.n);
+	agg_pairs(tool, secs, n);
+	consumer_cost(tool, secs, env.quick ? 1 : 3);
 }
 
 /* --baseline: perfbuf trace of another build (T_PERFBUF's way) */

@@ -15,6 +15,7 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "common/rings.h"
+#include "record/ledger_io.h"
 #include "record/meta.h"
 #include "record/perf_data.h"
 #include "record/probes_io.h"
@@ -209,6 +210,8 @@ static int summary(struct report *rp)
 	struct tv_summary sum = {};
 	struct tv_cpu_summary *cpus = NULL, *more;
 	struct perfbuf_ring_stats st = { .sz = sizeof(st) };
+	char word[CAP_LEDGER_WORD_MAX];
+	struct ledger_view v;
 	size_t n = 0;
 	int cpu, err;
 
@@ -225,7 +228,11 @@ static int summary(struct report *rp)
 	sum.cpus = cpus;
 	sum.ncpus = n;
 	sum.printed = sum.received;
+	/* the probes' ledger as the recording ended (none: an older capture) */
+	if (capture_ledger_read(RPROG, rp->path, &v, word) > 0)
+		ledger_view_summary(&v, &sum, word);
 	err = trace_sink__summary(rp->sink, &sum);
+	ledger_view_free(&v);
 	free(cpus);
 	return err;
 }

@@ -40,6 +40,7 @@ struct run {
 	struct capture_out cap;	/* record */
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
+	struct trace_sink *events;	/* --events: printed beside the maps */
 	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
 	struct sym_names *names;
 	int fd;			/* the output: 1, or @out's */
@@ -59,7 +60,22 @@ struct run {
 static bool broken(const struct run *run)
 {
 	return run->o.record ? capture_out_error(&run->cap) != 0
-			     : run->sink->err != 0;
+			     : run->sink->err != 0 || (run->events && run->events->err);
+}
+
+/* Every sink's bytes out, the events before the maps: 0 or the first
+ * error */
+static int flush_sinks(struct run *run)
+{
+	int err = run->events ? trace_sink__flush(run->events) : 0;
+
+	return trace_sink__flush(run->sink) ?: err;
+}
+
+/* Events written whole: the events sink's, when the maps have one */
+static __u64 written(const struct run *run)
+{
+	return (run->events ?: run->sink)->written;
 }
 
 static int on_record(void *ctx, const struct perfbuf_record *rec)
@@ -101,7 +117,7 @@ static bool consume_some(void *ctx)
 
 	perfbuf__consume(run->s.pb);
 	if (run->sink)
-		trace_sink__flush(run->sink);
+		flush_sinks(run);
 	return !exiting && !run->stop && !broken(run);
 }
 
@@ -129,7 +145,42 @@ static int open_stacks(struct run *run)
 	return 0;
 }
 
-/* The decoder and the sink (text, or JSON Lines) the events go to. */
+/* --aggregate: the events lost so far, exact: of probe @probe, what the
+ * programs' ledger counts for it as not delivered (ring full, no ring,
+ * failed); of every probe (-1), the rings' count */
+static int lost_so_far(void *ctx, int probe, __u64 *count)
+{
+	struct perfbuf_ledger_kind k = { .sz = sizeof(k) };
+	struct run *run = ctx;
+	struct trace_totals t;
+
+	if (probe < 0) {
+		trace_totals(run->s.pb, &t);
+		*count = t.lost;
+		return 0;
+	}
+	if (!run->s.ledger || perfbuf_ledger__read(run->s.ledger, NULL) < 0 ||
+	    perfbuf_ledger__kind(run->s.ledger, (size_t)probe, &k))
+		return -ENOENT;
+	*count = k.lost + k.no_reader + k.failed;
+	return 0;
+}
+
+/* --aggregate: the maps' sink */
+static struct trace_sink *agg_sink(struct run *run, const struct trace_clock *clock)
+{
+	struct agg_sink_opts ao = {
+		.prog = run->o.prog, .fd = run->fd, .json = run->o.json, .clock = *clock,
+		.specs = run->o.aggs, .nspecs = run->o.naggs,
+		.max_keys = (size_t)run->o.agg_keys, .interval_ms = run->o.interval * 1000,
+		.lost = lost_so_far, .ctx = run,
+	};
+
+	return trace_sink_agg_new(&ao);
+}
+
+/* The decoder and the sink (text, JSON Lines, NATS or the maps of
+ * --aggregate) the events go to. */
 static int open_sink(struct run *run)
 {
 	struct trace_sink_opts so = { .fd = run->fd,
@@ -141,12 +192,19 @@ static int open_sink(struct run *run)
 	run->o.nats.latency_ms = run->o.latency ?: NATS_DEFAULT_LATENCY_MS;
 	run->dec = trace_decoder__new(&run->s.set);
 	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
+		    run->o.naggs ? agg_sink(run, &so.clock) :
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
+	if (!err && run->o.events) {
+		run->events = run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+		err = run->events ? trace_sink__begin(run->events, trace_decoder__schema(run->dec))
+				  : -ENOMEM;
+		run->pipe.also = run->events;
+	}
 	if (err) {
-		/* the NATS sink says what went wrong itself */
-		if (!run->dec || !run->sink || !run->o.nats.nurls)
+		/* the NATS and aggregate sinks say what went wrong themselves */
+		if (err == -ENOMEM && (!run->dec || !run->sink || !run->o.nats.nurls))
 			fprintf(stderr, "%s: out of memory\n", run->o.prog);
 		return err;
 	}
@@ -383,7 +441,7 @@ static bool output_done(void *ctx)
 		run->next_pub = now + 100000000ULL;
 	}
 	if (!run->o.record)
-		return trace_sink__flush(run->sink) != 0;
+		return flush_sinks(run) != 0;
 	if (snapshot_wanted) {
 		snapshot_wanted = 0;
 		snapshot(run);
@@ -403,8 +461,8 @@ static int summary(struct run *run, int werr, const char *name)
 {
 	size_t n = perfbuf__ring_cnt(run->s.pb);
 	struct tv_cpu_summary cpus[n ? n : 1];
-	__u64 printed = werr && run->sink->written < run->to_write ?
-			run->sink->written : run->to_write;
+	__u64 printed = werr && written(run) < run->to_write ?
+			written(run) : run->to_write;
 	char why[256];
 	struct tv_summary sum = { .printed = printed,
 				  .discarded = run->received - run->to_write,
@@ -418,6 +476,20 @@ static int summary(struct run *run, int werr, const char *name)
 	return trace_sink__summary(run->sink, &sum);
 }
 
+/* record: the probes' ledger at the end (s->view, until the session is
+ * freed), checked against the rings but for a flight recorder's, whose
+ * reader sees only the newest; NULL when it cannot be read (said) */
+static const struct ledger_view *record_ledger(struct run *run)
+{
+	struct trace_session *s = &run->s;
+
+	ledger_view_free(&s->view);
+	if (ledger_view_read(&s->view, s->ledger, run->o.flight_pages ? NULL : s->pb,
+			     s->prog, s->set.n, probe_spec_of, &s->set))
+		return NULL;
+	return &s->view;
+}
+
 /* With the programs stopped: what is left in the rings, and the summary
  * (or the capture's end). 0 or -EIO. */
 static int write_end(struct run *run, const char *name)
@@ -426,20 +498,22 @@ static int write_end(struct run *run, const char *name)
 
 	if (run->o.flight_pages) {
 		snapshot(run);
-		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+		return record_finish(&run->cap, run->s.pb, run->s.skel, record_ledger(run),
+				     name);
 	}
 	err = perfbuf__drain(run->s.pb);
 	if (run->o.record)
-		return record_finish(&run->cap, run->s.pb, run->s.skel, name);
+		return record_finish(&run->cap, run->s.pb, run->s.skel, record_ledger(run),
+				     name);
 	if (err < 0 && err != -EINTR)
 		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", run->o.prog,
 			strerror(-err));
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
 	 * a full disk, is an error with the count of events lost to it */
-	wr = trace_sink__flush(run->sink);
+	wr = flush_sinks(run);
 	if (wr && wr != -EPIPE) {
-		__u64 lost = run->to_write - run->sink->written;
+		__u64 lost = run->to_write - written(run);
 
 		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", run->o.prog,
 			name, strerror(-wr), (unsigned long long)lost,
@@ -447,7 +521,8 @@ static int write_end(struct run *run, const char *name)
 		err = -EIO;
 	}
 	sum_wr = summary(run, wr, name);
-	if (run->o.json && !wr && sum_wr && sum_wr != -EPIPE) {
+	/* JSON's summary, --aggregate's maps: in the output */
+	if ((run->o.json || run->o.naggs) && !wr && sum_wr && sum_wr != -EPIPE) {
 		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", run->o.prog,
 			name, strerror(-sum_wr));
 		err = -EIO;
@@ -488,12 +563,14 @@ static void cleanup(struct run *run)
 		capture_out_discard(&run->cap);
 		cli_out__discard(&run->out);
 	}
+	trace_sink__end(run->events);
 	trace_sink__end(run->sink);
 	trace_decoder__free(run->dec);
 	names_free(run->names);
 	maps_free(run->maps);
 	trace_session__free(&run->s);
 	nats_opts_free(&run->o.nats);
+	trace_opts_free(&run->o);
 }
 
 static int run_main(int argc, char **argv, const char *prog, bool record)
@@ -515,8 +592,10 @@ static int run_main(int argc, char **argv, const char *prog, bool record)
 	cli_stop_on_signals(&exiting, false);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = trace_parse_options(argc, argv, &run.o);
-	if (err)
+	if (err) {
+		trace_opts_free(&run.o);
 		return err < 0 ? 1 : 0;
+	}
 	if (run.o.flight_pages)
 		sigaction(SIGUSR1, &sa, NULL);
 	/* -c: forked now, its PID the programs' -p filter, run after the attach */

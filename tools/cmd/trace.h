@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "nats/options.h"
+#include "trace/agg.h"
 #include "trace/probe.h"
 
 struct trace_opts {
@@ -46,10 +47,17 @@ struct trace_opts {
 	int nfilters;
 	const char *members[16];	/* --member, resolved in setup() */
 	int nmembers;
+	struct agg_spec aggs[16];	/* --aggregate, parsed and named */
+	int naggs;
+	long agg_keys;		/* --aggregate-keys: keys per map */
+	long interval;		/* --interval: s between prints; 0: at the end */
+	bool events;		/* --events: the events printed beside the maps */
 };
 
 /* The options into @o (o->prog and o->record set by the caller): -1 to exit 1 (said why), 1 to exit 0 (--help), 0 to trace
  * the probes from argv[optind]. */
 int trace_parse_options(int argc, char **argv, struct trace_opts *o);
+/* What trace_parse_options() allocated (the --aggregate specs). */
+void trace_opts_free(struct trace_opts *o);
 
 #endif

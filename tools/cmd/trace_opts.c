@@ -20,7 +20,8 @@
 static const char usage_text[] =
 "Usage: perfbuf trace [OPTIONS] PROBE...\n"
 "\n"
-"Print every event of the probes, one line each (or JSON Lines).\n"
+"Print every event of the probes, one line each (or JSON Lines), or count\n"
+"them into maps as bpftrace does (--aggregate).\n"
 "\n"
 "Probes (bpftrace syntax):\n"
 "  tracepoint:CATEGORY:NAME     globs allowed: tracepoint:syscalls:sys_enter_open*\n"
@@ -48,6 +49,16 @@ static const char usage_text[] =
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
+"      --aggregate EXPR count the events instead of printing them, as bpftrace's\n"
+"                       maps: count(), sum(F), min(F), max(F), avg(F), hist(F),\n"
+"                       lhist(F, MIN, MAX, STEP), then optionally by KEY[,KEY...]\n"
+"                       (fields, comm pid tid cpu probe); [@NAME =] names it;\n"
+"                       repeatable. Printed at the end as bpftrace prints maps\n"
+"      --interval SEC   with --aggregate: print the maps every SEC s, then empty\n"
+"                       them\n"
+"      --aggregate-keys N  keys kept per map (default 10000); events of more\n"
+"                       keys are counted apart and said\n"
+"      --events         with --aggregate: print the events too, the maps after\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     what times are, in text and JSON: rel (since the start,\n"
 "                       the default), mono (CLOCK_MONOTONIC) or wall (the date)\n"
@@ -97,12 +108,14 @@ NATS_TRACE_USAGE
 "  perfbuf trace uprobe:/bin/bash:readline uretprobe:/bin/bash:readline\n"
 "  perfbuf trace -n 10 -o exits.txt tracepoint:sched:sched_process_exit\n"
 "  perfbuf trace --kstack --ustack -n 5 tracepoint:syscalls:sys_enter_openat\n"
+"  perfbuf trace --aggregate 'count() by comm' tracepoint:raw_syscalls:sys_enter\n"
+"  perfbuf trace --aggregate 'hist(count)' tracepoint:syscalls:sys_enter_write\n"
 "  perfbuf list 'syscalls:*open*'\n";
 
 enum { OPT_COMM = 256, OPT_CPU, OPT_JSON, OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_STATS,
        OPT_UNORDERED, OPT_FLIGHT, OPT_STRING_SIZE, OPT_BUFFERS, OPT_WIDTH,
        OPT_KSTACK, OPT_USTACK, OPT_TIME, OPT_FILTER, OPT_MEMBER, OPT_METRICS,
-       OPT_REALTIME };
+       OPT_REALTIME, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL, OPT_EVENTS };
 
 /* The filters: -p, --comm, --cpu (checked in BPF). */
 static bool filter_option(int opt, const char *arg, struct trace_opts *o)
@@ -224,6 +237,85 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	}
 }
 
+/* trace's --aggregate EXPR (parsed now: a typo costs no BPF load),
+ * --aggregate-keys, --interval */
+static bool agg_option(int opt, const char *arg, struct trace_opts *o)
+{
+	if (o->record) {
+		fprintf(stderr, "%s: --aggregate, --aggregate-keys, --interval and --events are options of perfbuf trace\n",
+			o->prog);
+		return false;
+	}
+	if (opt == OPT_AGG_KEYS)
+		return cli_parse_num(o->prog, "--aggregate-keys", arg, 1, 100000000, &o->agg_keys);
+	if (opt == OPT_INTERVAL)
+		return cli_parse_num(o->prog, "--interval", arg, 1, 1000000, &o->interval);
+	if (opt == OPT_EVENTS) {
+		o->events = true;
+		return true;
+	}
+	if (o->naggs == (int)(sizeof(o->aggs) / sizeof(o->aggs[0]))) {
+		fprintf(stderr, "%s: more than %d --aggregate options\n", o->prog, o->naggs);
+		return false;
+	}
+	if (agg_spec_parse(o->prog, arg, &o->aggs[o->naggs]))
+		return false;
+	o->naggs++;
+	return true;
+}
+
+/* A name with a member path (p->x, a->b.c) is read by the programs as
+ * --member reads it: added to the members (once) */
+static int agg_members(struct trace_opts *o)
+{
+	const int max = (int)(sizeof(o->members) / sizeof(o->members[0]));
+
+	for (int i = 0; i < o->naggs; i++)
+		for (int r = o->aggs[i].fn == AGG_COUNT; r <= o->aggs[i].nkeys; r++) {
+			const char *name = r ? o->aggs[i].keys[r - 1].name : o->aggs[i].val.name;
+			bool seen = false;
+
+			if (!strstr(name, "->") && !strchr(name, '.'))
+				continue;
+			for (int k = 0; k < o->nmembers; k++)
+				seen |= !strcmp(o->members[k], name);
+			if (seen)
+				continue;
+			if (o->nmembers == max) {
+				fprintf(stderr, "%s: --aggregate '%s': more than %d members with --member; list them with commas\n",
+					o->prog, o->aggs[i].text, max);
+				return -1;
+			}
+			o->members[o->nmembers++] = name;
+		}
+	return 0;
+}
+
+/* --aggregate with the rest: named, and what it cannot go with */
+static int check_aggregates(struct trace_opts *o)
+{
+	if (!o->naggs) {
+		if (!o->interval && !o->agg_keys && !o->events)
+			return 0;
+		fprintf(stderr, "%s: %s is about the maps of --aggregate: give --aggregate EXPR\n",
+			o->prog, o->interval ? "--interval" : o->events ? "--events" : "--aggregate-keys");
+		return -1;
+	}
+	if (o->nats.nurls || o->filter.kstack || o->filter.ustack) {
+		fprintf(stderr, "%s: --aggregate prints maps, not events: it does not go with %s\n",
+			o->prog, o->nats.nurls ? "--nats" : "--kstack or --ustack");
+		return -1;
+	}
+	return agg_specs_name(o->prog, o->aggs, o->naggs) || agg_members(o) ? -1 : 0;
+}
+
+void trace_opts_free(struct trace_opts *o)
+{
+	for (int i = 0; i < o->naggs; i++)
+		agg_spec_free(&o->aggs[i]);
+	o->naggs = 0;
+}
+
 /* One option of getopt_long() into @ctx (struct trace_opts); false after
  * a message. */
 static bool set_option(int opt, char *arg, void *ctx)
@@ -295,6 +387,11 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case 'v':
 		o->verbose = true;
 		return true;
+	case OPT_AGGREGATE:
+	case OPT_AGG_KEYS:
+	case OPT_INTERVAL:
+	case OPT_EVENTS:
+		return agg_option(opt, arg, o);
 	default:
 		return mode_option(opt, arg, o);
 	}
@@ -313,6 +410,10 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
+		{ "aggregate-keys", required_argument, NULL, OPT_AGG_KEYS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
@@ -362,7 +463,7 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 	o->pages = rings_pages(o->prog, o->pages, o->buffer_size);
 	if (!o->pages)
 		return -1;
-	if (!nats_opts_check(&o->nats))
+	if (!nats_opts_check(&o->nats) || check_aggregates(o))
 		return -1;
 	if (o->nats.nurls && o->output) {
 		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",

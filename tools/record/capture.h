@@ -48,7 +48,9 @@ enum cap_type {
 				 * nothing (hex) */
 	CAP_RUN_RECORDS = 10,	/* perfbuf run: records, each a struct
 				 * cap_run_record and its bytes, 8-aligned */
-	CAP_TYPE_MAX = CAP_RUN_RECORDS,
+	CAP_LEDGER = 11,	/* text: the programs' ledger at the end,
+				 * per kind (ledger_io.c) */
+	CAP_TYPE_MAX = CAP_LEDGER,
 };
 
 struct cap_frame {

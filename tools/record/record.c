@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/rings.h"
 #include "common/say.h"
+#include "ledger_io.h"
 #include "record.h"
 
 const char record_usage[] =
@@ -157,7 +158,7 @@ static void say_totals(const struct capture_out *c, struct perfbuf *pb, const ch
 }
 
 int record_finish(struct capture_out *c, struct perfbuf *pb,
-		  struct trace *skel, const char *path)
+		  struct trace *skel, const struct ledger_view *v, const char *path)
 {
 	size_t n = perfbuf__ring_cnt(pb);
 	struct cpu_line *cl = calloc(n ? n : 1, sizeof(*cl)), tot = { .cpu = -1 };
@@ -187,7 +188,12 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	}
 	if (end)
 		end_text(end, 64 * (n + 4), cl, n, &tot, c->snapshots);
-	/* a failure of the close itself is said there */
+	/* the probes' ledger, for report's summary; a write that fails is
+	 * the writer's error, said below with the close's */
+	if (v && !capture_out_error(c) &&
+	    capture_ledger_write(c->w, v, "probe") == -ENOMEM)
+		fprintf(stderr, "perfbuf record: out of memory: the probes' ledger is not in %s\n",
+			path);
 	err = capture_out_close(c, end ? end : "");
 	free(end);
 	werr = capture_out_error(c);	/* the END frame's too */

@@ -22,9 +22,11 @@ int record_begin(struct capture_out *c, struct perfbuf *pb,
 		 const struct probe_set *set, long pages, bool flight,
 		 const char *options);
 /* The summary on stderr and in the END frame: events, bytes written and
- * losses per CPU; close. 0, or -EIO after saying what failed. */
+ * losses per CPU; the probes' ledger @v (NULL: none) in a LEDGER frame;
+ * close. 0, or -EIO after saying what failed. */
+struct ledger_view;
 int record_finish(struct capture_out *c, struct perfbuf *pb,
-		  struct trace *skel, const char *path);
+		  struct trace *skel, const struct ledger_view *v, const char *path);
 
 /* The calling thread (the reader) to SCHED_FIFO @prio (0: nothing).
  * Refused (no CAP_SYS_NICE): one line on stderr, the normal scheduler,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/ledger_io.h"
 #include "record/meta.h"
 #include "run.h"
 #include "run_capture.h"
@@ -124,6 +125,11 @@ int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost)
 int run_capture__publish(struct run_capture *c)
 {
 	return cap_writer__publish(c->w, false);
+}
+
+int run_capture__ledger(struct run_capture *c, const struct ledger_view *v)
+{
+	return run_capture__flush(c) ?: capture_ledger_write(c->w, v, "kind");
 }
 
 int run_capture__close(struct run_capture *c, const char *summary)

@@ -57,6 +57,9 @@ struct run {
 					 * output replaces the old file even
 					 * if the run fails later */
 	struct metrics metrics;		/* --metrics */
+	struct perfbuf_ledger *ledger;	/* the programs' perfbuf_output() counts */
+	struct ledger_view base;	/* attach: the counts before we read */
+	struct ledger_view view;	/* the counts at the end (the summary's) */
 	__u64 to_write;			/* events handed to the sink */
 	bool stop;
 	unsigned char buf[65536 + 8];	/* a wrapped record made whole */
@@ -301,7 +304,8 @@ static int open_object(struct run *run)
 			run->o.prog, run->o.object);
 		return -ENOENT;
 	}
-	err = check_type_maps(run, n) ?: perfbuf_object__load(run->obj);
+	err = check_type_maps(run, n) ?: perfbuf_object__load(run->obj) ?:
+	      run_ledger_open(run->o.prog, run->obj, &run->ledger);
 	for (int i = 0; !err && i < n; i++) {
 		int type = perfbuf_object__map_type(run->obj, i);
 		const char *name = perfbuf_object__map_name(run->obj, i);
@@ -342,6 +346,12 @@ static int open_map(struct run *run)
 	      add_map(run, info.name, fd, info.type == BPF_MAP_TYPE_RINGBUF);
 	if (err)	/* a bad --type ends the run before the map is taken */
 		return err;
+	/* its programs' ledger, from now on (the counts before are theirs) */
+	run->ledger = run_ledger_of_map(fd);
+	if (run->ledger && run_ledger_view(run->o.prog, run->ledger, NULL, &run->base)) {
+		perfbuf_ledger__free(run->ledger);
+		run->ledger = NULL;
+	}
 	if (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
 			run->o.prog, info.name, info.id);
@@ -533,6 +543,50 @@ static int run_loop(struct run *run)
 	return 0;
 }
 
+/* attach: the counts since the start, kind by kind (matched by name) */
+static void ledger_since(struct ledger_view *v, const struct ledger_view *base)
+{
+	v->no_reader = v->failed = 0;
+	for (size_t i = 0; i < v->nkinds; i++) {
+		struct tv_kind_summary *k = &v->kinds[i];
+
+		for (size_t j = 0; j < base->nkinds; j++)
+			if (!strcmp(base->kinds[j].name, k->name)) {
+				k->offered -= base->kinds[j].offered;
+				k->received -= base->kinds[j].received;
+				k->lost -= base->kinds[j].lost;
+				k->no_reader -= base->kinds[j].no_reader;
+				k->failed -= base->kinds[j].failed;
+				break;
+			}
+		v->no_reader += k->no_reader;
+		v->failed += k->failed;
+	}
+}
+
+/* The programs' ledger at the end, or NULL (none kept, or unreadable:
+ * said). Checked against the collector when it is the one map the
+ * programs write to, the run loaded them (attach's began before us) and
+ * drained the rings (past -n, records are left in them). */
+static const struct ledger_view *read_ledger(struct run *run)
+{
+	const struct perfbuf *pb = NULL;
+	int perf = 0;
+
+	if (!run->ledger)
+		return NULL;
+	for (int i = 0; i < run->nmaps; i++)
+		if (run->pb[i] && !perf++)
+			pb = run->pb[i];
+	ledger_view_free(&run->view);
+	if (run_ledger_view(run->o.prog, run->ledger, perf == 1 && run->obj && !run->stop ? pb : NULL,
+			    &run->view))
+		return NULL;
+	if (run->o.attach)
+		ledger_since(&run->view, &run->base);
+	return &run->view;
+}
+
 /* The summary: per CPU from the collectors (every perf map's counts on
  * a CPU added up); ring buffers in the totals only (no CPU) */
 static int summary(struct run *run, bool output_failed)
@@ -570,6 +624,8 @@ static int summary(struct run *run, bool output_failed)
 		sum.undecoded += run->maps[i].wrong_size;
 	sum.cpus = cpus;
 	sum.discarded = sum.received - sum.printed - sum.undecoded;
+	if (read_ledger(run))
+		ledger_view_summary(&run->view, &sum, "kind");
 	err = trace_sink__summary(run->sink, &sum);
 	free(cpus);
 	return err;
@@ -591,6 +647,8 @@ static int finish_capture(struct run *run)
 		}
 	snprintf(end, sizeof(end), "events=%llu\nlost=%llu\n",
 		 (unsigned long long)run_capture__records(run->cap), (unsigned long long)lost);
+	if (read_ledger(run))
+		run_capture__ledger(run->cap, &run->view);
 	err = run_capture__close(run->cap, end);
 	run->cap = NULL;
 	if (err)
@@ -671,6 +729,9 @@ static void cleanup(struct run *run)
 		run_map_free(&run->maps[i]);
 	}
 	ring_buffer__free(run->rb);
+	ledger_view_free(&run->base);
+	ledger_view_free(&run->view);
+	perfbuf_ledger__free(run->ledger);
 	perfbuf_object__free(run->obj);	/* detaches */
 	if (run->map_fd > 0)
 		close(run->map_fd);

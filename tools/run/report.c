@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "record/ledger_io.h"
 #include "record/meta.h"
 #include "run_capture.h"
 #include "trace/sink.h"
@@ -112,10 +113,13 @@ static void lost(struct run_rep *rp, const struct cap_view *f)
 		rp->cpu_lost[f->cpu] += l.lost;
 }
 
-static void summary(struct run_rep *rp)
+/* The summary, the programs' ledger as the capture kept it */
+static void summary(struct run_rep *rp, const char *path)
 {
 	static struct tv_cpu_summary cpus[MAX_CPUS];
 	struct tv_summary sum = { .cpus = cpus, .lost = rp->lost };
+	char word[CAP_LEDGER_WORD_MAX];
+	struct ledger_view v;
 
 	for (int i = 0; i < rp->nmaps; i++)
 		sum.received += rp->maps[i].received;
@@ -125,7 +129,10 @@ static void summary(struct run_rep *rp)
 		if (rp->cpu_recv[c] || rp->cpu_lost[c])
 			cpus[sum.ncpus++] = (struct tv_cpu_summary){ .cpu = c,
 				.received = rp->cpu_recv[c], .lost = rp->cpu_lost[c] };
+	if (capture_ledger_read(RPROG, path, &v, word) > 0)
+		ledger_view_summary(&v, &sum, word);
 	trace_sink__summary(rp->sink, &sum);
+	ledger_view_free(&v);
 }
 
 static int fold(struct run_rep *rp, struct cap_reader *r)
@@ -171,7 +178,7 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 	err = fold(&rp, r);
 	if (rp.sink && err != -EPIPE && !(err == -EBADMSG && !rp.dec)) {
 		trace_sink__flush(rp.sink);
-		summary(&rp);
+		summary(&rp, path);
 	}
 	if (err == -ENOMEM) {
 		fprintf(stderr, RPROG ": out of memory\n");

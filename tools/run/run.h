@@ -12,6 +12,7 @@
  *   slots.c  whether a perf map's slots still hold our rings
  *   capture.c  --record: the records and their types into a capture
  *   report.c   perfbuf report of such a capture
+ *   ledger.c   the programs' ledger (perfbuf_output()'s counts)
  */
 #ifndef PERFBUF_RUN_H
 #define PERFBUF_RUN_H
@@ -23,6 +24,7 @@
 #include "perfbuf/object.h"
 #include "common/clock.h"
 #include "nats/options.h"
+#include "trace/ledger.h"
 #include "trace/values.h"
 
 #define RUN_MAX_MAPS 16
@@ -146,5 +148,18 @@ struct bpf_object;
  * alternatives this kernel does not take, --prog, --no-prog), said in one
  * line. 0, or -ENOENT for a name no program has (said) */
 int run_choose_programs(const struct run_opts *o, struct bpf_object *obj);
+
+/* ledger.c: the ledger of @obj into *@out (NULL: its programs keep
+ * none): 0, or -errno (said) */
+int run_ledger_open(const char *prog, const struct perfbuf_object *obj,
+		    struct perfbuf_ledger **out);
+/* attach: the ledger of a loaded program that writes to map @map_fd, or
+ * NULL (none found, or not allowed to look) */
+struct perfbuf_ledger *run_ledger_of_map(int map_fd);
+/* @l read into @v (ledger_view_free() after), checked against @pb (NULL:
+ * not checked): every kind up to the last one named, then those that
+ * offered something. 0 or -errno (said, with @prog) */
+int run_ledger_view(const char *prog, struct perfbuf_ledger *l, const struct perfbuf *pb,
+		    struct ledger_view *v);
 
 #endif

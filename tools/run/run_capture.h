@@ -19,6 +19,8 @@ struct run_capture *run_capture__open(const char *prog, const char *path, const 
 int run_capture__record(struct run_capture *c, int map, int cpu, __u64 time_ns,
 			__u32 flags, const void *data, size_t sz);
 int run_capture__lost(struct run_capture *c, int cpu, __u64 time_ns, __u64 lost);
+/* The programs' ledger at the end (before the close): 0 or -errno */
+int run_capture__ledger(struct run_capture *c, const struct ledger_view *v);
 /* The batch so far into the file: 0 or the writer's first error */
 int run_capture__flush(struct run_capture *c);
 __u64 run_capture__records(const struct run_capture *c);

@@ -46,6 +46,10 @@ const struct tv_event *trace_decoder__decode(struct trace_decoder *d,
 struct trace_pipe {
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
+	/* events printed beside --aggregate's maps (the sink), or NULL: it
+	 * gets the events, the losses and CPU notices (then the sink only
+	 * the events: it asks for the losses' counts itself) */
+	struct trace_sink *also;
 	union {
 		struct trace_record r;
 		unsigned char bytes[sizeof(struct trace_record) + TRACE_DATA_MAX + 8];

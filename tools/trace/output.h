@@ -90,6 +90,10 @@ void buf_sink_end(struct trace_sink *s);
  * written through; the sink's fd and error are restored. 0 or -errno. */
 int buf_sink_summary(struct trace_sink *s, int fd, const struct tv_summary *sum,
 		     void (*write)(struct outbuf *o, const struct tv_summary *sum));
+/* The closing summary's text (sink_text.c: lines for stderr) and JSON
+ * object (sink_json.c), for the sinks that end with it too (sink_agg.c) */
+void text_summary_lines(struct outbuf *o, const struct tv_summary *sum);
+void json_summary_line(struct outbuf *o, const struct tv_summary *sum);
 /* A TV_HINT_IPV4/IPV6/SOCKADDR field as text into @buf (@sz >= 64):
  * "127.0.0.1", "::1", "127.0.0.1:80", "[::1]:80"; its length, 0 when the
  * bytes are not such an address (then it prints as its type). */

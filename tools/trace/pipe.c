@@ -17,7 +17,7 @@ int trace_pipe__record(struct trace_pipe *p, const struct perfbuf_record *rec)
 		struct tv_lost l = { .time_ns = rec->time_ns, .cpu = rec->cpu,
 				     .count = rec->lost };
 
-		trace_sink__lost(p->sink, &l);
+		trace_sink__lost(p->also ?: p->sink, &l);
 		return 0;
 	}
 	case PERFBUF_REC_CPU_ONLINE:
@@ -27,7 +27,7 @@ int trace_pipe__record(struct trace_pipe *p, const struct perfbuf_record *rec)
 								    : TV_CPU_OFFLINE,
 			.time_ns = rec->time_ns, .cpu = rec->cpu };
 
-		trace_sink__notice(p->sink, &n);
+		trace_sink__notice(p->also ?: p->sink, &n);
 		return 0;
 	}
 	default:
@@ -41,5 +41,7 @@ int trace_pipe__record(struct trace_pipe *p, const struct perfbuf_record *rec)
 	if (!e)
 		return 0;
 	trace_sink__event(p->sink, e);
+	if (p->also)
+		trace_sink__event(p->also, e);
 	return 1;
 }

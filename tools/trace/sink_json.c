@@ -371,7 +371,7 @@ static void json_kinds(struct outbuf *o, const struct tv_summary *sum)
 	out_c(o, ']');
 }
 
-static void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
+void json_summary_line(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "{\"type\":\"summary\",\"received\":");
 	out_int(o, sum->received, false, true);

@@ -345,13 +345,16 @@ static void text_kind_lines(struct outbuf *o, const struct tv_summary *sum)
 	}
 }
 
-static void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
+void text_summary_lines(struct outbuf *o, const struct tv_summary *sum)
 {
 	out_lit(o, "\n");
 	out_u64(o, sum->received);
 	out_lit(o, " events received: ");
 	out_u64(o, sum->printed);
-	out_lit(o, " printed, ");
+	if (sum->aggregated)
+		out_lit(o, " aggregated, ");
+	else
+		out_lit(o, " printed, ");
 	out_u64(o, sum->discarded);
 	out_lit(o, " discarded (past -n); ");
 	if (sum->unwritten || sum->unwritten_why) {

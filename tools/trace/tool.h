@@ -11,6 +11,7 @@
  *   decode.c     a record to typed values (values.h), with the probes
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
+ *   agg.h        --aggregate: bpftrace's maps over the values, a sink too
  *   output.c     the output buffer the text and JSON sinks write into
  *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)

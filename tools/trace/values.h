@@ -177,6 +177,8 @@ struct tv_summary {
 	size_t rings;			/* in so many rings */
 	bool output_failed;	/* the output is gone: the summary goes to
 				 * stderr */
+	bool aggregated;	/* --aggregate: the events went into maps
+				 * (text says "aggregated", not "printed") */
 };
 
 /* The @width-byte integer at @p (1, 2, 4, else 8), sign-extended when
