@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The man pages: they render without a warning, every exported function is
-# in the NAME and SYNOPSIS of its group's page, and perfbuf(8) has every
+# in the NAME and SYNOPSIS of its group's page, the library pages name no
+# function a program cannot call (pages_name_only_exports), perfbuf(8) has every
 # command, long option and short option that `perfbuf [COMMAND] --help`
 # prints (and no long option a command does not have).
 # normal build only: the pages and --help texts are the same in the ASan build
@@ -52,6 +53,46 @@ else
 	else
 		fail functions_documented "not in the NAME and SYNOPSIS of their page:$missing"
 	fi
+fi
+
+# A library page names only what a program can call: a function of the
+# two version scripts, an inline function of the public headers or the BPF
+# side's perfbuf_output(); a struct it names is one of the public headers.
+# A name is a function when a "(" follows it or it has "__" (object__method).
+# The roff source (fonts, \% and .BR's parts joined, comments left out)
+# and the rendered page are both read.
+sed -n 's/^[[:space:]]*\(perfbuf[a-z_0-9]*\);$/\1/p' \
+	src/libperfbuf.map src/object/libperfbuf-object.map >"$tmp/callable"
+grep -hE '^static (inline|__always_inline) ' include/perfbuf/*.h |
+	grep -oE '[^_a-z0-9]perfbuf_[a-z0-9_]+\(' | tr -d ' *(' >>"$tmp/callable"
+grep -oE '^#define perfbuf_[a-z0-9_]+\(' include/perfbuf/bpf.h |
+	sed 's/#define //; s/($//' >>"$tmp/callable"
+grep -ohE '(struct|union|enum) perfbuf_[a-z0-9_]+' include/perfbuf/*.h include/perfbuf.h |
+	sort -u >"$tmp/types"
+# names PAGE: "perfbuf_x(" or "perfbuf_x" and "struct perfbuf_x" it names
+names() {
+	{
+		sed -E 's/\\".*//; s/\\f(\[[^]]*\]|\([A-Z]{2}|[A-Z1-4])//g; s/\\[%&]//g
+			/^\.(BR|RB|IR|RI|BI|IB) /{s/"//g; s/(perfbuf_[a-z0-9_]+) +\(/\1(/g}' "$1"
+		MANWIDTH=1000 man -E UTF-8 -l "$1" 2>/dev/null
+	} | grep -oE '(^|[^A-Za-z0-9_])((struct|union|enum) )?perfbuf_[a-z0-9_]+\(?' |
+		sed -E 's/^[^a-z]//; s/^((struct|union|enum) .*)\($/\1/' | sort -u
+}
+for page in man/*.3; do
+	while read -r n; do
+		case $n in
+		struct\ * | union\ * | enum\ *)
+			grep -qxF -- "$n" "$tmp/types" || echo "${page##*/}:'$n'" ;;
+		*'(' | *__*)
+			grep -qxF -- "${n%(}" "$tmp/callable" || echo "${page##*/}:${n%(}()" ;;
+		esac
+	done < <(names "$page")
+done | sort -u >"$tmp/bad"
+bad=$(tr '\n' ' ' <"$tmp/bad")
+if [[ -n $bad ]]; then
+	fail pages_name_only_exports "not exported nor in the public headers: $bad"
+else
+	pass pages_name_only_exports
 fi
 
 # perfbuf(8) against the tool's help: a command's long options are in its
