@@ -9,6 +9,7 @@
 #define PERFBUF_SAMPLE_PRIV_H
 
 #include "perfbuf/sample.h"
+#include "perf_event_priv.h"
 
 /* The record layouts of one event (its attr), and room to copy a record
  * that wraps the ring end. One per ring, or per thread. */

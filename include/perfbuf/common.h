@@ -29,7 +29,7 @@
  *     zeroes it and a later field there never sees junk.
  *  3. Results (structs the library writes into the caller's memory:
  *     perfbuf_ring_stats, perfbuf_cpu_stats, perfbuf_sampler_stats,
- *     perfbuf_count, perfbuf_sample) also start with `size_t sz`, which
+ *     perfbuf_sample) also start with `size_t sz`, which
  *     the caller sets to its sizeof: the library writes at most that many
  *     bytes, and sets sz to the bytes it filled (a newer caller's fields
  *     past them are left alone). sz below sizeof(size_t): -EINVAL.

@@ -96,19 +96,6 @@ struct perfbuf_event_opts {
 PERFBUF_API int perfbuf_event__attr(struct perf_event_attr *attr,
 				   const struct perfbuf_event_opts *opts);
 
-/* One counter value as read(2) returns it, with the scaled estimate
- * value * time_enabled / time_running for multiplexed counters. The
- * caller sets @sz (see common.h). */
-struct perfbuf_count {
-	size_t sz;
-	__u64 value;
-	__u64 time_enabled;	/* when PERF_FORMAT_TOTAL_TIME_ENABLED */
-	__u64 time_running;	/* when PERF_FORMAT_TOTAL_TIME_RUNNING */
-	__u64 id;		/* when PERF_FORMAT_ID */
-	__u64 lost;		/* when PERF_FORMAT_LOST (kernel >= 6.0) */
-	double scaled;
-};
-
 #ifdef __cplusplus
 }
 #endif
