@@ -272,7 +272,8 @@ $(OUTPUT)/tests/test_tail_merge: $(addprefix $(OUTPUT)/tools/nats/,tail_src.o ta
 
 # tests of the trace pipeline link its libbpf-free part
 TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
-		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o
+		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o \
+		     $(OUTPUT)/tools/common/say.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # --aggregate's maps and their sink
 $(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/trace/,agg.o \
@@ -481,7 +482,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Ilib -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
 FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
-		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c $(wildcard tools/trace/*.h tools/common/*.h) \
+		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c tools/common/say.c \
+		   $(wildcard tools/trace/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
 # the libraries' sources, internal functions visible (-Isrc)
@@ -508,7 +510,7 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
 
 $(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c \
-		   output.c) $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
+		   output.c) tools/common/say.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 

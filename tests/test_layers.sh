@@ -134,4 +134,17 @@ elif [[ -n $unnamed ]]; then
 else
 	pass readme_layout
 fi
+# One printer of messages: a line naming its program ("perfbuf trace: ...")
+# goes through cli_say() (tools/common/say.c), never a hand-made prefix in
+# an fprintf(stderr, ...) of its own
+by_hand=$(git ls-files 'tools/*.c' 'tools/*.h' 2>/dev/null | grep -v '^tools/common/say\.c$' |
+	xargs -r perl -0777 -ne 'while (/\b(?:v?fprintf|fputs|dprintf)\s*\(\s*(?:stderr|2)\s*,\s*((?:"(?:%s|perfbuf[a-z -]*): )|(?:[A-Z][A-Z_]*\s+": ))/g) {
+		my $line = 1 + (substr($_, 0, pos($_)) =~ tr/\n//); print "$ARGV:$line ";
+	}')
+if [[ -n $by_hand ]]; then
+	fail messages_through_cli_say "a message's program named by hand, not by cli_say(): $by_hand"
+else
+	pass messages_through_cli_say
+fi
+
 finish

@@ -17,6 +17,7 @@
 #include "bench.h"
 
 #include "emit.skel.h"
+#include "common/say.h"
 
 #define START_REPS 5
 #define CPUS_PAGES 64		/* per CPU: the mapping's cost, not the size's */
@@ -128,7 +129,7 @@ int bench_cpus(void)
 	      libbpf_idle(fd, &lb_idle);
 	emit__destroy(skel);
 	if (err) {
-		fprintf(stderr, "perfbuf-bench: cpus: %s\n", strerror(-err));
+		cli_say("perfbuf-bench", "cpus: %s\n", strerror(-err));
 		return err;
 	}
 	emit_section("Many CPUs: start-up and an idle consumer");

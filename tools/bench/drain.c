@@ -13,6 +13,7 @@
 #include "bench.h"
 
 #include "emit.skel.h"
+#include "common/say.h"
 
 /* What both peers' callbacks do with a sample: the same function, so
  * that the compiler gives both the same code (GCC had turned perfbuf's
@@ -357,7 +358,7 @@ int bench_drain(void)
 	if (!err)
 		drain_report(b);
 	else
-		fprintf(stderr, "perfbuf-bench: drain test: %s\n", strerror(-err));
+		cli_say("perfbuf-bench", "drain test: %s\n", strerror(-err));
 	if (b->coll_map)
 		munmap(b->coll_map, (1 + env.pages) * PAGE_SZ);
 	perfbuf__free(b->pb);

@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "record/capture.h"
 #include "emit.skel.h"
+#include "common/say.h"
 
 enum { FD_SPANS, FD_FRAME, FD_FWRITE, FD_N };
 
@@ -263,7 +264,7 @@ int bench_file_drain(const struct rec_fs *fs)
 	if (!err)
 		file_drain_report(x);
 	else
-		fprintf(stderr, "perfbuf-bench: drain to a file: %s\n", strerror(-err));
+		cli_say("perfbuf-bench", "drain to a file: %s\n", strerror(-err));
 	for (int f = 0; f < FS_N; f++) {
 		char path[PATH_MAX + 32];
 

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
+#include "common/say.h"
 
 struct bench_env env = {
 	.pages = 1024,
@@ -175,7 +176,7 @@ static int parse_value(int opt, const char *arg)
 		env.out = arg;
 		return 0;
 	}
-	fprintf(stderr, "perfbuf-bench: %s, not '%s'\n", want, arg);
+	cli_say("perfbuf-bench", "%s, not '%s'\n", want, arg);
 	return 1;
 }
 
@@ -223,7 +224,7 @@ static int parse_args(int argc, char **argv)
 	if (err)
 		return err < 0 ? 1 : 2;
 	if (optind < argc) {
-		fprintf(stderr, "perfbuf-bench: unexpected argument '%s'\n", argv[optind]);
+		cli_say("perfbuf-bench", "unexpected argument '%s'\n", argv[optind]);
 		return 1;
 	}
 	return 0;
@@ -236,7 +237,7 @@ static int check_system(void)
 	    cli_need_fds("perfbuf-bench", 0))
 		return -1;
 	if (!cli_cpu_online(env.prod_cpu) || !cli_cpu_online(env.cons_cpu)) {
-		fprintf(stderr, "perfbuf-bench: needs CPUs %d and %d online\n",
+		cli_say("perfbuf-bench", "needs CPUs %d and %d online\n",
 			env.prod_cpu, env.cons_cpu);
 		return -1;
 	}

@@ -24,6 +24,7 @@
 #include <nats/nats.h>
 
 #include "bench.h"
+#include "common/say.h"
 #include "nats/options.h"	/* NATS_DEFAULT_BATCH_TEXT */
 
 #define NATS_PAGES "1024"
@@ -367,7 +368,7 @@ static void nats_dir_remove(const struct nats_env *e)
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
 	if (system(cmd))
-		fprintf(stderr, "perfbuf-bench: could not remove %s\n", e->dir);
+		cli_say("perfbuf-bench", "could not remove %s\n", e->dir);
 }
 
 int bench_nats(void)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/say.h"
 
 enum { O_DEFAULT, O_ORDERED, O_N };
 
@@ -91,7 +92,7 @@ int bench_ordered(void)
 			struct point pt = ord_point(k, 0, env.secs);
 
 			if (run_point(&pt, &rounds[k][i]))
-				fprintf(stderr, "perfbuf-bench: ordered, %s: %s\n",
+				cli_say("perfbuf-bench", "ordered, %s: %s\n",
 					peer_name[ord_peer[k]], strerror(-rounds[k][i].err));
 			late[k] += rounds[k][i].late;
 			disorder[k] += rounds[k][i].disorder;
@@ -101,7 +102,7 @@ int bench_ordered(void)
 
 		sat[k] = median_result(rounds[k], reps);
 		if (run_point(&pt, &low[k]))
-			fprintf(stderr, "perfbuf-bench: ordered, %s: %s\n",
+			cli_say("perfbuf-bench", "ordered, %s: %s\n",
 				peer_name[ord_peer[k]], strerror(-low[k].err));
 		late[k] += low[k].late;
 		disorder[k] += low[k].disorder;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/say.h"
 
 /* the consumer rows' pairs of rounds: odd, for a median of them */
 #define PAIR_ROUNDS 11
@@ -89,7 +90,7 @@ static bool pair_round(enum peer a, enum peer b, bool swap, double secs,
 	else
 		ok = !run_point(&pa, ra) && !run_point(&pb, rb);
 	if (!ok)
-		fprintf(stderr, "perfbuf-bench: a pair of %s and %s: %s\n", peer_name[a],
+		cli_say("perfbuf-bench", "a pair of %s and %s: %s\n", peer_name[a],
 			peer_name[b], strerror(-(ra->err ?: rb->err)));
 	return ok && ra->received && rb->received;
 }
@@ -219,7 +220,7 @@ static void throughput_table(int reps, struct result *sat, struct result *low)
 			struct point pt = flat_point(p);
 
 			if (env.peer_on[p] && run_point(&pt, &rounds[p][i]))
-				fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+				cli_say("perfbuf-bench", "%s: %s\n", peer_name[p],
 					strerror(-rounds[p][i].err));
 		}
 	for (int p = 0; p < N_PEERS; p++)
@@ -230,7 +231,7 @@ static void throughput_table(int reps, struct result *sat, struct result *low)
 		struct point pt = low_point(p, low_secs);
 
 		if (env.peer_on[p] && !kind_peer(p) && run_point(&pt, &low[p]))
-			fprintf(stderr, "perfbuf-bench: %s: %s\n", peer_name[p],
+			cli_say("perfbuf-bench", "%s: %s\n", peer_name[p],
 				strerror(-low[p].err));
 	}
 	emit_section("Throughput and latency");

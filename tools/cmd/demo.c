@@ -123,7 +123,7 @@ static int demo_loop(struct perfbuf *pb, unsigned long long duration_ns)
 		if (err == -EINTR)
 			continue;
 		if (err < 0) {
-			fprintf(stderr, "perfbuf demo: poll: %s\n", strerror(-err));
+			cli_say("perfbuf demo", "poll: %s\n", strerror(-err));
 			return err;
 		}
 		err = cli_flush_stdout("perfbuf demo");
@@ -173,7 +173,7 @@ int cmd_demo(int argc, char **argv)
 	}
 	err = demo__attach(skel);
 	if (err) {
-		fprintf(stderr, "perfbuf demo: attaching to sched:sched_process_exec failed: %s%s\n",
+		cli_say("perfbuf demo", "attaching to sched:sched_process_exec failed: %s%s\n",
 			cli_strerror(err), cli_hint(err));
 		goto cleanup;
 	}
@@ -194,7 +194,7 @@ int cmd_demo(int argc, char **argv)
 	if (!err || err == -EPIPE) {
 		err = perfbuf__drain(pb);
 		if (err < 0)
-			fprintf(stderr, "perfbuf demo: draining the perf buffer failed: %s\n",
+			cli_say("perfbuf demo", "draining the perf buffer failed: %s\n",
 				strerror(-err));
 		else
 			err = cli_flush_stdout("perfbuf demo");

@@ -65,7 +65,7 @@ static int list_protos(const char *glob)
 	if (!cli_stdout_ok("perfbuf list"))
 		return 1;
 	if (!found) {
-		fprintf(stderr, "perfbuf list: the kernel's BTF (/sys/kernel/btf/vmlinux) describes no function '%s': a probe on it prints arg0..arg5\n",
+		cli_say("perfbuf list", "the kernel's BTF (/sys/kernel/btf/vmlinux) describes no function '%s': a probe on it prints arg0..arg5\n",
 			glob + n + 1);
 		return 1;
 	}
@@ -131,7 +131,7 @@ static const char *list_args(int argc, char **argv, bool *help, bool *verbose)
 			return NULL;
 		}
 		if (glob || argv[i][0] == '-') {
-			fprintf(stderr, "perfbuf list: want at most one GLOB, not '%s'; see --help\n",
+			cli_say("perfbuf list", "want at most one GLOB, not '%s'; see --help\n",
 				argv[i]);
 			return NULL;
 		}
@@ -140,7 +140,7 @@ static const char *list_args(int argc, char **argv, bool *help, bool *verbose)
 	if (!glob)
 		glob = "*";
 	if (strlen(glob) > 500) {
-		fprintf(stderr, "perfbuf list: GLOB is too long\n");
+		cli_say("perfbuf list", "GLOB is too long\n");
 		return NULL;
 	}
 	return glob;
@@ -182,7 +182,7 @@ int cmd_list(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/available_events", tracefs_path());
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "perfbuf list: cannot read %s: %s\n", path, strerror(errno));
+		cli_say("perfbuf list", "cannot read %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	found += list_matches(f, "tracepoint:", pat, verbose);
@@ -195,14 +195,14 @@ int cmd_list(int argc, char **argv)
 			fclose(f);
 		}
 	} else if (names_function(glob)) {
-		fprintf(stderr, "perfbuf list: this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list; trace tracepoints instead\n");
+		cli_say("perfbuf list", "this kernel has no kprobes (CONFIG_KPROBES is off): no kernel functions to list; trace tracepoints instead\n");
 		if (!found)
 			return 1;
 	}
 	if (!cli_stdout_ok("perfbuf list"))
 		return 1;
 	if (!found) {
-		fprintf(stderr, "perfbuf list: nothing matches '%s'\n", glob);
+		cli_say("perfbuf list", "nothing matches '%s'\n", glob);
 		return 1;
 	}
 	return 0;

@@ -68,17 +68,17 @@ static long list_functions(struct ulist *u, const char *pat, bool verbose)
 
 	if (!e) {
 		if (errno == ENOEXEC)
-			fprintf(stderr, "perfbuf list: %s is not an ELF executable or library; give a binary\n",
+			cli_say("perfbuf list", "%s is not an ELF executable or library; give a binary\n",
 				u->path);
 		else
-			fprintf(stderr, "perfbuf list: cannot read %s: %s\n", u->path, strerror(errno));
+			cli_say("perfbuf list", "cannot read %s: %s\n", u->path, strerror(errno));
 		return -1;
 	}
 	if (verbose)
 		found = ufunc_each_proto(u->path, pat, print_proto, u);
 	if (found == -ENOENT) {
 		if (verbose)
-			fprintf(stderr, "perfbuf list: %s has no DWARF (build it with -g): its functions without prototypes; a uprobe on one prints arg0..arg5\n",
+			cli_say("perfbuf list", "%s has no DWARF (build it with -g): its functions without prototypes; a uprobe on one prints arg0..arg5\n",
 				u->path);
 		found = print_symbols(u, e, pat);
 	}
@@ -94,21 +94,21 @@ int list_uprobes(const char *glob, bool verbose)
 	long found;
 
 	if (!sym || sym == rest || !sym[1]) {
-		fprintf(stderr, "perfbuf list: bad probe '%s': want uprobe:BIN:GLOB, e.g. 'uprobe:/bin/bash:read*'\n",
+		cli_say("perfbuf list", "bad probe '%s': want uprobe:BIN:GLOB, e.g. 'uprobe:/bin/bash:read*'\n",
 			glob);
 		return 1;
 	}
 	snprintf(u.kind, sizeof(u.kind), "%.*s", (int)(rest - glob), glob);
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
 	if (uprobe_binary(name, path, sizeof(path)) || !realpath(path, real)) {
-		fprintf(stderr, "perfbuf list: no such binary '%s'\n", name);
+		cli_say("perfbuf list", "no such binary '%s'\n", name);
 		return 1;
 	}
 	found = list_functions(&u, sym + 1, verbose);
 	if (!cli_stdout_ok("perfbuf list") || found < 0)
 		return 1;
 	if (!found) {
-		fprintf(stderr, "perfbuf list: no function of %s matches '%s'\n", real, sym + 1);
+		cli_say("perfbuf list", "no function of %s matches '%s'\n", real, sym + 1);
 		return 1;
 	}
 	return 0;

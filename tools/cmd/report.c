@@ -112,13 +112,13 @@ static int parse_options(int argc, char **argv, struct report *rp)
 	if (err)
 		return err;
 	if (optind != argc - 1) {
-		fprintf(stderr, RPROG ": %s; e.g. perfbuf report exec.cap (see --help)\n",
+		cli_say(RPROG, "%s; e.g. perfbuf report exec.cap (see --help)\n",
 			optind >= argc ? "no capture file given" : "one capture file at a time");
 		return -1;
 	}
 	rp->path = argv[optind];
 	if (rp->perf_out && (rp->json || rp->unordered || rp->info)) {
-		fprintf(stderr, RPROG ": --perf-data writes perf.data in time order; drop %s\n",
+		cli_say(RPROG, "--perf-data writes perf.data in time order; drop %s\n",
 			rp->json ? "--json" : rp->unordered ? "--unordered" : "--info");
 		return -1;
 	}
@@ -147,7 +147,7 @@ static int open_capture(struct report *rp)
 	if (!err)
 		err = capture_probes_read(rp->r, &rp->set, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, RPROG ": %s: %s\n", rp->path, why);
+		cli_say(RPROG, "%s: %s\n", rp->path, why);
 		return -1;
 	}
 	/* the recording's clocks, as trace_clock_init() took them live */
@@ -157,7 +157,7 @@ static int open_capture(struct report *rp)
 	so.max_cols = cli_is_file(1) ? 0 : rp->width;	/* never in a file */
 	/* before the stream: it reads the format frames */
 	if (rp->perf_out && !(rp->pd = perf_data__new(rp->r, &rp->set))) {
-		fprintf(stderr, RPROG ": out of memory\n");
+		cli_say(RPROG, "out of memory\n");
 		return -1;
 	}
 	rp->s = cap_stream__new(rp->r, rp->meta.sample_type, rp->meta.sample_id_all);
@@ -165,7 +165,7 @@ static int open_capture(struct report *rp)
 	rp->sink = rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (!rp->s || !rp->dec || !rp->sink ||
 	    trace_sink__begin(rp->sink, trace_decoder__schema(rp->dec))) {
-		fprintf(stderr, RPROG ": out of memory\n");
+		cli_say(RPROG, "out of memory\n");
 		return -1;
 	}
 	rp->pipe.dec = rp->dec;
@@ -244,12 +244,12 @@ static int say_damage(struct report *rp, long long n, const char *done)
 	int ret = 0;
 
 	if (n == -EBADMSG) {
-		fprintf(stderr, RPROG ": %s: damaged %s; the %llu events before it are %s\n",
+		cli_say(RPROG, "%s: damaged %s; the %llu events before it are %s\n",
 			rp->path, cap_reader__error(rp->r),
 			(unsigned long long)rp->events, done);
 		ret = 1;
 	} else if (cap_reader__truncated(rp->r)) {
-		fprintf(stderr, RPROG ": %s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are %s\n",
+		cli_say(RPROG, "%s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are %s\n",
 			rp->path, (unsigned long long)rp->events, done);
 		ret = 1;
 	}
@@ -263,7 +263,7 @@ static int print_events(struct report *rp)
 	int wr = trace_sink__flush(rp->sink);
 
 	if (wr && wr != -EPIPE) {
-		fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(-wr));
+		cli_say(RPROG, "writing stdout failed: %s\n", strerror(-wr));
 		return 1;
 	}
 	/* the summary first: the damage is the last line said */
@@ -284,15 +284,15 @@ static int write_perf_data(struct report *rp)
 	cli_stop_on_signals(&stop, true);
 	if (perf_data__write(rp->pd, rp->perf_out, &rp->meta, rp->s, &stop, &res, why,
 			     sizeof(why))) {
-		fprintf(stderr, RPROG ": %s\n", why);
+		cli_say(RPROG, "%s\n", why);
 		return 1;
 	}
 	rp->events = res.samples;
-	fprintf(stderr, RPROG ": %llu events, %llu lost, into %s (perf script -i %s)\n",
+	cli_say(RPROG, "%llu events, %llu lost, into %s (perf script -i %s)\n",
 		(unsigned long long)res.samples, (unsigned long long)res.lost,
 		rp->perf_out, rp->perf_out);
 	if (res.skipped)
-		fprintf(stderr, RPROG ": %llu records of no probe of the capture left out\n",
+		cli_say(RPROG, "%llu records of no probe of the capture left out\n",
 			(unsigned long long)res.skipped);
 	return say_damage(rp, res.stream_err, "written");
 }
@@ -323,7 +323,7 @@ int cmd_report(int argc, char **argv)
 	if (err == 2 && !rp.info && !rp.perf_out)
 		err = run_report(rp.r, rp.path, &rp.meta, rp.json, rp.time, rp.width);
 	else if (err == 2)
-		err = 1, fprintf(stderr, RPROG ": %s is a perfbuf run capture: %s is for trace's\n",
+		err = 1, cli_say(RPROG, "%s is a perfbuf run capture: %s is for trace's\n",
 				 rp.path, rp.info ? "--info" : "--perf-data");
 	else if (err)
 		err = 1;

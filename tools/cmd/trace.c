@@ -205,7 +205,7 @@ static int open_sink(struct run *run)
 	if (err) {
 		/* the NATS and aggregate sinks say what went wrong themselves */
 		if (err == -ENOMEM && (!run->dec || !run->sink || !run->o.nats.nurls))
-			fprintf(stderr, "%s: out of memory\n", run->o.prog);
+			cli_say(run->o.prog, "out of memory\n");
 		return err;
 	}
 	run->pipe.dec = run->dec;
@@ -253,16 +253,16 @@ static int check_pages(struct run *run)
 		return 0;
 	}
 	if (run->o.flight_pages)
-		fprintf(stderr, "%s: --flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
-			run->o.prog, pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
+		cli_say(run->o.prog, "--flight-recorder of %ld pages per CPU is too small for these probes' largest record (%zu bytes); give %zu pages (%zu KiB) or more\n",
+			pages, max_rec, need, need * sysconf(_SC_PAGESIZE) / 1024);
 	else if (run->o.buffer_size)
-		fprintf(stderr, "%s: --buffer-size %lluK gives rings of %ld KiB, too small for these probes' largest record (%zu bytes); give %lluK or more\n",
-			run->o.prog, run->o.buffer_size >> 10, pages * sysconf(_SC_PAGESIZE) / 1024, max_rec,
+		cli_say(run->o.prog, "--buffer-size %lluK gives rings of %ld KiB, too small for these probes' largest record (%zu bytes); give %lluK or more\n",
+			run->o.buffer_size >> 10, pages * sysconf(_SC_PAGESIZE) / 1024, max_rec,
 			(unsigned long long)need * (unsigned long long)sysconf(_SC_PAGESIZE) *
 			(unsigned long long)perfbuf_cpus__possible(NULL, 0) >> 10);
 	else
-		fprintf(stderr, "%s: --pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
-			run->o.prog, pages, max_rec, need);
+		cli_say(run->o.prog, "--pages %ld is too small for these probes' largest record (%zu bytes); use --pages %zu or more\n",
+			pages, max_rec, need);
 	return -EINVAL;
 }
 
@@ -316,8 +316,8 @@ static void metrics_sources(struct run *run)
 		m->kinds_ctx = run;
 		m->kind_label = "probe";
 	} else {
-		fprintf(stderr, "%s: --metrics: the BPF programs' ledger: %s; no per-probe series\n",
-			run->o.prog, strerror(errno));
+		cli_say(run->o.prog, "--metrics: the BPF programs' ledger: %s; no per-probe series\n",
+			strerror(errno));
 	}
 	m->sink = run->o.record ? "capture" : run->sink->ops->name;
 	m->nats = run->o.nats.nurls;
@@ -422,7 +422,7 @@ static void snapshot(struct run *run)
 	err = perfbuf__snapshot(run->s.pb);
 	capture_out_snapshot_end(&run->cap);
 	if (err < 0)
-		fprintf(stderr, "%s: a snapshot failed: %s\n", run->o.prog, strerror(-err));
+		cli_say(run->o.prog, "a snapshot failed: %s\n", strerror(-err));
 	/* the file holds it now (the first one replaces the old file) */
 	capture_out_publish(&run->cap, true);
 }
@@ -506,8 +506,7 @@ static int write_end(struct run *run, const char *name)
 		return record_finish(&run->cap, run->s.pb, run->s.skel, record_ledger(run),
 				     name);
 	if (err < 0 && err != -EINTR)
-		fprintf(stderr, "%s: draining the perf buffer failed: %s\n", run->o.prog,
-			strerror(-err));
+		cli_say(run->o.prog, "draining the perf buffer failed: %s\n", strerror(-err));
 	err = 0;
 	/* a closed reader (EPIPE) is a normal end; anything else, such as
 	 * a full disk, is an error with the count of events lost to it */
@@ -515,16 +514,14 @@ static int write_end(struct run *run, const char *name)
 	if (wr && wr != -EPIPE) {
 		__u64 lost = run->to_write - written(run);
 
-		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n", run->o.prog,
-			name, strerror(-wr), (unsigned long long)lost,
+		cli_say(run->o.prog, "writing %s failed: %s; %llu event%s not written\n", name, strerror(-wr), (unsigned long long)lost,
 			lost == 1 ? "" : "s");
 		err = -EIO;
 	}
 	sum_wr = summary(run, wr, name);
 	/* JSON's summary, --aggregate's maps: in the output */
 	if ((run->o.json || run->o.naggs) && !wr && sum_wr && sum_wr != -EPIPE) {
-		fprintf(stderr, "%s: writing the summary to %s failed: %s\n", run->o.prog,
-			name, strerror(-sum_wr));
+		cli_say(run->o.prog, "writing the summary to %s failed: %s\n", name, strerror(-sum_wr));
 		err = -EIO;
 	}
 	return err;

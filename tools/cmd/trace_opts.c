@@ -129,7 +129,7 @@ static bool filter_option(int opt, const char *arg, struct trace_opts *o)
 		if (!cli_parse_num(o->prog, "-p", arg, 1, 0x7fffffff, &v))
 			return false;
 		if (kill(v, 0) && errno == ESRCH) {
-			fprintf(stderr, "%s: -p %ld: no such process\n", o->prog, v);
+			cli_say(o->prog, "-p %ld: no such process\n", v);
 			return false;
 		}
 		if (pidwatch_check_leader(o->prog, (pid_t)v))
@@ -138,8 +138,7 @@ static bool filter_option(int opt, const char *arg, struct trace_opts *o)
 		return true;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) >= TRACE_COMM_LEN) {
-			fprintf(stderr, "%s: --comm wants a command name of 1 to %d characters, not '%s'\n", o->prog,
-				TRACE_COMM_LEN - 1, arg);
+			cli_say(o->prog, "--comm wants a command name of 1 to %d characters, not '%s'\n", TRACE_COMM_LEN - 1, arg);
 			return false;
 		}
 		tf->comm = arg;
@@ -157,8 +156,7 @@ static bool filter_option(int opt, const char *arg, struct trace_opts *o)
 static bool output_option(int opt, const char *arg, struct trace_opts *o)
 {
 	if (o->record) {
-		fprintf(stderr, "%s: %s is an option of perfbuf report\n", o->prog,
-			opt == OPT_TIME ? "--time" : "--width");
+		cli_say(o->prog, "%s is an option of perfbuf report\n", opt == OPT_TIME ? "--time" : "--width");
 		return false;
 	}
 	if (opt == OPT_WIDTH)
@@ -181,7 +179,7 @@ static bool read_option(int opt, const char *arg, struct trace_opts *o)
 	} else if (!strcmp(arg, "hex")) {
 		r->buffers = BUFFERS_HEX;
 	} else {
-		fprintf(stderr, "%s: --buffers wants escaped or hex, not '%s'\n", o->prog, arg);
+		cli_say(o->prog, "--buffers wants escaped or hex, not '%s'\n", arg);
 		return false;
 	}
 	return true;
@@ -196,22 +194,20 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	switch (opt) {
 	case OPT_REALTIME:
 		if (!o->record) {
-			fprintf(stderr, "%s: --realtime is an option of perfbuf record\n", o->prog);
+			cli_say(o->prog, "--realtime is an option of perfbuf record\n");
 			return false;
 		}
 		return cli_parse_num(o->prog, "--realtime", arg, 0, 99, &o->realtime);
 	case OPT_FLIGHT:
 		if (!o->record) {
-			fprintf(stderr, "%s: --flight-recorder is an option of perfbuf record\n",
-				o->prog);
+			cli_say(o->prog, "--flight-recorder is an option of perfbuf record\n");
 			return false;
 		}
 		return record_parse_size(o->prog, arg, &o->flight_pages);
 	case OPT_JSON:
 	case OPT_UNORDERED:
 		if (o->record) {
-			fprintf(stderr, "%s: %s is an option of perfbuf report\n", o->prog,
-				opt == OPT_JSON ? "--json" : "--unordered");
+			cli_say(o->prog, "%s is an option of perfbuf report\n", opt == OPT_JSON ? "--json" : "--unordered");
 			return false;
 		}
 		o->json |= opt == OPT_JSON;
@@ -220,8 +216,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 	case OPT_KSTACK:
 	case OPT_USTACK:
 		if (o->record) {
-			fprintf(stderr, "%s: %s is an option of perfbuf trace\n", o->prog,
-				opt == OPT_KSTACK ? "--kstack" : "--ustack");
+			cli_say(o->prog, "%s is an option of perfbuf trace\n", opt == OPT_KSTACK ? "--kstack" : "--ustack");
 			return false;
 		}
 		o->filter.kstack |= opt == OPT_KSTACK;
@@ -229,8 +224,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 		return true;
 	default:	/* NATS_OPT_* */
 		if (o->record) {
-			fprintf(stderr, "%s: the NATS options are options of perfbuf trace\n",
-				o->prog);
+			cli_say(o->prog, "the NATS options are options of perfbuf trace\n");
 			return false;
 		}
 		return nats_opts_set(&o->nats, opt, arg);
@@ -242,8 +236,7 @@ static bool mode_option(int opt, char *arg, struct trace_opts *o)
 static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 {
 	if (o->record) {
-		fprintf(stderr, "%s: --aggregate, --aggregate-keys, --interval and --events are options of perfbuf trace\n",
-			o->prog);
+		cli_say(o->prog, "--aggregate, --aggregate-keys, --interval and --events are options of perfbuf trace\n");
 		return false;
 	}
 	if (opt == OPT_AGG_KEYS)
@@ -255,7 +248,7 @@ static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 		return true;
 	}
 	if (o->naggs == (int)(sizeof(o->aggs) / sizeof(o->aggs[0]))) {
-		fprintf(stderr, "%s: more than %d --aggregate options\n", o->prog, o->naggs);
+		cli_say(o->prog, "more than %d --aggregate options\n", o->naggs);
 		return false;
 	}
 	if (agg_spec_parse(o->prog, arg, &o->aggs[o->naggs]))
@@ -282,8 +275,8 @@ static int agg_members(struct trace_opts *o)
 			if (seen)
 				continue;
 			if (o->nmembers == max) {
-				fprintf(stderr, "%s: --aggregate '%s': more than %d members with --member; list them with commas\n",
-					o->prog, o->aggs[i].text, max);
+				cli_say(o->prog, "--aggregate '%s': more than %d members with --member; list them with commas\n",
+					o->aggs[i].text, max);
 				return -1;
 			}
 			o->members[o->nmembers++] = name;
@@ -297,13 +290,13 @@ static int check_aggregates(struct trace_opts *o)
 	if (!o->naggs) {
 		if (!o->interval && !o->agg_keys && !o->events)
 			return 0;
-		fprintf(stderr, "%s: %s is about the maps of --aggregate: give --aggregate EXPR\n",
-			o->prog, o->interval ? "--interval" : o->events ? "--events" : "--aggregate-keys");
+		cli_say(o->prog, "%s is about the maps of --aggregate: give --aggregate EXPR\n",
+			o->interval ? "--interval" : o->events ? "--events" : "--aggregate-keys");
 		return -1;
 	}
 	if (o->nats.nurls || o->filter.kstack || o->filter.ustack) {
-		fprintf(stderr, "%s: --aggregate prints maps, not events: it does not go with %s\n",
-			o->prog, o->nats.nurls ? "--nats" : "--kstack or --ustack");
+		cli_say(o->prog, "--aggregate prints maps, not events: it does not go with %s\n",
+			o->nats.nurls ? "--nats" : "--kstack or --ustack");
 		return -1;
 	}
 	return agg_specs_name(o->prog, o->aggs, o->naggs) || agg_members(o) ? -1 : 0;
@@ -337,23 +330,22 @@ static bool set_option(int opt, char *arg, void *ctx)
 		return true;
 	case 'c':
 		if (o->record) {
-			fprintf(stderr, "%s: unknown option '-c'; run '%s --help'\n", o->prog, o->prog);
+			cli_say(o->prog, "unknown option '-c'; run '%s --help'\n", o->prog);
 			return false;
 		}
 		o->cmd = arg;
 		return true;
 	case OPT_FILTER:
 		if (o->nfilters == (int)(sizeof(o->filters) / sizeof(o->filters[0]))) {
-			fprintf(stderr, "%s: more than %d --filter options; join them with &&\n", o->prog,
-				o->nfilters);
+			cli_say(o->prog, "more than %d --filter options; join them with &&\n", o->nfilters);
 			return false;
 		}
 		o->filters[o->nfilters++] = arg;
 		return true;
 	case OPT_MEMBER:
 		if (o->nmembers == (int)(sizeof(o->members) / sizeof(o->members[0]))) {
-			fprintf(stderr, "%s: more than %d --member options; list them with commas\n",
-				o->prog, o->nmembers);
+			cli_say(o->prog, "more than %d --member options; list them with commas\n",
+				o->nmembers);
 			return false;
 		}
 		o->members[o->nmembers++] = arg;
@@ -362,8 +354,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 		if (!cli_parse_num(o->prog, "--pages", arg, 1, 1 << 20, &o->pages))
 			return false;
 		if (perfbuf_ring__check_page_cnt((size_t)o->pages)) {
-			fprintf(stderr, "%s: --pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", o->prog,
-				o->pages);
+			cli_say(o->prog, "--pages wants a power of two (1, 2, 4, ... 1048576), not %ld\n", o->pages);
 			return false;
 		}
 		return true;
@@ -450,13 +441,11 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 	if (o->record && !o->output)
 		o->output = RECORD_DEFAULT_OUTPUT;
 	if (o->cmd && o->filter.pid) {
-		fprintf(stderr, "%s: -c and -p are exclusive: trace a command it starts, or a process running\n",
-			o->prog);
+		cli_say(o->prog, "-c and -p are exclusive: trace a command it starts, or a process running\n");
 		return -1;
 	}
 	if (o->pages && o->buffer_size) {
-		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
-			o->prog);
+		cli_say(o->prog, "--pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n");
 		return -1;
 	}
 	o->sized = o->pages || o->buffer_size;
@@ -466,13 +455,13 @@ int trace_parse_options(int argc, char **argv, struct trace_opts *o)
 	if (!nats_opts_check(&o->nats) || check_aggregates(o))
 		return -1;
 	if (o->nats.nurls && o->output) {
-		fprintf(stderr, "%s: with --nats events go to NATS, not to -o %s: give one of them\n",
-			o->prog, o->output);
+		cli_say(o->prog, "with --nats events go to NATS, not to -o %s: give one of them\n",
+			o->output);
 		return -1;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
-			o->prog, o->prog);
+		cli_say(o->prog, "no probe given; e.g. %s tracepoint:sched:sched_process_exec (see --help)\n",
+			o->prog);
 		return -1;
 	}
 	return 0;

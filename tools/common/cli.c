@@ -53,8 +53,7 @@ bool cli_parse_num(const char *prog, const char *opt, const char *arg,
 {
 	if (!cli_parse_long(arg, min, max, out))
 		return true;
-	fprintf(stderr, "%s: %s wants a number from %ld to %ld, not '%s'\n", prog,
-		opt, min, max, arg);
+	cli_say(prog, "%s wants a number from %ld to %ld, not '%s'\n", opt, min, max, arg);
 	return false;
 }
 
@@ -71,18 +70,18 @@ int cli_bad_option(const char *cmd, int ret, char **argv)
 
 	prog_name(cmd, prog, sizeof(prog));
 	if (ret == ':')
-		fprintf(stderr, "%s: %s needs a value; run '%s --help'\n",
-			prog, arg, prog);
+		cli_say(prog, "%s needs a value; run '%s --help'\n",
+			arg, prog);
 	else if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))
 		/* getopt's optopt: a known long option given a value */
-		fprintf(stderr, "%s: %.*s takes no value, not '%s'; run '%s --help'\n",
-			prog, (int)(strchr(arg, '=') - arg), arg, arg, prog);
+		cli_say(prog, "%.*s takes no value, not '%s'; run '%s --help'\n",
+			(int)(strchr(arg, '=') - arg), arg, arg, prog);
 	else if (optopt && optopt < 256)
-		fprintf(stderr, "%s: unknown option '-%c'; run '%s --help'\n",
-			prog, optopt, prog);
+		cli_say(prog, "unknown option '-%c'; run '%s --help'\n",
+			optopt, prog);
 	else
-		fprintf(stderr, "%s: unknown option '%s'; run '%s --help'\n",
-			prog, arg, prog);
+		cli_say(prog, "unknown option '%s'; run '%s --help'\n",
+			arg, prog);
 	return 1;
 }
 
@@ -108,8 +107,8 @@ int cli_options(const struct cli_opts *c, int argc, char **argv, void *ctx)
 		char prog[64];
 
 		prog_name(c->cmd, prog, sizeof(prog));
-		fprintf(stderr, "%s: unexpected argument '%s'; run '%s --help'\n",
-			prog, argv[optind], prog);
+		cli_say(prog, "unexpected argument '%s'; run '%s --help'\n",
+			argv[optind], prog);
 		return -1;
 	}
 	return 0;
@@ -169,8 +168,8 @@ int cli_need_privileges(const char *prog, unsigned int need)
 #undef HAS
 	if (!missing[0])
 		return 0;
-	fprintf(stderr, "%s: missing %s; run it as root with its full capabilities, or grant them (man perfbuf)\n",
-		prog, missing);
+	cli_say(prog, "missing %s; run it as root with its full capabilities, or grant them (man perfbuf)\n",
+		missing);
 	return -EPERM;
 }
 
@@ -187,8 +186,8 @@ int cli_need_fds(const char *prog, unsigned int extra)
 		if (!setrlimit(RLIMIT_NOFILE, &rl))
 			return 0;
 	}
-	fprintf(stderr, "%s: %s (RLIMIT_NOFILE %llu, %llu needed: 2 per CPU, the BPF objects and links); raise 'ulimit -n'\n",
-		prog, strerror(EMFILE), (unsigned long long)rl.rlim_max,
+	cli_say(prog, "%s (RLIMIT_NOFILE %llu, %llu needed: 2 per CPU, the BPF objects and links); raise 'ulimit -n'\n",
+		strerror(EMFILE), (unsigned long long)rl.rlim_max,
 		(unsigned long long)need);
 	return -EMFILE;
 }
@@ -249,8 +248,8 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 	last = last ? last + 1 : setup_log;
 	if (!strncmp(last, "perfbuf: ", 9))
 		last += 9;
-	fprintf(stderr, "%s: setting up the perf buffer failed: %s%s%s%s%s\n",
-		prog, strerror(err), *last ? " (" : "", last, *last ? ")" : "",
+	cli_say(prog, "setting up the perf buffer failed: %s%s%s%s%s\n",
+		strerror(err), *last ? " (" : "", last, *last ? ")" : "",
 		err == ENOMEM ? "; try a smaller --buffer-size" : *last ? "" : cli_hint(err));
 	errno = err;
 	return NULL;
@@ -345,8 +344,8 @@ int cli_need_stdout(const char *prog)
 {
 	if (!stdout_closed)
 		return 0;
-	fprintf(stderr, "%s: stdout is closed; redirect it (>FILE, >/dev/null)%s\n",
-		prog, strcmp(prog, "perfbuf trace") ? "" : " or give -o FILE");
+	cli_say(prog, "stdout is closed; redirect it (>FILE, >/dev/null)%s\n",
+		strcmp(prog, "perfbuf trace") ? "" : " or give -o FILE");
 	return -EBADF;
 }
 
@@ -371,7 +370,7 @@ int cli_flush_stdout(const char *prog)
 	else
 		return 0;
 	if (err != EPIPE)
-		fprintf(stderr, "%s: writing stdout failed: %s\n", prog, strerror(err));
+		cli_say(prog, "writing stdout failed: %s\n", strerror(err));
 	return -err;
 }
 

@@ -7,6 +7,7 @@
 
 #include "perfbuf.h"
 #include "clock.h"
+#include "say.h"
 
 static __u64 ns_of(const struct timespec *ts)
 {
@@ -44,7 +45,7 @@ bool trace_time_option(const char *prog, const char *arg, enum trace_time *mode)
 {
 	if (!trace_time_parse(arg, mode))
 		return true;
-	fprintf(stderr, "%s: --time wants rel, mono or wall, not '%s'\n", prog, arg);
+	cli_say(prog, "--time wants rel, mono or wall, not '%s'\n", arg);
 	return false;
 }
 

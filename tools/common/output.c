@@ -522,6 +522,6 @@ int cli_cannot_write(const char *prog, const char *path, int err)
 	char why[4400];
 
 	cli_output_why(path, err, why, sizeof(why));
-	fprintf(stderr, "%s: %s\n", prog, why);
+	cli_say(prog, "%s\n", why);
 	return err;
 }

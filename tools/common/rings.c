@@ -19,6 +19,7 @@
 
 #include "perfbuf.h"
 #include "rings.h"
+#include "say.h"
 
 #define SHARE_BYTES (2ULL << 20)	/* one CPU's target */
 #define SHARE_X 16
@@ -64,8 +65,8 @@ long rings_pages(const char *prog, long pages, unsigned long long bytes)
 						   (unsigned long long)page);
 	per = perfbuf_ring__budget_pages((size_t)bytes, (size_t)ncpus);
 	if (!per)
-		fprintf(stderr, "%s: --buffer-size %llu bytes is less than a page for each of the %ld CPUs: give %lluK or more\n",
-			prog, bytes, ncpus,
+		cli_say(prog, "--buffer-size %llu bytes is less than a page for each of the %ld CPUs: give %lluK or more\n",
+			bytes, ncpus,
 			(unsigned long long)ncpus * (unsigned long long)page >> 10);
 	return (long)per;
 }
@@ -120,8 +121,8 @@ int rings_need_memlock(const char *prog, long pages, long rings)
 		if (rl.rlim_cur <= rl.rlim_max && !setrlimit(RLIMIT_MEMLOCK, &rl))
 			return 0;
 	}
-	fprintf(stderr, "%s: %ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu, give CAP_IPC_LOCK, or a smaller --buffer-size\n",
-		prog, rings, pages * page_kb, need_kb,
+	cli_say(prog, "%ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu, give CAP_IPC_LOCK, or a smaller --buffer-size\n",
+		rings, pages * page_kb, need_kb,
 		(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? rl.rlim_cur : rl.rlim_max) >> 10,
 		need_kb);
 	return -ENOMEM;
@@ -148,8 +149,8 @@ void rings_say_mapped(const char *prog, struct perfbuf *pb)
 	rings_mapped(pb, &bytes, &rings);
 	rings_fmt_bytes(bytes, all, sizeof(all));
 	rings_fmt_bytes(rings ? bytes / rings : 0, one, sizeof(one));
-	fprintf(stderr, "%s: ring memory: %s mapped in %zu ring%s of %s (and a header page each)\n",
-		prog, all, rings, rings == 1 ? "" : "s", one);
+	cli_say(prog, "ring memory: %s mapped in %zu ring%s of %s (and a header page each)\n",
+		all, rings, rings == 1 ? "" : "s", one);
 }
 
 void rings_fmt_bytes(unsigned long long bytes, char *buf, size_t sz)

@@ -10,6 +10,7 @@
 
 #include "metrics.h"
 #include "server.h"
+#include "common/say.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -280,8 +281,8 @@ int metrics_check_addr(const char *prog, const char *arg)
 
 	if (!metrics_addr_parse(arg, &ss, &len, &why))
 		return 0;
-	fprintf(stderr, "%s: --metrics wants [ADDR:]PORT (e.g. 9464 or 0.0.0.0:9464), not '%s': %s\n",
-		prog, arg, why);
+	cli_say(prog, "--metrics wants [ADDR:]PORT (e.g. 9464 or 0.0.0.0:9464), not '%s': %s\n",
+		arg, why);
 	return -EINVAL;
 }
 
@@ -295,7 +296,7 @@ int metrics_start(struct metrics *m, const char *prog, const char *arg)
 	m->srv = metrics_server__new(arg, render, m, NULL);
 	if (!m->srv) {
 		err = -errno;
-		fprintf(stderr, "%s: --metrics %s: cannot listen there: %s%s\n", prog, arg,
+		cli_say(prog, "--metrics %s: cannot listen there: %s%s\n", arg,
 			strerror(-err), err == -EADDRINUSE ? "; give another port" : "");
 		return err;
 	}

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "conn.h"
+#include "common/say.h"
 
 #define IFOK(s, call) do { if ((s) == NATS_OK) (s) = (call); } while (0)
 
@@ -52,8 +53,7 @@ static void on_disconnected(natsConnection *nc, void *closure)
 
 	(void)nc;
 	if (!c->quiet)
-		fprintf(stderr, "%s: NATS: disconnected; reconnecting (events wait in the buffer)\n",
-			c->o->prog);
+		cli_say(c->o->prog, "NATS: disconnected; reconnecting (events wait in the buffer)\n");
 }
 
 static void on_reconnected(natsConnection *nc, void *closure)
@@ -63,8 +63,7 @@ static void on_reconnected(natsConnection *nc, void *closure)
 
 	(void)nc;
 	if (!c->quiet)
-		fprintf(stderr, "%s: NATS: connected to %s\n", c->o->prog,
-			nats_conn_url(c, url, sizeof(url)));
+		cli_say(c->o->prog, "NATS: connected to %s\n", nats_conn_url(c, url, sizeof(url)));
 }
 
 /* Asynchronous errors (a slow consumer, a permission denied). */
@@ -76,8 +75,7 @@ static void on_error(natsConnection *nc, natsSubscription *sub, natsStatus err,
 
 	(void)sub;
 	natsConnection_GetLastError(nc, &last);
-	fprintf(stderr, "%s: NATS: %s\n", c->o->prog,
-		last && *last ? last : natsStatus_GetText(err));
+	cli_say(c->o->prog, "NATS: %s\n", last && *last ? last : natsStatus_GetText(err));
 }
 
 /* Why a TCP connection to @url fails: libnats says only "no server
@@ -136,25 +134,24 @@ static void say_connect_failed(struct nats_conn *c, natsStatus s)
 	switch (s) {
 	case NATS_NO_SERVER:
 		/* --nats-wait is trace's; nats-tail has none */
-		fprintf(stderr, "%s: cannot connect to NATS at %s: %s; is nats-server running there?%s\n",
-			o->prog, urls, *tcp_reason(o->urls[0], why, sizeof(why)) ? why :
+		cli_say(o->prog, "cannot connect to NATS at %s: %s; is nats-server running there?%s\n",
+			urls, *tcp_reason(o->urls[0], why, sizeof(why)) ? why :
 			"no server answers", strcmp(o->prog, "perfbuf trace") ? "" :
 			" (--nats-wait starts anyway)");
 		break;
 	case NATS_CONNECTION_AUTH_FAILED:
 	case NATS_NOT_PERMITTED:
-		fprintf(stderr, "%s: NATS at %s refused us: %s; check --nats-creds (or the user in the URL)\n",
-			o->prog, urls, nats_reason(s));
+		cli_say(o->prog, "NATS at %s refused us: %s; check --nats-creds (or the user in the URL)\n",
+			urls, nats_reason(s));
 		break;
 	case NATS_SSL_ERROR:
 	case NATS_SECURE_CONNECTION_WANTED:
 	case NATS_SECURE_CONNECTION_REQUIRED:
-		fprintf(stderr, "%s: TLS with NATS at %s failed: %s; check --nats-tls-ca and tls:// in the URL\n",
-			o->prog, urls, nats_reason(s));
+		cli_say(o->prog, "TLS with NATS at %s failed: %s; check --nats-tls-ca and tls:// in the URL\n",
+			urls, nats_reason(s));
 		break;
 	default:
-		fprintf(stderr, "%s: cannot connect to NATS at %s: %s\n", o->prog,
-			urls, nats_reason(s));
+		cli_say(o->prog, "cannot connect to NATS at %s: %s\n", urls, nats_reason(s));
 	}
 }
 
@@ -187,22 +184,19 @@ static natsStatus set_options(struct nats_conn *c)
 		s = natsOptions_SetSecure(no, true);
 		IFOK(s, natsOptions_LoadCATrustedCertificates(no, o->tls_ca));
 		if (s != NATS_OK) {
-			fprintf(stderr, "%s: --nats-tls-ca '%s': %s\n", o->prog,
-				o->tls_ca, nats_reason(s));
+			cli_say(o->prog, "--nats-tls-ca '%s': %s\n", o->tls_ca, nats_reason(s));
 			return s;
 		}
 	}
 	if (s == NATS_OK && o->creds) {
 		s = natsOptions_SetUserCredentialsFromFiles(no, o->creds, NULL);
 		if (s != NATS_OK) {
-			fprintf(stderr, "%s: --nats-creds '%s': %s\n", o->prog,
-				o->creds, nats_reason(s));
+			cli_say(o->prog, "--nats-creds '%s': %s\n", o->creds, nats_reason(s));
 			return s;
 		}
 	}
 	if (s != NATS_OK)
-		fprintf(stderr, "%s: setting up NATS failed: %s\n", o->prog,
-			nats_reason(s));
+		cli_say(o->prog, "setting up NATS failed: %s\n", nats_reason(s));
 	return s;
 }
 
@@ -224,15 +218,15 @@ int nats_conn_open(struct nats_conn *c, const struct nats_opts *o,
 		       -EACCES : -ECONNREFUSED;
 	}
 	if (later)
-		fprintf(stderr, "%s: NATS at %s does not answer yet; events wait in the buffer until it does\n",
-			o->prog, o->nurls > 1 ? "any of --nats" : o->urls[0]);
+		cli_say(o->prog, "NATS at %s does not answer yet; events wait in the buffer until it does\n",
+			o->nurls > 1 ? "any of --nats" : o->urls[0]);
 	jsOptions_Init(&jo);
 	jo.Wait = 5000;
 	jo.PublishAsync.AckHandler = ack;
 	jo.PublishAsync.AckHandlerClosure = ack_ctx;
 	s = natsConnection_JetStream(&c->js, c->nc, &jo);
 	if (s != NATS_OK) {
-		fprintf(stderr, "%s: NATS JetStream: %s\n", o->prog, nats_reason(s));
+		cli_say(o->prog, "NATS JetStream: %s\n", nats_reason(s));
 		return -ENOMEM;
 	}
 	return later ? -EAGAIN : 0;

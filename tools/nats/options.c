@@ -64,7 +64,7 @@ static bool set_urls(struct nats_opts *o, const char *arg)
 	nats_opts_free(o);
 	o->urls_copy = strdup(arg);
 	if (!o->urls_copy) {
-		fprintf(stderr, "%s: out of memory\n", o->prog);
+		cli_say(o->prog, "out of memory\n");
 		return false;
 	}
 	for (tok = strtok_r(o->urls_copy, ",", &save); tok;
@@ -72,20 +72,18 @@ static bool set_urls(struct nats_opts *o, const char *arg)
 		const char *why = url_invalid(tok);
 
 		if (why) {
-			fprintf(stderr, "%s: --nats '%s' is not a NATS URL (nats://HOST:PORT): %s\n",
-				o->prog, tok, why);
+			cli_say(o->prog, "--nats '%s' is not a NATS URL (nats://HOST:PORT): %s\n",
+				tok, why);
 			return false;
 		}
 		if (o->nurls == NATS_MAX_URLS) {
-			fprintf(stderr, "%s: --nats takes at most %d URLs\n", o->prog,
-				NATS_MAX_URLS);
+			cli_say(o->prog, "--nats takes at most %d URLs\n", NATS_MAX_URLS);
 			return false;
 		}
 		o->urls[o->nurls++] = tok;
 	}
 	if (!o->nurls) {
-		fprintf(stderr, "%s: --nats wants URL[,URL...], e.g. nats://127.0.0.1:4222\n",
-			o->prog);
+		cli_say(o->prog, "--nats wants URL[,URL...], e.g. nats://127.0.0.1:4222\n");
 		return false;
 	}
 	return true;
@@ -98,8 +96,8 @@ static bool set_subject(struct nats_opts *o, const char *arg)
 
 	free(s);
 	if (why) {
-		fprintf(stderr, "%s: --subject '%s' is not a subject to publish to: %s\n",
-			o->prog, arg, why);
+		cli_say(o->prog, "--subject '%s' is not a subject to publish to: %s\n",
+			arg, why);
 		return false;
 	}
 	o->subject = arg;
@@ -116,7 +114,7 @@ static bool set_stream_subjects(struct nats_opts *o, const char *arg)
 		why = nats_subject_invalid(t, true);
 	free(copy);
 	if (why) {
-		fprintf(stderr, "%s: --nats-stream-subjects '%s': %s\n", o->prog, arg,
+		cli_say(o->prog, "--nats-stream-subjects '%s': %s\n", arg,
 			why);
 		return false;
 	}
@@ -128,8 +126,8 @@ static bool set_stream_subjects(struct nats_opts *o, const char *arg)
 static bool set_stream(struct nats_opts *o, const char *arg)
 {
 	if (!*arg || strlen(arg) > 255 || strpbrk(arg, ".*> \t/\\")) {
-		fprintf(stderr, "%s: --nats-stream wants a stream name (letters, digits, - and _), not '%s'\n",
-			o->prog, arg);
+		cli_say(o->prog, "--nats-stream wants a stream name (letters, digits, - and _), not '%s'\n",
+			arg);
 		return false;
 	}
 	o->stream = arg;
@@ -152,7 +150,7 @@ static bool set_file(struct nats_opts *o, const char *opt, const char *arg,
 		     const char **out)
 {
 	if (access(arg, R_OK)) {
-		fprintf(stderr, "%s: %s '%s': %s\n", o->prog, opt, arg, strerror(errno));
+		cli_say(o->prog, "%s '%s': %s\n", opt, arg, strerror(errno));
 		return false;
 	}
 	*out = arg;
@@ -205,8 +203,8 @@ static bool set_batch(struct nats_opts *o, const char *arg)
 		o->batch_events = 0;
 		return true;
 	}
-	fprintf(stderr, "%s: --nats-batch wants events per message (1 to 1000000) or bytes (256B to 64M, e.g. 64K), not '%s'\n",
-		o->prog, arg);
+	cli_say(o->prog, "--nats-batch wants events per message (1 to 1000000) or bytes (256B to 64M, e.g. 64K), not '%s'\n",
+		arg);
 	return false;
 }
 
@@ -224,8 +222,7 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 			o->host = arg;
 			return true;
 		}
-		fprintf(stderr, "%s: --nats-host wants a name of 1 to 255 characters\n",
-			o->prog);
+		cli_say(o->prog, "--nats-host wants a name of 1 to 255 characters\n");
 		return false;
 	case NATS_OPT_STREAM:
 		return set_stream(o, arg);
@@ -241,7 +238,7 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 			o->spool = arg;
 			return true;
 		}
-		fprintf(stderr, "%s: --nats-spool wants a directory\n", o->prog);
+		cli_say(o->prog, "--nats-spool wants a directory\n");
 		return false;
 	case NATS_OPT_REPLICAS:
 		return set_number(o, "--nats-replicas", arg, 1, 5, &o->replicas);
@@ -264,14 +261,13 @@ bool nats_opts_set(struct nats_opts *o, int opt, const char *arg)
 bool nats_opts_check(const struct nats_opts *o)
 {
 	if (o->nurls && o->spool_size_set && !o->spool) {
-		fprintf(stderr, "%s: --nats-spool-size needs --nats-spool DIR\n", o->prog);
+		cli_say(o->prog, "--nats-spool-size needs --nats-spool DIR\n");
 		return false;
 	}
 	if (o->nurls)
 		return true;
 	if (o->other) {
-		fprintf(stderr, "%s: the NATS options need --nats URL (e.g. --nats nats://127.0.0.1:4222)\n",
-			o->prog);
+		cli_say(o->prog, "the NATS options need --nats URL (e.g. --nats nats://127.0.0.1:4222)\n");
 		return false;
 	}
 	return true;

@@ -13,6 +13,7 @@
 #include "perfbuf.h"
 #include "batch.h"
 #include "pub.h"
+#include "common/say.h"
 
 /* What a message holds of the buffer: its bytes and a guess at the rest
  * (subject, headers, libnats's own). The same at add and at release. */
@@ -235,8 +236,8 @@ static bool drop_rejected(struct nats_pub *p, natsMsg *m)
 
 static void say_rejected(struct nats_pub *p, const char *why)
 {
-	fprintf(stderr, "%s: NATS: the stream refused a batch of events: %s; such events are counted as dropped\n",
-		p->c->o->prog, why ? why : "no reason given");
+	cli_say(p->c->o->prog, "NATS: the stream refused a batch of events: %s; such events are counted as dropped\n",
+		why ? why : "no reason given");
 }
 
 /* Locked: wait for more to do, at most @ms (a connection coming back,
@@ -318,8 +319,8 @@ int nats_pub_send(struct nats_pub *p)
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	if (err)
-		fprintf(stderr, "%s: NATS: starting the publishing thread failed: %s\n",
-			p->c->o->prog, strerror(-err));
+		cli_say(p->c->o->prog, "NATS: starting the publishing thread failed: %s\n",
+			strerror(-err));
 	return err;
 }
 

@@ -18,6 +18,7 @@
 #include "pub.h"
 #include "sink_nats.h"
 #include "subject.h"
+#include "common/say.h"
 
 /* Subjects of what is not an event: {probe} is this word. */
 enum { SUBJ_LOST, SUBJ_CPU, SUBJ_SUMMARY, SUBJ_EXTRA };
@@ -92,8 +93,8 @@ static int make_subjects(struct nats_sink *n, const struct tv_schema *schema)
 			return -ENOMEM;
 		why = nats_subject_invalid(n->subjects[i], false);
 		if (why) {
-			fprintf(stderr, "%s: subject '%s' is not one to publish to: %s\n",
-				n->o->prog, n->subjects[i], why);
+			cli_say(n->o->prog, "subject '%s' is not one to publish to: %s\n",
+				n->subjects[i], why);
 			return -EINVAL;
 		}
 	}
@@ -126,7 +127,7 @@ static int nats_begin(struct trace_sink *s, const struct tv_schema *schema)
 	n->schema = schema;
 	err = trace_sink__begin(n->json, schema) ?: make_subjects(n, schema);
 	if (err == -ENOMEM)
-		fprintf(stderr, "%s: out of memory\n", n->o->prog);
+		cli_say(n->o->prog, "out of memory\n");
 	if (!err && n->o->spool)
 		err = nats_pub_spool(&n->pub, n->o->spool, n->o->spool_size);
 	if (err)
@@ -302,8 +303,7 @@ static int nats_summary(struct trace_sink *s, const struct tv_summary *sum)
 	nats_pub_finish(&n->pub, n->checked ? idle : 0);
 	nats_pub_counts(&n->pub, &c);
 	s->written = c.acknowledged.events;
-	fprintf(stderr, "%s: %llu events received, %llu lost\n", n->o->prog,
-		(unsigned long long)sum->received, (unsigned long long)sum->lost);
+	cli_say(n->o->prog, "%llu events received, %llu lost\n", (unsigned long long)sum->received, (unsigned long long)sum->lost);
 	say_counts(&c, false, n->o->spool);
 	say_counts(&c, true, n->o->spool);
 	return 0;

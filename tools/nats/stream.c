@@ -11,6 +11,7 @@
 
 #include "conn.h"
 #include "subject.h"
+#include "common/say.h"
 
 /* One line for a failed JetStream request about stream @name. */
 static int say_js_failed(struct nats_conn *c, const char *what, natsStatus s,
@@ -21,10 +22,10 @@ static int say_js_failed(struct nats_conn *c, const char *what, natsStatus s,
 	nats_conn_url(c, url, sizeof(url));
 	if (s == NATS_NO_RESPONDERS || jerr == JSNotEnabledErr ||
 	    jerr == JSNotEnabledForAccountErr)
-		fprintf(stderr, "%s: NATS at %s has no JetStream: start nats-server with -js (or a jetstream block in its configuration)\n",
-			c->o->prog, url);
+		cli_say(c->o->prog, "NATS at %s has no JetStream: start nats-server with -js (or a jetstream block in its configuration)\n",
+			url);
 	else
-		fprintf(stderr, "%s: %s at %s failed: %s\n", c->o->prog, what, url,
+		cli_say(c->o->prog, "%s at %s failed: %s\n", what, url,
 			nats_reason(s));
 	return s == NATS_TIMEOUT ? -ETIMEDOUT : -EIO;
 }
@@ -55,8 +56,8 @@ static int create_stream(struct nats_conn *c, jsStreamInfo **si)
 	if (!subjects)
 		return -ENOMEM;
 	if (!*subjects) {
-		fprintf(stderr, "%s: --subject '%s' starts with a variable: give the new stream's subjects with --nats-stream-subjects\n",
-			o->prog, o->subject);
+		cli_say(o->prog, "--subject '%s' starts with a variable: give the new stream's subjects with --nats-stream-subjects\n",
+			o->subject);
 		free(subjects);
 		return -EINVAL;
 	}
@@ -70,14 +71,14 @@ static int create_stream(struct nats_conn *c, jsStreamInfo **si)
 	cfg.MaxBytes = o->max_bytes ? o->max_bytes : -1;
 	s = js_AddStream(si, c->js, &cfg, NULL, &jerr);
 	if (s == NATS_OK)
-		fprintf(stderr, "%s: created stream %s (subjects %s, %d replica%s)\n",
-			o->prog, o->stream, o->stream_subjects ? o->stream_subjects : v[0],
+		cli_say(o->prog, "created stream %s (subjects %s, %d replica%s)\n",
+			o->stream, o->stream_subjects ? o->stream_subjects : v[0],
 			o->replicas, o->replicas == 1 ? "" : "s");
 	else if (jerr != JSStreamSubjectOverlapErr)
 		err = say_js_failed(c, "creating the stream", s, jerr);
 	else {
-		fprintf(stderr, "%s: creating stream %s failed: its subjects (%s) overlap another stream's; name that one with --nats-stream\n",
-			o->prog, o->stream, o->stream_subjects ? o->stream_subjects : v[0]);
+		cli_say(o->prog, "creating stream %s failed: its subjects (%s) overlap another stream's; name that one with --nats-stream\n",
+			o->stream, o->stream_subjects ? o->stream_subjects : v[0]);
 		err = -EEXIST;
 	}
 	free(subjects);
@@ -104,8 +105,8 @@ static int find_stream(struct nats_conn *c, const char *subj, char *name,
 	jsStreamNamesList_Destroy(list);
 	if (s != NATS_OK && s != NATS_NOT_FOUND)
 		return say_js_failed(c, "looking for the stream", s, jerr);
-	fprintf(stderr, "%s: no JetStream stream holds subject '%s'; name one for perfbuf to create with --nats-stream NAME\n",
-		c->o->prog, subj);
+	cli_say(c->o->prog, "no JetStream stream holds subject '%s'; name one for perfbuf to create with --nats-stream NAME\n",
+		subj);
 	return -ENOENT;
 }
 
@@ -129,8 +130,8 @@ static int check_subjects(struct nats_conn *c, const jsStreamInfo *si,
 			snprintf(list + len, sizeof(list) - len, "%s%s",
 				 k ? ", " : "", cfg->Subjects[k]);
 		}
-		fprintf(stderr, "%s: stream %s does not hold subject '%s' (its subjects: %s); use a --subject it holds, or another --nats-stream\n",
-			c->o->prog, cfg->Name, subj[i], *list ? list : "none");
+		cli_say(c->o->prog, "stream %s does not hold subject '%s' (its subjects: %s); use a --subject it holds, or another --nats-stream\n",
+			cfg->Name, subj[i], *list ? list : "none");
 		return -EINVAL;
 	}
 	return 0;

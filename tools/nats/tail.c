@@ -75,7 +75,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 	switch (opt) {
 	case NATS_OPT_SUBJECT:
 		if (nats_subject_invalid(arg, true)) {
-			fprintf(stderr, PROG ": --subject '%s' is not a subject filter: %s\n",
+			cli_say(PROG, "--subject '%s' is not a subject filter: %s\n",
 				arg, nats_subject_invalid(arg, true));
 			return false;
 		}
@@ -90,7 +90,7 @@ static bool set_option(int opt, char *arg, void *ctx)
 			o->since_ns = (int64_t)since;
 			return true;
 		}
-		fprintf(stderr, PROG ": --since wants a duration (30s, 5m, 2h, 7d) or 'all', not '%s'\n",
+		cli_say(PROG, "--since wants a duration (30s, 5m, 2h, 7d) or 'all', not '%s'\n",
 			arg);
 		return false;
 	case OPT_NO_FOLLOW:
@@ -143,7 +143,7 @@ static int parse_options(int argc, char **argv, struct tail_opts *o)
 	if (err)
 		return err;
 	if (!o->n.nurls) {
-		fprintf(stderr, PROG ": which servers? e.g. --nats nats://127.0.0.1:4222\n");
+		cli_say(PROG, "which servers? e.g. --nats nats://127.0.0.1:4222\n");
 		return -1;
 	}
 	return 0;
@@ -177,10 +177,10 @@ static int subscribe(struct nats_conn *c, const struct tail_opts *o,
 	if (s != NATS_OK) {
 		nats_conn_url(c, url, sizeof(url));
 		if (s == NATS_NO_RESPONDERS || jerr == JSNotEnabledErr)
-			fprintf(stderr, PROG ": NATS at %s has no JetStream: start nats-server with -js\n",
+			cli_say(PROG, "NATS at %s has no JetStream: start nats-server with -js\n",
 				url);
 		else
-			fprintf(stderr, PROG ": reading '%s' at %s failed: %s%s\n",
+			cli_say(PROG, "reading '%s' at %s failed: %s%s\n",
 				o->n.subject, url, nats_reason(s),
 				o->n.stream ? "" : "; is there a stream holding it? (--nats-stream NAME)");
 		return -EIO;
@@ -280,7 +280,7 @@ static int tail_loop(struct tail *t, natsSubscription *sub)
 			natsMsg_Destroy(msg);
 			last = now;
 		} else if (s != NATS_TIMEOUT) {
-			fprintf(stderr, PROG ": reading the stream failed: %s\n",
+			cli_say(PROG, "reading the stream failed: %s\n",
 				nats_reason(s));
 			return -EIO;
 		} else if (!t->o->follow && now - last >= idle) {
@@ -323,7 +323,7 @@ int cmd_nats_tail(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	t.src = tail_src_new();
 	if (!t.src) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_say(PROG, "out of memory\n");
 		err = -ENOMEM;
 	}
 	err = err ?: nats_conn_open(&c, &o.n, NULL, NULL) ?: subscribe(&c, &o, &sub);
@@ -333,10 +333,10 @@ int cmd_nats_tail(int argc, char **argv)
 		err = tail_loop(&t, sub);
 	}
 	if (t.skipped)
-		fprintf(stderr, PROG ": %llu lines skipped: not perfbuf's JSON objects\n",
+		cli_say(PROG, "%llu lines skipped: not perfbuf's JSON objects\n",
 			(unsigned long long)t.skipped);
 	if (t.src && tail_src_late(t.src))
-		fprintf(stderr, PROG ": %llu lines came more than --latency after newer ones: printed late%s\n",
+		cli_say(PROG, "%llu lines came more than --latency after newer ones: printed late%s\n",
 			(unsigned long long)tail_src_late(t.src),
 			o.json ? "" : " ('*' after the time)");
 	natsSubscription_Destroy(sub);

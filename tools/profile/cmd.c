@@ -81,7 +81,7 @@ static const struct option long_opts[] = {
 
 static int bad(const char *what, const char *arg, const char *hint)
 {
-	fprintf(stderr, "perfbuf profile: %s '%s'%s%s\n", what, arg,
+	cli_say("perfbuf profile", "%s '%s'%s%s\n", what, arg,
 		hint ? "; " : "", hint ? hint : "");
 	return -EINVAL;
 }
@@ -110,7 +110,7 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 		if (cli_parse_long(arg, 1, 1000000, &v))
 			return bad("bad frequency", arg, "give samples per second, e.g. -F 99");
 		if (rate > 0 && v > rate) {
-			fprintf(stderr, "perfbuf profile: -F %ld is above kernel.perf_event_max_sample_rate (%ld); use a lower rate or raise the sysctl\n",
+			cli_say("perfbuf profile", "-F %ld is above kernel.perf_event_max_sample_rate (%ld); use a lower rate or raise the sysctl\n",
 				v, rate);
 			return -EINVAL;
 		}
@@ -166,7 +166,7 @@ static int set_opt(struct prof_opts *o, int c, const char *arg, bool *outputs)
 		return 0;
 	}
 	if (!o->user && !o->kernel) {
-		fprintf(stderr, "perfbuf profile: --user-only and --kernel-only exclude each other\n");
+		cli_say("perfbuf profile", "--user-only and --kernel-only exclude each other\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
 	/* --svg alone: the flame graph only; with --folded or --json, both */
 	o->output = o->svg_path && !stdout_output[0] ? PROF_SVG : o->output;
 	if (o->cpu >= 0 && !cli_cpu_online(o->cpu)) {
-		fprintf(stderr, "perfbuf profile: CPU %d is not online; see /sys/devices/system/cpu/online\n",
+		cli_say("perfbuf profile", "CPU %d is not online; see /sys/devices/system/cpu/online\n",
 			o->cpu);
 		return -EINVAL;
 	}
@@ -217,7 +217,7 @@ static void announce(const struct prof_opts *o)
 		snprintf(who, sizeof(who), "PID %d", o->pid);
 	if (o->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "CPU %d", o->cpu);
-	fprintf(stderr, "perfbuf profile: sampling %s on %s at %u Hz, %s stacks (engine %s); %s\n",
+	cli_say("perfbuf profile", "sampling %s on %s at %u Hz, %s stacks (engine %s); %s\n",
 		who, cpu, o->hz, o->user && o->kernel ? "user and kernel" :
 		o->user ? "user" : "kernel", o->engine == PROF_ENGINE_BPF ? "bpf" : "perf",
 		o->duration ? "until -d ends" : "Ctrl-C to end");
@@ -251,7 +251,7 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 	err = eng->start(run, &state);
 	if (err) {
 		/* the engine said why, or a library warning did */
-		fprintf(stderr, "perfbuf profile: could not start sampling: %s%s\n",
+		cli_say("perfbuf profile", "could not start sampling: %s%s\n",
 			strerror(-err), cli_hint(err));
 		pidwatch_close(&pw);
 		return err;
@@ -263,7 +263,7 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		err = eng->poll(run, state, left < 100 ? (int)left : 100);
 		if (err && err != -EINTR) {
 			/* what was sampled so far is still summed up and written */
-			fprintf(stderr, "perfbuf profile: reading the samples failed: %s%s; stopped there\n",
+			cli_say("perfbuf profile", "reading the samples failed: %s%s; stopped there\n",
 				strerror(-err), cli_hint(err));
 			break;
 		}
@@ -272,7 +272,7 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 	}
 	*seconds = (double)(perfbuf_now_ns() - start) / 1e9;
 	if (pidwatch_gone(&pw))
-		fprintf(stderr, "perfbuf profile: process %d ended\n", run->o->pid);
+		cli_say("perfbuf profile", "process %d ended\n", run->o->pid);
 	pidwatch_close(&pw);
 	err = eng->stop(run, state) ?: err;
 	publish(run);	/* a scrape now shows the summary's counts */
@@ -283,21 +283,21 @@ static void summary(const struct prof_run *run, double seconds)
 {
 	const struct prof_counts *c = &run->counts;
 
-	fprintf(stderr, "perfbuf profile: %llu samples in %.1f s at %u Hz, %zu distinct stacks; lost %llu, throttled %llu\n",
+	cli_say("perfbuf profile", "%llu samples in %.1f s at %u Hz, %zu distinct stacks; lost %llu, throttled %llu\n",
 		(unsigned long long)c->samples, seconds, run->o->hz,
 		stacks_cnt(run->stacks), (unsigned long long)c->lost,
 		(unsigned long long)c->throttled);
 	if (c->lost)
-		fprintf(stderr, "perfbuf profile: %llu samples lost: the rings filled up (a slow reader)\n",
+		cli_say("perfbuf profile", "%llu samples lost: the rings filled up (a slow reader)\n",
 			(unsigned long long)c->lost);
 	if (c->throttled)
-		fprintf(stderr, "perfbuf profile: the kernel throttled sampling %llu times (kernel.perf_cpu_time_max_percent): fewer samples than -F asks\n",
+		cli_say("perfbuf profile", "the kernel throttled sampling %llu times (kernel.perf_cpu_time_max_percent): fewer samples than -F asks\n",
 			(unsigned long long)c->throttled);
 	if (c->stack_errors)
-		fprintf(stderr, "perfbuf profile: %llu stacks could not be taken (bpf_get_stack failed)\n",
+		cli_say("perfbuf profile", "%llu stacks could not be taken (bpf_get_stack failed)\n",
 			(unsigned long long)c->stack_errors);
 	if (c->bad)
-		fprintf(stderr, "perfbuf profile: %llu records did not parse (skipped)\n",
+		cli_say("perfbuf profile", "%llu records did not parse (skipped)\n",
 			(unsigned long long)c->bad);
 }
 
@@ -325,7 +325,7 @@ static int write_outputs(struct prof_run *run, double seconds)
 	if (err == -EPIPE)
 		err = 0;
 	else if (err)
-		fprintf(stderr, "perfbuf profile: writing the output: %s\n",
+		cli_say("perfbuf profile", "writing the output: %s\n",
 			strerror(-err));
 	if (!err && run->svg) {
 		f = cli_out__stream(run->svg);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ledger_io.h"
+#include "common/say.h"
 
 int capture_ledger_write(struct cap_writer *w, const struct ledger_view *v,
 			 const char *word)
@@ -119,7 +120,7 @@ int capture_ledger_read(const char *prog, const char *path, struct ledger_view *
 	if (err) {
 		ledger_view_free(v);
 		if (err == -EBADMSG)
-			fprintf(stderr, "%s: %s: a damaged ledger frame, left out\n", prog, path);
+			cli_say(prog, "%s: a damaged ledger frame, left out\n", path);
 		return err;
 	}
 	return found;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "common/say.h"
 
 int record_realtime(const char *prog, int prio)
 {
@@ -27,8 +28,8 @@ int record_realtime(const char *prog, int prio)
 		return 0;
 	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (err)
-		fprintf(stderr, "%s: reading at SCHED_FIFO priority %d refused (%s): reading at the normal priority; other jobs may delay it into losses (CAP_SYS_NICE or RLIMIT_RTPRIO lifts this; --realtime 0 silences it)\n",
-			prog, prio, strerror(err));
+		cli_say(prog, "reading at SCHED_FIFO priority %d refused (%s): reading at the normal priority; other jobs may delay it into losses (CAP_SYS_NICE or RLIMIT_RTPRIO lifts this; --realtime 0 silences it)\n",
+			prio, strerror(err));
 	return err ? -err : 0;
 }
 

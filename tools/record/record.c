@@ -138,10 +138,10 @@ static void say_totals(const struct capture_out *c, struct perfbuf *pb, const ch
 
 	if (werr) {
 		cli_write_failure(werr, path, why, sizeof(why));
-		fprintf(stderr, "perfbuf record: writing %s failed: %s; the capture holds the frames written before it\n",
+		cli_say("perfbuf record", "writing %s failed: %s; the capture holds the frames written before it\n",
 			path, strerror(-werr));
 	}
-	fprintf(stderr, "perfbuf record: %llu events, %llu bytes of records in %s, ",
+	cli_say("perfbuf record", "%llu events, %llu bytes of records in %s, ",
 		(unsigned long long)tot->events, (unsigned long long)tot->bytes, path);
 	if (werr)
 		fprintf(stderr, "%llu not written: %s, ", (unsigned long long)tot->unwritten, why);
@@ -192,7 +192,7 @@ int record_finish(struct capture_out *c, struct perfbuf *pb,
 	 * the writer's error, said below with the close's */
 	if (v && !capture_out_error(c) &&
 	    capture_ledger_write(c->w, v, "probe") == -ENOMEM)
-		fprintf(stderr, "perfbuf record: out of memory: the probes' ledger is not in %s\n",
+		cli_say("perfbuf record", "out of memory: the probes' ledger is not in %s\n",
 			path);
 	err = capture_out_close(c, end ? end : "");
 	free(end);

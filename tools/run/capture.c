@@ -14,6 +14,7 @@
 #include "record/meta.h"
 #include "run.h"
 #include "run_capture.h"
+#include "common/say.h"
 
 #define BATCH (256 * 1024)
 
@@ -38,8 +39,8 @@ int run_capture__check(const char *prog, const struct run_map *maps, int n)
 		back = perfbuf_type__to_text(maps[i].type, text, sz) < sz ?
 		       perfbuf_type__from_text(text) : NULL;
 		if (!back) {
-			fprintf(stderr, "%s: --record: map %s's record type (struct %s, %zu bytes) cannot be kept in a capture (perfbuf report reads types of at most 16 MiB and 1 MiB of text); run without --record\n",
-				prog, maps[i].name, perfbuf_type__name(maps[i].type),
+			cli_say(prog, "--record: map %s's record type (struct %s, %zu bytes) cannot be kept in a capture (perfbuf report reads types of at most 16 MiB and 1 MiB of text); run without --record\n",
+				maps[i].name, perfbuf_type__name(maps[i].type),
 				perfbuf_type__size(maps[i].type));
 			err = -E2BIG;
 		}

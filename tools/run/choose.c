@@ -266,8 +266,8 @@ static int check_names(const char *prog, struct bpf_object *obj, const char *con
 			if (len < sizeof(names))
 				len += snprintf(names + len, sizeof(names) - len, "%s%s",
 						len ? ", " : "", bpf_program__name(p));
-		fprintf(stderr, "%s: %s %s: the object has no such program (its programs: %s)\n",
-			prog, opt, v[i], names);
+		cli_say(prog, "%s %s: the object has no such program (its programs: %s)\n",
+			opt, v[i], names);
 		return -ENOENT;
 	}
 	return 0;
@@ -285,8 +285,8 @@ static void say_dropped(const char *prog, const struct cand *cs, int n)
 			len += snprintf(line + len, sizeof(line) - len, "%s%s (%s)", k++ ? ", " : "",
 					bpf_program__name(cs[i].p), cs[i].why);
 	if (k)
-		fprintf(stderr, "%s: not loading %d program%s: %s; --prog NAME loads one\n",
-			prog, k, k == 1 ? "" : "s", line);
+		cli_say(prog, "not loading %d program%s: %s; --prog NAME loads one\n",
+			k, k == 1 ? "" : "s", line);
 }
 
 int run_choose_programs(const struct run_opts *o, struct bpf_object *obj)

@@ -108,7 +108,7 @@ static bool capture(struct run *run, int idx, int cpu, __u64 time_ns, __u32 flag
 	run->maps[idx].received++;
 	err = run_capture__record(run->cap, idx, cpu, time_ns, flags, data, sz);
 	if (err) {
-		fprintf(stderr, "%s: --record: %s\n", run->o.prog, err == -E2BIG ?
+		cli_say(run->o.prog, "--record: %s\n", err == -E2BIG ?
 			"a record larger than a capture's frame (256 KiB); the capture ends before it" :
 			strerror(-err));
 		run->stop = true;
@@ -204,8 +204,8 @@ static int open_reader(struct run *run, int i)
 			err = (run->rb = ring_buffer__new(m->fd, on_ringbuf, &run->ctx[i], NULL))
 			      ? 0 : -errno;
 		if (err) {
-			fprintf(stderr, "%s: reading ring buffer map '%s' failed: %s\n",
-				run->o.prog, m->name, cli_strerror(err));
+			cli_say(run->o.prog, "reading ring buffer map '%s' failed: %s\n",
+				m->name, cli_strerror(err));
 			return err;
 		}
 		ev.data.u32 = RUN_MAX_MAPS;	/* once for all: EEXIST after */
@@ -228,8 +228,8 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 	const char *type = run_type_for(&run->o, name);
 
 	if (run->nmaps == RUN_MAX_MAPS) {
-		fprintf(stderr, "%s: more than %d maps to read; only the first are read\n",
-			run->o.prog, RUN_MAX_MAPS);
+		cli_say(run->o.prog, "more than %d maps to read; only the first are read\n",
+			RUN_MAX_MAPS);
 		return 0;
 	}
 	*m = (struct run_map){ .name = strdup(name), .fd = fd, .ringbuf = ringbuf };
@@ -248,14 +248,14 @@ static int add_map(struct run *run, const char *name, int fd, bool ringbuf)
 	if (!m->type && (type || (errno != ENOENT && errno != EPERM)))
 		return -errno ?: -ENOENT;	/* said */
 	if (!m->type && errno == EPERM)	/* attach: the kernel's BTF by id */
-		fprintf(stderr, "%s: map %s: its programs' BTF cannot be read without CAP_SYS_ADMIN; its records print as hex (run it as root, or give --header FILE.h --type TYPE)\n",
-			run->o.prog, name);
+		cli_say(run->o.prog, "map %s: its programs' BTF cannot be read without CAP_SYS_ADMIN; its records print as hex (run it as root, or give --header FILE.h --type TYPE)\n",
+			name);
 	else if (!m->type)
-		fprintf(stderr, "%s: map %s: no record type found; its records print as hex (give --type)\n",
-			run->o.prog, name);
+		cli_say(run->o.prog, "map %s: no record type found; its records print as hex (give --type)\n",
+			name);
 	if (ringbuf)
-		fprintf(stderr, "%s: map %s is a ring buffer: its losses are counted only where the program counts them\n",
-			run->o.prog, name);
+		cli_say(run->o.prog, "map %s is a ring buffer: its losses are counted only where the program counts them\n",
+			name);
 	return run_map_columns(m);
 }
 
@@ -300,8 +300,8 @@ static int open_object(struct run *run)
 			n = -1;
 	}
 	if (n <= 0) {
-		fprintf(stderr, "%s: '%s' has no BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF map to read\n",
-			run->o.prog, run->o.object);
+		cli_say(run->o.prog, "'%s' has no BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF map to read\n",
+			run->o.object);
 		return -ENOENT;
 	}
 	err = check_type_maps(run, n) ?: perfbuf_object__load(run->obj) ?:
@@ -331,14 +331,14 @@ static int open_map(struct run *run)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY && info.type != BPF_MAP_TYPE_RINGBUF) {
-		fprintf(stderr, "%s: map %s (id %u) is neither a PERF_EVENT_ARRAY nor a RINGBUF\n",
-			run->o.prog, info.name, info.id);
+		cli_say(run->o.prog, "map %s (id %u) is neither a PERF_EVENT_ARRAY nor a RINGBUF\n",
+			info.name, info.id);
 		return -EINVAL;
 	}
 	/* a ring buffer has one queue: two readers split its records */
 	if (info.type == BPF_MAP_TYPE_RINGBUF && !run->o.force) {
-		fprintf(stderr, "%s: map %s (id %u) is a ring buffer: beside its own reader each record goes to one of the two, and both see gaps; give --force to read it anyway\n",
-			run->o.prog, info.name, info.id);
+		cli_say(run->o.prog, "map %s (id %u) is a ring buffer: beside its own reader each record goes to one of the two, and both see gaps; give --force to read it anyway\n",
+			info.name, info.id);
 		return -EBUSY;
 	}
 	name = info.name;
@@ -353,11 +353,11 @@ static int open_map(struct run *run)
 		run->ledger = NULL;
 	}
 	if (info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
-		fprintf(stderr, "%s: map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
-			run->o.prog, info.name, info.id);
+		cli_say(run->o.prog, "map %s (id %u): its rings are replaced by ours; its previous reader gets nothing more until it sets them again\n",
+			info.name, info.id);
 	else
-		fprintf(stderr, "%s: map %s (id %u) is a ring buffer read beside its own reader (--force): each record goes to one of the two\n",
-			run->o.prog, info.name, info.id);
+		cli_say(run->o.prog, "map %s (id %u) is a ring buffer read beside its own reader (--force): each record goes to one of the two\n",
+			info.name, info.id);
 	return 0;
 }
 
@@ -384,13 +384,13 @@ static int open_sink(struct run *run)
 	run->sink = run->o.nats.nurls ? trace_sink_nats_new(&run->o.nats) :
 		    run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 	if (!run->dec || !run->sink) {
-		fprintf(stderr, "%s: out of memory\n", run->o.prog);
+		cli_say(run->o.prog, "out of memory\n");
 		return -ENOMEM;
 	}
 	/* the NATS sink says itself what went wrong (no server, a bad stream) */
 	err = trace_sink__begin(run->sink, run_decoder__schema(run->dec));
 	if (err && !run->o.nats.nurls)
-		fprintf(stderr, "%s: out of memory\n", run->o.prog);
+		cli_say(run->o.prog, "out of memory\n");
 	return err;
 }
 
@@ -497,8 +497,8 @@ static void check_slots(struct run *run)
 			continue;
 		if (t.since_ns)
 			snprintf(since, sizeof(since), " %.1f s ago", t.since_ns / 1e9);
-		fprintf(stderr, "%s: map %s: our ring%s of CPU%s %s %s no longer in the map, %s by another reader (bpftool map event_pipe, perfbuf attach)%s; what the programs wrote on %s since went to that reader, not to this run, which ends\n",
-			run->o.prog, run->maps[i].name, k == 1 ? "" : "s", k == 1 ? "" : "s",
+		cli_say(run->o.prog, "map %s: our ring%s of CPU%s %s %s no longer in the map, %s by another reader (bpftool map event_pipe, perfbuf attach)%s; what the programs wrote on %s since went to that reader, not to this run, which ends\n",
+			run->maps[i].name, k == 1 ? "" : "s", k == 1 ? "" : "s",
 			t.list, k == 1 ? "is" : "are", t.since_ns ? "replaced" : "emptied",
 			since, k == 1 ? "it" : "them");
 		run->replaced = true;
@@ -521,8 +521,7 @@ static int run_loop(struct run *run)
 			return -errno;
 		err = consume(run);
 		if (err) {
-			fprintf(stderr, "%s: reading the records failed: %s\n", run->o.prog,
-				strerror(-err));
+			cli_say(run->o.prog, "reading the records failed: %s\n", strerror(-err));
 			return err;
 		}
 		if (run->cap ? run_capture__flush(run->cap) != 0 : trace_sink__flush(run->sink) != 0)
@@ -652,11 +651,11 @@ static int finish_capture(struct run *run)
 	err = run_capture__close(run->cap, end);
 	run->cap = NULL;
 	if (err)
-		fprintf(stderr, "%s: writing %s failed: %s\n", run->o.prog, run->o.output,
+		cli_say(run->o.prog, "writing %s failed: %s\n", run->o.output,
 			strerror(-err));
 	else
-		fprintf(stderr, "%s: %llu events, %llu lost, into %s (perfbuf report %s)\n",
-			run->o.prog, (unsigned long long)run->to_write,
+		cli_say(run->o.prog, "%llu events, %llu lost, into %s (perfbuf report %s)\n",
+			(unsigned long long)run->to_write,
 			(unsigned long long)lost, run->o.output, run->o.output);
 	return err ? -EIO : 0;
 }
@@ -687,8 +686,8 @@ static int finish(struct run *run)
 		return finish_capture(run);
 	wr = trace_sink__flush(run->sink);
 	if (wr && wr != -EPIPE) {
-		fprintf(stderr, "%s: writing %s failed: %s; %llu event%s not written\n",
-			run->o.prog, name, strerror(-wr),
+		cli_say(run->o.prog, "writing %s failed: %s; %llu event%s not written\n",
+			name, strerror(-wr),
 			(unsigned long long)(run->to_write - run->sink->written),
 			run->to_write - run->sink->written == 1 ? "" : "s");
 		err = -EIO;
@@ -700,8 +699,8 @@ static int finish(struct run *run)
 	publish(run);
 	for (int i = 0; i < run->nmaps; i++)
 		if (run->maps[i].wrong_size)
-			fprintf(stderr, "%s: map %s: %llu record%s of the wrong size for struct %s (%zu bytes), not decoded\n",
-				run->o.prog, run->maps[i].name,
+			cli_say(run->o.prog, "map %s: %llu record%s of the wrong size for struct %s (%zu bytes), not decoded\n",
+				run->maps[i].name,
 				(unsigned long long)run->maps[i].wrong_size,
 				run->maps[i].wrong_size == 1 ? "" : "s",
 				perfbuf_type__name(run->maps[i].type),
@@ -746,8 +745,8 @@ static int attach_all(struct run *run)
 	int n = perfbuf_object__attach(run->obj);
 
 	if (n < 0) {
-		fprintf(stderr, "%s: no program of '%s' could be attached (see above)\n",
-			run->o.prog, run->o.object);
+		cli_say(run->o.prog, "no program of '%s' could be attached (see above)\n",
+			run->o.object);
 		return n;
 	}
 	fprintf(stderr, "Attached %d program%s, reading %d map%s. Hit Ctrl-C to end.\n", n,

@@ -62,7 +62,7 @@ static void say_several(const char *prog, const char *name, const __u32 *ids, in
 		len += snprintf(line + len, sizeof(line) - len, "%sid %u (%s)", i ? ", " : "",
 				ids[i], *progs ? progs : "no program");
 	}
-	fprintf(stderr, "%s: %d maps are named %s: %s; give --map-id N\n", prog, n, name, line);
+	cli_say(prog, "%d maps are named %s: %s; give --map-id N\n", n, name, line);
 }
 
 /* Opening a map by id, or listing them, needs CAP_SYS_ADMIN (the
@@ -70,8 +70,8 @@ static void say_several(const char *prog, const char *name, const __u32 *ids, in
  * says): -EPERM said so */
 static int need_sys_admin(const char *prog, const char *what, bool by_id)
 {
-	fprintf(stderr, "%s: cannot open map %s: %s needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH\n",
-		prog, what, by_id ? "opening a map by id" : "looking through the loaded maps");
+	cli_say(prog, "cannot open map %s: %s needs CAP_SYS_ADMIN; run it as root, or give --map-pinned PATH\n",
+		what, by_id ? "opening a map by id" : "looking through the loaded maps");
 	return -EPERM;
 }
 
@@ -116,8 +116,8 @@ static int by_name(const char *prog, const char *name)
 		return -EEXIST;
 	}
 	if (fd < 0)
-		fprintf(stderr, "%s: no map %s of type PERF_EVENT_ARRAY or RINGBUF loaded: %s\n",
-			prog, name, cli_strerror(fd));
+		cli_say(prog, "no map %s of type PERF_EVENT_ARRAY or RINGBUF loaded: %s\n",
+			name, cli_strerror(fd));
 	return fd;
 }
 
@@ -131,30 +131,30 @@ static int pinned(const char *prog, const char *path)
 
 	if (statfs(path, &fs) || stat(path, &st)) {
 		fd = -errno;
-		fprintf(stderr, "%s: --map-pinned %s: %s\n", prog, path, cli_strerror(fd));
+		cli_say(prog, "--map-pinned %s: %s\n", path, cli_strerror(fd));
 		return fd;
 	}
 	if (fs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr, "%s: --map-pinned %s: a %s outside a BPF filesystem (bpffs): give a map pinned under /sys/fs/bpf\n",
-			prog, path, S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ?
+		cli_say(prog, "--map-pinned %s: a %s outside a BPF filesystem (bpffs): give a map pinned under /sys/fs/bpf\n",
+			path, S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ?
 			"regular file" : "file");
 		return -EINVAL;
 	}
 	/* the kernel refuses a directory with EPERM/EACCES: not the cause */
 	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: --map-pinned %s: a directory of bpffs, not a pinned map: give the path of a map pinned in it\n",
-			prog, path);
+		cli_say(prog, "--map-pinned %s: a directory of bpffs, not a pinned map: give the path of a map pinned in it\n",
+			path);
 		return -EISDIR;
 	}
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		fd = -errno;
-		fprintf(stderr, "%s: --map-pinned %s: %s\n", prog, path, cli_strerror(fd));
+		cli_say(prog, "--map-pinned %s: %s\n", path, cli_strerror(fd));
 		return fd;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
 	if (readlink(fdpath, link, sizeof(link) - 1) > 0 && !strstr(link, "bpf-map")) {
-		fprintf(stderr, "%s: --map-pinned %s: a pinned BPF %s, not a map\n", prog, path,
+		cli_say(prog, "--map-pinned %s: a pinned BPF %s, not a map\n", path,
 			strstr(link, "bpf-prog") ? "program" : strstr(link, "bpf-link") ? "link" :
 			"object");
 		close(fd);
@@ -179,7 +179,7 @@ int run_find_map(const struct run_opts *o)
 		snprintf(what, sizeof(what), "id %ld", o->map_id);
 		if (fd == -EPERM)
 			return need_sys_admin(o->prog, what, true);
-		fprintf(stderr, "%s: no map %s: %s\n", o->prog, what, cli_strerror(fd));
+		cli_say(o->prog, "no map %s: %s\n", what, cli_strerror(fd));
 	}
 	return fd;
 }

@@ -63,24 +63,24 @@ static int header_paths(const char *prog, const char *header, char *abs, char *d
 	char *slash;
 
 	if (fd < 0) {
-		fprintf(stderr, "%s: cannot read header '%s': %s\n", prog, header, strerror(errno));
+		cli_say(prog, "cannot read header '%s': %s\n", header, strerror(errno));
 		return -errno;
 	}
 	if (!cli_is_file(fd)) {
-		fprintf(stderr, "%s: header '%s' is not a regular file: give a C header file\n",
-			prog, header);
+		cli_say(prog, "header '%s' is not a regular file: give a C header file\n",
+			header);
 		close(fd);
 		return -EINVAL;
 	}
 	close(fd);
 	if (!realpath(header, abs)) {
-		fprintf(stderr, "%s: cannot read header '%s': %s\n", prog, header, strerror(errno));
+		cli_say(prog, "cannot read header '%s': %s\n", header, strerror(errno));
 		return -errno;
 	}
 	/* "..." takes any byte but " and a newline, <...> any but > */
 	if (strchr(abs, '\n') || (strchr(abs, '"') && strchr(abs, '>'))) {
-		fprintf(stderr, "%s: header '%s': a path with a newline, or with both '\"' and '>', cannot be #included; rename it\n",
-			prog, header);
+		cli_say(prog, "header '%s': a path with a newline, or with both '\"' and '>', cannot be #included; rename it\n",
+			header);
 		return -EINVAL;
 	}
 	strcpy(dir, abs);
@@ -140,8 +140,8 @@ static int run_clang(const char *prog, const char *dir, const struct run_incs *i
 	err = (search ? posix_spawnp : posix_spawn)(&pid, clang, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
-		fprintf(stderr, "%s: cannot run clang '%s' to compile the header: %s%s\n",
-			prog, clang, strerror(err),
+		cli_say(prog, "cannot run clang '%s' to compile the header: %s%s\n",
+			clang, strerror(err),
 			err == ENOENT || err == EACCES ? " (set CLANG to its path)" : "");
 		return -err;
 	}
@@ -176,8 +176,7 @@ static int compile(const char *prog, const char *header, const char *name,
 		snprintf(decl, sizeof(decl), "%s%s", pass ? "" : "struct ", name);
 		err = write_source(fds[0], abs, decl);
 		if (err) {
-			fprintf(stderr, "%s: writing the source for header '%s': %s\n", prog,
-				header, strerror(-err));
+			cli_say(prog, "writing the source for header '%s': %s\n", header, strerror(-err));
 			return err;
 		}
 		status = run_clang(prog, dir, incs, fds[0], fds[1], fds[2]);
@@ -190,13 +189,12 @@ static int compile(const char *prog, const char *header, const char *name,
 	}
 	show_messages(fds[2]);
 	if (WIFEXITED(status))
-		fprintf(stderr, "%s: header '%s' with type '%s' did not compile: clang exited with status %d%s\n",
-			prog, header, name, WEXITSTATUS(status),
+		cli_say(prog, "header '%s' with type '%s' did not compile: clang exited with status %d%s\n",
+			header, name, WEXITSTATUS(status),
 			WEXITSTATUS(status) == 127 ? " (it could not start: its message above)" :
 			" (its messages above)");
 	else
-		fprintf(stderr, "%s: header '%s': clang was killed by signal %d (%s)\n", prog,
-			header, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		cli_say(prog, "header '%s': clang was killed by signal %d (%s)\n", header, WTERMSIG(status), strsignal(WTERMSIG(status)));
 	return -EINVAL;
 }
 
@@ -216,7 +214,7 @@ static struct perfbuf_type *object_type(const char *prog, const char *header,
 	perfbuf_set_print(old);
 	if (t)
 		return t;
-	fprintf(stderr, "%s: type '%s' of header '%s' %s\n", prog, name, header,
+	cli_say(prog, "type '%s' of header '%s' %s\n", name, header,
 		err == ELOOP ? "nests too deep, or contains itself" :
 		err == E2BIG ? "has too many fields to decode" :
 		err == EINVAL || err == ENOENT ? "is not a struct or union with a size" :
@@ -239,8 +237,8 @@ struct perfbuf_type *run_header_type(const char *prog, const char *header,
 		for (i = 0; name[i] && i < sizeof(shown) - 1; i++)
 			shown[i] = isprint((unsigned char)name[i]) ? name[i] : '?';
 		shown[i] = 0;
-		fprintf(stderr, "%s: --type '%s%s' is not a C type name: give NAME, struct NAME or union NAME\n",
-			prog, shown, name[i] ? "..." : "");
+		cli_say(prog, "--type '%s%s' is not a C type name: give NAME, struct NAME or union NAME\n",
+			shown, name[i] ? "..." : "");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -249,7 +247,7 @@ struct perfbuf_type *run_header_type(const char *prog, const char *header,
 		fds[i] = memfd_create("perfbuf-header", MFD_CLOEXEC);
 		if (fds[i] < 0) {
 			err = -errno;
-			fprintf(stderr, "%s: memfd_create: %s\n", prog, strerror(errno));
+			cli_say(prog, "memfd_create: %s\n", strerror(errno));
 		}
 	}
 	if (!err)

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "run.h"
+#include "common/say.h"
 
 int run_ledger_open(const char *prog, const struct perfbuf_object *obj,
 		    struct perfbuf_ledger **out)
@@ -19,7 +20,7 @@ int run_ledger_open(const char *prog, const struct perfbuf_object *obj,
 	*out = perfbuf_ledger__from_object(obj, NULL);
 	if (*out || errno == ENOENT)	/* ENOENT: no perfbuf_output() */
 		return 0;
-	fprintf(stderr, "%s: the programs' ledger (map %s): %s\n", prog, PERFBUF_LEDGER_MAP,
+	cli_say(prog, "the programs' ledger (map %s): %s\n", PERFBUF_LEDGER_MAP,
 		strerror(errno));
 	return -errno;
 }

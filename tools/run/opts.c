@@ -107,7 +107,7 @@ static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		v[(*n)++] = arg;
 		return true;
 	}
-	fprintf(stderr, "%s: at most %d %s options\n", o->prog, max, opt);
+	cli_say(o->prog, "at most %d %s options\n", max, opt);
 	return false;
 }
 
@@ -155,14 +155,14 @@ static int check_types(const struct run_opts *o)
 		const char *colon = strchr(o->types[i], ':');
 
 		if (!*o->types[i] || (colon && (!colon[1] || colon == o->types[i]))) {
-			fprintf(stderr, "%s: --type '%s': give [MAP:]STRUCT, e.g. --type events:event\n",
-				o->prog, o->types[i]);
+			cli_say(o->prog, "--type '%s': give [MAP:]STRUCT, e.g. --type events:event\n",
+				o->types[i]);
 			return -1;
 		}
 		/* a longer name would be cut short, and another type found */
 		if (strlen(colon ? colon + 1 : o->types[i]) > RUN_TYPE_NAME_MAX) {
-			fprintf(stderr, "%s: --type: the type name '%.40s...' is %zu characters long; the longest taken is %d\n",
-				o->prog, colon ? colon + 1 : o->types[i],
+			cli_say(o->prog, "--type: the type name '%.40s...' is %zu characters long; the longest taken is %d\n",
+				colon ? colon + 1 : o->types[i],
 				strlen(colon ? colon + 1 : o->types[i]), RUN_TYPE_NAME_MAX);
 			return -1;
 		}
@@ -176,27 +176,25 @@ static int check(struct run_opts *o, int argc, char **argv)
 	int maps = !!o->map_id + !!o->map_pinned + !!o->map_name;
 
 	if (o->pages & (o->pages - 1)) {
-		fprintf(stderr, "%s: --pages %ld is not a power of two\n", o->prog, o->pages);
+		cli_say(o->prog, "--pages %ld is not a power of two\n", o->pages);
 		return -1;
 	}
 	if (o->pages && o->buffer_size) {
-		fprintf(stderr, "%s: --pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n",
-			o->prog);
+		cli_say(o->prog, "--pages and --buffer-size are exclusive: a ring size per CPU, or a total for all\n");
 		return -1;
 	}
 	o->pages = rings_pages(o->prog, o->pages, o->buffer_size);
 	if (!o->pages)
 		return -1;
 	if (o->record && o->json) {
-		fprintf(stderr, "%s: --record writes a capture; --json is for perfbuf report\n",
-			o->prog);
+		cli_say(o->prog, "--record writes a capture; --json is for perfbuf report\n");
 		return -1;
 	}
 	if (!nats_opts_check(&o->nats))
 		return -1;
 	if (o->nats.nurls && (o->record || o->output)) {
-		fprintf(stderr, "%s: with --nats events go to NATS, not to %s: give one of them\n",
-			o->prog, o->record ? "--record's capture" : o->output);
+		cli_say(o->prog, "with --nats events go to NATS, not to %s: give one of them\n",
+			o->record ? "--record's capture" : o->output);
 		return -1;
 	}
 	if (o->record && !o->output)
@@ -204,36 +202,34 @@ static int check(struct run_opts *o, int argc, char **argv)
 	if (check_types(o))
 		return -1;
 	if (o->incs.n && !o->header) {
-		fprintf(stderr, "%s: -I %s: include directories are for --header FILE.h\n",
-			o->prog, o->incs.dirs[0]);
+		cli_say(o->prog, "-I %s: include directories are for --header FILE.h\n",
+			o->incs.dirs[0]);
 		return -1;
 	}
 	if (o->header && o->ntypes != 1) {
-		fprintf(stderr, "%s: --header %s needs one --type naming the struct in it\n",
-			o->prog, o->header);
+		cli_say(o->prog, "--header %s needs one --type naming the struct in it\n",
+			o->header);
 		return -1;
 	}
 	if (o->force && !o->attach) {
-		fprintf(stderr, "%s: --force is perfbuf attach's (a ring buffer beside its reader)\n",
-			o->prog);
+		cli_say(o->prog, "--force is perfbuf attach's (a ring buffer beside its reader)\n");
 		return -1;
 	}
 	if (o->attach) {
 		if (maps != 1 || optind < argc) {
-			fprintf(stderr, "%s: give one of --map-id N, --map-pinned PATH, --map-name NAME%s (see --help)\n",
-				o->prog, optind < argc ? ", no object" : "");
+			cli_say(o->prog, "give one of --map-id N, --map-pinned PATH, --map-name NAME%s (see --help)\n",
+				optind < argc ? ", no object" : "");
 			return -1;
 		}
 		if (o->nsets || o->nprogs || o->nno_progs) {
-			fprintf(stderr, "%s: %s needs an object not loaded yet: use perfbuf run\n",
-				o->prog, o->nsets ? "--set" : o->nprogs ? "--prog" : "--no-prog");
+			cli_say(o->prog, "%s needs an object not loaded yet: use perfbuf run\n",
+				o->nsets ? "--set" : o->nprogs ? "--prog" : "--no-prog");
 			return -1;
 		}
 		return 0;
 	}
 	if (maps || optind + 1 != argc) {
-		fprintf(stderr, "%s: %s; e.g. %s prog.bpf.o (see --help)\n", o->prog,
-			maps ? "--map-id, --map-pinned and --map-name are perfbuf attach's" :
+		cli_say(o->prog, "%s; e.g. %s prog.bpf.o (see --help)\n", maps ? "--map-id, --map-pinned and --map-name are perfbuf attach's" :
 			optind < argc ? "one object only" : "no BPF object given", o->prog);
 		return -1;
 	}
@@ -300,8 +296,7 @@ int run_check_type_maps(const struct run_opts *o, const char *const *maps, int n
 		for (int k = 0; k < n && len < sizeof(names); k++)
 			len += snprintf(names + len, sizeof(names) - len, "%s%s", k ? ", " : "",
 					maps[k]);
-		fprintf(stderr, "%s: --type %s: no map %.*s to read (%s: %s)\n", o->prog,
-			o->types[i], (int)(colon - o->types[i]), o->types[i],
+		cli_say(o->prog, "--type %s: no map %.*s to read (%s: %s)\n", o->types[i], (int)(colon - o->types[i]), o->types[i],
 			n == 1 ? "the map read is" : "the maps read are", names);
 		return -ENOENT;
 	}

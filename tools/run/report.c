@@ -181,17 +181,17 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 		summary(&rp, path);
 	}
 	if (err == -ENOMEM) {
-		fprintf(stderr, RPROG ": out of memory\n");
+		cli_say(RPROG, "out of memory\n");
 		ret = 1;
 	} else if (err == -EBADMSG) {
-		fprintf(stderr, RPROG ": %s: %s; the %llu events before it are printed\n",
+		cli_say(RPROG, "%s: %s; the %llu events before it are printed\n",
 			path, rp.why, (unsigned long long)rp.events);
 		ret = 1;
 	} else if (err && err != -EPIPE) {
-		fprintf(stderr, RPROG ": writing stdout failed: %s\n", strerror(-err));
+		cli_say(RPROG, "writing stdout failed: %s\n", strerror(-err));
 		ret = 1;
 	} else if (cap_reader__truncated(r)) {
-		fprintf(stderr, RPROG ": %s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are printed\n",
+		cli_say(RPROG, "%s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are printed\n",
 			path, (unsigned long long)rp.events);
 		ret = 1;
 	}

@@ -13,6 +13,7 @@
 
 #include "cstr.h"
 #include "run.h"
+#include "common/say.h"
 
 #define JSON_SPACE 65536	/* the JSON values of one record */
 #define HEX_SHOWN 5		/* wrong-size records shown per map */
@@ -222,14 +223,14 @@ static void wrong_size(const char *prog, struct run_map *m, const unsigned char 
 {
 	if (++m->wrong_size > HEX_SHOWN)
 		return;
-	fprintf(stderr, "%s: map %s: a record of %zu bytes, struct %s has %zu: ", prog, m->name, sz,
+	cli_say(prog, "map %s: a record of %zu bytes, struct %s has %zu: ", m->name, sz,
 		perfbuf_type__name(m->type), perfbuf_type__size(m->type));
 	for (size_t i = 0; i < sz && i < 64; i++)
 		fprintf(stderr, "%02x", p[i]);
 	fprintf(stderr, "%s\n", sz > 64 ? "..." : "");
 	if (m->wrong_size == HEX_SHOWN)
-		fprintf(stderr, "%s: map %s: more records of the wrong size are counted, not shown\n",
-			prog, m->name);
+		cli_say(prog, "map %s: more records of the wrong size are counted, not shown\n",
+			m->name);
 }
 
 const struct tv_event *run_decoder__decode(struct run_decoder *d, int idx,

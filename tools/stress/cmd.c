@@ -88,21 +88,21 @@ static int parse_cpu_list(const char *s, int *cpus)
 
 	n = perfbuf_cpus__parse(s, cpus, MAX_CPUS);
 	if (n <= 0) {
-		fprintf(stderr, "perfbuf stress: --cpus wants a CPU list like 0 or 0-1,3, not '%s'\n", s);
+		cli_say("perfbuf stress", "--cpus wants a CPU list like 0 or 0-1,3, not '%s'\n", s);
 		return -1;
 	}
 	if (n > MAX_CPUS) {
-		fprintf(stderr, "perfbuf stress: --cpus lists more than %d CPUs\n", MAX_CPUS);
+		cli_say("perfbuf stress", "--cpus lists more than %d CPUs\n", MAX_CPUS);
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
 		for (int j = 0; j < i; j++)
 			if (cpus[j] == cpus[i]) {
-				fprintf(stderr, "perfbuf stress: --cpus lists CPU %d twice\n", cpus[i]);
+				cli_say("perfbuf stress", "--cpus lists CPU %d twice\n", cpus[i]);
 				return -1;
 			}
 		if (!cli_cpu_online(cpus[i])) {
-			fprintf(stderr, "perfbuf stress: CPU %d in --cpus is not online\n", cpus[i]);
+			cli_say("perfbuf stress", "CPU %d in --cpus is not online\n", cpus[i]);
 			return -1;
 		}
 	}
@@ -118,7 +118,7 @@ static bool opt_range(long long *v, const char *arg, long long lo, long long hi,
 		*v = n;
 		return true;
 	}
-	fprintf(stderr, "perfbuf stress: %s, not '%s'\n", what, arg);
+	cli_say("perfbuf stress", "%s, not '%s'\n", what, arg);
 	return false;
 }
 
@@ -145,7 +145,7 @@ static bool stress_option(int opt, char *arg, void *ctx)
 		o->have_rate = true;
 		if (o->rate > 0)
 			return true;
-		fprintf(stderr, "perfbuf stress: --rate wants records/s like 1000, 10k or 2M/s, not '%s'\n",
+		cli_say("perfbuf stress", "--rate wants records/s like 1000, 10k or 2M/s, not '%s'\n",
 			arg);
 		return false;
 	case 'm':
@@ -166,7 +166,7 @@ static bool stress_option(int opt, char *arg, void *ctx)
 			o->pages = n;
 			return true;
 		}
-		fprintf(stderr, "perfbuf stress: --pages wants a power of two 1..%d, not '%s'\n",
+		cli_say("perfbuf stress", "--pages wants a power of two 1..%d, not '%s'\n",
 			1 << 20, arg);
 		return false;
 	case 'l':
@@ -214,14 +214,14 @@ static int parse_options(int argc, char **argv, struct stress_opts *o)
 	if (err)
 		return err;
 	if (o->have_rate && o->have_max) {
-		fprintf(stderr, "perfbuf stress: --rate and --max are exclusive\n");
+		cli_say("perfbuf stress", "--rate and --max are exclusive\n");
 		return -1;
 	}
 	if (cli_need_stdout("perfbuf stress"))
 		return 1;
 	/* header + u32 size + payload, 8-aligned, must fit data_size - 8 */
 	if (((8 + 4 + o->size + 7) & ~7LL) > o->pages * PAGE_SZ - 8) {
-		fprintf(stderr, "perfbuf stress: records of %lld bytes do not fit a ring of %lld pages; use more --pages\n",
+		cli_say("perfbuf stress", "records of %lld bytes do not fit a ring of %lld pages; use more --pages\n",
 			o->size, o->pages);
 		return -1;
 	}

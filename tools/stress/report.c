@@ -14,7 +14,7 @@
 /* One line on stderr: what broke on the CPU of @r. */
 static void say_broken(const struct cpu_result *r, const struct cpu_seen *c)
 {
-	fprintf(stderr, "perfbuf stress: CPU %d: accounting broken: offered %llu, received %llu, lost %llu, -ENOSPC %llu, other failures %llu, sequence errors %llu",
+	cli_say("perfbuf stress", "CPU %d: accounting broken: offered %llu, received %llu, lost %llu, -ENOSPC %llu, other failures %llu, sequence errors %llu",
 		r->cpu, (unsigned long long)r->offered,
 		(unsigned long long)r->received, (unsigned long long)r->lost,
 		(unsigned long long)r->enospc, (unsigned long long)r->failed,
@@ -43,7 +43,7 @@ static int cpu_result(struct stress_run *run, int i)
 	if (!err)
 		err = perfbuf__stats(run->pb, (size_t)i, &cs);
 	if (err) {
-		fprintf(stderr, "perfbuf stress: reading the counters of CPU %d: %s\n",
+		cli_say("perfbuf stress", "reading the counters of CPU %d: %s\n",
 			cpu, strerror(-err));
 		return err;
 	}
@@ -79,7 +79,7 @@ int stress_results(struct stress_run *run)
 		run->tot_fail += r->failed;
 	}
 	if (run->st.order_errors) {
-		fprintf(stderr, "perfbuf stress: order broken: %llu records older than the one before them, not flagged late\n",
+		cli_say("perfbuf stress", "order broken: %llu records older than the one before them, not flagged late\n",
 			(unsigned long long)run->st.order_errors);
 		run->all_ok = false;
 	}

@@ -80,7 +80,7 @@ int stress_setup(struct stress_run *run)
 	if (!o->n_cpus) {
 		o->n_cpus = perfbuf_cpus__online(o->cpus, MAX_CPUS);
 		if (o->n_cpus <= 0) {
-			fprintf(stderr, "perfbuf stress: cannot read the online CPUs\n");
+			cli_say("perfbuf stress", "cannot read the online CPUs\n");
 			return -1;
 		}
 	}
@@ -90,7 +90,7 @@ int stress_setup(struct stress_run *run)
 	run->prod = calloc((size_t)o->n_cpus, sizeof(*run->prod));
 	run->res = calloc((size_t)o->n_cpus, sizeof(*run->res));
 	if (!run->st.seen || !run->prod || !run->res) {
-		fprintf(stderr, "perfbuf stress: out of memory\n");
+		cli_say("perfbuf stress", "out of memory\n");
 		return -1;
 	}
 	run->skel = emit_open_load(false, 0);
@@ -126,7 +126,7 @@ static int consume(struct stress_run *run, __u64 t_end)
 		if (err == -EINTR)
 			continue;
 		if (err < 0) {
-			fprintf(stderr, "perfbuf stress: poll: %s\n", strerror(-err));
+			cli_say("perfbuf stress", "poll: %s\n", strerror(-err));
 			return err;
 		}
 		if (!ns)
@@ -159,7 +159,7 @@ int stress_run(struct stress_run *run)
 		};
 		err = producer_start(&run->prod[i]);
 		if (err)
-			fprintf(stderr, "perfbuf stress: starting the producer of CPU %d: %s\n",
+			cli_say("perfbuf stress", "starting the producer of CPU %d: %s\n",
 				o->cpus[i], strerror(-err));
 	}
 	if (!err)
@@ -169,7 +169,7 @@ int stress_run(struct stress_run *run)
 		int perr = producer_join(&run->prod[i]);
 
 		if (perr && !err) {
-			fprintf(stderr, "perfbuf stress: BPF_PROG_TEST_RUN on CPU %d: %s\n",
+			cli_say("perfbuf stress", "BPF_PROG_TEST_RUN on CPU %d: %s\n",
 				o->cpus[i], strerror(-perr));
 			err = perr;
 		}
@@ -180,6 +180,6 @@ int stress_run(struct stress_run *run)
 	/* the rest of the records, and losses no LOST record reported */
 	err = perfbuf__drain(run->pb);
 	if (err < 0)
-		fprintf(stderr, "perfbuf stress: drain: %s\n", strerror(-err));
+		cli_say("perfbuf stress", "drain: %s\n", strerror(-err));
 	return err < 0 ? err : 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sym.h"
+#include "common/say.h"
 
 struct cached {
 	__u32 file;
@@ -57,10 +58,10 @@ static char *name_of(struct sym_names *n, const struct sym_frame *f)
 			n->ksyms_tried = true;
 			n->ksyms = ksyms_load();
 			if (!n->ksyms)
-				fprintf(stderr, "perfbuf profile: reading /proc/kallsyms: %s; kernel frames print as addresses\n",
+				cli_say("perfbuf profile", "reading /proc/kallsyms: %s; kernel frames print as addresses\n",
 					strerror(errno));
 			else if (ksyms_hidden(n->ksyms))
-				fprintf(stderr, "perfbuf profile: /proc/kallsyms hides the addresses (kernel.kptr_restrict); kernel frames print as addresses\n");
+				cli_say("perfbuf profile", "/proc/kallsyms hides the addresses (kernel.kptr_restrict); kernel frames print as addresses\n");
 		}
 		sym = n->ksyms ? ksyms_name(n->ksyms, f->addr) : NULL;
 		if (sym)

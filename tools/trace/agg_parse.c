@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "common/say.h"
 
 #define AGG_SYNTAX "FN(ARGS) [by KEY[,KEY...]], FN one of count() sum(F) min(F) max(F) " \
 		   "avg(F) hist(F) lhist(F, MIN, MAX, STEP)"
@@ -35,7 +36,7 @@ static void skip_ws(struct lexer *l)
 
 static int bad(struct lexer *l, const char *what)
 {
-	fprintf(stderr, "%s: --aggregate '%s': %s; write %s\n", l->prog, l->text, what,
+	cli_say(l->prog, "--aggregate '%s': %s; write %s\n", l->text, what,
 		AGG_SYNTAX);
 	return -EINVAL;
 }
@@ -228,7 +229,7 @@ int agg_spec_parse(const char *prog, const char *text, struct agg_spec *s)
 	s->text = text;
 	err = parse_name(&l, s) ?: parse_call(&l, s) ?: parse_keys(&l, s);
 	if (err == -ENOMEM)
-		fprintf(stderr, "%s: out of memory\n", prog);
+		cli_say(prog, "out of memory\n");
 	if (err)
 		agg_spec_free(s);
 	return err;
@@ -264,8 +265,8 @@ int agg_specs_name(const char *prog, struct agg_spec *s, int n)
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < i; k++)
 			if (!strcmp(s[i].name, s[k].name)) {
-				fprintf(stderr, "%s: --aggregate '%s' and '%s' both name the map %s; give each its own @NAME =\n",
-					prog, s[k].text, s[i].text, s[i].name);
+				cli_say(prog, "--aggregate '%s' and '%s' both name the map %s; give each its own @NAME =\n",
+					s[k].text, s[i].text, s[i].name);
 				return -EINVAL;
 			}
 	return 0;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "common/say.h"
 
 void child_argv_free(char **argv)
 {
@@ -115,7 +116,7 @@ static void child_main(int wait_fd, char **argv, const char *prog)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvp(argv[0], argv);
-	fprintf(stderr, "%s: -c: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+	cli_say(prog, "-c: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
@@ -127,13 +128,13 @@ int child_start(struct trace_child *c, const char *prog, const char *cmd)
 	c->go = -1;
 	c->argv = child_split(cmd);
 	if (!c->argv) {
-		fprintf(stderr, "%s: -c '%s': %s\n", prog, cmd, errno == ENOMEM ? "out of memory" :
+		cli_say(prog, "-c '%s': %s\n", cmd, errno == ENOMEM ? "out of memory" :
 			"want a command, its words quoted as a shell quotes them (no quote left open)");
 		return -EINVAL;
 	}
 	err = find_exec(c->argv[0]);
 	if (err) {
-		fprintf(stderr, "%s: -c: %s: %s\n", prog, c->argv[0],
+		cli_say(prog, "-c: %s: %s\n", c->argv[0],
 			err == -ENOENT ? "command not found (give a path, or a command in $PATH)" :
 					 strerror(-err));
 		return err;
@@ -143,7 +144,7 @@ int child_start(struct trace_child *c, const char *prog, const char *cmd)
 	c->pid = fork();
 	if (c->pid < 0) {
 		err = -errno;
-		fprintf(stderr, "%s: -c: fork failed: %s\n", prog, strerror(errno));
+		cli_say(prog, "-c: fork failed: %s\n", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		c->pid = 0;
@@ -197,11 +198,9 @@ void child_end(struct trace_child *c, const char *prog, bool stop)
 			kill(c->pid, SIGTERM);
 		reap(c->pid, &st, stop && ran);
 		if (ran && WIFEXITED(st))
-			fprintf(stderr, "%s: -c: %s exited with status %d\n", prog,
-				c->argv[0], WEXITSTATUS(st));
+			cli_say(prog, "-c: %s exited with status %d\n", c->argv[0], WEXITSTATUS(st));
 		else if (ran && WIFSIGNALED(st))
-			fprintf(stderr, "%s: -c: %s was killed by signal %d (%s)\n", prog,
-				c->argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+			cli_say(prog, "-c: %s was killed by signal %d (%s)\n", c->argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
 	}
 	c->pid = 0;
 	child_argv_free(c->argv);

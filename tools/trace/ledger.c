@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ledger.h"
+#include "common/say.h"
 
 /* Each CPU whose two sides disagree, said: never hidden */
 static void say_mismatch(const struct perfbuf_ledger *l, const char *prog)
@@ -15,8 +16,8 @@ static void say_mismatch(const struct perfbuf_ledger *l, const char *prog)
 
 		if (perfbuf_ledger__cpu(l, i, &c) || !c.mismatch)
 			continue;
-		fprintf(stderr, "%s: CPU %d: the BPF programs wrote %llu events and lost %llu to a full ring, the reader received %llu and counted %llu lost: the counts disagree\n",
-			prog, c.cpu, (unsigned long long)c.written,
+		cli_say(prog, "CPU %d: the BPF programs wrote %llu events and lost %llu to a full ring, the reader received %llu and counted %llu lost: the counts disagree\n",
+			c.cpu, (unsigned long long)c.written,
 			(unsigned long long)c.full,
 			(unsigned long long)c.received,
 			(unsigned long long)c.lost);
@@ -52,8 +53,8 @@ int ledger_view_read(struct ledger_view *v, struct perfbuf_ledger *l,
 
 	memset(v, 0, sizeof(*v));
 	if (err < 0) {
-		fprintf(stderr, "%s: reading the BPF programs' ledger failed: %s\n",
-			prog, strerror(-err));
+		cli_say(prog, "reading the BPF programs' ledger failed: %s\n",
+			strerror(-err));
 		return err;
 	}
 	v->mismatch = err;

@@ -17,6 +17,7 @@
 
 #include "perfbuf.h"
 #include "pidwatch.h"
+#include "common/say.h"
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434	/* the same on every architecture */
@@ -55,8 +56,8 @@ int pidwatch_check_leader(const char *prog, pid_t pid)
 	fclose(f);
 	if (!tgid || tgid == pid)
 		return 0;
-	fprintf(stderr, "%s: -p %d is a thread of process %ld: -p takes a process ID (-p %ld follows all its threads)\n",
-		prog, (int)pid, tgid, tgid);
+	cli_say(prog, "-p %d is a thread of process %ld: -p takes a process ID (-p %ld follows all its threads)\n",
+		(int)pid, tgid, tgid);
 	return -EINVAL;
 }
 

@@ -111,8 +111,7 @@ static int load_bpf(struct trace_session *s)
 	s->skel = skel = trace_obj_open(&s->set);
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, "%s: opening the BPF object failed: %s%s\n", s->prog,
-			cli_strerror(errno), cli_hint(errno));
+		cli_say(s->prog, "opening the BPF object failed: %s%s\n", cli_strerror(errno), cli_hint(errno));
 		return err;
 	}
 	skel->rodata->any_filter = s->filters.n > 0;
@@ -146,8 +145,7 @@ static int open_ledger(struct trace_session *s)
 	s->ledger = perfbuf_ledger__new(bpf_map__fd(s->skel->maps.perfbuf_ledger),
 					&o);
 	if (!s->ledger)
-		fprintf(stderr, "%s: the BPF programs' ledger: %s\n", s->prog,
-			strerror(errno));
+		cli_say(s->prog, "the BPF programs' ledger: %s\n", strerror(errno));
 	return s->ledger ? 0 : -errno;
 }
 
@@ -276,7 +274,7 @@ static bool pid_exited(struct trace_session *s)
 {
 	if (!pidwatch_gone(&s->pid))
 		return false;
-	fprintf(stderr, "%s: process %d exited\n", s->prog, (int)s->pid.pid);
+	cli_say(s->prog, "process %d exited\n", (int)s->pid.pid);
 	return true;
 }
 
@@ -296,8 +294,7 @@ int trace_session__loop(struct trace_session *s, const struct trace_loop *l)
 	while (!*l->exiting && !(l->stop && *l->stop) && !pid_exited(s)) {
 		err = perfbuf__poll(s->pb, 100);
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "%s: reading the perf buffer failed: %s\n", s->prog,
-				strerror(-err));
+			cli_say(s->prog, "reading the perf buffer failed: %s\n", strerror(-err));
 			break;
 		}
 		err = 0;
@@ -323,8 +320,7 @@ int trace_session__stop(struct trace_session *s)
 	int err = trace_stop(s->skel);
 
 	if (err)
-		fprintf(stderr, "%s: stopping the probes failed (%s): events written after the drain are not counted\n", s->prog,
-			strerror(-err));
+		cli_say(s->prog, "stopping the probes failed (%s): events written after the drain are not counted\n", strerror(-err));
 	return err;
 }
 

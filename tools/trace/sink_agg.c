@@ -17,6 +17,7 @@
 
 #include "agg.h"
 #include "perfbuf.h"
+#include "common/say.h"
 
 /* A map and where its names are in each probe's fields. */
 struct agg_slot {
@@ -84,8 +85,8 @@ static int resolve(struct agg_sink *g, struct agg_slot *a)
 				a->covers[p] = false;
 		}
 		if (!found) {
-			fprintf(stderr, "%s: --aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe)\n",
-				g->o.prog, s->text, ref->name);
+			cli_say(g->o.prog, "--aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe)\n",
+				s->text, ref->name);
 			return -EINVAL;
 		}
 	}
@@ -258,11 +259,11 @@ static void agg_slot_event(struct agg_sink *g, struct agg_slot *a, const struct 
 		}
 	err = agg_map__update(a->map, parts, v, sgn);
 	if (err > 0)
-		fprintf(stderr, "%s: --aggregate '%s': %zu keys, the limit: events of further keys are counted apart (--aggregate-keys N raises it)\n",
-			g->o.prog, a->spec->text, agg_map__nkeys(a->map));
+		cli_say(g->o.prog, "--aggregate '%s': %zu keys, the limit: events of further keys are counted apart (--aggregate-keys N raises it)\n",
+			a->spec->text, agg_map__nkeys(a->map));
 	else if (err < 0)
-		fprintf(stderr, "%s: --aggregate '%s': out of memory at %zu keys: events of further keys are counted apart\n",
-			g->o.prog, a->spec->text, agg_map__nkeys(a->map));
+		cli_say(g->o.prog, "--aggregate '%s': out of memory at %zu keys: events of further keys are counted apart\n",
+			a->spec->text, agg_map__nkeys(a->map));
 }
 
 static void agg_event(struct trace_sink *s, const struct tv_event *e)

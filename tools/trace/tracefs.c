@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "tracefs.h"
+#include "common/say.h"
 
 /* stat(), not access(): access() drops the capabilities of a non-root
  * user granted CAP_DAC_READ_SEARCH */
@@ -37,8 +38,8 @@ int tracefs_ensure(const char *prog)
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 		int err = -errno;
 
-		fprintf(stderr, "%s: tracefs is not mounted and mounting it failed (%s%s); as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
-			prog, strerror(-err), err == -EPERM ? ": needs CAP_SYS_ADMIN" : "");
+		cli_say(prog, "tracefs is not mounted and mounting it failed (%s%s); as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
+			strerror(-err), err == -EPERM ? ": needs CAP_SYS_ADMIN" : "");
 		return err;
 	}
 	return 0;
