@@ -35,9 +35,11 @@ fi
 one_line_error bad_cpu "CPU 4095 is not online" --cpu 4095
 one_line_error bad_engine "unknown engine 'frob'.*--engine bpf or --engine perf" --engine frob
 one_line_error user_and_kernel_only "exclude each other" --user-only --kernel-only
-# a full disk: said in the words of every command's stdout
+# a full disk: said in the words of every command's stdout (a busy loop
+# beside it: an idle machine gives no samples, and nothing to write)
 if need_root; then
-	"$PERFBUF" profile -d 0.3 >/dev/full 2>"$tmp/full.err"
+	timeout 3 sh -c 'while :; do :; done' &
+	"$PERFBUF" profile -d 1 >/dev/full 2>"$tmp/full.err"
 	check folded_disk_full test $? = 1 -a -n \
 		"$(grep -x 'perfbuf profile: writing stdout failed: No space left on device' "$tmp/full.err")"
 fi
