@@ -116,36 +116,39 @@ const char *units_duration_str(unsigned long long ns, char *buf, size_t sz)
 			 sizeof(time_units) / sizeof(*time_units) - 1, buf, sz);
 }
 
-bool cli_parse_size(const char *prog, const char *opt, const char *arg,
-		    unsigned long long lo, unsigned long long hi,
-		    unsigned long long *out)
+/* @arg by @parse into [@lo, @hi], else the one line of the words given,
+ * its bounds said by @str */
+static bool parse_said(const char *prog, const char *opt, const char *arg,
+		       unsigned long long lo, unsigned long long hi,
+		       unsigned long long *out,
+		       int (*parse)(const char *, unsigned long long *),
+		       const char *(*str)(unsigned long long, char *, size_t),
+		       const char *what, const char *eg)
 {
 	char a[32], b[32];
 	unsigned long long v;
 
-	if (!units_size(arg, &v) && v >= lo && v <= hi) {
+	if (!parse(arg, &v) && v >= lo && v <= hi) {
 		*out = v;
 		return true;
 	}
-	cli_say(prog, "%s wants a size from %s to %s (e.g. 8M, 512M), not '%s'\n",
-		opt, units_size_str(lo, a, sizeof(a)),
-		units_size_str(hi, b, sizeof(b)), arg);
+	cli_say(prog, "%s wants a %s from %s to %s (e.g. %s), not '%s'\n", opt, what,
+		str(lo, a, sizeof(a)), str(hi, b, sizeof(b)), eg, arg);
 	return false;
+}
+
+bool cli_parse_size(const char *prog, const char *opt, const char *arg,
+		    unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out)
+{
+	return parse_said(prog, opt, arg, lo, hi, out, units_size, units_size_str,
+			  "size", "8M, 512M");
 }
 
 bool cli_parse_duration(const char *prog, const char *opt, const char *arg,
 			unsigned long long lo_ns, unsigned long long hi_ns,
 			unsigned long long *out_ns)
 {
-	char a[32], b[32];
-	unsigned long long v;
-
-	if (!units_duration(arg, &v) && v >= lo_ns && v <= hi_ns) {
-		*out_ns = v;
-		return true;
-	}
-	cli_say(prog, "%s wants a duration from %s to %s (e.g. 5, 0.5, 500ms, 2m), not '%s'\n",
-		opt, units_duration_str(lo_ns, a, sizeof(a)),
-		units_duration_str(hi_ns, b, sizeof(b)), arg);
-	return false;
+	return parse_said(prog, opt, arg, lo_ns, hi_ns, out_ns, units_duration,
+			  units_duration_str, "duration", "5, 0.5, 500ms, 2m");
 }
