@@ -133,6 +133,19 @@ out:
 	close(fd);
 }
 
+/* A uevent of CPU0 ("change": not a hotplug), which wakes a collector or
+ * sampler on its uevent socket; false (the test skipped) where it cannot
+ * be made. *@fd: the file, for the caller to close (-1 or open). */
+static bool make_uevent(int *fd)
+{
+	*fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
+	if (*fd < 0 || write(*fd, "change", 6) != 6) {
+		test__skip = "cannot make a uevent here";
+		return false;
+	}
+	return true;
+}
+
 /* Missed uevents (ENOBUFS) make the sampler reopen every online CPU's
  * event; the records written since the last read (here: page faults
  * while the notices are read) must be handed over first, not dropped
@@ -184,12 +197,8 @@ static void enobufs_case(int n_faults, bool stop, int pages)
 	faults = n_faults;
 	fake.recvmsg_errno = ENOBUFS;
 	fake.recvmsg_hook = fault_many;
-	/* a uevent of CPU0 ("change": not a hotplug) wakes the sampler */
-	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
-	if (fd < 0 || write(fd, "change", 6) != 6) {
-		test__skip = "cannot make a uevent here";
+	if (!make_uevent(&fd))
 		goto out;
-	}
 	for (int i = 0; i < 50 && fake.recvmsg_errno; i++) {
 		int r = perfbuf_sampler__poll(s, 100, count_parsed, &got);
 
@@ -262,12 +271,8 @@ TEST(collector_enobufs_stale_uevent)
 	fake.recvmsg_errno = ENOBUFS;
 	fake.uevent = stale;
 	fake.uevent_len = sizeof(stale);
-	/* a uevent of CPU0 ("change": not a hotplug) wakes the collector */
-	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
-	if (fd < 0 || write(fd, "change", 6) != 6) {
-		test__skip = "cannot make a uevent here";
+	if (!make_uevent(&fd))
 		goto out;
-	}
 	for (int i = 0; i < 200 && (fake.recvmsg_errno || fake.uevent_len); i++)
 		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
 			break;
@@ -304,11 +309,8 @@ TEST(collector_hotplug_socket_fails)
 		goto out;
 	fake.recvmsg_errno = EIO;
 	fake.recvmsg_sticky = true;
-	fd = open("/sys/devices/system/cpu/cpu0/uevent", O_WRONLY);
-	if (fd < 0 || write(fd, "change", 6) != 6) {
-		test__skip = "cannot make a uevent here";
+	if (!make_uevent(&fd))
 		goto out;
-	}
 	for (int i = 0; i < 200 && !fake.recvmsg_failed; i++)
 		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
 			break;
