@@ -409,6 +409,12 @@ check output_part_in_use_kept test "$(cat "$K.perfbuf-part")" = part
 kill "$lpid"
 wait "$lpid" 2>/dev/null
 rm -f "$K.perfbuf-part"
+# a FILE.perfbuf-part no run of ours left (a symbolic link): refused, kept
+ln -s "$tmp/nowhere" "$K.perfbuf-part"
+"${PB[@]}" trace -n 1 -o "$K" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_part_not_ours 1 "^perfbuf trace: cannot write '$K': its name with '.perfbuf-part' added is taken by a file no run of ours left; remove that$"
+check output_part_not_ours_kept test "$(readlink "$K.perfbuf-part")" = "$tmp/nowhere"
+rm -f "$K.perfbuf-part"
 
 # 6. a tracefs category that cannot be read, after one that could (a fake
 # tracefs in a mount namespace of its own; root without the DAC
