@@ -250,10 +250,10 @@ static int open_once(struct cli_out *o)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	struct stat st;
-	int fd;
+	int fd = named_fd(o->path);
 
-	if (named_fd(o->path) >= 0)
-		return open_named_fd(named_fd(o->path));
+	if (fd >= 0)
+		return open_named_fd(fd);
 	if (lstat(o->path, &st)) {
 		if (errno != ENOENT)
 			return -errno;
