@@ -309,6 +309,14 @@ if mount --bind "$tmp/mnt/src" "$tmp/mnt/F"; then
 	rc=$?
 	check output_mount_point_profile_svg test "$rc" = 0 -a "$(grep -c '<svg' "$tmp/mnt/F")" -ge 1
 	umount "$tmp/mnt/F"
+	# another user's file bound there: neither replaced nor written into
+	echo old >"$tmp/mnt/src"
+	chown nobody "$tmp/mnt/src"
+	mount --bind "$tmp/mnt/src" "$tmp/mnt/F"
+	"${PB[@]}" trace -n 1 -o "$tmp/mnt/F" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line output_mount_point_not_ours 1 "^perfbuf trace: cannot write '$tmp/mnt/F': it cannot be replaced, and it is another user's file, which is not written into$"
+	check output_mount_point_not_ours_kept test "$(cat "$tmp/mnt/src")" = old
+	umount "$tmp/mnt/F"
 else
 	skip output_mount_point "cannot bind-mount a file"
 fi
