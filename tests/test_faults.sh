@@ -295,6 +295,14 @@ if mount --bind "$tmp/mnt/src" "$tmp/mnt/F"; then
 	rc=$?
 	check output_mount_point_profile_svg test "$rc" = 0 -a "$(grep -c '<svg' "$tmp/mnt/F")" -ge 1
 	umount "$tmp/mnt/F"
+	# another user's file bound there: neither replaced nor written into
+	echo old >"$tmp/mnt/src"
+	chown nobody "$tmp/mnt/src"
+	mount --bind "$tmp/mnt/src" "$tmp/mnt/F"
+	"${PB[@]}" trace -n 1 -o "$tmp/mnt/F" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+	one_line output_mount_point_not_ours 1 "^perfbuf trace: cannot write '$tmp/mnt/F': it cannot be replaced, and it is another user's file, which is not written into$"
+	check output_mount_point_not_ours_kept test "$(cat "$tmp/mnt/src")" = old
+	umount "$tmp/mnt/F"
 else
 	skip output_mount_point "cannot bind-mount a file"
 fi
@@ -394,6 +402,12 @@ one_line output_part_in_use 1 "^perfbuf trace: cannot write '$K': another perfbu
 check output_part_in_use_kept test "$(cat "$K.perfbuf-part")" = part
 kill "$lpid"
 wait "$lpid" 2>/dev/null
+rm -f "$K.perfbuf-part"
+# a FILE.perfbuf-part no run of ours left (a symbolic link): refused, kept
+ln -s "$tmp/nowhere" "$K.perfbuf-part"
+"${PB[@]}" trace -n 1 -o "$K" tracepoint:sched:sched_switch >/dev/null 2>"$tmp/eerr"
+one_line output_part_not_ours 1 "^perfbuf trace: cannot write '$K': its name with '.perfbuf-part' added is taken by a file no run of ours left; remove that$"
+check output_part_not_ours_kept test "$(readlink "$K.perfbuf-part")" = "$tmp/nowhere"
 rm -f "$K.perfbuf-part"
 
 # 6. a tracefs category that cannot be read, after one that could (a fake

@@ -521,6 +521,10 @@ error_case err_nats_spool_size_needs_dir 'nats-spool-size needs --nats-spool DIR
 	trace --nats "$U1" --nats-spool-size 1G "${SPOOL_T[@]}"
 error_case err_nats_spool_size_bad 'nats-spool-size wants a size' \
 	trace --nats "$U1" --nats-spool "$tmp/spd" --nats-spool-size 1K "${SPOOL_T[@]}"
+error_case err_nats_spool_empty 'nats-spool wants a directory$' \
+	trace --nats "$U1" --nats-spool '' "${SPOOL_T[@]}"
+error_case err_nats_spool_cannot_create "nats-spool '$tmp/none/sp': No such file or directory; give a directory this run may create" \
+	trace --nats "$U1" --nats-spool "$tmp/none/sp" "${SPOOL_T[@]}"
 mkdir "$tmp/ro"
 if mount --bind "$tmp/ro" "$tmp/ro" && mount -o remount,bind,ro "$tmp/ro"; then
 	error_case err_nats_spool_not_writable 'is not writable: Read-only file system' \

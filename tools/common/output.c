@@ -195,32 +195,53 @@ static int own_file(int fd)
 	return st.st_uid == geteuid() ? 0 : -EXDEV;
 }
 
+/* @path opened for writing where it is, if own_file(): the fd or -errno */
+static int open_own(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int err = fd < 0 ? -errno : own_file(fd);
+
+	if (err && fd >= 0)
+		close(fd);
+	return err ?: fd;
+}
+
+/* FS_IMMUTABLE_FL or FS_APPEND_FL: what @path has of them (0: neither,
+ * or it cannot be told) */
+static int kept_flags(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int flags = 0;
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		flags = 0;
+	close(fd);
+	return flags & (FS_IMMUTABLE_FL | FS_APPEND_FL);
+}
+
 /* An existing file about to be replaced: refused now when that can never
  * be (immutable or append-only: -EPERM; a mount point that cannot be
  * written into); a mount point is said now, as it will be written into. */
 static int check_replaceable(struct cli_out *o)
 {
 	struct statx stx;
-	int fd, flags = 0, err = 0;
+	int fd;
 
-	fd = open(o->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd >= 0 && !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
-	    (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
-		err = -EPERM;
-	if (fd >= 0)
-		close(fd);
-	if (err || statx(AT_FDCWD, o->path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) ||
+	if (kept_flags(o->path))
+		return -EPERM;
+	if (statx(AT_FDCWD, o->path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) ||
 	    !(stx.stx_attributes_mask & stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
-		return err;
+		return 0;
 	/* rename() over a mount point is EBUSY: written into at the end */
-	fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	err = fd < 0 ? -errno : own_file(fd);
-	if (fd >= 0)
-		close(fd);
-	if (!err)
-		cli_say(o->prog, "'%s' is a mount point, which cannot be replaced: the output is written into it\n",
-			o->path);
-	return err;
+	fd = open_own(o->path);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	cli_say(o->prog, "'%s' is a mount point, which cannot be replaced: the output is written into it\n",
+		o->path);
+	return 0;
 }
 
 /* One look at @o->path and the open that fits what is there; -EAGAIN
@@ -229,10 +250,10 @@ static int open_once(struct cli_out *o)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	struct stat st;
-	int fd;
+	int fd = named_fd(o->path);
 
-	if (named_fd(o->path) >= 0)
-		return open_named_fd(named_fd(o->path));
+	if (fd >= 0)
+		return open_named_fd(fd);
 	if (lstat(o->path, &st)) {
 		if (errno != ENOENT)
 			return -errno;
@@ -284,8 +305,8 @@ FILE *cli_out__stream(struct cli_out *o)
  * end of the bytes, or -errno. */
 static int copy_in_place(struct cli_out *o)
 {
-	int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int err = fd < 0 ? -errno : own_file(fd);
+	int fd = open_own(o->path);
+	int err = fd < 0 ? fd : 0;
 	off_t off = 0;
 	ssize_t n = 1;
 
@@ -493,17 +514,9 @@ static bool why_directory(const char *path, int err, char *buf, size_t sz)
  * named into @buf; false when it has neither */
 static bool why_flags(const char *path, int err, char *buf, size_t sz)
 {
-	int fd, flags = 0;
+	int flags = err == -EPERM ? kept_flags(path) : 0;
 
-	if (err != -EPERM)
-		return false;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-		flags = 0;
-	close(fd);
-	if (!(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+	if (!flags)
 		return false;
 	snprintf(buf, sz, "cannot write '%s': it is %s (chattr +%c): clear that with 'chattr -%c', or give another file",
 		 path, flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",

@@ -330,11 +330,12 @@ int nats_spool_append(struct nats_spool *s, natsMsg *m, __u64 events,
 		s->rnum = g->num;
 		s->roff = g->bytes;
 	}
-	n = spool_rec_write(s->wfd, g->bytes, m, events);
-	if (n > 0 && in_memory && held_put(s, m, g->num))
+	n = spool_rec_write(s->wfd, g->bytes, m, events);	/* cut back when short */
+	if (n > 0 && in_memory && held_put(s, m, g->num)) {
 		n = -ENOMEM;	/* written, but not kept: cut off again */
-	if (n < 0) {
 		if (ftruncate(s->wfd, (off_t)g->bytes)) {}
+	}
+	if (n < 0) {
 		say_write(s, (int)n);
 		return (int)n;
 	}
