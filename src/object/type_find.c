@@ -126,8 +126,6 @@ struct perfbuf_type *perfbuf_type__from_file(const char *path, const char *map,
 	return type_missing(where, map, name);
 }
 
-/* Compiling a header runs clang, which the tool does now (perfbuf run
- * --header): kept for the ABI, it only says so */
 /* Does program @fd use map @map_id? Its BTF id when it does, else 0 */
 static __u32 prog_btf_using(int fd, __u32 map_id)
 {
