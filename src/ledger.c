@@ -30,24 +30,22 @@ struct perfbuf_ledger {
 };
 
 /* The ledger map's shape: refused with a line saying what is wrong */
-static int ledger_check_map(int fd, size_t *kinds)
+static int ledger_check_map(int fd, struct bpf_map_info *info)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	__u32 len = sizeof(*info);
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+	if (bpf_obj_get_info_by_fd(fd, info, &len)) {
 		pr_warn("ledger: map fd %d: %s\n", fd, errstr(errno));
 		return -errno;
 	}
-	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
-	    info.key_size != sizeof(__u32) ||
-	    info.value_size != sizeof(struct perfbuf_ledger_value) ||
-	    !info.max_entries) {
+	if (info->type != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info->key_size != sizeof(__u32) ||
+	    info->value_size != sizeof(struct perfbuf_ledger_value) ||
+	    !info->max_entries) {
 		pr_warn("ledger: map '%s' is not a ledger (a PERCPU_ARRAY of %zu-byte values, as PERFBUF_LEDGER() makes)\n",
-			info.name, sizeof(struct perfbuf_ledger_value));
+			info->name, sizeof(struct perfbuf_ledger_value));
 		return -EINVAL;
 	}
-	*kinds = info.max_entries;
 	return 0;
 }
 
@@ -113,22 +111,20 @@ static bool all_named(const struct perfbuf_ledger_opts *opts, __u32 entries)
 	return true;
 }
 
-/* The ledger on @map_fd, names from @opts then @btf (may be NULL) */
-static struct perfbuf_ledger *ledger_new(int map_fd, const struct btf *btf,
+/* The ledger on @map_fd (@kind_cnt entries, checked), names from @opts
+ * then @btf (may be NULL) */
+static struct perfbuf_ledger *ledger_new(int map_fd, size_t kind_cnt,
+					 const struct btf *btf,
 					 const struct perfbuf_ledger_opts *opts)
 {
 	struct perfbuf_ledger *l;
 	int err, n;
 
-	if (!OPTS_VALID(opts, perfbuf_ledger_opts) || map_fd < 0)
-		return err_ptr(-EINVAL);
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return err_ptr(-ENOMEM);
 	l->fd = -1;
-	err = ledger_check_map(map_fd, &l->kind_cnt);
-	if (err)
-		goto fail;
+	l->kind_cnt = kind_cnt;
 	n = perfbuf_cpus_possible_alloc(&l->cpus);
 	if (n <= 0) {
 		err = n < 0 ? n : -ENODEV;
@@ -168,22 +164,25 @@ struct perfbuf_ledger *perfbuf_ledger__new(int map_fd,
 {
 	struct bpf_map_info info = {};
 	struct perfbuf_ledger *l;
-	__u32 len = sizeof(info);
 	struct btf *btf = NULL;
 	int err;
 
-	if (OPTS_VALID(opts, perfbuf_ledger_opts) && OPTS_GET(opts, btf, NULL))
-		return ledger_new(map_fd, opts->btf, opts);
+	if (!OPTS_VALID(opts, perfbuf_ledger_opts) || map_fd < 0)
+		return err_ptr(-EINVAL);
+	err = ledger_check_map(map_fd, &info);
+	if (err)
+		return err_ptr(err);
+	if (OPTS_GET(opts, btf, NULL))
+		return ledger_new(map_fd, info.max_entries, opts->btf, opts);
 	/* the map's BTF is its object's; reading it by id needs
 	 * CAP_SYS_ADMIN: without, the kinds are numbers */
-	if (map_fd >= 0 && !bpf_obj_get_info_by_fd(map_fd, &info, &len) &&
-	    info.btf_id && !all_named(opts, info.max_entries)) {
+	if (info.btf_id && !all_named(opts, info.max_entries)) {
 		btf = btf__load_from_kernel_by_id(info.btf_id);
 		if (!btf)
 			pr_debug("ledger: the BTF of map '%s' (id %u): %s; kinds unnamed\n",
 				 info.name, info.btf_id, errstr(errno));
 	}
-	l = ledger_new(map_fd, btf, opts);
+	l = ledger_new(map_fd, info.max_entries, btf, opts);
 	err = errno;
 	btf__free(btf);
 	errno = err;

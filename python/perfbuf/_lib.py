@@ -194,7 +194,6 @@ _OBJECT_PROTOS = {
     "perfbuf_type__field_cnt": (c_int, [c_void_p]),
     "perfbuf_type__field": (ctypes.POINTER(Field), [c_void_p, c_int]),
     "perfbuf_object__prog_fd": (c_int, [c_void_p, c_int]),
-    "perfbuf_object__detach": (c_int, [c_void_p]),
     "perfbuf_ledger__from_object": (c_void_p, [c_void_p, c_void_p]),
 }
 _PROTOS.update({

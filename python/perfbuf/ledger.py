@@ -34,12 +34,6 @@ class Ledger(dict):
         return {c: sum(k[c] for k in self.values()) for c in COUNTS}
 
 
-def _require():
-    if not hasattr(lib, "perfbuf_ledger__new"):
-        raise NotImplementedError("perfbuf: libperfbuf %s has no ledger: 4.0 or later "
-                                  "needed" % lib.perfbuf_version().decode())
-
-
 def _kinds(h, out):
     for k in range(lib.perfbuf_ledger__kind_cnt(h)):
         s = _lib.sized(_lib.LedgerKind)
@@ -85,7 +79,6 @@ def read(h, pb_handle, what):
 
 def from_object(obj_handle, path, pb_handle=None):
     """The Ledger of loaded object @obj_handle (file @path)."""
-    _require()
     h = _lib.objlib.perfbuf_ledger__from_object(obj_handle, None)
     if not h:
         err = _lib.last_errno()

@@ -13,13 +13,11 @@
  * are checked as libbpf 1.3 does, before libbpf sees the object.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/btf.h>
 
 #include "object_priv.h"
@@ -202,20 +200,17 @@ static int btf_data_check(const char *path, const void *data, size_t size)
 	return id < 0 ? -ENOMEM : id ? -EBADMSG : 0;
 }
 
-int btf_file_check(const char *path)
+int btf_file_check(const char *path, int fd)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
 	Elf_Data *d;
 	Elf *elf;
+	int err = 0;
 
-	if (fd < 0)
-		return 0;	/* elf_file_check() said why; libbpf will too */
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	d = elf ? btf_section(elf) : NULL;
 	if (d && d->d_buf)	/* none: libbpf decides (an object of legacy maps) */
 		err = btf_data_check(path, d->d_buf, d->d_size);
 	elf_end(elf);
-	close(fd);
 	return err;
 }

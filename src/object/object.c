@@ -30,10 +30,13 @@ struct perfbuf_object *perfbuf_object__open(const char *path)
 {
 	struct perfbuf_object *o;
 	struct bpf_program *p;
-	int err = elf_file_check(path);
+	int fd = elf_file_open(path), err;
 
+	if (fd < 0)
+		return err_ptr(fd);
 	/* libbpf 1.1 follows the BTF's ids unchecked: a bad one would crash */
-	err = err ?: btf_file_check(path);
+	err = btf_file_check(path, fd);
+	close(fd);
 	if (err)
 		return err_ptr(err);
 	o = calloc(1, sizeof(*o));

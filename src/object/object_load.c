@@ -84,7 +84,9 @@ static void say(struct bpf_object *obj, const char *path, const struct load_log 
 		pr_warn("loading '%s' failed: %s%s\n", path, errstr(err),
 			err == -EPERM ? " (CAP_BPF and CAP_PERFMON needed, or root)" :
 			err == -ENOMEM ? " (memory ran out)" :
-			err == -ESRCH ? kernel_btf_why() : "; libbpf's reasons are shown with -v");
+			/* ESRCH here: the kernel's BTF loads (kernel_btf_said()
+			 * above parsed it), so libbpf's ESRCH has another cause */
+			err == -ESRCH ? "" : "; libbpf's reasons are shown with -v");
 	}
 }
 

@@ -21,13 +21,16 @@ int object_set_value(const struct btf *btf, __u32 type, const char *name,
  * btf__name_by_offset() then gives NULL): every BTF name goes through it */
 const char *btf_name(const struct btf *btf, __u32 off);
 
-/* type_find.c: 0 when @path is a regular file starting with ELF's magic,
- * else -errno said at PERFBUF_WARN; never blocks (a FIFO is refused) */
+/* type_find.c: an fd of @path (the caller closes it) when it is a regular
+ * file starting with ELF's magic, else -errno said at PERFBUF_WARN; never
+ * blocks (a FIFO is refused). elf_file_check(): the same, 0 for the fd. */
+int elf_file_open(const char *path);
 int elf_file_check(const char *path);
 
-/* btf_check.c: 0 when @path's .BTF (if any) is one libbpf 1.1 can open
- * safely: its type ids, string offsets and modifier chains checked;
- * else -EBADMSG said at PERFBUF_WARN (-ENOMEM) */
-int btf_file_check(const char *path);
+/* btf_check.c: 0 when the .BTF (if any) of ELF @fd (elf_file_open() of
+ * @path, which names it in messages) is one libbpf 1.1 can open safely:
+ * its type ids, string offsets and modifier chains checked; else -EBADMSG
+ * said at PERFBUF_WARN (-ENOMEM) */
+int btf_file_check(const char *path, int fd);
 
 #endif

@@ -17,7 +17,7 @@
 
 #include "type_priv.h"
 
-int elf_file_check(const char *path)
+int elf_file_open(const char *path)
 {
 	/* O_NONBLOCK: a FIFO's open() would wait for a writer for ever */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
@@ -33,13 +33,24 @@ int elf_file_check(const char *path)
 		pr_warn("'%s' is not a regular file: give a BPF object built by clang -target bpf\n",
 			path);
 		err = -ENOEXEC;
-	} else if (read(fd, magic, 4) != 4 || memcmp(magic, "\177ELF", 4)) {
+	} else if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4)) {
 		pr_warn("'%s' is not an ELF object: give a BPF object built by clang -target bpf\n",
 			path);
 		err = -ENOEXEC;
 	}
+	if (err)
+		close(fd);
+	return err ?: fd;
+}
+
+int elf_file_check(const char *path)
+{
+	int fd = elf_file_open(path);
+
+	if (fd < 0)
+		return fd;
 	close(fd);
-	return err;
+	return 0;
 }
 
 /* NULL (errno kept) with its cause said: type @name, or (NULL) the
@@ -115,8 +126,6 @@ struct perfbuf_type *perfbuf_type__from_file(const char *path, const char *map,
 	return type_missing(where, map, name);
 }
 
-/* Compiling a header runs clang, which the tool does now (perfbuf run
- * --header): kept for the ABI, it only says so */
 /* Does program @fd use map @map_id? Its BTF id when it does, else 0 */
 static __u32 prog_btf_using(int fd, __u32 map_id)
 {

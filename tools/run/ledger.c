@@ -17,12 +17,15 @@
 int run_ledger_open(const char *prog, const struct perfbuf_object *obj,
 		    struct perfbuf_ledger **out)
 {
+	int err;
+
 	*out = perfbuf_ledger__from_object(obj, NULL);
 	if (*out || errno == ENOENT)	/* ENOENT: no perfbuf_output() */
 		return 0;
+	err = -errno;	/* before the message's stdio may change it */
 	cli_say(prog, "the programs' ledger (map %s): %s\n", PERFBUF_LEDGER_MAP,
-		strerror(errno));
-	return -errno;
+		strerror(-err));
+	return err;
 }
 
 /* Is map @id one of program @fd's? Its other maps' ids into @ids (@n) */
