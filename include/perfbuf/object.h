@@ -23,9 +23,9 @@ struct bpf_object;
 
 /**
  * @brief Open BPF object file @path (not loaded yet).
- * @return the object, or NULL with errno (ENOEXEC: not an ELF object;
- *         EBADMSG: a corrupt .BTF section, refused before libbpf sees
- *         it; libbpf's error otherwise)
+ * @return the object, or NULL with errno (open(2)'s: ENOENT, EACCES, ...;
+ *         ENOEXEC: not an ELF object; EBADMSG: a corrupt .BTF section,
+ *         refused before libbpf sees it; ENOMEM; libbpf's error otherwise)
  */
 PERFBUF_API struct perfbuf_object *perfbuf_object__open(const char *path);
 
