@@ -217,6 +217,8 @@ bool probes_latency(const struct probe_set *set);
 struct trace_filters;
 int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
 		       const char *const *exprs, int n);
+/* Some probe of @set reads struct members: the programs look them up */
+bool probes_members(const struct probe_set *set);
 
 /* Warn before attaching many slow (perf-event) tracepoints. */
 void probes_warn_cost(const struct probe_set *set);
