@@ -223,6 +223,9 @@ error_case aggregate_kstack "^perfbuf trace: --aggregate prints maps, not events
 	trace --aggregate 'count()' --kstack "$WR"
 many=()
 for i in $(seq 17); do many+=(--aggregate "@m$i = count()"); done
+error_case aggregate_members "^perfbuf trace: --aggregate 'count() by p->c1': more than 16 struct members in all (--member's and --aggregate's); name fewer$" \
+	trace --aggregate 'count() by p->a1,p->a2,p->a3,p->a4,p->a5,p->a6,p->a7,p->a8' \
+	--aggregate 'count() by p->b1,p->b2,p->b3,p->b4,p->b5,p->b6,p->b7,p->b8' --aggregate 'count() by p->c1' "$WR"
 error_case aggregate_too_many "^perfbuf trace: more than 16 --aggregate options$" \
 	trace "${many[@]}" "$WR"
 
