@@ -151,6 +151,9 @@ static inline __u64 trace_undelivered_of(const __u64 *u, int ncpu, int cpu)
  * name of kind @i in the programs' ledger (the kind is the probe's index) */
 const char *probe_spec_of(void *set, size_t i);
 int probes_parse(struct probe_set *set, const char *spec);
+/* The kind @spec's KIND: names (tracepoint:, its alias t:, ...), or
+ * -EINVAL for none */
+int probe_kind_of(const char *spec);
 /* A uprobe binary @name: as given when it has a '/', else searched in
  * $PATH; into @out: 0, -ENOENT (no such regular file), -ENOMEM */
 int uprobe_binary(const char *name, char *out, size_t sz);
