@@ -11,6 +11,9 @@
 #ifndef TRACE_MEMBERS_BPF_H
 #define TRACE_MEMBERS_BPF_H
 
+/* set before load: some probe reads members (the others skip the lookup) */
+const volatile bool any_members = false;
+
 /* Member @m from the arguments in @data: its value, *@bad when a read
  * failed */
 static __always_inline __u64 member_read(const __u8 *data,
@@ -71,8 +74,11 @@ static __always_inline __u32 read_members(__u8 *data,
 static __always_inline __u32 members_of(__u64 cookie, __u8 *data, __u32 raw)
 {
 	__u32 key = cookie;
-	struct trace_probe_cfg *cfg = bpf_map_lookup_elem(&cfgs, &key);
+	struct trace_probe_cfg *cfg;
 
+	if (!any_members)
+		return raw;
+	cfg = bpf_map_lookup_elem(&cfgs, &key);
 	return cfg ? read_members(data, cfg, raw) : raw;
 }
 

@@ -213,6 +213,21 @@ error_case record_aggregate "are options of perfbuf trace" \
 	record --aggregate 'count()' "$WR"
 error_case same_name "both name the map @n" \
 	trace --aggregate '@n = count()' --aggregate '@n = sum(count)' "$WR"
+error_case interval_zero "^perfbuf trace: --interval wants a number from 1 to 1000000, not '0'$" \
+	trace --interval 0 --aggregate 'count()' "$WR"
+error_case keys_not_number "^perfbuf trace: --aggregate-keys wants a number from 1 to 100000000, not 'x'$" \
+	trace --aggregate-keys x --aggregate 'count()' "$WR"
+error_case keys_alone "^perfbuf trace: --aggregate-keys is about the maps of --aggregate" \
+	trace --aggregate-keys 5 "$WR"
+error_case aggregate_kstack "^perfbuf trace: --aggregate prints maps, not events: it does not go with --kstack or --ustack$" \
+	trace --aggregate 'count()' --kstack "$WR"
+many=()
+for i in $(seq 17); do many+=(--aggregate "@m$i = count()"); done
+error_case aggregate_members "^perfbuf trace: --aggregate 'count() by p->c1': more than 16 struct members in all (--member's and --aggregate's); name fewer$" \
+	trace --aggregate 'count() by p->a1,p->a2,p->a3,p->a4,p->a5,p->a6,p->a7,p->a8' \
+	--aggregate 'count() by p->b1,p->b2,p->b3,p->b4,p->b5,p->b6,p->b7,p->b8' --aggregate 'count() by p->c1' "$WR"
+error_case aggregate_too_many "^perfbuf trace: more than 16 --aggregate options$" \
+	trace "${many[@]}" "$WR"
 
 # 8. docs/bpftrace.md: each perfbuf command of its one-liners runs for
 # 2 s (or until its -c command ends) beside a workload (cat, ls), exits 0

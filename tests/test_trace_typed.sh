@@ -103,6 +103,10 @@ else
 fi
 error_case member_no_such 'uprobe:.*pb_point.*p->nope.*has no member .nope.' \
 	trace --member 'p->nope' "uprobe:$LAT:pb_point"
+many=()
+for i in $(seq 17); do many+=(--member "p->x$i"); done
+error_case member_too_many "^perfbuf trace: more than 16 --member options; list them with commas$" \
+	trace "${many[@]}" "uprobe:$LAT:pb_point"
 error_case member_no_arg "--member 'q->x': no probe has an argument 'q'" \
 	trace --member 'q->x' "uprobe:$LAT:pb_point"
 error_case member_syntax "--member 'p.x': want ARG->MEMBER" \

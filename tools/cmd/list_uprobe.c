@@ -19,12 +19,9 @@
 
 bool names_uprobe(const char *glob)
 {
-	static const char *const kinds[] = { "uprobe:", "uretprobe:", "u:", "ur:" };
+	int kind = probe_kind_of(glob);
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strncmp(glob, kinds[i], strlen(kinds[i])))
-			return true;
-	return false;
+	return kind == PK_UPROBE || kind == PK_URETPROBE;
 }
 
 struct ulist {

@@ -275,7 +275,7 @@ static int agg_members(struct trace_opts *o)
 			if (seen)
 				continue;
 			if (o->nmembers == max) {
-				cli_say(o->prog, "--aggregate '%s': more than %d members with --member; list them with commas\n",
+				cli_say(o->prog, "--aggregate '%s': more than %d struct members in all (--member's and --aggregate's); name fewer\n",
 					o->aggs[i].text, max);
 				return -1;
 			}

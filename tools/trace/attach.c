@@ -48,6 +48,7 @@ struct trace *trace_obj_open(const struct probe_set *set)
 	obj->rodata->want_kstack = tf->kstack;
 	obj->rodata->want_ustack = tf->ustack;
 	obj->rodata->any_latency = probes_latency(set);
+	obj->rodata->any_members = probes_members(set);
 	if (tf->comm) {
 		obj->rodata->filter_comm = true;
 		strncpy((char *)obj->rodata->targ_comm, tf->comm,

@@ -357,20 +357,31 @@ int tp_format_parse(struct trace_probe *p, FILE *f)
 	return err;
 }
 
+/* Tracepoint @target's (CATEGORY:NAME) format file: NULL, errno set,
+ * when it cannot be opened */
+static FILE *format_open(const char *target)
+{
+	const char *cat_end = strchr(target, ':');
+	char path[512];
+
+	if (!cat_end) {
+		errno = EINVAL;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
+		 (int)(cat_end - target), target, cat_end + 1);
+	return fopen(path, "re");
+}
+
 int tp_format_decls(const char *target, int (*fn)(const char *decl, void *ctx),
 		    void *ctx)
 {
-	char path[512], *line = NULL, *decl, *type, *name, *arr, *cat_end = strchr(target, ':');
+	char *line = NULL, *decl, *type, *name, *arr;
 	unsigned int off, size;
 	int sgn, err = 0;
 	size_t cap = 0;
-	FILE *f;
+	FILE *f = format_open(target);
 
-	if (!cat_end)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
-		 (int)(cat_end - target), target, cat_end + 1);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (!err && getline(&line, &cap, f) > 0) {
@@ -390,13 +401,9 @@ int tp_format_decls(const char *target, int (*fn)(const char *decl, void *ctx),
 
 int tp_format_load(struct trace_probe *p)
 {
-	char path[512], *cat_end = strchr(p->target, ':');
-	FILE *f;
+	FILE *f = format_open(p->target);
 	int err;
 
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs_path(),
-		 (int)(cat_end - p->target), p->target, cat_end + 1);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	err = tp_format_parse(p, f);

@@ -266,3 +266,11 @@ int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
 		free(nm.lists[i]);
 	return err;
 }
+
+bool probes_members(const struct probe_set *set)
+{
+	for (int i = 0; i < set->n; i++)
+		if (set->v[i].cfg.nmem)
+			return true;
+	return false;
+}

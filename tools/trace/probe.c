@@ -420,20 +420,35 @@ static const struct {
 	{ "uretprobe", "ur", PK_URETPROBE },
 };
 
-static int parse_one(struct probe_set *set, const char *spec)
+/* The index in kinds[] of @spec's KIND: (its name or alias), -1 */
+static int kind_index(const char *spec)
 {
-	const char *colon = strchr(spec, ':'), *rest;
-	size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
-	struct trace_probe *p;
-	int k;
+	const char *colon = strchr(spec, ':');
+	size_t klen = colon ? (size_t)(colon - spec) : 0;
 
-	for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+	for (int k = 0; colon && k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
 		if ((strlen(kinds[k].name) == klen &&
 		     !strncmp(spec, kinds[k].name, klen)) ||
 		    (strlen(kinds[k].alias) == klen &&
 		     !strncmp(spec, kinds[k].alias, klen)))
-			break;
-	if (!colon || k == (int)(sizeof(kinds) / sizeof(kinds[0]))) {
+			return k;
+	return -1;
+}
+
+int probe_kind_of(const char *spec)
+{
+	int k = kind_index(spec);
+
+	return k < 0 ? -EINVAL : (int)kinds[k].kind;
+}
+
+static int parse_one(struct probe_set *set, const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *rest;
+	struct trace_probe *p;
+	int k = kind_index(spec);
+
+	if (k < 0) {
 		cli_say(set->prog, "unknown probe '%s': want tracepoint:, rawtracepoint:, kprobe:, kretprobe:, fentry:, fexit:, uprobe: or uretprobe: (see --help)\n",
 			 spec);
 		return -EINVAL;

@@ -151,6 +151,9 @@ static inline __u64 trace_undelivered_of(const __u64 *u, int ncpu, int cpu)
  * name of kind @i in the programs' ledger (the kind is the probe's index) */
 const char *probe_spec_of(void *set, size_t i);
 int probes_parse(struct probe_set *set, const char *spec);
+/* The kind @spec's KIND: names (tracepoint:, its alias t:, ...), or
+ * -EINVAL for none */
+int probe_kind_of(const char *spec);
 /* A uprobe binary @name: as given when it has a '/', else searched in
  * $PATH; into @out: 0, -ENOENT (no such regular file), -ENOMEM */
 int uprobe_binary(const char *name, char *out, size_t sz);
@@ -217,6 +220,8 @@ bool probes_latency(const struct probe_set *set);
 struct trace_filters;
 int probes_add_members(struct probe_set *set, const struct trace_filters *fs,
 		       const char *const *exprs, int n);
+/* Some probe of @set reads struct members: the programs look them up */
+bool probes_members(const struct probe_set *set);
 
 /* Warn before attaching many slow (perf-event) tracepoints. */
 void probes_warn_cost(const struct probe_set *set);
