@@ -181,6 +181,7 @@ printf 'hello' >"$tmp/junk"
 error_case report_not_a_capture "junk: not a perfbuf capture" report "$tmp/junk"
 error_case report_missing_file "nope.cap: No such file or directory" report "$tmp/nope.cap"
 error_case report_no_file "no capture file given" report
+error_case record_no_command_option "^perfbuf record: unknown option '-c'; run 'perfbuf record --help'$" record -c true "$SEQ"
 error_case record_json_is_report_option "--json is an option of perfbuf report" record --json "$SEQ"
 error_case trace_flight_is_record_option "--flight-recorder is an option of perfbuf record" trace --flight-recorder 4M "$SEQ"
 error_case record_bad_flight_size "--flight-recorder wants a size from 4K to 4G" record --flight-recorder 12Q "$SEQ"
