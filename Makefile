@@ -260,9 +260,9 @@ $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 	$(OUTPUT)/tools/common/loaderr.o $(OUTPUT)/tools/common/say.o $(OUTPUT)/lib/load_log.o \
 	$(OUTPUT)/tools/common/rings.o $(OUTPUT)/tools/common/units.o
 
-# capture files: the record/report code and the output files (output.c)
+# capture files: the record/report code and the output files (output/file.c)
 $(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/common/output.o $(OUTPUT)/tools/common/say.o
+	$(OUTPUT)/tools/output/file.o $(OUTPUT)/tools/common/say.o
 
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)
@@ -270,10 +270,11 @@ $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http
 # nats-tail's merge: its hosts as sources of perfbuf_merge (no server)
 $(OUTPUT)/tests/test_tail_merge: $(addprefix $(OUTPUT)/tools/nats/,tail_src.o tail_check.o tail_out.o)
 
-# tests of the trace pipeline link its libbpf-free part
-TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o \
-		     output.o sink_buf.o sink_text.o sink_json.o tracefs.o) $(OUTPUT)/tools/common/clock.o \
-		     $(OUTPUT)/tools/common/say.o
+# tests of the trace pipeline link its libbpf-free part: the engine's
+# decoder and the output layer's sinks
+TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode.o tracefs.o) \
+		   $(addprefix $(OUTPUT)/tools/output/,buf.o sink_buf.o sink_text.o sink_json.o) \
+		   $(OUTPUT)/tools/common/clock.o $(OUTPUT)/tools/common/say.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # --aggregate's maps and their sink
 $(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/trace/,agg.o \
@@ -481,9 +482,10 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Wall -Wextra \
 	       -Wno-missing-field-initializers -Iinclude -Ibpf -Ilib -Itools
 # the trace tool's libbpf-free files: format files, decoder, sinks
-FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c output.c sink_buf.c \
-		     sink_text.c sink_json.c tracefs.c) tools/common/clock.c tools/common/say.c \
-		   $(wildcard tools/trace/*.h tools/common/*.h) \
+FUZZ_TRACE_SRCS := $(addprefix tools/trace/,format.c printfmt.c decode.c tracefs.c) \
+		   $(addprefix tools/output/,buf.c sink_buf.c sink_text.c sink_json.c) \
+		   tools/common/clock.c tools/common/say.c \
+		   $(wildcard tools/trace/*.h tools/output/*.h tools/common/*.h) \
 		   bpf/trace.h src/clock.c
 
 # the libraries' sources, internal functions visible (-Isrc)
@@ -509,12 +511,14 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
 
-$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c \
-		   output.c) tools/common/say.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c) \
+		   tools/output/buf.c tools/common/say.c \
+		   $(wildcard tools/trace/*.h tools/output/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/trace/output.c $(wildcard tools/trace/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_json: fuzz/fuzz_json.c tools/output/buf.c \
+		    $(wildcard tools/output/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 

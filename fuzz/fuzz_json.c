@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace/output.h"
+#include "output/buf.h"
 
 /*
  * Length of the well-formed UTF-8 sequence at s, 0 if there is none:

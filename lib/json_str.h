@@ -2,7 +2,7 @@
 /*
  * The one JSON string escaper, for its three writers: libperfbuf's
  * records as JSON (src/type_json.c: nested structs' strings), the tool's
- * outputs (tools/trace/output.c: every JSON field and name) and
+ * outputs (tools/output/buf.c: every JSON field and name) and
  * nats-tail's host names (tools/nats/tail_out.c). Valid UTF-8
  * passes as it is; '"', '\\' and \n \t \r get their short escapes, other
  * control characters and DEL \u00XX; each byte that is not valid UTF-8

@@ -4,6 +4,7 @@
 #   include_edges   every #include between tools/ folders points down the
 #                   layers below, and no folders include each other round
 #                   a circle
+#   commands_in_cmd every command is defined in tools/cmd/NAME.c
 #   file_sizes      no source file outside tests/ over 1000 lines
 #   function_sizes  no function over 80 lines (the longest are listed)
 # Usage: tests/test_layers.sh BUILD   (BUILD, as every test takes it: unused)
@@ -15,10 +16,11 @@ cd "$(dirname "$0")/.." || exit 1
 # named in a NOTE line: add it here.
 declare -A layer=(
 	[common]=0	# CLI helpers, clock, producer: what every command shares
+	[output]=1	# output files, typed values, the text and JSON sinks
 	[sym]=1 [metrics]=1	# naming stack frames; the Prometheus endpoint
-	[trace]=2	# the trace engine: probes, filters, formats, decode, sinks
-	[record]=3 [nats]=3 [profile]=3	# outputs plugged into the engine; their commands
-	[cmd]=4 [run]=4 [bench]=4 [stress]=4	# commands assembling the layers below
+	[trace]=2	# the trace engine: probes, filters, formats, decode
+	[record]=3 [nats]=3 [profile]=3 [run]=3 [stress]=3	# parts plugged into it
+	[cmd]=4 [bench]=4	# the commands (cmd/NAME.c) and perfbuf-bench
 	[.]=5		# perfbuf.c: the dispatcher
 )
 
@@ -82,6 +84,22 @@ elif [[ -n $circle ]]; then
 	fail include_edges "folders include each other round a circle: $circle"
 else
 	pass include_edges
+fi
+
+# Every command is defined in tools/cmd/ (common/commands.h says the
+# rule), and a file there defines no command of another name but the
+# modes it names (record in trace.c, attach in run.c)
+elsewhere=$(grep -rln --include='*.c' '^int cmd_[a-z_]*(' tools | grep -v '^tools/cmd/' | tr '\n' ' ')
+misnamed=$(grep -rHo '^int cmd_[a-z_]*(' tools/cmd | sed 's|^tools/cmd/\(.*\)\.c:int cmd_\(.*\)(|\1 \2|' |
+	awk '$1 != $2 && !($1 == "trace" && $2 == "record") && !($1 == "run" && $2 == "attach") { printf "cmd_%s in tools/cmd/%s.c; ", $2, $1 }')
+if [[ -n $elsewhere ]]; then
+	fail commands_in_cmd "commands defined outside tools/cmd/: $elsewhere"
+elif [[ -n $misnamed ]]; then
+	fail commands_in_cmd "a command not in its own file: $misnamed"
+elif ! grep -q '^int cmd_trace(' tools/cmd/trace.c; then
+	fail commands_in_cmd "cmd_trace is not in tools/cmd/trace.c: the check found nothing"
+else
+	pass commands_in_cmd
 fi
 
 big=$(find src lib include tools bpf fuzz scripts examples -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \) \

@@ -26,7 +26,7 @@ struct file_drain {
 	int fd;			/* FD_SPANS: @out's */
 	struct cap_writer *w;	/* FD_FRAME */
 	FILE *f;		/* FD_FWRITE: @out's */
-	struct cli_out out;	/* FD_SPANS, FD_FWRITE */
+	struct out_file out;	/* FD_SPANS, FD_FWRITE */
 	__u64 bytes;		/* handed to the file by the last drain */
 	__u32 crc;
 	int err;
@@ -104,13 +104,13 @@ static int fd_open(struct file_drain *x, int fs, int k)
 		x->w = cap_writer__open("perfbuf-bench", path);
 		return x->w ? 0 : -errno;
 	}
-	err = cli_out__open(&x->out, "perfbuf-bench", path);
+	err = out_file__open(&x->out, "perfbuf-bench", path);
 	if (err)
 		return err;
 	x->fd = x->out.fd;
-	if (k == FD_FWRITE && !(x->b->d.out = x->f = cli_out__stream(&x->out))) {
+	if (k == FD_FWRITE && !(x->b->d.out = x->f = out_file__stream(&x->out))) {
 		err = -errno;
-		cli_out__discard(&x->out);
+		out_file__discard(&x->out);
 	}
 	return err;
 }
@@ -124,7 +124,7 @@ static int fd_close(struct file_drain *x, int k)
 	if (k == FD_FWRITE)
 		x->bytes = (__u64)ftell(x->f);
 	if (k != FD_FRAME)
-		err = cli_out__commit(&x->out, false);
+		err = out_file__commit(&x->out, false);
 	return err;
 }
 

@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "common/say.h"
+#include "output/file.h"
 
 struct bench_env env = {
 	.pages = 1024,
@@ -258,7 +259,7 @@ static void run_parts(void)
 int main(int argc, char **argv)
 {
 	char path[PATH_MAX];
-	struct cli_out md_out;
+	struct out_file md_out;
 	int err, ret = parse_args(argc, argv);
 
 	if (ret)
@@ -271,18 +272,18 @@ int main(int argc, char **argv)
 		env.self[0] = '\0';
 	mkdir(env.out, 0755);
 	snprintf(path, sizeof(path), "%s/bench.md", env.out);
-	err = cli_out__open(&md_out, "perfbuf-bench", path);
-	md = err ? NULL : cli_out__stream(&md_out);
+	err = out_file__open(&md_out, "perfbuf-bench", path);
+	md = err ? NULL : out_file__stream(&md_out);
 	if (!md) {
-		cli_cannot_write("perfbuf-bench", path, err ?: -errno);
-		cli_out__discard(&md_out);
+		out_file_cannot_write("perfbuf-bench", path, err ?: -errno);
+		out_file__discard(&md_out);
 		return 1;
 	}
 	libbpf_set_print(NULL);
 	signal(SIGPIPE, SIG_IGN);
 	printf("perfbuf-bench on %s\n", bench_host());
 	run_parts();
-	cli_out__commit(&md_out, false);
+	out_file__commit(&md_out, false);
 	printf("\ntable: %s/bench.md\n", env.out);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "bench.h"
+#include "output/file.h"
 
 #define REC_PAGES "1024"
 
@@ -263,8 +264,8 @@ static double run_timed(char *const argv[], double *cpu_s)
 	if (pid < 0)
 		return 0;
 	if (pid == 0) {
-		struct cli_out o;
-		int out = open("/dev/null", O_WRONLY), err = cli_out__open(&o, "perfbuf-bench", log) ?: o.fd;
+		struct out_file o;
+		int out = open("/dev/null", O_WRONLY), err = out_file__open(&o, "perfbuf-bench", log) ?: o.fd;
 
 		if (out < 0 || err < 0)
 			_exit(127);

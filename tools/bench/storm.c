@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "bench.h"
+#include "output/file.h"
 
 /* The perfbuf tool next to perfbuf-bench, in @tool; false if not found. */
 bool perfbuf_tool(char *tool, size_t sz)
@@ -87,9 +88,9 @@ pid_t spawn_tracer(char *const argv[], const char *log, const char *ready)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		struct cli_out out;
+		struct out_file out;
 		/* removed above: made in place (O_EXCL), read while written */
-		int fd = cli_out__open(&out, "perfbuf-bench", log) ? -1 : out.fd;
+		int fd = out_file__open(&out, "perfbuf-bench", log) ? -1 : out.fd;
 
 		/* ended with the bench, however it ends (Ctrl-C, a kill) */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "common/say.h"
+#include "output/file.h"
 
 /* the consumer rows' pairs of rounds: odd, for a median of them */
 #define PAIR_ROUNDS 11
@@ -263,14 +264,14 @@ static bool swept(int p)
 static void gnuplot(const char *dir)
 {
 	char cmd[PATH_MAX * 2 + 64];
-	struct cli_out out;
+	struct out_file out;
 	FILE *gp;
 	int idx = 0;
 
 	snprintf(cmd, sizeof(cmd), "%s/bench.gp", dir);
-	gp = cli_out__open(&out, "perfbuf-bench", cmd) ? NULL : cli_out__stream(&out);
+	gp = out_file__open(&out, "perfbuf-bench", cmd) ? NULL : out_file__stream(&out);
 	if (!gp) {
-		cli_out__discard(&out);
+		out_file__discard(&out);
 		return;
 	}
 	fprintf(gp,
@@ -291,7 +292,7 @@ static void gnuplot(const char *dir)
 			fprintf(gp, "'%s/bench.dat' index %d using 3:2 with linespoints title '%s', ",
 				dir, idx++, peer_name[p]);
 	fprintf(gp, "x with lines dashtype 2 lc rgb 'gray' title 'delivered = offered'\n");
-	cli_out__commit(&out, false);
+	out_file__commit(&out, false);
 	snprintf(cmd, sizeof(cmd), "gnuplot '%s/bench.gp' 2>&1", dir);
 	if (system(cmd) == 0)
 		printf("\nplot: %s/bench.png\n", dir);
@@ -335,15 +336,15 @@ static void bench_sweep(const struct result *sat)
 	double secs = env.quick ? 1 : 2;
 	char path[PATH_MAX];
 	int n_peers = 0;
-	struct cli_out out;
+	struct out_file out;
 	FILE *dat;
 
 	for (int p = 0; p < N_PEERS; p++)
 		n_peers += swept(p);
 	snprintf(path, sizeof(path), "%s/bench.dat", env.out);
-	dat = cli_out__open(&out, "perfbuf-bench", path) ? NULL : cli_out__stream(&out);
+	dat = out_file__open(&out, "perfbuf-bench", path) ? NULL : out_file__stream(&out);
 	if (!dat || !n_peers) {
-		cli_out__discard(&out);
+		out_file__discard(&out);
 		return;
 	}
 	printf("\nsweep: %d offered rates x %d peers, %.0f s each...\n",
@@ -351,7 +352,7 @@ static void bench_sweep(const struct result *sat)
 	for (int p = 0; p < N_PEERS; p++)
 		if (swept(p))
 			sweep_peer(dat, p, rates, n_rates, secs, &sat[p]);
-	cli_out__commit(&out, false);
+	out_file__commit(&out, false);
 	gnuplot(env.out);
 }
 

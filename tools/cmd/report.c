@@ -154,7 +154,7 @@ static int open_capture(struct report *rp)
 	so.clock = (struct trace_clock){ .mode = rp->time,
 		.start_ns = rp->meta.start_mono_ns,
 		.wall_off_ns = (__s64)(rp->meta.start_wall_ns - rp->meta.start_mono_ns) };
-	so.max_cols = cli_is_file(1) ? 0 : rp->width;	/* never in a file */
+	so.max_cols = out_file_is_regular(1) ? 0 : rp->width;	/* never in a file */
 	/* before the stream: it reads the format frames */
 	if (rp->perf_out && !(rp->pd = perf_data__new(rp->r, &rp->set))) {
 		cli_say(RPROG, "out of memory\n");

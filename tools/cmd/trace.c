@@ -44,7 +44,7 @@ struct run {
 	struct sym_maps *maps;	/* --kstack/--ustack: naming the frames */
 	struct sym_names *names;
 	int fd;			/* the output: 1, or @out's */
-	struct cli_out out;	/* -o FILE (not record's) */
+	struct out_file out;	/* -o FILE (not record's) */
 	struct metrics metrics;	/* --metrics */
 	struct perfbuf_ledger *mledger;	/* --metrics: the server thread's */
 	__u64 next_pub;		/* --metrics: when to publish the counts */
@@ -184,7 +184,7 @@ static struct trace_sink *agg_sink(struct run *run, const struct trace_clock *cl
 static int open_sink(struct run *run)
 {
 	struct trace_sink_opts so = { .fd = run->fd,
-				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
+				      .max_cols = out_file_is_regular(run->fd) ? 0 : run->o.width };
 	int err = -ENOMEM;
 
 	trace_clock_init(&so.clock, run->o.time);
@@ -357,11 +357,11 @@ static int open_output(struct run *run)
 	if (run->o.record) {
 		err = capture_out_open(&run->cap, run->o.prog, run->o.output);
 		if (err)
-			return cli_cannot_write(run->o.prog, run->o.output, err);
+			return out_file_cannot_write(run->o.prog, run->o.output, err);
 	} else if (run->o.output) {
-		err = cli_out__open(&run->out, run->o.prog, run->o.output);
+		err = out_file__open(&run->out, run->o.prog, run->o.output);
 		if (err)
-			return cli_cannot_write(run->o.prog, run->o.output, err);
+			return out_file_cannot_write(run->o.prog, run->o.output, err);
 		run->fd = run->out.fd;
 	}
 	return 0;
@@ -407,7 +407,7 @@ static int start_output(struct run *run)
 {
 	int err = run->o.flight_pages ? 0 :
 		  run->o.record ? capture_out_publish(&run->cap, false) :
-		  cli_out__publish(&run->out, false);
+		  out_file__publish(&run->out, false);
 
 	run->started = !err;
 	return err;
@@ -470,7 +470,7 @@ static int summary(struct run *run, int werr, const char *name)
 				  .unwritten_why = werr ? why : NULL,
 				  .output_failed = werr != 0 };
 
-	cli_write_failure(werr, name, why, sizeof(why));
+	out_file_write_failure(werr, name, why, sizeof(why));
 
 	trace_session__summary(&run->s, &sum, cpus);
 	return trace_sink__summary(run->sink, &sum);
@@ -537,7 +537,7 @@ static int finish(struct run *run)
 
 	trace_session__stop(&run->s);
 	err = write_end(run, name);
-	cerr = cli_out__commit(&run->out, false);	/* says its failure */
+	cerr = out_file__commit(&run->out, false);	/* says its failure */
 	if (cerr && !err)
 		err = -EIO;
 	publish(run);	/* the last scrape shows the summary's counts */
@@ -555,10 +555,10 @@ static void cleanup(struct run *run)
 	 * start keeps what it wrote */
 	if (run->started) {
 		capture_out_close(&run->cap, "");
-		cli_out__commit(&run->out, false);
+		out_file__commit(&run->out, false);
 	} else {
 		capture_out_discard(&run->cap);
-		cli_out__discard(&run->out);
+		out_file__discard(&run->out);
 	}
 	trace_sink__end(run->events);
 	trace_sink__end(run->sink);

@@ -5,11 +5,11 @@
  *   trace_opts.c  the options of both, into struct trace_opts
  *   trace.c       the assembly: the engine's steps, and what records go to:
  *                 trace: the decoder (trace/decode.h) and a sink (text,
- *                 JSON Lines: trace/sink.h; NATS: nats/sink_nats.h);
+ *                 JSON Lines: output/sink.h; NATS: nats/sink_nats.h);
  *                 record: a capture file (record/record.h)
- * A new command over the engine (run, attach) is a file of its own that
- * does the same steps with its sinks; a new option of every such command
- * goes into struct trace_opts and trace_opts.c.
+ * A new command over the engine is a file of its own here (tools/cmd/
+ * NAME.c) that does the same steps with its sinks; a new option of trace
+ * and record goes into struct trace_opts and trace_opts.c.
  */
 #ifndef PERFBUF_CMD_TRACE_H
 #define PERFBUF_CMD_TRACE_H

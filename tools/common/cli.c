@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What every subcommand shares: bad options, privileges, fds, setting up
- * the collector (output files: output.c). */
+ * the collector. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

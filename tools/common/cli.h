@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* What every command of the tool shares (cli.c): numbers and options,
- * privileges and fds checked up front, error words; output files
- * (output.h). */
+ * privileges and fds checked up front, error words. Output files are
+ * the output layer's (output/file.h). */
 #ifndef PERFBUF_COMMON_CLI_H
 #define PERFBUF_COMMON_CLI_H
 
@@ -57,7 +57,6 @@ int cli_need_privileges(const char *prog, unsigned int need);
  * misreport EMFILE as other errors: hence up front. */
 int cli_need_fds(const char *prog, unsigned int extra);
 
-#include "output.h"	/* output files: every command's */
 #include "units.h"	/* sizes and durations: every command's */
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:

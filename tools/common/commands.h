@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The perfbuf tool's commands, each defined in its own folder (tools/trace/
- * cmd.c: trace and record, ...) and dispatched by tools/perfbuf.c: each
- * returns the process exit status. Declarations only: any layer may
- * define one. */
+/* The perfbuf tool's commands, dispatched by tools/perfbuf.c: each
+ * returns the process exit status. Each is defined in tools/cmd/NAME.c,
+ * the top layer, which assembles the parts below it; a command that is
+ * a mode of another is defined beside it (record in trace.c, attach in
+ * run.c). tests/test_layers.sh checks it. */
 #ifndef PERFBUF_COMMON_COMMANDS_H
 #define PERFBUF_COMMON_COMMANDS_H
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "perfbuf.h"
-#include "trace/output.h"	/* tv_addr_text(): the text sink's test */
+#include "output/buf.h"	/* tv_addr_text(): the text sink's test */
 #include "batch.h"
 
 static char arg_kind(const struct tv_field *f)

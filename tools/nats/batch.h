@@ -26,7 +26,7 @@
 #include <linux/types.h>
 #include <nats/nats.h>
 
-#include "trace/values.h"
+#include "output/values.h"
 
 /* Perfbuf-Args letters: what trace's text makes of a JSON argument */
 #define NATS_ARG_HIDDEN	'h'	/* not printed (__syscall_nr) */

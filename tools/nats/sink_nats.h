@@ -13,7 +13,7 @@
 #ifndef PERFBUF_NATS_SINK_H
 #define PERFBUF_NATS_SINK_H
 
-#include "trace/sink.h"
+#include "output/sink.h"
 #include "options.h"
 
 /* NULL with errno set (ENOMEM). @o must outlive the sink. */

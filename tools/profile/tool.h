@@ -14,6 +14,7 @@
 
 #include "perfbuf.h"
 #include "sym/sym.h"
+#include "output/file.h"
 
 enum prof_engine { PROF_ENGINE_BPF, PROF_ENGINE_PERF };
 enum prof_output { PROF_FOLDED, PROF_JSON, PROF_SVG };
@@ -53,7 +54,7 @@ size_t stacks_cnt(const struct prof_stacks *s);
 struct prof_stack *stacks_get(const struct prof_stacks *s, size_t i);
 __u64 stacks_samples(const struct prof_stacks *s);
 
-/* ---- the run (cmd.c, engines) ---- */
+/* ---- the run (cmd/profile.c, engines) ---- */
 
 struct prof_counts {
 	__u64 samples;		/* stacks received */
@@ -63,7 +64,7 @@ struct prof_counts {
 	__u64 bad;		/* records that did not parse */
 };
 
-struct cli_out;
+struct out_file;
 
 struct prof_run {
 	const struct prof_opts *o;
@@ -72,7 +73,7 @@ struct prof_run {
 	struct sym_comms *comms;
 	struct prof_counts counts;
 	struct metrics *metrics;	/* --metrics, or NULL */
-	struct cli_out *svg;		/* --svg's file, opened before sampling */
+	struct out_file *svg;		/* --svg's file, opened before sampling */
 };
 
 /* side-band records (MMAP, MMAP2, COMM) of either engine's rings into the
@@ -99,7 +100,7 @@ struct prof_engine_ops {
 };
 extern const struct prof_engine_ops prof_engine_bpf, prof_engine_perf;
 
-/* ---- outputs (output.c, flamegraph.c) ---- */
+/* ---- outputs (folded.c, flamegraph.c) ---- */
 
 int out_folded(FILE *f, struct prof_run *run, struct sym_names *n);
 /* JSON Lines to @fd; 0 or a negative errno (-EPIPE: the reader left) */

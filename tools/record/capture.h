@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 #include <linux/types.h>
+#include "output/file.h"
 
 #define CAP_MAGIC "PERFBUF-CAPTURE\n"
 #define CAP_MAGIC_LEN 16
@@ -96,7 +97,7 @@ __u32 cap_crc32(__u32 crc, const void *p, size_t len);
 struct cap_writer;
 
 /* Create @path (0600, never through a symlink, not a file with other hard
- * links; an existing file replaced only at the close: cli_out__open())
+ * links; an existing file replaced only at the close: out_file__open())
  * and write the header. NULL with errno. */
 struct cap_writer *cap_writer__open(const char *prog, const char *path);
 /* Write one frame whose payload is @iov (@cnt pieces). 0 or a negative
@@ -112,11 +113,11 @@ __u64 cap_writer__bytes(const struct cap_writer *w);
 /* The first error, 0 if none. */
 int cap_writer__error(const struct cap_writer *w);
 /* The capture written so far becomes the file at the path, and is
- * written on there (cli_out__publish(), @keep as there). 0 or -errno,
+ * written on there (out_file__publish(), @keep as there). 0 or -errno,
  * said on stderr. */
 int cap_writer__publish(struct cap_writer *w, bool keep);
 /* Close (fsync first when @sync); 0 or the first error (the close's
- * said on stderr: cli_out__commit()). */
+ * said on stderr: out_file__commit()). */
 int cap_writer__close(struct cap_writer *w, bool sync);
 /* Close without a capture: a file @path that was there stays as it was,
  * one made by cap_writer__open() is removed. */

@@ -11,6 +11,7 @@
 #include "capture.h"
 #include "meta.h"
 #include "trace/probe.h"
+#include "output/file.h"
 
 struct capture_out {
 	struct cap_writer *w;
@@ -31,8 +32,8 @@ struct capture_out {
 	} *snap;
 };
 
-/* Create @path (cli_out__open(): 0 or a negative errno that
- * cli_output_error() explains). */
+/* Create @path (out_file__open(): 0 or a negative errno that
+ * out_file_error() explains). */
 int capture_out_open(struct capture_out *c, const char *prog, const char *path);
 /* META, the probes and their format files. 0 or a negative errno. */
 int capture_out_begin(struct capture_out *c, const struct cap_meta *m,
@@ -47,7 +48,7 @@ __u64 capture_out_bytes(const struct capture_out *c, int cpu);
 /* The samples of @cpu that did not reach the file (a write failed). */
 __u64 capture_out_unwritten(const struct capture_out *c, int cpu);
 /* The capture becomes @path as it is, and is written on there
- * (cli_out__publish()). 0 or -errno, said. */
+ * (out_file__publish()). 0 or -errno, said. */
 int capture_out_publish(struct capture_out *c, bool keep);
 /* A record the collector's callback got: streaming, LOST (a drain's) and
  * CPU notices; in a snapshot, samples too (kept until snapshot_end). */

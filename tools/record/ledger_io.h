@@ -5,7 +5,7 @@
 #define PERFBUF_CAP_LEDGER_IO_H
 
 #include "capture.h"
-#include "trace/ledger.h"
+#include "output/ledger.h"
 
 /* Longest kind word kept ("probe", "kind") */
 #define CAP_LEDGER_WORD_MAX 16

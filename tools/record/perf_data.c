@@ -552,18 +552,18 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	struct file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
 				 .attr_size = sizeof(struct file_attr) };
 	int n = pd->set->n, err = 0;
-	struct cli_out out;
+	struct out_file out;
 	long long folded;
 
 	memset(res, 0, sizeof(*res));
 	pd->res = res;
 	pd->stop = stop;
-	err = cli_out__open(&out, pd->set->prog, path);
-	pd->f = err ? NULL : cli_out__stream(&out);
+	err = out_file__open(&out, pd->set->prog, path);
+	pd->f = err ? NULL : out_file__stream(&out);
 	if (!pd->f) {
 		err = err ?: -errno;
-		cli_out__discard(&out);
-		cli_output_why(path, err, why, why_sz);
+		out_file__discard(&out);
+		out_file_why(path, err, why, why_sz);
 		return err;
 	}
 	h.attrs = (struct file_section){ sizeof(h), (__u64)n * sizeof(struct file_attr) };
@@ -583,8 +583,8 @@ int perf_data__write(struct perf_data *pd, const char *path,
 	pd->f = NULL;
 	/* no partial or empty perf.data left: the old file stays */
 	if (err) {
-		cli_out__discard(&out);
-	} else if (cli_out__commit(&out, false)) {
+		out_file__discard(&out);
+	} else if (out_file__commit(&out, false)) {
 		/* said, with where the file is */
 		snprintf(why, why_sz, "'%s' not written whole", path);
 		return -EIO;

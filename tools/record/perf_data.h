@@ -8,6 +8,7 @@
 #include "meta.h"
 #include "stream.h"
 #include "trace/probe.h"
+#include "output/file.h"
 
 struct perf_data_result {
 	__u64 samples, lost;	/* written: SAMPLE records, losses in LOST ones */
@@ -23,7 +24,7 @@ struct perf_data;
 struct perf_data *perf_data__new(struct cap_reader *r, const struct probe_set *set);
 /*
  * Write the records of @s (a stream over that capture, whose META is @m)
- * in time order to @path (cli_out__open(): an old file replaced only
+ * in time order to @path (out_file__open(): an old file replaced only
  * when all is written) as perf.data.
  * Everything before damage in the capture is written; res->stream_err
  * says there was some. *@stop set (by a signal) ends the write: -EINTR,

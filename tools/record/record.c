@@ -137,7 +137,7 @@ static void say_totals(const struct capture_out *c, struct perfbuf *pb, const ch
 	char why[256] = "";
 
 	if (werr) {
-		cli_write_failure(werr, path, why, sizeof(why));
+		out_file_write_failure(werr, path, why, sizeof(why));
 		cli_say("perfbuf record", "writing %s failed: %s; the capture holds the frames written before it\n",
 			path, strerror(-werr));
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * `perfbuf record`: `perfbuf trace`'s probes and loop (tools/trace/cmd.c)
+ * `perfbuf record`: `perfbuf trace`'s probes and loop (tools/cmd/trace.c)
  * with a capture file for output; and `perfbuf report`, which reads one.
  */
 #ifndef PERFBUF_RECORD_H

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "common/output.h"
+#include "output/file.h"
 
 #define MAX_PIECES 8
 
 struct cap_writer {
-	struct cli_out out;	/* replaces the file there at the close */
+	struct out_file out;	/* replaces the file there at the close */
 	int err;
 	__u64 bytes;
 };
@@ -56,7 +56,7 @@ struct cap_writer *cap_writer__open(const char *prog, const char *path)
 
 	if (!w)
 		return NULL;
-	err = cli_out__open(&w->out, prog, path);
+	err = out_file__open(&w->out, prog, path);
 	if (err) {
 		free(w);
 		errno = -err;
@@ -115,7 +115,7 @@ int cap_writer__error(const struct cap_writer *w)
 
 int cap_writer__publish(struct cap_writer *w, bool keep)
 {
-	return cli_out__publish(&w->out, keep);
+	return out_file__publish(&w->out, keep);
 }
 
 int cap_writer__close(struct cap_writer *w, bool sync)
@@ -125,7 +125,7 @@ int cap_writer__close(struct cap_writer *w, bool sync)
 	if (!w)
 		return 0;
 	/* (a capture cut by a full disk too: what it holds is readable) */
-	err = cli_out__commit(&w->out, sync && !w->err);
+	err = out_file__commit(&w->out, sync && !w->err);
 	err = w->err ?: err;
 	free(w);
 	return err;
@@ -135,6 +135,6 @@ void cap_writer__discard(struct cap_writer *w)
 {
 	if (!w)
 		return;
-	cli_out__discard(&w->out);
+	out_file__discard(&w->out);
 	free(w);
 }

@@ -21,6 +21,7 @@
 
 #include "common/cli.h"
 #include "run.h"
+#include "output/file.h"
 
 extern char **environ;
 
@@ -66,7 +67,7 @@ static int header_paths(const char *prog, const char *header, char *abs, char *d
 		cli_say(prog, "cannot read header '%s': %s\n", header, strerror(errno));
 		return -errno;
 	}
-	if (!cli_is_file(fd)) {
+	if (!out_file_is_regular(fd)) {
 		cli_say(prog, "header '%s' is not a regular file: give a C header file\n",
 			header);
 		close(fd);

@@ -14,7 +14,7 @@
 #include "record/ledger_io.h"
 #include "record/meta.h"
 #include "run_capture.h"
-#include "trace/sink.h"
+#include "output/sink.h"
 
 #define RPROG "perfbuf report"
 #define MAX_CPUS 1024
@@ -172,7 +172,7 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 
 	memset(&rp, 0, sizeof(rp));
 	rp.json = json;
-	rp.so = (struct trace_sink_opts){ .fd = 1, .max_cols = cli_is_file(1) ? 0 : width,
+	rp.so = (struct trace_sink_opts){ .fd = 1, .max_cols = out_file_is_regular(1) ? 0 : width,
 		.clock = { .mode = time, .start_ns = meta->start_mono_ns,
 			   .wall_off_ns = (__s64)(meta->start_wall_ns - meta->start_mono_ns) } };
 	err = fold(&rp, r);

@@ -2,11 +2,11 @@
 /*
  * `perfbuf run OBJECT.bpf.o` and `perfbuf attach --map-id N`: one's own
  * BPF program's records, decoded by their C type (libperfbuf's
- * perfbuf/type.h), through trace's sinks.
- *   typed.c  the maps read and their records as values (trace/values.h)
+ * perfbuf/type.h), through the output layer's sinks. The commands and
+ * their loop are tools/cmd/run.c; this folder is their parts:
+ *   typed.c  the maps read and their records as values (output/values.h)
  *   header.c --header: a C header compiled to BTF by clang
  *   opts.c   the options of both commands
- *   cmd.c    the commands: the object or the map, the rings, the loop
  *   choose.c which of the object's programs are loaded (alternatives)
  *   find_map.c attach's map: by id, pinned path or name
  *   slots.c  whether a perf map's slots still hold our rings
@@ -24,8 +24,8 @@
 #include "perfbuf/object.h"
 #include "common/clock.h"
 #include "nats/options.h"
-#include "trace/ledger.h"
-#include "trace/values.h"
+#include "output/ledger.h"
+#include "output/values.h"
 
 #define RUN_MAX_MAPS 16
 #define RUN_MAX_SETS 64

@@ -8,7 +8,7 @@
  *   offered == received + lost,  lost == BPF-side -ENOSPC count,
  *   every sequence gap == the LOST count reported in it.
  *
- * cmd.c: the command and its options; run.c: the producers, the consumer
+ * cmd/stress.c: the command and its options; run.c: the producers, the consumer
  * and the per-record checks; report.c: the per-CPU verdicts and the
  * table or JSON.
  */

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "output.h"
-#include "values.h"
+#include "output/buf.h"
+#include "output/values.h"
 
 enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_HIST, AGG_LHIST };
 

@@ -10,7 +10,7 @@
 #define PERFBUF_TRACE_DECODE_H
 
 #include "perfbuf.h"
-#include "sink.h"
+#include "output/sink.h"
 #include "format.h"
 #include "probe.h"
 

@@ -26,7 +26,7 @@
 #include "format.h"
 #include "common/kbtf.h"
 #include "args.h"
-#include "ledger.h"
+#include "output/ledger.h"
 #include "probe.h"
 #include "stop.h"
 #include "syscalls.h"

@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "trace_filter.h"
 #include "format.h"
-#include "values.h"	/* struct tv_name, TV_HINT_* */
+#include "output/values.h"	/* struct tv_name, TV_HINT_* */
 
 enum probe_kind {
 	PK_TRACEPOINT,

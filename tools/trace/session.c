@@ -12,7 +12,7 @@
 #include "common/loaderr.h"
 #include "common/rings.h"
 #include "filter.h"
-#include "ledger.h"
+#include "output/ledger.h"
 #include "session.h"
 #include "stop.h"
 #include "tracefs.h"

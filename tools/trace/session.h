@@ -33,10 +33,10 @@
 
 #include "perfbuf.h"
 #include "filter.h"
-#include "ledger.h"
+#include "output/ledger.h"
 #include "pidwatch.h"
 #include "probe.h"
-#include "values.h"
+#include "output/values.h"
 
 struct trace_session_opts {
 	long pages;		/* ring pages per CPU */

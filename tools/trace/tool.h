@@ -8,17 +8,15 @@
  *   attach.c     attach and detach the probes (probe.h)
  *   format.c     tracefs format files: the fields of a tracepoint
  *   printfmt.c   their print fmt line: addresses, names of values
- *   decode.c     a record to typed values (values.h), with the probes
+ *   decode.c     a record to typed values (output/values.h), with the probes
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
- *   sink.h       what a sink is; sink_text.c, sink_json.c: two of them
+ *                (output/sink.h: the sinks are the output layer's)
  *   agg.h        --aggregate: bpftrace's maps over the values, a sink too
- *   output.c     the output buffer the text and JSON sinks write into
  *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
  *   stop.c       the end: stop the flow, then detach many probes
  *   hint.c       the tracepoints that fit a function that cannot be probed
  *   child.c      -c CMD: the command started, held until the attach
- *   ledger.c     the programs' ledger (per probe) as the outputs show it
  */
 #ifndef PERFBUF_TRACE_TOOL_H
 #define PERFBUF_TRACE_TOOL_H

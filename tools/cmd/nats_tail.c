@@ -18,9 +18,9 @@
 #include "perfbuf.h"
 #include "common/cli.h"
 #include "common/commands.h"
-#include "conn.h"
-#include "subject.h"
-#include "tail_src.h"
+#include "nats/conn.h"
+#include "nats/subject.h"
+#include "nats/tail_src.h"
 
 #define PROG "perfbuf nats-tail"
 

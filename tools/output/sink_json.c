@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "buf.h"
 #include "sink.h"
 
 struct json_probe {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Output files (output.c, output_place.c): every command's -o FILE,
+/* Output files (file.c): every command's -o FILE,
  * --svg FILE, --perf-data FILE, written so that no one else's file is
  * ever written into, a run that fails before it starts leaves the file
  * that was there, and a run that ends in any way leaves its output where
  * it can be found (docs/output-files.md). */
-#ifndef PERFBUF_COMMON_OUTPUT_H
-#define PERFBUF_COMMON_OUTPUT_H
+#ifndef PERFBUF_OUTPUT_FILE_H
+#define PERFBUF_OUTPUT_FILE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,9 +17,9 @@
 
 /* An output being written. Zeroed: not open (commit and discard do
  * nothing). */
-struct cli_out {
+struct out_file {
 	int fd;		/* written to (or through @f) */
-	FILE *f;	/* cli_out__stream()'s, closed with @fd */
+	FILE *f;	/* out_file__stream()'s, closed with @fd */
 	const char *prog;	/* names the lines said (cli_say()) */
 	char *path;	/* the output's name; NULL: not open */
 	char *tmp;	/* PATH.perfbuf-part, locked, written until it becomes
@@ -44,41 +44,41 @@ struct cli_out {
  *   (-EMLINK), a FIFO without a reader after a second (-ENXIO), a
  *   socket (-EOPNOTSUPP), a PATH.perfbuf-part another run holds
  *   (-EALREADY) or that no run of ours left (-EEXIST).
- * 0 or -errno (cli_cannot_write() says it). */
-int cli_out__open(struct cli_out *o, const char *prog, const char *path);
+ * 0 or -errno (out_file_cannot_write() says it). */
+int out_file__open(struct out_file *o, const char *prog, const char *path);
 /* @o's fd as a stdio stream (made once); NULL with errno. */
-FILE *cli_out__stream(struct cli_out *o);
+FILE *out_file__stream(struct out_file *o);
 /* A run that started: what is written so far becomes @path, and what
  * follows is written into it (a stream's file is then @path while the
  * run goes, and a kill leaves it there). Renamed over the old file; when
  * that cannot be (a mount point: EBUSY), copied into it. 0, or -errno
  * after a line on stderr; @keep: the output then goes on into
  * PATH.perfbuf-part (the line says so), else the caller ends the run. */
-int cli_out__publish(struct cli_out *o, bool keep);
+int out_file__publish(struct out_file *o, bool keep);
 /* The end of a run that wrote its output: flushed (@sync: to the disk),
  * in place of the old file (published), closed. When neither a rename
  * nor a copy can put it there, PATH.perfbuf-part is kept. 0, or -errno
  * after a line on stderr saying what failed and where the output is. */
-int cli_out__commit(struct cli_out *o, bool sync);
+int out_file__commit(struct out_file *o, bool sync);
 /* The end of a run that did not: closed, the part file (or the file
  * made here) removed, an old file left as it was. */
-void cli_out__discard(struct cli_out *o);
+void out_file__discard(struct out_file *o);
 
 /* Why events meant for the output @name did not reach it (@err, a
  * write's), as the summaries say it, into @buf: "disk full (NAME)",
  * "output closed (broken pipe)". */
-void cli_write_failure(int err, const char *name, char *buf, size_t sz);
+void out_file_write_failure(int err, const char *name, char *buf, size_t sz);
 /* Is @fd a regular file? (--width never cuts what goes to one) */
-bool cli_is_file(int fd);
-/* What to say about cli_out__open()'s @err. */
-const char *cli_output_error(int err);
+bool out_file_is_regular(int fd);
+/* What to say about out_file__open()'s @err. */
+const char *out_file_error(int err);
 /* What keeps @path from being written, in words, into @buf: "cannot write
  * 'F': why", or "cannot create 'F': its directory 'D' ..." when the file
  * is not there because of its directory */
-void cli_output_why(const char *path, int err, char *buf, size_t sz);
+void out_file_why(const char *path, int err, char *buf, size_t sz);
 /* The line of every command whose output @path failed to open with @err
- * (cli_out__open()'s, or a capture writer's): "PROG: cannot write
+ * (out_file__open()'s, or a capture writer's): "PROG: cannot write
  * 'PATH': why". Returns @err. */
-int cli_cannot_write(const char *prog, const char *path, int err);
+int out_file_cannot_write(const char *prog, const char *path, int err);
 
 #endif

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "buf.h"
 #include "sink.h"
 
 struct text_sink {

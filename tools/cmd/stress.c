@@ -11,7 +11,7 @@
 #include "common/cli.h"
 #include "common/commands.h"
 #include "emit.skel.h"
-#include "stress.h"
+#include "stress/stress.h"
 
 #define MAX_DELAY_US 10000000	/* 10 s */
 

@@ -5,15 +5,15 @@
  * whenever it wants the bytes out (every poll round), summary once, and
  * end to free it. A sink never calls another; text and JSON Lines are
  * two sinks (sink_text.c, sink_json.c) over one output buffer
- * (output.c); a capture file or a network sink is a third.
+ * (buf.c); a capture file or a network sink is a third.
  *
  * Errors: the first failure is kept in @err (negative errno: -EPIPE when
  * the reader went away, -ENOSPC, ...) and the sink drops what follows;
  * @written counts the events that reached the output whole (as of the
  * last flush), so the caller can say how many did not.
  */
-#ifndef PERFBUF_TRACE_SINK_H
-#define PERFBUF_TRACE_SINK_H
+#ifndef PERFBUF_OUTPUT_SINK_H
+#define PERFBUF_OUTPUT_SINK_H
 
 #include "common/clock.h"
 #include "values.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "json_str.h"
-#include "output.h"
+#include "buf.h"
 #include "values.h"
 
 int outbuf_init(struct outbuf *o, int fd,

@@ -22,10 +22,10 @@
 #include "common/rings.h"
 #include "metrics/metrics.h"
 #include "nats/sink_nats.h"
-#include "trace/sink.h"
+#include "output/sink.h"
 #include "trace/tool.h"		/* tracefs_ensure() */
-#include "run.h"
-#include "run_capture.h"
+#include "run/run.h"
+#include "run/run_capture.h"
 
 static volatile sig_atomic_t exiting;
 static const char *prog_name = "perfbuf run";
@@ -52,7 +52,7 @@ struct run {
 	struct trace_sink *sink;
 	struct run_capture *cap;	/* --record: no sink */
 	int fd;				/* the output: 1, or @out's */
-	struct cli_out out;		/* -o FILE (not --record's) */
+	struct out_file out;		/* -o FILE (not --record's) */
 	bool started;			/* attached, or reading a map: the
 					 * output replaces the old file even
 					 * if the run fails later */
@@ -372,10 +372,10 @@ static int open_sink(struct run *run)
 		if (err)
 			return err;
 		run->cap = run_capture__open(run->o.prog, run->o.output, run->maps, run->nmaps, &err);
-		return run->cap ? 0 : cli_cannot_write(run->o.prog, run->o.output, err);
+		return run->cap ? 0 : out_file_cannot_write(run->o.prog, run->o.output, err);
 	}
 	struct trace_sink_opts so = { .fd = run->fd,
-				      .max_cols = cli_is_file(run->fd) ? 0 : run->o.width };
+				      .max_cols = out_file_is_regular(run->fd) ? 0 : run->o.width };
 
 	trace_clock_init(&so.clock, run->o.time);
 	run->o.nats.clock = so.clock;
@@ -428,9 +428,9 @@ static int setup(struct run *run)
 	if (run->o.metrics && metrics_start(&run->metrics, run->o.prog, run->o.metrics))
 		return -EADDRINUSE;
 	if (run->o.output && !run->o.record) {
-		err = cli_out__open(&run->out, run->o.prog, run->o.output);
+		err = out_file__open(&run->out, run->o.prog, run->o.output);
 		if (err)
-			return cli_cannot_write(run->o.prog, run->o.output, err);
+			return out_file_cannot_write(run->o.prog, run->o.output, err);
 		run->fd = run->out.fd;
 	}
 	err = run->o.attach ? open_map(run) : open_object(run);
@@ -693,7 +693,7 @@ static int finish(struct run *run)
 		err = -EIO;
 	}
 	summary(run, wr != 0);
-	wr = cli_out__commit(&run->out, false);	/* says its failure */
+	wr = out_file__commit(&run->out, false);	/* says its failure */
 	if (wr && !err)
 		err = -EIO;
 	publish(run);
@@ -715,10 +715,10 @@ static void cleanup(struct run *run)
 	 * there; one that failed later keeps what it wrote */
 	if (run->started) {
 		run_capture__close(run->cap, NULL);
-		cli_out__commit(&run->out, false);
+		out_file__commit(&run->out, false);
 	} else {
 		run_capture__discard(run->cap);
-		cli_out__discard(&run->out);
+		out_file__discard(&run->out);
 	}
 	trace_sink__end(run->sink);
 	run_decoder__free(run->dec);
@@ -777,7 +777,7 @@ static int run_main(int argc, char **argv, bool attach)
 		err = attach_all(&run);
 	/* started: the output is the file now (a kill leaves it there) */
 	if (!err)
-		err = run.cap ? run_capture__publish(run.cap) : cli_out__publish(&run.out, false);
+		err = run.cap ? run_capture__publish(run.cap) : out_file__publish(&run.out, false);
 	run.started = !err;
 	if (!err)
 		err = run_loop(&run) ?: finish(&run);

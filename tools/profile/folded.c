@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tool.h"
-#include "trace/output.h"
+#include "output/buf.h"
 
 struct line {
 	char *text;		/* comm;frames */

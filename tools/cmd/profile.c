@@ -19,7 +19,7 @@
 #include "common/commands.h"
 #include "metrics/metrics.h"
 #include "trace/pidwatch.h"
-#include "tool.h"
+#include "profile/tool.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -328,15 +328,15 @@ static int write_outputs(struct prof_run *run, double seconds)
 		cli_say("perfbuf profile", "writing the output: %s\n",
 			strerror(-err));
 	if (!err && run->svg) {
-		f = cli_out__stream(run->svg);
+		f = out_file__stream(run->svg);
 		err = f ? out_svg(f, run, names, "perfbuf profile") : -errno;
 		/* a graph not written whole leaves the old one; the
 		 * commit says its own failure */
 		if (err) {
-			cli_out__discard(run->svg);
-			cli_cannot_write("perfbuf profile", run->o->svg_path, err);
+			out_file__discard(run->svg);
+			out_file_cannot_write("perfbuf profile", run->o->svg_path, err);
 		} else {
-			err = cli_out__commit(run->svg, false);
+			err = out_file__commit(run->svg, false);
 		}
 	}
 	names_free(names);
@@ -348,7 +348,7 @@ int cmd_profile(int argc, char **argv)
 	struct prof_opts o;
 	struct prof_run run = { .o = &o };
 	struct metrics metrics = { .profile = true };
-	struct cli_out svg = {};
+	struct out_file svg = {};
 	double seconds = 0;
 	int err;
 
@@ -363,14 +363,14 @@ int cmd_profile(int argc, char **argv)
 		return 1;
 	/* a graph that cannot be written is said before the sampling, not
 	 * after it */
-	if (o.svg_path && (err = cli_out__open(&svg, "perfbuf profile", o.svg_path))) {
-		cli_cannot_write("perfbuf profile", o.svg_path, err);
+	if (o.svg_path && (err = out_file__open(&svg, "perfbuf profile", o.svg_path))) {
+		out_file_cannot_write("perfbuf profile", o.svg_path, err);
 		return 1;
 	}
 	run.svg = o.svg_path ? &svg : NULL;
 	if (o.metrics) {
 		if (metrics_start(&metrics, "perfbuf profile", o.metrics)) {
-			cli_out__discard(&svg);
+			out_file__discard(&svg);
 			return 1;
 		}
 		metrics_ready(&metrics);
@@ -390,7 +390,7 @@ int cmd_profile(int argc, char **argv)
 		summary(&run, seconds);
 		err = write_outputs(&run, seconds) ?: err;
 	}
-	cli_out__discard(&svg);	/* not written (committed: a no-op) */
+	out_file__discard(&svg);	/* not written (committed: a no-op) */
 	metrics_stop(&metrics);
 	stacks_free(run.stacks);
 	maps_free(run.maps);

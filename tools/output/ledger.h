@@ -4,8 +4,8 @@
  * per kind and CPU) as the outputs show it: the summary's per-kind lines
  * (values.h), the per-CPU reasons of --metrics, the --stats rates.
  */
-#ifndef PERFBUF_TRACE_LEDGER_H
-#define PERFBUF_TRACE_LEDGER_H
+#ifndef PERFBUF_OUTPUT_LEDGER_H
+#define PERFBUF_OUTPUT_LEDGER_H
 
 #include <stddef.h>
 #include <linux/types.h>

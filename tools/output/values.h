@@ -9,8 +9,8 @@
  * Bytes are raw: a string is the bytes the kernel gave, up to its NUL,
  * with no escaping, so each sink escapes them its own way.
  */
-#ifndef PERFBUF_TRACE_VALUES_H
-#define PERFBUF_TRACE_VALUES_H
+#ifndef PERFBUF_OUTPUT_VALUES_H
+#define PERFBUF_OUTPUT_VALUES_H
 
 #include <stdbool.h>
 #include <stddef.h>

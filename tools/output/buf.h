@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The output buffer the text and JSON sinks write into (output.c): one
+ * The output buffer the text and JSON sinks write into (buf.c): one
  * big buffer written with write(2), numbers and escaped strings
  * formatted straight into it.
  */
-#ifndef PERFBUF_TRACE_OUTPUT_H
-#define PERFBUF_TRACE_OUTPUT_H
+#ifndef PERFBUF_OUTPUT_BUF_H
+#define PERFBUF_OUTPUT_BUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Output files: the one way every command opens, puts in place and
- * removes what it writes (output.h). */
+ * removes what it writes (file.h). */
 #define _GNU_SOURCE	/* statx */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,8 +16,8 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 
-#include "output.h"
-#include "say.h"
+#include "file.h"
+#include "common/say.h"
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000	/* Linux 5.8 */
@@ -132,7 +132,7 @@ static int hold_part(int fd)
 /* PATH.perfbuf-part is there already: another run's, being written
  * (locked: -EALREADY), one a killed run of ours left (said, removed: 1,
  * to make ours), or not ours to remove (-EEXIST). */
-static int clear_leftover(struct cli_out *o)
+static int clear_leftover(struct out_file *o)
 {
 	int fd = open(o->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), err = 1;
 	struct stat st, now;
@@ -156,7 +156,7 @@ static int clear_leftover(struct cli_out *o)
 /* PATH.perfbuf-part beside @o->path: the same directory, so the same
  * file system for the rename. Read-write: copied from if the rename
  * cannot be. The fd or -errno. */
-static int open_beside(struct cli_out *o)
+static int open_beside(struct out_file *o)
 {
 	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	int fd = 1;
@@ -224,7 +224,7 @@ static int kept_flags(const char *path)
 /* An existing file about to be replaced: refused now when that can never
  * be (immutable or append-only: -EPERM; a mount point that cannot be
  * written into); a mount point is said now, as it will be written into. */
-static int check_replaceable(struct cli_out *o)
+static int check_replaceable(struct out_file *o)
 {
 	struct statx stx;
 	int fd;
@@ -246,7 +246,7 @@ static int check_replaceable(struct cli_out *o)
 
 /* One look at @o->path and the open that fits what is there; -EAGAIN
  * when it changed between the look and the open. */
-static int open_once(struct cli_out *o)
+static int open_once(struct out_file *o)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	struct stat st;
@@ -272,7 +272,7 @@ static int open_once(struct cli_out *o)
 	return open_in_place(o->path);
 }
 
-int cli_out__open(struct cli_out *o, const char *prog, const char *path)
+int out_file__open(struct out_file *o, const char *prog, const char *path)
 {
 	int fd = -EAGAIN;
 
@@ -293,7 +293,7 @@ int cli_out__open(struct cli_out *o, const char *prog, const char *path)
 	return 0;
 }
 
-FILE *cli_out__stream(struct cli_out *o)
+FILE *out_file__stream(struct out_file *o)
 {
 	if (!o->f)
 		o->f = fdopen(o->fd, "w");
@@ -303,7 +303,7 @@ FILE *cli_out__stream(struct cli_out *o)
 /* @o->tmp's bytes into @o->path, which a rename cannot replace (a mount
  * point): only into a file of our own, truncated first. The fd, at the
  * end of the bytes, or -errno. */
-static int copy_in_place(struct cli_out *o)
+static int copy_in_place(struct out_file *o)
 {
 	int fd = open_own(o->path);
 	int err = fd < 0 ? fd : 0;
@@ -325,7 +325,7 @@ static int copy_in_place(struct cli_out *o)
 /* @o->tmp becomes @o->path: renamed over it, or copied into it when it
  * cannot be replaced (its @rename_err); @o->fd then writes into @o->path.
  * 0, or -errno with @o as it was. */
-static int place(struct cli_out *o, int *rename_err)
+static int place(struct out_file *o, int *rename_err)
 {
 	int fd;
 
@@ -352,16 +352,16 @@ static int place(struct cli_out *o, int *rename_err)
 }
 
 /* "PROG: cannot write 'F' (why; renaming over it: why); @then" */
-static void say_unplaced(struct cli_out *o, int err, int rename_err, const char *then)
+static void say_unplaced(struct out_file *o, int err, int rename_err, const char *then)
 {
 	char why[4400];
 
-	cli_output_why(o->path, err, why, sizeof(why));
+	out_file_why(o->path, err, why, sizeof(why));
 	cli_say(o->prog, "%s (replacing it: %s)%s%s%s\n", why, strerror(-rename_err),
 		then ? "; " : "", then ? then : "", then ? o->tmp : "");
 }
 
-int cli_out__publish(struct cli_out *o, bool keep)
+int out_file__publish(struct out_file *o, bool keep)
 {
 	int rename_err = 0, err;
 
@@ -374,7 +374,7 @@ int cli_out__publish(struct cli_out *o, bool keep)
 }
 
 /* Flushed (@sync: to the disk): 0 or the -errno of the write-back. */
-static int out_sync(struct cli_out *o, bool sync)
+static int out_sync(struct out_file *o, bool sync)
 {
 	if (o->f && fflush(o->f))
 		return -errno;
@@ -384,7 +384,7 @@ static int out_sync(struct cli_out *o, bool sync)
 }
 
 /* Close @o's stream or fd: 0 or the -errno of the last write-back. */
-static int out_close(struct cli_out *o)
+static int out_close(struct out_file *o)
 {
 	int err = 0;
 
@@ -394,14 +394,14 @@ static int out_close(struct cli_out *o)
 	return err;
 }
 
-static void out_free(struct cli_out *o)
+static void out_free(struct out_file *o)
 {
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 }
 
-int cli_out__commit(struct cli_out *o, bool sync)
+int out_file__commit(struct out_file *o, bool sync)
 {
 	int err, perr = 0, rename_err = 0;
 
@@ -420,7 +420,7 @@ int cli_out__commit(struct cli_out *o, bool sync)
 	return perr ?: err;
 }
 
-void cli_out__discard(struct cli_out *o)
+void out_file__discard(struct out_file *o)
 {
 	if (!o->path)
 		return;
@@ -431,7 +431,7 @@ void cli_out__discard(struct cli_out *o)
 	out_free(o);
 }
 
-void cli_write_failure(int err, const char *name, char *buf, size_t sz)
+void out_file_write_failure(int err, const char *name, char *buf, size_t sz)
 {
 	switch (-err) {
 	case EPIPE:
@@ -448,14 +448,14 @@ void cli_write_failure(int err, const char *name, char *buf, size_t sz)
 	}
 }
 
-bool cli_is_file(int fd)
+bool out_file_is_regular(int fd)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && S_ISREG(st.st_mode);
 }
 
-const char *cli_output_error(int err)
+const char *out_file_error(int err)
 {
 	switch (-err) {
 	case ELOOP:
@@ -524,17 +524,17 @@ static bool why_flags(const char *path, int err, char *buf, size_t sz)
 	return true;
 }
 
-void cli_output_why(const char *path, int err, char *buf, size_t sz)
+void out_file_why(const char *path, int err, char *buf, size_t sz)
 {
 	if (!why_directory(path, err, buf, sz) && !why_flags(path, err, buf, sz))
-		snprintf(buf, sz, "cannot write '%s': %s", path, cli_output_error(err));
+		snprintf(buf, sz, "cannot write '%s': %s", path, out_file_error(err));
 }
 
-int cli_cannot_write(const char *prog, const char *path, int err)
+int out_file_cannot_write(const char *prog, const char *path, int err)
 {
 	char why[4400];
 
-	cli_output_why(path, err, why, sizeof(why));
+	out_file_why(path, err, why, sizeof(why));
 	cli_say(prog, "%s\n", why);
 	return err;
 }

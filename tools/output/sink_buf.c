@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "output.h"
+#include "buf.h"
 
 static struct outbuf *ob_of(struct trace_sink *s)
 {
