@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "bench.h"
+#include "common/ksyms.h"
 #include "profile/tool.h"
 
 enum profiler { PR_NONE, PR_PB_BPF, PR_PB_PERF, PR_PERF, PR_BPFTRACE, PR_N };
@@ -278,44 +279,42 @@ static int profile_table(double secs)
 	return 0;
 }
 
-/* Random addresses in this process's executable mappings (@user) or in
- * the kernel's text (from /proc/kallsyms) */
-static int symbolize_addrs(bool user, __u64 *v, size_t n)
+/* Random addresses in the kernel's text: in functions of a table of
+ * /proc/kallsyms of its own (common/ksyms.c), so that the timed part
+ * still reads the process's table itself */
+static int kernel_addrs(__u64 *v, size_t n)
 {
-	unsigned long long lo, hi, a;
-	__u64 ranges[64][2], *kaddr = NULL;
-	size_t nr = 0, nk = 0, cap = 0;
-	char line[512], perms[8], type;
-	FILE *f = fopen(user ? "/proc/self/maps" : "/proc/kallsyms", "r");
+	struct sym_ksyms *k = ksyms_load();
+	size_t nk = k && !ksyms_hidden(k) ? ksyms_cnt(k) : 0;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (user && nr < 64 && strchr(line, '/') &&
+	for (size_t i = 0; nk && i < n; i++)
+		v[i] = ksyms_nth_addr(k, (size_t)rand() % nk) + (__u64)(rand() % 16);
+	if (k)
+		ksyms_free(k);
+	return nk ? 0 : -1;
+}
+
+/* Random addresses in this process's executable mappings */
+static int user_addrs(__u64 *v, size_t n)
+{
+	unsigned long long lo, hi;
+	__u64 ranges[64][2];
+	size_t nr = 0;
+	char line[512], perms[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && nr < 64 && fgets(line, sizeof(line), f))
+		if (strchr(line, '/') &&
 		    sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && strchr(perms, 'x'))
 			ranges[nr][0] = lo, ranges[nr++][1] = hi;
-		else if (!user && sscanf(line, "%llx %c", &a, &type) == 2 &&
-			 (type == 'T' || type == 't') && a) {
-			if (nk == cap && !(kaddr = realloc(kaddr, (cap = cap ? cap * 2 : 65536) * 8)))
-				break;
-			kaddr[nk++] = a;
-		}
-	}
 	if (f)
 		fclose(f);
-	if (user ? !nr : !nk) {
-		free(kaddr);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (user) {
-			size_t r = (size_t)rand() % nr;
+	for (size_t i = 0; nr && i < n; i++) {
+		size_t r = (size_t)rand() % nr;
 
-			v[i] = ranges[r][0] + (__u64)rand() % (ranges[r][1] - ranges[r][0]);
-		} else {
-			v[i] = kaddr[(size_t)rand() % nk] + (__u64)(rand() % 16);
-		}
+		v[i] = ranges[r][0] + (__u64)rand() % (ranges[r][1] - ranges[r][0]);
 	}
-	free(kaddr);
-	return 0;
+	return nr ? 0 : -1;
 }
 
 /*
@@ -342,7 +341,7 @@ static int bench_symbolize(void)
 	run.comms = comms_new();
 	srand(1);
 	if (!null || !run.stacks || !run.maps || !run.comms ||
-	    symbolize_addrs(true, uaddr, N * NU) || symbolize_addrs(false, kaddr, N * NK)) {
+	    user_addrs(uaddr, N * NU) || kernel_addrs(kaddr, N * NK)) {
 		emit_md("skipped: no addresses to name (/proc/self/maps, /proc/kallsyms)\n");
 		goto out;
 	}

@@ -183,3 +183,13 @@ const char *ksyms_name(const struct sym_ksyms *k, __u64 addr)
 	}
 	return lo ? k->v[lo - 1].name : NULL;
 }
+
+size_t ksyms_cnt(const struct sym_ksyms *k)
+{
+	return k->n;
+}
+
+__u64 ksyms_nth_addr(const struct sym_ksyms *k, size_t i)
+{
+	return i < k->n ? k->v[i].addr : 0;
+}

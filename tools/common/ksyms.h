@@ -33,5 +33,9 @@ bool ksyms_find(const struct sym_ksyms *k, const char *name, const char **mod,
 		__u64 *addr);
 /* the address of function @name (the lowest of several), or 0 */
 __u64 ksyms_addr(const struct sym_ksyms *k, const char *name);
+/* How many functions the table has, and the address of the @i-th by
+ * address (0 past the end or when hidden): the bench's kernel frames */
+size_t ksyms_cnt(const struct sym_ksyms *k);
+__u64 ksyms_nth_addr(const struct sym_ksyms *k, size_t i);
 
 #endif
