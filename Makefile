@@ -89,12 +89,13 @@ SRC_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(wildcard src/*.c))
 # libperfbuf, the reading library: src/*.c, and lib/'s errno words
 LIB_SRCS := $(wildcard src/*.c) lib/bpf_errstr.c
 LIB_OBJS := $(SRC_OBJS) $(OUTPUT)/lib/bpf_errstr.o
-# libperfbuf-object: src/object/*.c, DWARF and load logs of lib/, and a
-# copy of libperfbuf's options check and fork watch (abi.c, fork.c);
+# libperfbuf-object: src/object/*.c, DWARF, load logs and a map's users
+# (prog_maps.c) of lib/, and a copy of libperfbuf's options check and
+# fork watch (abi.c, fork.c);
 # src/object/pr.c prints through libperfbuf, so only its own .so and .a
 # link it: a program or test linking both libraries' objects has print.c
 OBJECT_SRCS := $(filter-out src/object/pr.c,$(wildcard src/object/*.c)) \
-	       lib/dwarf_walk.c lib/load_log.c lib/bpf_errstr.c src/abi.c src/fork.c
+	       lib/dwarf_walk.c lib/load_log.c lib/bpf_errstr.c lib/prog_maps.c src/abi.c src/fork.c
 OBJECT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(OBJECT_SRCS))
 OBJECT_LIB_OBJS := $(OBJECT_OBJS) $(OUTPUT)/src/object/pr.o
 # both libraries' objects, internal functions visible: the C tests

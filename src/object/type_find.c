@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "prog_maps.h"
 #include "type_priv.h"
 
 int elf_file_open(const char *path)
@@ -126,27 +127,6 @@ struct perfbuf_type *perfbuf_type__from_file(const char *path, const char *map,
 	return type_missing(where, map, name);
 }
 
-/* Does program @fd use map @map_id? Its BTF id when it does, else 0 */
-static __u32 prog_btf_using(int fd, __u32 map_id)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), ids[64];
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.btf_id ||
-	    !info.nr_map_ids)
-		return 0;
-	len = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
-	info = (struct bpf_prog_info){ .nr_map_ids = len,
-				       .map_ids = (__u64)(unsigned long)ids };
-	len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	for (__u32 i = 0; i < info.nr_map_ids && i < 64; i++)
-		if (ids[i] == map_id)
-			return info.btf_id;
-	return 0;
-}
-
 /* The type in the BTF of kernel object @btf_id (@name, the marker for
  * @map, `event`), or NULL with errno (ENOENT: none there) */
 static struct perfbuf_type *kernel_btf_type(__u32 btf_id, const char *map,
@@ -168,44 +148,44 @@ static struct perfbuf_type *kernel_btf_type(__u32 btf_id, const char *map,
 	return t;
 }
 
+/* A walk over the map's users: the first type found, or the first
+ * real cause of none (ENOENT: none there) */
+struct from_users {
+	struct bpf_map_info map;
+	const char *name;
+	struct perfbuf_type *t;
+	int err;
+};
+
+static int from_user(int fd, const struct prog_maps *pm, void *ctx)
+{
+	struct from_users *u = ctx;
+
+	(void)fd;
+	if (!pm->info.btf_id)
+		return 0;
+	u->t = kernel_btf_type(pm->info.btf_id, u->map.name, u->name);
+	if (!u->t && u->err == ENOENT)
+		u->err = errno;
+	return u->t != NULL;
+}
+
 struct perfbuf_type *perfbuf_type__from_map_fd(int map_fd, const char *name)
 {
-	struct bpf_map_info minfo = {};
-	__u32 len = sizeof(minfo), id = 0;
-	struct perfbuf_type *t = NULL;
+	struct from_users u = { .name = name, .err = ENOENT };
+	__u32 len = sizeof(u.map);
 	char where[96];
-	int err = ENOENT;	/* else the first real cause */
+	int ret;
 
-	if (bpf_obj_get_info_by_fd(map_fd, &minfo, &len))
+	if (bpf_obj_get_info_by_fd(map_fd, &u.map, &len))
 		return err_ptr(-errno);
-	while (!t) {
-		__u32 btf_id;
-		int fd;
-
-		/* EPERM: looking programs up by id needs CAP_SYS_ADMIN */
-		if (bpf_prog_get_next_id(id, &id)) {
-			if (errno != ENOENT && err == ENOENT)
-				err = errno;	/* ENOENT: none left */
-			break;
-		}
-		fd = bpf_prog_get_fd_by_id(id);
-		if (fd < 0 && errno == EPERM) {
-			err = err == ENOENT ? EPERM : err;
-			break;
-		}
-		if (fd < 0)
-			continue;	/* gone meanwhile */
-		btf_id = prog_btf_using(fd, minfo.id);
-		close(fd);
-		if (btf_id)
-			t = kernel_btf_type(btf_id, minfo.name, name);
-		if (!t && btf_id && err == ENOENT)
-			err = errno;
-	}
-	if (t)
-		return t;
+	ret = prog_maps_each_user(u.map.id, from_user, &u);
+	if (u.t)
+		return u.t;
+	if (ret < 0 && u.err == ENOENT)
+		u.err = -ret;	/* EPERM: programs by id need CAP_SYS_ADMIN */
 	snprintf(where, sizeof(where), "the BTF of the programs using map %s (id %u)",
-		 minfo.name, minfo.id);
-	errno = err;
-	return type_missing(where, minfo.name, name);
+		 u.map.name, u.map.id);
+	errno = u.err;
+	return type_missing(where, u.map.name, name);
 }

@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <bpf/bpf.h>
 
+#include "prog_maps.h"
 #include "common/cli.h"
 #include "run.h"
 
@@ -26,29 +27,31 @@ static bool readable(const struct bpf_map_info *m)
 	return m->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY || m->type == BPF_MAP_TYPE_RINGBUF;
 }
 
+struct names {
+	char *out;
+	size_t sz, len;
+};
+
+/* A program using the map: its name added to the list */
+static int add_user(int fd, const struct prog_maps *pm, void *ctx)
+{
+	struct names *u = ctx;
+
+	(void)fd;
+	/* perfbuf's own check of the slots (slots.c) is no user */
+	if (strcmp(pm->info.name, "perfbuf_slots") && u->len < u->sz)
+		u->len += snprintf(u->out + u->len, u->sz - u->len, "%s%s",
+				   u->len ? ", " : "", pm->info.name);
+	return u->len >= u->sz;	/* full: no more */
+}
+
 /* The names of the loaded programs that use map @id, into @out */
 static void users(__u32 id, char *out, size_t sz)
 {
-	__u32 pid = 0;
-	size_t len = 0;
+	struct names u = { .out = out, .sz = sz };
 
 	out[0] = 0;
-	while (!bpf_prog_get_next_id(pid, &pid) && len < sz) {
-		__u32 ids[64];
-		struct bpf_prog_info info = { .nr_map_ids = 64, .map_ids = (__u64)(unsigned long)ids };
-		__u32 ilen = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(pid);
-
-		if (fd < 0)
-			continue;
-		/* perfbuf's own check of the slots (slots.c) is no user */
-		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen) && strcmp(info.name, "perfbuf_slots"))
-			for (__u32 k = 0; k < info.nr_map_ids && k < 64; k++)
-				if (ids[k] == id && len < sz)
-					len += snprintf(out + len, sz - len, "%s%s",
-							len ? ", " : "", info.name);
-		close(fd);
-	}
+	prog_maps_each_user(id, add_user, &u);
 }
 
 /* Several maps of one name: each with its id and users, one line */

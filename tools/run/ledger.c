@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "prog_maps.h"
 #include "run.h"
 #include "common/say.h"
 
@@ -28,66 +29,38 @@ int run_ledger_open(const char *prog, const struct perfbuf_object *obj,
 	return err;
 }
 
-/* Is map @id one of program @fd's? Its other maps' ids into @ids (@n) */
-static bool prog_uses(int fd, __u32 id, __u32 *ids, __u32 *n)
+/* The ledger among the maps of a program using the map, or none (0) */
+static int ledger_among(int fd, const struct prog_maps *pm, void *ctx)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
+	struct perfbuf_ledger **out = ctx;
 
-	info.nr_map_ids = *n;
-	info.map_ids = (__u64)(unsigned long)ids;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return false;
-	*n = info.nr_map_ids < *n ? info.nr_map_ids : *n;
-	for (__u32 i = 0; i < *n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
-/* The ledger among maps @ids (@n), or NULL */
-static struct perfbuf_ledger *ledger_among(const __u32 *ids, __u32 n)
-{
-	for (__u32 i = 0; i < n; i++) {
+	(void)fd;
+	for (__u32 i = 0; i < pm->n && !*out; i++) {
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
-		struct perfbuf_ledger *l = NULL;
-		int fd = bpf_map_get_fd_by_id(ids[i]);
+		int map = bpf_map_get_fd_by_id(pm->ids[i]);
 
-		if (fd < 0)
+		if (map < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		if (!bpf_obj_get_info_by_fd(map, &info, &len) &&
 		    !strcmp(info.name, PERFBUF_LEDGER_MAP))
-			l = perfbuf_ledger__new(fd, NULL);
-		close(fd);
-		if (l)
-			return l;
+			*out = perfbuf_ledger__new(map, NULL);
+		close(map);
 	}
-	return NULL;
+	return *out != NULL;
 }
 
 struct perfbuf_ledger *run_ledger_of_map(int map_fd)
 {
 	struct bpf_map_info info = {};
-	__u32 len = sizeof(info), id = 0, ids[64];
+	__u32 len = sizeof(info);
+	struct perfbuf_ledger *l = NULL;
 
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
 		return NULL;
 	/* the first program that writes to the map and keeps a ledger */
-	while (!bpf_prog_get_next_id(id, &id)) {
-		int fd = bpf_prog_get_fd_by_id(id);
-		__u32 n = 64;
-		struct perfbuf_ledger *l = NULL;
-
-		if (fd < 0)
-			continue;
-		if (prog_uses(fd, info.id, ids, &n))
-			l = ledger_among(ids, n);
-		close(fd);
-		if (l)
-			return l;
-	}
-	return NULL;
+	prog_maps_each_user(info.id, ledger_among, &l);
+	return l;
 }
 
 int run_ledger_view(const char *prog, struct perfbuf_ledger *l, const struct perfbuf *pb,
