@@ -110,6 +110,28 @@ error_case cmd_open_quote "^perfbuf trace: -c 'sh 'x': want a command" \
 error_case cmd_and_pid "^perfbuf trace: -c and -p are exclusive" \
 	trace -c true -p $$ tracepoint:syscalls:sys_enter_exit_group
 
+# 2c. -c NAME and uprobe:NAME:FUNC name one file, found as execvp(3)
+# finds it: the first executable NAME in $PATH (a copy that may not be
+# run, earlier in $PATH, passed over; an empty entry is the working
+# directory), and a NAME neither finds said in the same words
+mkdir -p "$tmp/noexec" "$tmp/exec"
+install -m 644 "$TARGET" "$tmp/noexec/pbwhich"
+install -m 755 "$TARGET" "$tmp/exec/pbwhich"
+PATH=$tmp/noexec:$tmp/exec:$PATH timeout 120 "$PERFBUF" trace --json -c "pbwhich 5" \
+	uprobe:pbwhich:pb_target_add >"$tmp/out" 2>"$tmp/err"
+trc=$?
+check cmd_uprobe_one_file test "$trc" = 0 || head -c 300 "$tmp/err"
+check cmd_uprobe_one_file_events json_check "$tmp/out" \
+	"len([o for o in objs if o['type'] == 'event']) == 5"
+pb=$(realpath "$PERFBUF")
+(cd "$tmp/exec" && PATH=$tmp/noexec:$PATH: timeout 120 "$pb" trace --json -c "pbwhich 5" \
+	uprobe:pbwhich:pb_target_add) >"$tmp/out" 2>"$tmp/err"
+trc=$?
+check cmd_uprobe_path_empty_entry_cwd json_check "$tmp/out" \
+	"len([o for o in objs if o['type'] == 'event']) == 5" || head -c 300 "$tmp/err"
+error_case uprobe_not_found_as_cmd "^perfbuf trace: uprobe:no_such_cmd_pb:main: no_such_cmd_pb: command not found (give a path, or a command in \$PATH)$" \
+	trace uprobe:no_such_cmd_pb:main
+
 # 3. -p of no process: one line, exit 1 (pid_max is at most 2^22)
 error_case pid_missing '^perfbuf trace: -p 2147483647: no such process' \
 	trace -p 2147483647 "uprobe:$TARGET:pb_target_add"

@@ -13,6 +13,7 @@
 
 #include "common/cli.h"
 #include "common/elf.h"
+#include "common/which.h"
 #include "trace/args.h"
 #include "trace/probe.h"
 #include "list.h"
@@ -89,6 +90,7 @@ int list_uprobes(const char *glob, bool verbose)
 	char name[PATH_MAX], path[PATH_MAX + 64], real[PATH_MAX];
 	struct ulist u = { .path = real };
 	long found;
+	int err;
 
 	if (!sym || sym == rest || !sym[1]) {
 		cli_say("perfbuf list", "bad probe '%s': want uprobe:BIN:GLOB, e.g. 'uprobe:/bin/bash:read*'\n",
@@ -97,8 +99,11 @@ int list_uprobes(const char *glob, bool verbose)
 	}
 	snprintf(u.kind, sizeof(u.kind), "%.*s", (int)(rest - glob), glob);
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
-	if (uprobe_binary(name, path, sizeof(path)) || !realpath(path, real)) {
-		cli_say("perfbuf list", "no such binary '%s'\n", name);
+	err = cli_which(name, path, sizeof(path));
+	if (!err && !realpath(path, real))
+		err = -errno;
+	if (err) {
+		cli_which_say("perfbuf list", NULL, name, err);
 		return 1;
 	}
 	found = list_functions(&u, sym + 1, verbose);

@@ -20,6 +20,7 @@
 
 #include "child.h"
 #include "common/say.h"
+#include "common/which.h"
 
 void child_argv_free(char **argv)
 {
@@ -77,32 +78,46 @@ char **child_split(const char *cmd)
 	return argv;
 }
 
-/* execvp()'s search, done before the fork: 0 or -errno */
-static int find_exec(const char *name)
+/* argv[0] found before the fork, into c->path, as uprobe:BIN is: 0, or
+ * -errno said */
+static int find_exec(struct trace_child *c, const char *prog)
 {
-	const char *path = getenv("PATH");
-	char *dirs, *d, *save = NULL, full[4096];
-	struct stat st;
-	int err = -ENOENT;
+	const char *name = c->argv[0];
+	int err = cli_which(name, c->path, sizeof(c->path));
 
-	if (strchr(name, '/'))
-		return stat(name, &st) ? -errno : access(name, X_OK) ? -errno : 0;
-	dirs = strdup(path ? path : "/usr/bin:/bin");
-	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(full, sizeof(full), "%s/%s", *d ? d : ".", name);
-		if (!stat(full, &st) && S_ISREG(st.st_mode)) {
-			err = access(full, X_OK) ? -errno : 0;
-			if (!err)
-				break;
-		}
-	}
-	free(dirs);
-	return dirs ? err : -ENOMEM;
+	/* a path is run only when it may be (a uprobe's need not) */
+	if (!err && access(c->path, X_OK))
+		err = -errno;
+	if (err)
+		cli_which_say(prog, "-c", name, err);
+	return err;
+}
+
+/* execv(), and a file that is no executable format run by /bin/sh, as
+ * execvp() does (a script without #!) */
+static void exec_as_execvp(const char *path, char **argv)
+{
+	size_t n = 0;
+	char **sh;
+
+	execv(path, argv);
+	if (errno != ENOEXEC)
+		return;
+	while (argv[n])
+		n++;
+	sh = calloc(n + 2, sizeof(*sh));
+	if (!sh)
+		return;
+	sh[0] = "/bin/sh";
+	sh[1] = (char *)path;
+	memcpy(sh + 2, argv + 1, n * sizeof(*sh));	/* argv[1..n], its NULL */
+	execv(sh[0], sh);
+	errno = ENOEXEC;	/* the command's own error, not the shell's */
 }
 
 /* The child: wait for the go, then exec (a run that ended first closed
  * the pipe: exit without running) */
-static void child_main(int wait_fd, char **argv, const char *prog)
+static void child_main(int wait_fd, const char *path, char **argv, const char *prog)
 {
 	char go;
 
@@ -115,7 +130,7 @@ static void child_main(int wait_fd, char **argv, const char *prog)
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execvp(argv[0], argv);
+	exec_as_execvp(path, argv);
 	cli_say(prog, "-c: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
@@ -132,13 +147,9 @@ int child_start(struct trace_child *c, const char *prog, const char *cmd)
 			"want a command, its words quoted as a shell quotes them (no quote left open)");
 		return -EINVAL;
 	}
-	err = find_exec(c->argv[0]);
-	if (err) {
-		cli_say(prog, "-c: %s: %s\n", c->argv[0],
-			err == -ENOENT ? "command not found (give a path, or a command in $PATH)" :
-					 strerror(-err));
+	err = find_exec(c, prog);
+	if (err)
 		return err;
-	}
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
 	c->pid = fork();
@@ -152,7 +163,7 @@ int child_start(struct trace_child *c, const char *prog, const char *cmd)
 	}
 	if (!c->pid) {
 		close(fds[1]);
-		child_main(fds[0], c->argv, prog);
+		child_main(fds[0], c->path, c->argv, prog);
 	}
 	close(fds[0]);
 	c->go = fds[1];

@@ -3,6 +3,7 @@
 #ifndef PERFBUF_TRACE_CHILD_H
 #define PERFBUF_TRACE_CHILD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -10,6 +11,7 @@ struct trace_child {
 	pid_t pid;	/* 0: none */
 	int go;		/* the pipe's write end the child waits on; -1 */
 	char **argv;	/* CMD split */
+	char path[PATH_MAX];	/* argv[0] found (common/which.h): what runs */
 };
 
 /* CMD split into words as a shell splits them, without expanding
@@ -18,8 +20,9 @@ struct trace_child {
  * quote, or no word) */
 char **child_split(const char *cmd);
 void child_argv_free(char **argv);
-/* Start @cmd held before its exec (its PID known, to filter on): 0, or
- * -errno after one line (not found in $PATH, not executable) */
+/* Start @cmd held before its exec (its PID known, to filter on), found
+ * as a uprobe's binary is (cli_which()): 0, or -errno after one line (not
+ * found in $PATH, not executable) */
 int child_start(struct trace_child *c, const char *prog, const char *cmd);
 /* Let it run (after the attach): exec */
 void child_release(struct trace_child *c);

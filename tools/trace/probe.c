@@ -22,6 +22,7 @@
 #include "common/cli.h"
 #include "common/elf.h"
 #include "common/say.h"
+#include "common/which.h"
 #include "sym/sym.h"
 #include "format.h"
 #include "common/kbtf.h"
@@ -248,31 +249,6 @@ static int parse_tracepoint(struct probe_set *set, const char *spec,
 	return err;
 }
 
-int uprobe_binary(const char *name, char *out, size_t sz)
-{
-	/* secure_getenv: a privileged (setcap) perfbuf takes no PATH of its caller's */
-	const char *path = secure_getenv("PATH");
-	struct stat st;
-	char *dirs, *d, *save = NULL;
-
-	if (strchr(name, '/')) {
-		snprintf(out, sz, "%s", name);
-		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -ENOENT;
-	}
-	dirs = strdup(path ? path : "/usr/bin:/bin");
-	if (!dirs)
-		return -ENOMEM;
-	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(out, sz, "%s/%s", d, name);
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-			free(dirs);
-			return 0;
-		}
-	}
-	free(dirs);
-	return -ENOENT;
-}
-
 /* @p's name matches functions at several addresses (no weak one among
  * them): two versions (realpath@GLIBC_2.2.5, realpath@@GLIBC_2.3), or
  * local functions of one name. Neither is chosen for the user: a default
@@ -360,10 +336,10 @@ static int parse_uprobe(struct probe_set *set, enum probe_kind kind,
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(sym - rest), rest);
-	if (uprobe_binary(name, path, sizeof(path))) {
-		cli_say(set->prog, "%s: no such binary '%.*s'\n", spec, (int)(sym - rest),
-			 rest);
-		return -ENOENT;
+	err = cli_which(name, path, sizeof(path));
+	if (err) {
+		cli_which_say(set->prog, spec, name, err);
+		return err;
 	}
 	p = probe_new(set, kind);
 	if (!p)

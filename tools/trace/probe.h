@@ -154,9 +154,6 @@ int probes_parse(struct probe_set *set, const char *spec);
 /* The kind @spec's KIND: names (tracepoint:, its alias t:, ...), or
  * -EINVAL for none */
 int probe_kind_of(const char *spec);
-/* A uprobe binary @name: as given when it has a '/', else searched in
- * $PATH; into @out: 0, -ENOENT (no such regular file), -ENOMEM */
-int uprobe_binary(const char *name, char *out, size_t sz);
 /* A parsed probe's fields and names freed (attach.c drops its links). */
 void probe_clear(struct trace_probe *p);
 /* A new probe of @kind at the end of @set (zeroed); NULL (said) when full
