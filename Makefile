@@ -261,9 +261,11 @@ $(OUTPUT)/tests/test_cli_errors: $(OUTPUT)/tools/common/cli.o \
 	$(OUTPUT)/tools/common/loaderr.o $(OUTPUT)/tools/common/say.o $(OUTPUT)/lib/load_log.o \
 	$(OUTPUT)/tools/common/rings.o $(OUTPUT)/tools/common/units.o
 
-# capture files: the record/report code and the output files (output/file.c)
-$(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o) \
-	$(OUTPUT)/tools/output/file.o $(OUTPUT)/tools/common/say.o
+# capture files: the record/report code, the output files (output/file.c)
+# and the ledger a capture keeps (record/ledger_io.c, output/ledger.c)
+$(OUTPUT)/tests/test_capture: $(addprefix $(OUTPUT)/tools/record/,reader.o writer.o stream.o crc.o \
+	ledger_io.o) $(OUTPUT)/tools/output/file.o $(OUTPUT)/tools/output/ledger.o \
+	$(OUTPUT)/tools/common/say.o
 
 # the metrics server and its exposition writer (tools/metrics/)
 $(OUTPUT)/tests/test_metrics: $(addprefix $(OUTPUT)/tools/metrics/,server.o http.o expo.o)

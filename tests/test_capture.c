@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "record/capture.h"
+#include "record/ledger_io.h"
 #include "record/stream.h"
 #include "synth.h"
 #include "test.h"
@@ -285,6 +286,68 @@ out:
 }
 
 
+/* A capture with two LEDGER frames (a second from a later drain) among
+ * its records, @offered the second's first kind's count */
+static void write_ledger_capture(const char *path, __u64 offered)
+{
+	static const __u64 t[] = { 10, 20 };
+	struct tv_kind_summary k[2] = {
+		{ .name = "tracepoint:a:b", .offered = 3, .received = 3 },
+		{ .name = "uprobe:c", .offered = 7, .received = 5, .lost = 2 },
+	};
+	struct ledger_view v = { .kinds = k, .nkinds = 2 };
+	struct cap_writer *w = cap_writer__open("test_capture", path);
+
+	if (!ASSERT_OK_PTR(w, "writer"))
+		return;
+	ASSERT_OK(cap_writer__put(w, CAP_META, 0, "clock=monotonic\n", 16), "META");
+	ASSERT_OK(capture_ledger_write(w, &v, "probe"), "a first LEDGER");
+	data_frame(w, 0, t, 2, 0, 0);
+	k[0].offered = k[0].received = offered;
+	ASSERT_OK(capture_ledger_write(w, &v, "probe"), "the last LEDGER");
+	ASSERT_OK(cap_writer__put(w, CAP_END, 0, "events=2\n", 9), "END");
+	ASSERT_OK(cap_writer__close(w, true), "close");
+}
+
+/* report's ledger is the last LEDGER frame its one reading of the file
+ * passed: the capture is not opened again (the path, replaced meanwhile
+ * by another capture, or gone, changes nothing), and before the reading
+ * there is none */
+TEST(ledger_from_the_one_reading)
+{
+	char other[80], word[CAP_LEDGER_WORD_MAX];
+	struct ledger_view v;
+	struct cap_reader *r;
+	struct cap_stream *s;
+
+	snprintf(other, sizeof(other), "%s-other", cap_path());
+	write_ledger_capture(cap_path(), 4);
+	write_ledger_capture(other, 99);
+	r = cap_reader__open(cap_path(), NULL, 0);
+	if (!ASSERT_OK_PTR(r, "reader"))
+		return;
+	ASSERT_EQ(capture_ledger_read("test_capture", cap_path(), r, &v, word), 0,
+		  "no ledger before the frames are read");
+	s = cap_stream__new(r, ST, true);	/* report's one pass */
+	ASSERT_OK_PTR(s, "stream");
+	ASSERT_OK(rename(other, cap_path()), "the path now another capture");
+	ASSERT_EQ(capture_ledger_read("test_capture", cap_path(), r, &v, word), 1, "ledger");
+	ASSERT_EQ(v.nkinds, 2, "two kinds");
+	if (v.nkinds == 2) {
+		ASSERT_EQ(v.kinds[0].offered, 4, "the last frame of the file read, not the path's");
+		ASSERT_TRUE(!strcmp(v.kinds[1].name, "uprobe:c"), "kind name");
+		ASSERT_EQ(v.kinds[1].lost, 2, "kind lost");
+	}
+	ASSERT_TRUE(!strcmp(word, "probe"), "kind word");
+	ledger_view_free(&v);
+	unlink(cap_path());
+	ASSERT_EQ(capture_ledger_read("test_capture", cap_path(), r, &v, word), 1,
+		  "the path gone: the ledger still");
+	ledger_view_free(&v);
+	cap_stream__free(s);
+	cap_reader__close(r);
+}
+
 /* A capture may hold more than 2^31 records: counted in an int, a count
  * of 2^32 - 74 read as -EBADMSG (damage). Building such a file takes too
  * long for a test: the type that counts them is checked. */
@@ -302,4 +365,5 @@ TEST_MAIN(
 	TEST_ENTRY(every_cut),
 	TEST_ENTRY(damage_and_versions),
 	TEST_ENTRY(writer_refusals),
+	TEST_ENTRY(ledger_from_the_one_reading),
 )

@@ -229,7 +229,7 @@ static int summary(struct report *rp)
 	sum.ncpus = n;
 	sum.printed = sum.received;
 	/* the probes' ledger as the recording ended (none: an older capture) */
-	if (capture_ledger_read(RPROG, rp->path, &v, word) > 0)
+	if (capture_ledger_read(RPROG, rp->path, rp->r, &v, word) > 0)
 		ledger_view_summary(&v, &sum, word);
 	err = trace_sink__summary(rp->sink, &sum);
 	ledger_view_free(&v);

@@ -148,6 +148,10 @@ struct cap_reader *cap_reader__open_mem(const void *buf, size_t len,
  * says where and what; later calls return it again). Frames of types this
  * version does not know are skipped. */
 int cap_reader__next(struct cap_reader *r, struct cap_view *f);
+/* The frame of @type furthest into the file that next() has returned
+ * (across rewinds), into @v: false when it met none. What a caller wants
+ * at the end (the ledger) once it has read the frames for its own ends. */
+bool cap_reader__last(const struct cap_reader *r, __u32 type, struct cap_view *v);
 /* What the last -EBADMSG was: "at byte N: ..." */
 const char *cap_reader__error(const struct cap_reader *r);
 /* Was the file cut while mapped (what was read past its end: zeros)? */

@@ -98,30 +98,23 @@ static int parse_frame(const struct cap_view *f, struct ledger_view *v, char *wo
 	return err;
 }
 
-int capture_ledger_read(const char *prog, const char *path, struct ledger_view *v,
-			char word[CAP_LEDGER_WORD_MAX])
+int capture_ledger_read(const char *prog, const char *path, const struct cap_reader *r,
+			struct ledger_view *v, char word[CAP_LEDGER_WORD_MAX])
 {
-	struct cap_reader *r = cap_reader__open(path, NULL, 0);
 	struct cap_view f;
-	int err = 0, found = 0;
+	int err;
 
 	memset(v, 0, sizeof(*v));
 	snprintf(word, CAP_LEDGER_WORD_MAX, "kind");
-	if (!r)
-		return 0;	/* the caller's reader said what is wrong */
-	/* the last one, up to any damage (the caller's reader says where) */
-	while (!err && cap_reader__next(r, &f) > 0)
-		if (f.type == CAP_LEDGER) {
-			ledger_view_free(v);
-			err = parse_frame(&f, v, word);
-			found = 1;
-		}
-	cap_reader__close(r);
+	/* the last one, up to any damage (the caller's reading says where) */
+	if (!cap_reader__last(r, CAP_LEDGER, &f))
+		return 0;
+	err = parse_frame(&f, v, word);
 	if (err) {
 		ledger_view_free(v);
 		if (err == -EBADMSG)
 			cli_say(prog, "%s: a damaged ledger frame, left out\n", path);
 		return err;
 	}
-	return found;
+	return 1;
 }

@@ -15,13 +15,14 @@
 int capture_ledger_write(struct cap_writer *w, const struct ledger_view *v,
 			 const char *word);
 /*
- * The CAP_LEDGER frame of capture @path into @v (ledger_view_free()
- * after), its kind word into @word: 1, 0 when the capture has none (an
- * older one, or a program without a ledger), -EBADMSG when it is damaged
- * (a line said on stderr, @prog first), -ENOMEM. Reads the file with a
- * reader of its own: a caller's reader keeps its place and its damage.
+ * The last CAP_LEDGER frame reader @r has read (the capture @path: its
+ * caller has read the frames, up to the end or the damage) into @v
+ * (ledger_view_free() after), its kind word into @word: 1, 0 when it met
+ * none (an older capture, or a program without a ledger), -EBADMSG when
+ * it is damaged (a line said on stderr, @prog first), -ENOMEM. The file
+ * is read once: the frame is the one the caller's reading passed.
  */
-int capture_ledger_read(const char *prog, const char *path, struct ledger_view *v,
-			char word[CAP_LEDGER_WORD_MAX]);
+int capture_ledger_read(const char *prog, const char *path, const struct cap_reader *r,
+			struct ledger_view *v, char word[CAP_LEDGER_WORD_MAX]);
 
 #endif

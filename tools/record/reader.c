@@ -24,6 +24,9 @@ struct cap_reader {
 	int err;
 	char why[160];
 	int map_slot;		/* in maps[]: 1 + index, 0: none */
+	/* of each type, the frame furthest into the file read so far: what
+	 * a report needs at the end (the ledger) without a second pass */
+	struct cap_view last[CAP_TYPE_MAX + 1];
 };
 
 /*
@@ -230,10 +233,21 @@ int cap_reader__next(struct cap_reader *r, struct cap_view *v)
 		r->pos += sizeof(f) + padded;
 		if (f.type == CAP_END)
 			r->ended = true;
+		if (f.type <= CAP_TYPE_MAX && (!r->last[f.type].data ||
+					       v->offset >= r->last[f.type].offset))
+			r->last[f.type] = *v;
 		if (f.type <= CAP_TYPE_MAX)
 			return 1;
 		/* a newer writer's frame type: skip it */
 	}
+}
+
+bool cap_reader__last(const struct cap_reader *r, __u32 type, struct cap_view *v)
+{
+	if (type > CAP_TYPE_MAX || !r->last[type].data)
+		return false;
+	*v = r->last[type];
+	return true;
 }
 
 int cap_reader__damage(struct cap_reader *r, const char *what,

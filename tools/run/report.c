@@ -113,8 +113,9 @@ static void lost(struct run_rep *rp, const struct cap_view *f)
 		rp->cpu_lost[f->cpu] += l.lost;
 }
 
-/* The summary, the programs' ledger as the capture kept it */
-static void summary(struct run_rep *rp, const char *path)
+/* The summary, the programs' ledger as the capture kept it (the last
+ * LEDGER frame @r's fold passed) */
+static void summary(struct run_rep *rp, const struct cap_reader *r, const char *path)
 {
 	static struct tv_cpu_summary cpus[MAX_CPUS];
 	struct tv_summary sum = { .cpus = cpus, .lost = rp->lost };
@@ -129,7 +130,7 @@ static void summary(struct run_rep *rp, const char *path)
 		if (rp->cpu_recv[c] || rp->cpu_lost[c])
 			cpus[sum.ncpus++] = (struct tv_cpu_summary){ .cpu = c,
 				.received = rp->cpu_recv[c], .lost = rp->cpu_lost[c] };
-	if (capture_ledger_read(RPROG, path, &v, word) > 0)
+	if (capture_ledger_read(RPROG, path, r, &v, word) > 0)
 		ledger_view_summary(&v, &sum, word);
 	trace_sink__summary(rp->sink, &sum);
 	ledger_view_free(&v);
@@ -178,7 +179,7 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 	err = fold(&rp, r);
 	if (rp.sink && err != -EPIPE && !(err == -EBADMSG && !rp.dec)) {
 		trace_sink__flush(rp.sink);
-		summary(&rp, path);
+		summary(&rp, r, path);
 	}
 	if (err == -ENOMEM) {
 		cli_say(RPROG, "out of memory\n");
