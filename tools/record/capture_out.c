@@ -30,8 +30,7 @@ int capture_out_error(const struct capture_out *c)
 static bool have_cpu(struct capture_out *c, int cpu)
 {
 	size_t n = c->ncpu ? c->ncpu : 64;
-	__u64 *bytes, *unwritten;
-	struct snap_buf *snap;
+	struct capture_cpu *more;
 
 	if (cpu < 0)
 		return false;
@@ -39,33 +38,25 @@ static bool have_cpu(struct capture_out *c, int cpu)
 		return true;
 	while (n <= (size_t)cpu)
 		n *= 2;
-	bytes = realloc(c->bytes, n * sizeof(*bytes));
-	if (bytes)
-		c->bytes = bytes;
-	unwritten = bytes ? realloc(c->unwritten, n * sizeof(*unwritten)) : NULL;
-	if (unwritten)
-		c->unwritten = unwritten;
-	snap = unwritten ? realloc(c->snap, n * sizeof(*snap)) : NULL;
-	if (!snap) {
+	more = realloc(c->cpu, n * sizeof(*more));
+	if (!more) {
 		c->dropped++;
 		return false;
 	}
-	c->snap = snap;
-	memset(c->bytes + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->bytes));
-	memset(c->unwritten + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->unwritten));
-	memset(c->snap + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->snap));
+	c->cpu = more;
+	memset(c->cpu + c->ncpu, 0, (n - c->ncpu) * sizeof(*c->cpu));
 	c->ncpu = n;
 	return true;
 }
 
 __u64 capture_out_bytes(const struct capture_out *c, int cpu)
 {
-	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->bytes[cpu] : 0;
+	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->cpu[cpu].bytes : 0;
 }
 
 __u64 capture_out_unwritten(const struct capture_out *c, int cpu)
 {
-	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->unwritten[cpu] : 0;
+	return cpu >= 0 && (size_t)cpu < c->ncpu ? c->cpu[cpu].unwritten : 0;
 }
 
 int capture_out_publish(struct capture_out *c, bool keep)
@@ -109,9 +100,9 @@ void capture_out_span(struct capture_out *c, int cpu, const struct iovec *iov,
 		len += iov[i].iov_len;
 	/* counted once in the file: the summary states what report finds */
 	if (!cap_writer__frame(c->w, CAP_DATA, (__u32)cpu, iov, cnt))
-		c->bytes[cpu] += len;
+		c->cpu[cpu].bytes += len;
 	else
-		c->unwritten[cpu] += span_samples(iov, cnt);
+		c->cpu[cpu].unwritten += span_samples(iov, cnt);
 }
 
 /* Room for a record of @len bytes: all of it or none. */
@@ -140,7 +131,7 @@ static void snap_put(struct snap_buf *b, const void *p, size_t len)
  * (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW, sample_id_all). */
 static void snap_record(struct capture_out *c, const struct perfbuf_record *rec)
 {
-	struct snap_buf *b = &c->snap[rec->cpu];
+	struct snap_buf *b = &c->cpu[rec->cpu].snap;
 	static const char zero[8];
 
 	if (rec->kind == PERFBUF_REC_SAMPLE) {
@@ -178,14 +169,15 @@ static void snap_record(struct capture_out *c, const struct perfbuf_record *rec)
 /* A snapshot's records of @cpu so far, as one DATA frame. */
 static void flush_cpu(struct capture_out *c, int cpu)
 {
-	struct snap_buf *b = &c->snap[cpu];
+	struct capture_cpu *p = &c->cpu[cpu];
+	struct snap_buf *b = &p->snap;
 
 	if (!b->len)
 		return;
 	if (!cap_writer__put(c->w, CAP_DATA, (__u32)cpu, b->p, b->len))
-		c->bytes[cpu] += b->len;
+		p->bytes += b->len;
 	else
-		c->unwritten[cpu] += b->samples;
+		p->unwritten += b->samples;
 	b->len = 0;
 	b->samples = 0;
 }
@@ -247,13 +239,9 @@ int capture_out_close(struct capture_out *c, const char *summary)
 	err = cap_writer__close(c->w, true);
 	c->w = NULL;
 	for (size_t cpu = 0; cpu < c->ncpu; cpu++)
-		free(c->snap[cpu].p);
-	free(c->snap);
-	free(c->bytes);
-	free(c->unwritten);
-	c->snap = NULL;
-	c->bytes = NULL;
-	c->unwritten = NULL;
+		free(c->cpu[cpu].snap.p);
+	free(c->cpu);
+	c->cpu = NULL;
 	c->ncpu = 0;
 	return err;
 }

@@ -13,23 +13,28 @@
 #include "trace/probe.h"
 #include "output/file.h"
 
-struct capture_out {
-	struct cap_writer *w;
-	/* per CPU number, [0, ncpu): grown to the highest CPU seen */
-	size_t ncpu;
-	__u64 *bytes;			/* DATA bytes per CPU */
-	__u64 *unwritten;		/* samples per CPU not in the file
-					 * (their frame failed) */
-	int werr;			/* the writer's first error, kept after
-					 * the close */
-	__u64 snapshots;
-	__u64 dropped;			/* snapshot records without memory */
-	/* flight recorder: the current snapshot's records, per CPU */
+/* What one CPU's records came to in the file */
+struct capture_cpu {
+	__u64 bytes;			/* DATA bytes */
+	__u64 unwritten;		/* samples not in the file (their
+					 * frame failed) */
+	/* flight recorder: the current snapshot's records */
 	struct snap_buf {
 		unsigned char *p;
 		size_t len, cap;
 		__u64 samples;
-	} *snap;
+	} snap;
+};
+
+struct capture_out {
+	struct cap_writer *w;
+	/* per CPU number, [0, ncpu): grown to the highest CPU seen */
+	size_t ncpu;
+	struct capture_cpu *cpu;
+	int werr;			/* the writer's first error, kept after
+					 * the close */
+	__u64 snapshots;
+	__u64 dropped;			/* snapshot records without memory */
 };
 
 /* Create @path (out_file__open(): 0 or a negative errno that
