@@ -11,6 +11,7 @@ cleanup() {
 	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null
 	[[ -n $threaded ]] && kill "$threaded" 2>/dev/null
 	touch "$tmp/go" 2>/dev/null	# a waiting target runs and ends
+	[[ -n ${pub:-} ]] && rm -rf "$pub"
 }
 
 # target N: uprobe_target N in the background once $tmp/go exists (it
@@ -129,6 +130,19 @@ pb=$(realpath "$PERFBUF")
 trc=$?
 check cmd_uprobe_path_empty_entry_cwd json_check "$tmp/out" \
 	"len([o for o in objs if o['type'] == 'event']) == 5" || head -c 300 "$tmp/err"
+# a privileged (setcap) perfbuf too: its caller's PATH, as execvp takes it
+# (a name is the caller's, as a path would be); nobody runs copies
+if ! command -v setcap >/dev/null || asan_build; then
+	skip setcap_uprobe_path_as_execvp "no setcap, or a sanitizer build (not run with file capabilities)"
+elif public_copy "$PERFBUF" && install -m 755 "$TARGET" "$pub/pbwhich" &&
+     setcap cap_bpf+ep "$pub/perfbuf"; then
+	out=$(PATH=$pub:$PATH setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$pub/perfbuf" list 'uprobe:pbwhich:pb_target_add' 2>&1)
+	[[ $out == *"$pub/pbwhich:pb_target_add"* ]] && pass setcap_uprobe_path_as_execvp ||
+		fail setcap_uprobe_path_as_execvp "${out:0:300}"
+else
+	fail setcap_uprobe_path_as_execvp "could not make a setcap copy in $pub"
+fi
 error_case uprobe_not_found_as_cmd "^perfbuf trace: uprobe:no_such_cmd_pb:main: no_such_cmd_pb: command not found (give a path, or a command in \$PATH)$" \
 	trace uprobe:no_such_cmd_pb:main
 
