@@ -138,16 +138,16 @@ static int reconcile(int fd, hotplug_fn fn, void *ctx)
 	return 0;	/* the socket itself is fine */
 }
 
-int hotplug_follow(int fd, hotplug_fn fn, void *ctx)
+int hotplug_follow(int fd, int max, hotplug_fn fn, void *ctx)
 {
 	bool online;
-	int cpu, ret;
+	int cpu, ret = 0;
 
-	while ((ret = hotplug_next(fd, &cpu, &online)) > 0)
+	for (int n = 0; n < max && (ret = hotplug_next(fd, &cpu, &online)) > 0; n++)
 		fn(ctx, cpu, online);
 	if (ret == -ENOBUFS)
 		return reconcile(fd, fn, ctx);
-	return ret;
+	return ret;	/* 1: stopped at @max */
 }
 
 void hotplug_stop(int *fd, int epfd, int err)

@@ -17,13 +17,22 @@ int hotplug_next(int fd, int *cpu, bool *online);
 /* What a CPU change does to a user of the uevents. */
 typedef void (*hotplug_fn)(void *ctx, int cpu, bool online);
 
-/* Hand every CPU event waiting on @fd to @fn, in order. When events were
- * missed, those still queued are dropped and @fn gets every possible CPU
- * as it is now (an online one as coming online: its event may be dead;
- * when the CPU lists cannot be read, that is logged and nothing handed).
- * 0, or the negative errno of a socket that cannot be read: it stays
- * readable, so the caller must stop following (hotplug_stop()). */
-int hotplug_follow(int fd, hotplug_fn fn, void *ctx);
+/* The CPU events one hotplug_follow() of a poll hands over at most. A
+ * CPU can go offline and online faster than its events are read: the
+ * kernel makes an event's set-up on a CPU wait for a hotplug under way
+ * (tens of ms, then ENODEV), so under load the events may never run out;
+ * a poll must still return to its caller, which looks at its stop flag
+ * between calls. The rest wait in the socket, which stays readable. */
+#define HOTPLUG_BATCH 8
+
+/* Hand at most @max CPU events waiting on @fd to @fn, in order. When
+ * events were missed, those still queued are dropped and @fn gets every
+ * possible CPU as it is now (an online one as coming online: its event
+ * may be dead; when the CPU lists cannot be read, that is logged and
+ * nothing handed). 1 when it stopped at @max (more may wait), 0 when none
+ * is left, or the negative errno of a socket that cannot be read: it
+ * stays readable, so the caller must stop following (hotplug_stop()). */
+int hotplug_follow(int fd, int max, hotplug_fn fn, void *ctx);
 
 /* Stop following after hotplug_follow() failed with @err: *@fd out of
  * epoll @epfd, closed and -1, and one warning naming @err (CPUs coming

@@ -495,9 +495,9 @@ static void cpu_change(void *arg, int cpu, bool online)
 static void hotplug_events(struct consume_ctx *c, long *total)
 {
 	struct hotplug_ctx h = { c, total };
-	int err = hotplug_follow(c->s->hotplug_fd, cpu_change, &h);
+	int err = hotplug_follow(c->s->hotplug_fd, HOTPLUG_BATCH, cpu_change, &h);
 
-	if (err)
+	if (err < 0)
 		hotplug_stop(&c->s->hotplug_fd, c->s->epfd, err);
 }
 
