@@ -38,6 +38,7 @@ struct perfbuf_sampler {
 	size_t cnt;
 	int epfd;
 	int hotplug_fd;		/* per-CPU samplers; -1 otherwise */
+	__u64 hotplug_stale;	/* hotplug_follow()'s */
 	bool every_cpu;		/* no CPU list: CPUs coming online join */
 	bool enabled;
 	bool warned_bad;
@@ -495,7 +496,8 @@ static void cpu_change(void *arg, int cpu, bool online)
 static void hotplug_events(struct consume_ctx *c, long *total)
 {
 	struct hotplug_ctx h = { c, total };
-	int err = hotplug_follow(c->s->hotplug_fd, HOTPLUG_BATCH, cpu_change, &h);
+	int err = hotplug_follow(c->s->hotplug_fd, &c->s->hotplug_stale,
+				 HOTPLUG_BATCH, cpu_change, &h);
 
 	if (err < 0)
 		hotplug_stop(&c->s->hotplug_fd, c->s->epfd, err);
