@@ -170,7 +170,8 @@ int hotplug_follow(int fd, __u64 *stale, int max, hotplug_fn fn, void *ctx)
 			ret = 2;	/* the socket itself is fine */
 		} else if (ret == 0 && *stale == UINT64_MAX) {
 			*stale = 0;	/* what was queued is gone */
-		} else if (ret == 1 && seq > *stale) {
+		} else if (ret == 1 && (!*stale || seq > *stale)) {
+			/* (a message without SEQNUM counts as new) */
 			fn(ctx, cpu, online);
 		}
 		if (ret <= 0)
