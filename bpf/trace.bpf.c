@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The generic programs of `perfbuf trace` (see trace.h).
  *
- * One object for every kernel from 5.10 (Debian 11) on, as libbpf-tools
- * do it. What a kernel may lack is chosen at load time:
- * - attach cookies (5.15), atomic fetch-and-add (5.12),
- *   bpf_get_current_task_btf() (5.11), bpf_get_func_arg() (5.17): by the
- *   kfeat_* constants below, set by userspace from its probes
- *   (tools/common/kfeat.c). The verifier follows only the branch a
- *   constant takes and, for a privileged load, removes the other before
- *   the program runs: a helper or instruction the kernel does not know
+ * What a kernel from 5.10 (Debian 11) on may lack is chosen at load time,
+ * as libbpf-tools do it:
+ * - attach cookies (5.15), bpf_get_current_task_btf() (5.11),
+ *   bpf_get_func_arg() (5.17): by the kfeat_* constants below, set by
+ *   userspace from its probes (tools/common/kfeat.c). The verifier follows
+ *   only the branch a constant takes and, for a privileged load, removes
+ *   the other before the program runs: a helper the kernel does not know
  *   is never checked there. Without cookies, userspace loads a program
  *   per probe with its index in probe_cookie.
  * - bpf_loop() (5.17): a program that holds a callback's address is
  *   refused by older verifiers even where that code is dead (the ld_imm64
  *   of a BPF_PSEUDO_FUNC is checked before any branch is followed). So
  *   each such program NAME has a twin NAME_bounded with a bounded loop,
- *   and userspace loads one of the two (kfeat_autoload()). */
+ *   and userspace loads one of the two (kfeat_prepare()).
+ * - atomic fetch-and-add (5.12): the one choice made at build time. Before
+ *   5.12 the verifier checks every instruction's fields before it follows
+ *   any branch, and refuses an atomic add with BPF_FETCH even in dead
+ *   code; every program takes a nesting level with it, so twins would
+ *   double them all. This file is built a second time with
+ *   PERFBUF_NO_FETCH (the Makefile's NOFETCH_SRCS), with the same
+ *   programs, maps and globals (the build compares them), and userspace
+ *   opens that ELF where the kernel has no fetch-and-add (KFEAT_OPEN). */
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -39,7 +46,6 @@ const volatile bool want_ustack = false;
 /* What the kernel has (kfeat.h: kfeat_set_consts() sets each from the
  * probe of its name); the newest kernels' choice by default */
 const volatile bool kfeat_cookie = true;	/* bpf_get_attach_cookie() */
-const volatile bool kfeat_fetch = true;		/* atomic fetch-and-add */
 const volatile bool kfeat_task_btf = true;	/* bpf_get_current_task_btf() */
 const volatile bool kfeat_func_arg = true;	/* bpf_get_func_arg() */
 
@@ -119,19 +125,15 @@ static __always_inline struct trace_record *scratch_get(void)
 
 	if (!depth)
 		return NULL;
-	if (kfeat_fetch) {
-		level = __sync_fetch_and_add(depth, 1);
-	} else {
-		/* no fetch-and-add before 5.12; there (no faultable
-		 * tracepoints yet) a program runs with preemption off, so
-		 * only an interrupt's program can come in between, and it
-		 * leaves the count as it was. The barrier keeps clang from
-		 * merging this add with the other branch's into one
-		 * fetch-and-add after the branch. */
-		level = *(volatile __u32 *)depth;
-		__sync_fetch_and_add(depth, 1);
-		barrier();
-	}
+#ifdef PERFBUF_NO_FETCH
+	/* no fetch-and-add before 5.12; there (no faultable tracepoints
+	 * yet) a program runs with preemption off, so only an interrupt's
+	 * program can come in between, and it leaves the count as it was */
+	level = *(volatile __u32 *)depth;
+	__sync_fetch_and_add(depth, 1);
+#else
+	level = __sync_fetch_and_add(depth, 1);
+#endif
 	e = level < TRACE_NEST && !stopped() ?
 		bpf_map_lookup_elem(&scratch, &level) : NULL;
 	if (!e)

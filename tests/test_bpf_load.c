@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Every BPF program the project ships loads on the running kernel: each
  * program of the objects in BUILD/bpf (the tool's, with their kfeat_
- * constants set as the tool sets them, tools/common/kfeat.c) and
+ * constants set as the tool sets them, tools/common/kfeat.c; from
+ * BUILD/bpf/nofetch where the tool takes that build) and
  * BUILD/examples, the verifier's verdict as PASS or FAIL (its last log
  * lines shown); a program that calls bpf_loop() is a SKIP where the
  * kernel has none (its _bounded twin loads instead). tests/vm/t_load.sh runs it in Debian's kernels; here it
@@ -226,10 +227,17 @@ int main(void)
 			continue;
 		for (size_t f = 0; f < g.gl_pathc; f++) {
 			char *base = basename(g.gl_pathv[f]);
-			char name[64];
+			char name[64], nofetch[PATH_MAX + 64];
 
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
-			failed |= load_all(g.gl_pathv[f], name);
+			/* the object the tool loads here: its PERFBUF_NO_FETCH
+			 * build where the kernel lacks fetch-and-add */
+			snprintf(nofetch, sizeof(nofetch), "%.*s/nofetch/%s",
+				 (int)(base - g.gl_pathv[f] - 1), g.gl_pathv[f], base);
+			if (!kfeat_has(KFEAT_FETCH) && access(nofetch, R_OK) == 0)
+				failed |= load_all(nofetch, name);
+			else
+				failed |= load_all(g.gl_pathv[f], name);
 			found++;
 		}
 		globfree(&g);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One BPF object for every kernel from 5.10 on, pruned at load time
+# The BPF objects for every kernel from 5.10 on, pruned at load time
 # (tools/common/kfeat.h): the kfeat_* constants the verifier follows, and
 # the _bounded twins of the programs that call bpf_loop(). Here, on a new
 # kernel, PERFBUF_KFEAT_OFF=all makes the tool take 5.10's choices: it
@@ -8,7 +8,12 @@
 # the choice names, as the kernel kept them (bpftool's dump of the
 # translated programs: no bpf_loop(), cookie, fetch-and-add or
 # bpf_get_current_task_btf() left), while a default run's have them.
-# tests/vm/ runs the same programs on 5.10 itself.
+# tests/vm/ runs them on 5.10 itself.
+# Fetch-and-add, which old verifiers refuse even in dead code, is the one
+# second build (PERFBUF_NO_FETCH), loaded through the skeleton of the
+# normal build: that holds while both have the same programs, maps and
+# globals. The build compares them (scripts/bpf_layout.c); here, that
+# the built pairs are the same, and that the comparison sees a difference.
 # normal build only: the BPF objects are the same in the ASan build
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/trace_lib.sh"
@@ -97,4 +102,44 @@ fi
 # a word that names no feature: refused in one line, nothing loaded
 PERFBUF_KFEAT_OFF=loop,bogus error_case compat_off_unknown \
 	"PERFBUF_KFEAT_OFF: no feature 'bogus'" trace -d 1 tracepoint:sched:sched_process_exec
+
+layout=$BUILD/bpf_layout
+if [[ ! -x $layout ]]; then
+	fail compat_layout "$layout not built"
+	finish
+fi
+for o in "$BUILD"/bpf/nofetch/*.bpf.o; do
+	name=$(basename "$o" .bpf.o)
+	if ! "$layout" "$BUILD/bpf/$name.bpf.o" >"$tmp/a" || ! "$layout" "$o" >"$tmp/b"; then
+		fail "compat_layout_$name" "bpf_layout failed"
+	elif [[ ! -s $tmp/a ]] || ! grep -q '^program ' "$tmp/a"; then
+		fail "compat_layout_$name" "no program listed: $(head -c 200 "$tmp/a")"
+	elif ! diff -u "$tmp/a" "$tmp/b" >"$tmp/diff"; then
+		fail "compat_layout_$name" "$(head -c 400 "$tmp/diff")"
+	else
+		pass "compat_layout_$name"
+	fi
+done
+
+# A global only the nofetch build has moves the next one: seen, and the
+# build stops (the rule of the Makefile, run on this pair)
+cat >"$tmp/t.bpf.c" <<'C'
+#define SEC(name) __attribute__((section(name), used))
+#ifdef PERFBUF_NO_FETCH
+const volatile int nofetch_only = 0;
+#endif
+const volatile int shared = 0;
+SEC("raw_tp/sys_enter") int prog(void *ctx) { return shared; }
+char LICENSE[] SEC("license") = "GPL";
+C
+if ! clang -g -O2 -target bpf -c "$tmp/t.bpf.c" -o "$tmp/t.o" 2>"$tmp/cerr" ||
+   ! clang -g -O2 -target bpf -DPERFBUF_NO_FETCH -c "$tmp/t.bpf.c" -o "$tmp/tc.o" 2>>"$tmp/cerr"; then
+	fail compat_layout_differs "clang: $(head -c 300 "$tmp/cerr")"
+elif "$layout" "$tmp/t.o" >"$tmp/a" && "$layout" "$tmp/tc.o" >"$tmp/b" &&
+     ! diff -q "$tmp/a" "$tmp/b" >/dev/null &&
+     grep -qx 'global .rodata shared offset 4 size 4' "$tmp/b"; then
+	pass compat_layout_differs
+else
+	fail compat_layout_differs "not told apart: $(cat "$tmp/a" "$tmp/b" | tr '\n' ' ')"
+fi
 finish

@@ -4,11 +4,14 @@
  * programs use or fall back from, with the Linux version that brought
  * it, probed once; kprobes; fentry on a function.
  *
- * One BPF object serves every kernel from 5.10 on, pruned at load time
+ * A BPF object serves every kernel from 5.10 on, pruned at load time
  * (kfeat_prepare()): its constants named kfeat_NAME say whether the
  * kernel has feature NAME, and the verifier drops the branch not taken;
  * a program that calls bpf_loop() (which older verifiers refuse even in
  * dead code) has a twin NAME_bounded, and only one of the two loads.
+ * Atomic fetch-and-add alone cannot be pruned (kernels before 5.12 check
+ * every instruction's fields before following any branch): the objects
+ * that use it have a second build, PERFBUF_NO_FETCH (KFEAT_OPEN).
  *
  * PERFBUF_KFEAT_OFF=NAME,... (or "all") makes the probes say no to those
  * features: how the tests run the old kernels' choices on a new one.
@@ -77,5 +80,28 @@ struct bpf_program *kfeat_prog(struct bpf_object *obj, struct bpf_program *prog)
 /* Whether this kernel can load @prog: false only for a NAME that has a
  * twin where the kernel has no bpf_loop() */
 bool kfeat_prog_loads(struct bpf_object *obj, struct bpf_program *prog);
+
+/*
+ * KFEAT_OPEN(NAME): NAME__open(), from the PERFBUF_NO_FETCH build where
+ * the kernel has no atomic fetch-and-add: the skeleton of NAME (its
+ * programs, maps and constants, the same in both builds: the Makefile
+ * compares them) over the other build's ELF bytes. Needs NAME.skel.h and
+ * NAME_nofetch.skel.h included.
+ */
+#define KFEAT_OPEN(NAME) ({						\
+	struct NAME *o_ = calloc(1, sizeof(*o_));			\
+	int e_ = o_ ? NAME##__create_skeleton(o_) : -ENOMEM;		\
+	if (!e_ && !kfeat_has(KFEAT_FETCH))				\
+		o_->skeleton->data =					\
+			(void *)NAME##_nofetch__elf_bytes(&o_->skeleton->data_sz); \
+	if (!e_)							\
+		e_ = bpf_object__open_skeleton(o_->skeleton, NULL);	\
+	if (e_) {							\
+		NAME##__destroy(o_);					\
+		o_ = NULL;						\
+		errno = -e_;						\
+	}								\
+	o_;								\
+})
 
 #endif

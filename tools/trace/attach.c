@@ -26,11 +26,12 @@
 #include "syscalls.h"
 #include "tracefs.h"
 #include "trace.skel.h"
+#include "trace_nofetch.skel.h"
 
 struct trace *trace_obj_open(const struct probe_set *set)
 {
 	const struct trace_filter *tf = &set->filter;
-	struct trace *obj = trace__open();
+	struct trace *obj = KFEAT_OPEN(trace);
 
 	if (!obj)
 		return NULL;
@@ -99,7 +100,7 @@ int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
 	struct bpf_program *prog, *want;
 	int err;
 
-	*obj = trace__open();
+	*obj = KFEAT_OPEN(trace);
 	if (!*obj)
 		return -errno;
 	*(*obj)->rodata = *main_obj->rodata;	/* the same filter and sizes */
