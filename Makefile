@@ -36,10 +36,12 @@ LDLIBS += -lbpf -ldw -lelf -lz -lpthread -lm
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
 # the tools' own: libdeflate computes the capture files' CRC-32
 TOOL_LDLIBS = $(LDLIBS) -ldeflate
-# -mcpu=v3: ALU32 and JMP32 (Linux >= 5.1). The objects that use bpf_loop(),
-# attach cookies or atomic fetch-and-add (5.17, 5.15, 5.12) are built a
-# second time with PERFBUF_COMPAT for older kernels (COMPAT_SRCS, into
-# bpf/compat/ and NAME_compat.skel.h); tools/common/kfeat.c picks one
+# -mcpu=v3: ALU32 and JMP32 (Linux >= 5.1). What newer kernels add
+# (bpf_loop(), attach cookies...) is chosen at load time
+# (tools/common/kfeat.h), but for atomic fetch-and-add (5.12), which older
+# verifiers refuse even in dead code: the objects that use it are built a
+# second time with PERFBUF_NO_FETCH (NOFETCH_SRCS, into bpf/nofetch/ and
+# NAME_nofetch.skel.h); KFEAT_OPEN picks one
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -MMD -MP -I$(OUTPUT) -Ibpf -Iinclude
 
@@ -102,10 +104,10 @@ OBJECT_LIB_OBJS := $(OBJECT_OBJS) $(OUTPUT)/src/object/pr.o
 INTERNAL_OBJS := $(sort $(LIB_OBJS) $(OBJECT_OBJS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/%.bpf.o)
-COMPAT_SRCS := bpf/trace.bpf.c bpf/emit.bpf.c
-COMPAT_OBJS := $(COMPAT_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/compat/%.bpf.o)
+NOFETCH_SRCS := bpf/trace.bpf.c
+NOFETCH_OBJS := $(NOFETCH_SRCS:bpf/%.bpf.c=$(OUTPUT)/bpf/nofetch/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUTPUT)/%.skel.h) \
-	 $(COMPAT_SRCS:bpf/%.bpf.c=$(OUTPUT)/%_compat.skel.h)
+	 $(NOFETCH_SRCS:bpf/%.bpf.c=$(OUTPUT)/%_nofetch.skel.h)
 # tools/*.c, tools/*/*.c: the perfbuf tool; tools/bench/: perfbuf-bench
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_OBJS := $(BENCH_SRCS:tools/%.c=$(OUTPUT)/tools/%.o)
@@ -142,25 +144,25 @@ $(BPF_OBJS): $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(COMPAT_OBJS): $(OUTPUT)/bpf/compat/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bpf
+$(NOFETCH_OBJS): $(OUTPUT)/bpf/nofetch/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DPERFBUF_COMPAT -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPERFBUF_NO_FETCH -c $< -o $@
 
-$(filter-out %_compat.skel.h,$(SKELS)): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+$(filter-out %_nofetch.skel.h,$(SKELS)): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-# The tool loads a compat object through the skeleton of its normal build
+# The tool loads a nofetch object through the skeleton of its normal build
 # (tools/common/kfeat.h): their programs, maps and globals must be the
 # same, which scripts/bpf_layout.c lists and the build compares
-$(filter %_compat.skel.h,$(SKELS)): $(OUTPUT)/%_compat.skel.h: $(OUTPUT)/bpf/compat/%.bpf.o \
+$(filter %_nofetch.skel.h,$(SKELS)): $(OUTPUT)/%_nofetch.skel.h: $(OUTPUT)/bpf/nofetch/%.bpf.o \
 		$(OUTPUT)/bpf/%.bpf.o $(OUTPUT)/bpf_layout
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(OUTPUT)/bpf_layout $(OUTPUT)/bpf/$*.bpf.o >$(@:.h=.layout)
 	$(Q)$(OUTPUT)/bpf_layout $< | diff -u $(@:.h=.layout) - >&2 || \
 		{ echo "$<: not the layout of $(OUTPUT)/bpf/$*.bpf.o (the lines above): one skeleton cannot load both" >&2; exit 1; }
-	$(Q)$(BPFTOOL) gen skeleton $< name $*_compat > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_nofetch > $@
 
 $(OUTPUT)/bpf_layout: scripts/bpf_layout.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -252,7 +254,7 @@ $(OUTPUT)/perfbuf-bench: $(BENCH_OBJS) $(filter-out $(OUTPUT)/tools/perfbuf.o,$(
 # does not export (its private headers under src/: -Isrc)
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(TEST_LIB_OBJS) $(OUTPUT)/tools/common/producer.o \
 		$(OUTPUT)/tools/common/kfeat.o $(OUTPUT)/tools/common/kbtf.o $(OUTPUT)/tools/common/ksyms.o \
-		$(INTERNAL_OBJS)
+		$(OUTPUT)/tools/common/say.o $(INTERNAL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TOOL_LDLIBS)
 

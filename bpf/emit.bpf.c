@@ -85,18 +85,17 @@ static __always_inline long emit_one(struct batch *b, bool ringbuf)
 	return 0;
 }
 
-#ifndef PERFBUF_COMPAT
 static long emit_perf_one(__u32 i, void *b) { return emit_one(b, false); }
 static long emit_rb_one(__u32 i, void *b) { return emit_one(b, true); }
-#endif
 
-/* The batch shared by both outputs; @ringbuf is a constant. A bpf_loop(),
- * not a bounded loop: the verifier walked every one of its 1024 turns
- * (730 000 instructions, 1 s a load; 10 000 now). Kernels before 5.17
- * have none (PERFBUF_COMPAT: this file built again for them,
- * tools/common/kfeat.c picks the object): the bounded loop there. */
+/* The batch shared by both outputs; @ringbuf and @loop are constants.
+ * A bpf_loop(), not a bounded loop: the verifier walked every one of its
+ * 1024 turns (730 000 instructions, 1 s a load; 10 000 now). Kernels
+ * before 5.17 have none, and refuse a program that names a callback even
+ * in dead code: there the _bounded twins load instead, with the bounded
+ * loop (tools/common/kfeat.h: kfeat_autoload()). */
 static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
-				      bool ringbuf)
+				      bool ringbuf, bool loop)
 {
 	__u64 n = ctx->args[0], size = ctx->args[1];
 	struct batch b = { .ctx = ctx, .size = size };
@@ -120,25 +119,36 @@ static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
 	r = (struct emit_rec *)b.s->buf;
 	r->cpu = bpf_get_smp_processor_id();
 	r->size = size;
-#ifdef PERFBUF_COMPAT
-	for (__u32 i = 0; i < EMIT_MAX_BATCH && i < n; i++)
-		emit_one(&b, ringbuf);
-#else
-	bpf_loop(n < EMIT_MAX_BATCH ? n : EMIT_MAX_BATCH,
-		 ringbuf ? emit_rb_one : emit_perf_one, &b, 0);
-#endif
+	if (loop)
+		bpf_loop(n < EMIT_MAX_BATCH ? n : EMIT_MAX_BATCH,
+			 ringbuf ? emit_rb_one : emit_perf_one, &b, 0);
+	else
+		for (__u32 i = 0; i < EMIT_MAX_BATCH && i < n; i++)
+			emit_one(&b, ringbuf);
 	return 0;
 }
 
 SEC("raw_tp")
 int emit(struct bpf_raw_tracepoint_args *ctx)
 {
-	return emit_batch(ctx, false);
+	return emit_batch(ctx, false, true);
+}
+
+SEC("raw_tp")
+int emit_bounded(struct bpf_raw_tracepoint_args *ctx)
+{
+	return emit_batch(ctx, false, false);
 }
 
 /* The same records into the BPF ring buffer (adaptive wake-ups). */
 SEC("raw_tp")
 int emit_rb(struct bpf_raw_tracepoint_args *ctx)
 {
-	return emit_batch(ctx, true);
+	return emit_batch(ctx, true, true);
+}
+
+SEC("raw_tp")
+int emit_rb_bounded(struct bpf_raw_tracepoint_args *ctx)
+{
+	return emit_batch(ctx, true, false);
 }

@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The generic programs of `perfbuf trace` (see trace.h).
  *
- * Built twice: as is, and with PERFBUF_COMPAT for kernels older than 5.17
- * (Debian 11's 5.10), which have no bpf_loop() (a program holding a
- * callback's address does not even load there), no attach cookies (5.15)
- * no atomic fetch-and-add (5.12) and no bpf_get_current_task_btf() (5.11).
- * The two objects have the same
- * programs, maps and constants; userspace picks one (tools/common/kfeat.c)
- * and, without cookies, loads a program per probe with its index in
- * probe_cookie. */
+ * What a kernel from 5.10 (Debian 11) on may lack is chosen at load time,
+ * as libbpf-tools do it:
+ * - attach cookies (5.15), bpf_get_current_task_btf() (5.11),
+ *   bpf_get_func_arg() (5.17): by the kfeat_* constants below, set by
+ *   userspace from its probes (tools/common/kfeat.c). The verifier follows
+ *   only the branch a constant takes and, for a privileged load, removes
+ *   the other before the program runs: a helper the kernel does not know
+ *   is never checked there. Without cookies, userspace loads a program
+ *   per probe with its index in probe_cookie.
+ * - bpf_loop() (5.17): a program that holds a callback's address is
+ *   refused by older verifiers even where that code is dead (the ld_imm64
+ *   of a BPF_PSEUDO_FUNC is checked before any branch is followed). So
+ *   each such program NAME has a twin NAME_bounded with a bounded loop,
+ *   and userspace loads one of the two (kfeat_prepare()).
+ * - atomic fetch-and-add (5.12): the one choice made at build time. Before
+ *   5.12 the verifier checks every instruction's fields before it follows
+ *   any branch, and refuses an atomic add with BPF_FETCH even in dead
+ *   code; every program takes a nesting level with it, so twins would
+ *   double them all. This file is built a second time with
+ *   PERFBUF_NO_FETCH (the Makefile's NOFETCH_SRCS), with the same
+ *   programs, maps and globals (the build compares them), and userspace
+ *   opens that ELF where the kernel has no fetch-and-add (KFEAT_OPEN). */
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -28,6 +42,12 @@ const volatile bool any_filter = false;
 /* --kstack, --ustack: the stacks after the data */
 const volatile bool want_kstack = false;
 const volatile bool want_ustack = false;
+
+/* What the kernel has (kfeat.h: kfeat_set_consts() sets each from the
+ * probe of its name); the newest kernels' choice by default */
+const volatile bool kfeat_cookie = true;	/* bpf_get_attach_cookie() */
+const volatile bool kfeat_task_btf = true;	/* bpf_get_current_task_btf() */
+const volatile bool kfeat_func_arg = true;	/* bpf_get_func_arg() */
 
 #define STACK_BYTES (TRACE_STACK_MAX * 8)
 
@@ -105,7 +125,7 @@ static __always_inline struct trace_record *scratch_get(void)
 
 	if (!depth)
 		return NULL;
-#ifdef PERFBUF_COMPAT
+#ifdef PERFBUF_NO_FETCH
 	/* no fetch-and-add before 5.12; there (no faultable tracepoints
 	 * yet) a program runs with preemption off, so only an interrupt's
 	 * program can come in between, and it leaves the count as it was */
@@ -132,7 +152,7 @@ static __always_inline void scratch_put(void)
 /*
  * Kinds that take their target at load time (tp_btf, fentry, fexit), have
  * no attach cookie in libbpf 1.1 (raw_tp), or run where the kernel has no
- * cookies (PERFBUF_COMPAT) are loaded once per probe, sharing the maps
+ * cookies (!kfeat_cookie) are loaded once per probe, sharing the maps
  * above; the probe's index and argument count are then constants, so the
  * verifier drops the reads of arguments that do not exist (tp_btf and
  * raw_tp refuse those).
@@ -142,8 +162,7 @@ const volatile __u32 nargs = 0;
 
 /* Without attach cookies, kprobes (not kretprobes) share one program all
  * the same: the probe's index by the address probed (the function's plus
- * the probe's offset), which userspace fills. Unused where cookies exist
- * (there for both builds: their maps are the same). */
+ * the probe's offset), which userspace fills. Unused where cookies exist. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TRACE_MAX_PROBES);
@@ -152,11 +171,7 @@ struct {
 } kprobe_ip SEC(".maps");
 
 /* The probe's index: its attach cookie, or the program's own constant */
-#ifdef PERFBUF_COMPAT
-#define probe_index(ctx) probe_cookie
-#else
-#define probe_index(ctx) bpf_get_attach_cookie(ctx)
-#endif
+#define probe_index(ctx) (kfeat_cookie ? bpf_get_attach_cookie(ctx) : probe_cookie)
 
 /*
  * The task's name, its 16 bytes as they are (the decoder stops at the
@@ -167,14 +182,15 @@ struct {
  */
 static __always_inline void current_comm(char *comm)
 {
-#ifdef PERFBUF_COMPAT
-	bpf_get_current_comm(comm, TRACE_COMM_LEN);
-#else
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 
+	if (!kfeat_task_btf) {
+		bpf_get_current_comm(comm, TRACE_COMM_LEN);
+		return;
+	}
+	t = bpf_get_current_task_btf();
 	((__u64 *)comm)[0] = *(const __u64 *)&t->comm[0];
 	((__u64 *)comm)[1] = *(const __u64 *)&t->comm[8];
-#endif
 }
 
 /* The per-CPU event with its cookie, pid and tid, or NULL when filtered
@@ -398,13 +414,6 @@ static __always_inline __u32 read_str(void *ctx, struct trace_record *e,
 	return pos + (n & (TRACE_STR_SIZE_MAX * 2 - 1));
 }
 
-/* argv_one() is bpf_loop()'s callback, or inlined into a bounded loop */
-#ifdef PERFBUF_COMPAT
-#define __noinline_compat __always_inline
-#else
-#define __noinline_compat
-#endif
-
 struct argv_walk {
 	struct trace_record *e;
 	__u64 argv, arg;	/* the array, its next element */
@@ -419,7 +428,7 @@ struct argv_walk {
  * not in a register: the verifier sees the same state each time round,
  * instead of walking every argument's outcomes. 1 stops.
  */
-static __noinline_compat long argv_one(__u32 k, void *ctx)
+static __always_inline long argv_step(__u32 k, void *ctx)
 {
 	struct argv_walk *w = ctx;
 	int slot = w->slot & (TRACE_MAX_STRS - 1);
@@ -451,14 +460,19 @@ static __noinline_compat long argv_one(__u32 k, void *ctx)
 	return 0;
 }
 
+/* argv_step() as bpf_loop()'s callback */
+static long argv_one(__u32 k, void *ctx) { return argv_step(k, ctx); }
+
 /*
- * The argv slot: up to TRACE_ARGV_MAX arguments (argv_one()), then
+ * The argv slot: up to TRACE_ARGV_MAX arguments (argv_step()), then
  * TRACE_ARGV_END; cut (str_cut) when arguments are left unread. Read
  * after the other slots: its length depends on the room they left.
+ * @loop (a constant): by bpf_loop(), else by a bounded loop (the
+ * programs' _bounded twins).
  */
 static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
 				       const struct trace_probe_cfg *cfg,
-				       __u32 pos)
+				       __u32 pos, bool loop)
 {
 	int slot = cfg->argv_slot & (TRACE_MAX_STRS - 1);
 	struct argv_walk w = { .e = e, .start = pos, .slot = slot };
@@ -471,13 +485,12 @@ static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
 	if (bpf_probe_read_user(&w.arg, sizeof(w.arg), (void *)w.argv))
 		return pos;	/* str_len 0: printed as the pointer */
 	e->str_len[slot] = 0;
-#ifdef PERFBUF_COMPAT
-	for (__u32 k = 0; k < TRACE_ARGV_MAX; k++)
-		if (argv_one(k, &w))
-			break;
-#else
-	bpf_loop(TRACE_ARGV_MAX, argv_one, &w, 0);
-#endif
+	if (loop)
+		bpf_loop(TRACE_ARGV_MAX, argv_one, &w, 0);
+	else
+		for (__u32 k = 0; k < TRACE_ARGV_MAX; k++)
+			if (argv_step(k, &w))
+				break;
 	if (w.arg)
 		w.more = true;
 	end = pos + e->str_len[slot];
@@ -491,10 +504,11 @@ static __always_inline __u32 read_argv(void *ctx, struct trace_record *e,
 }
 
 /* The strings of tracepoint record @rec, whose first @raw bytes are in
- * e->data, then the event out. */
+ * e->data, then the event out; @loop: read_argv()'s */
 static __always_inline void tp_send(void *ctx, void *rec,
 				    struct trace_record *e,
-				    const struct trace_probe_cfg *cfg, __u32 raw)
+				    const struct trace_probe_cfg *cfg, __u32 raw,
+				    bool loop)
 {
 	__u32 pos = raw;
 
@@ -505,12 +519,11 @@ static __always_inline void tp_send(void *ctx, void *rec,
 		if (i != cfg->argv_slot)
 			pos = read_str(rec, e, &cfg->str[i], i, pos);
 	}
-	pos = read_argv(rec, e, cfg, pos);
+	pos = read_argv(rec, e, cfg, pos, loop);
 	event_send(ctx, e, pos);
 }
 
-SEC("tracepoint")
-int trace_tp(void *ctx)
+static __always_inline int tp_prog(void *ctx, bool loop)
 {
 	__u64 cookie = probe_index(ctx);
 	__u32 key = cookie, raw;
@@ -528,9 +541,15 @@ int trace_tp(void *ctx)
 		raw = TRACE_RAW_MAX;
 	if (bpf_probe_read_kernel(e->data, raw, ctx))
 		raw = 0;
-	tp_send(ctx, ctx, e, cfg, raw);
+	tp_send(ctx, ctx, e, cfg, raw, loop);
 	return 0;
 }
+
+SEC("tracepoint")
+int trace_tp(void *ctx) { return tp_prog(ctx, true); }
+
+SEC("tracepoint")
+int trace_tp_bounded(void *ctx) { return tp_prog(ctx, false); }
 
 /* A function's @raw bytes of u64s in e->data, then its string slots (typed
  * arguments: the probe's config), then the event out. */
@@ -610,17 +629,15 @@ static __always_inline int send_ret(struct pt_regs *ctx)
  * bpf_get_func_ip() takes it on the kernels that have it) */
 static __always_inline __u64 kprobe_index(struct pt_regs *ctx)
 {
-#ifdef PERFBUF_COMPAT
 	__u64 ip = PT_REGS_IP(ctx) - 1;
 	__u32 *i;
 
+	if (kfeat_cookie)
+		return bpf_get_attach_cookie(ctx);
 	if (probe_cookie != TRACE_BY_IP)
 		return probe_cookie;
 	i = bpf_map_lookup_elem(&kprobe_ip, &ip);
 	return i ? *i : TRACE_MAX_PROBES;
-#else
-	return bpf_get_attach_cookie(ctx);
-#endif
 }
 
 SEC("kprobe")
@@ -693,11 +710,10 @@ int trace_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 	return send_ctx_args(ctx, ctx->args);
 }
 
-#ifdef PERFBUF_COMPAT
 /* Slot @i of a trampoline's context (a constant: the loop is unrolled,
  * nargs a constant). Through a helper: before 5.12 the verifier refuses a
  * direct read of an argument that points to anything but a struct
- * (vfs_read's loff_t *pos), and bpf_get_func_arg() is 5.17's. */
+ * (vfs_read's loff_t *pos). Where bpf_get_func_arg() is missing (5.17). */
 static __always_inline __u64 ctx_arg(void *ctx, __u32 i)
 {
 	__u64 v = 0;
@@ -706,30 +722,22 @@ static __always_inline __u64 ctx_arg(void *ctx, __u32 i)
 	return v;
 }
 
-/* fentry's and fexit's arguments into @a, nargs of them (the function's
- * count from BTF, set by userspace), TRACE_MAX_ARGS at the most; how many */
-static __always_inline __u64 func_args(void *ctx, __u64 *a)
-{
-	__u32 cnt = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
-
-#pragma unroll
-	for (int i = 0; i < TRACE_MAX_ARGS; i++)
-		a[i] = i < cnt ? ctx_arg(ctx, i) : 0;
-	return cnt;
-}
-
-/* the return value, after the arguments */
-static __always_inline __u64 func_ret(void *ctx)
-{
-	return ctx_arg(ctx, nargs);
-}
-#else
 /* fentry's and fexit's arguments into @a, as many as the function has
- * (TRACE_MAX_ARGS at the most; the rest 0): how many */
+ * (TRACE_MAX_ARGS at the most; the rest 0): how many. Without
+ * bpf_get_func_arg_cnt(), nargs: the function's count from BTF, set by
+ * userspace. */
 static __always_inline __u64 func_args(void *ctx, __u64 *a)
 {
-	__u64 cnt = bpf_get_func_arg_cnt(ctx);
+	__u64 cnt;
 
+	if (!kfeat_func_arg) {
+		cnt = nargs > TRACE_MAX_ARGS ? TRACE_MAX_ARGS : nargs;
+#pragma unroll
+		for (int i = 0; i < TRACE_MAX_ARGS; i++)
+			a[i] = i < cnt ? ctx_arg(ctx, i) : 0;
+		return cnt;
+	}
+	cnt = bpf_get_func_arg_cnt(ctx);
 	if (cnt > TRACE_MAX_ARGS)
 		cnt = TRACE_MAX_ARGS;
 	for (int i = 0; i < TRACE_MAX_ARGS; i++) {
@@ -740,14 +748,16 @@ static __always_inline __u64 func_args(void *ctx, __u64 *a)
 	return cnt;
 }
 
+/* the return value (after the arguments) */
 static __always_inline __u64 func_ret(void *ctx)
 {
 	__u64 v = 0;
 
+	if (!kfeat_func_arg)
+		return ctx_arg(ctx, nargs);
 	bpf_get_func_ret(ctx, &v);
 	return v;
 }
-#endif
 
 SEC("fentry")
 int trace_fentry(void *ctx)

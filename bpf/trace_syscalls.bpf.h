@@ -60,8 +60,10 @@ static __always_inline struct trace_record *syscall_begin(long id, bool is_exit,
 	return e;
 }
 
-/* The record's arguments are in: filter it, read its strings, send it. */
-static __always_inline int syscall_end(void *ctx, struct trace_record *e)
+/* The record's arguments are in: filter it, read its strings, send it;
+ * @loop: tp_send()'s (each program has a _bounded twin: execve's argv) */
+static __always_inline int syscall_end(void *ctx, struct trace_record *e,
+				       bool loop)
 {
 	__u32 key = e->cookie, raw;
 	struct trace_probe_cfg *cfg = bpf_map_lookup_elem(&cfgs, &key);
@@ -75,7 +77,7 @@ static __always_inline int syscall_end(void *ctx, struct trace_record *e)
 	raw = cfg->raw_size;
 	if (raw > sizeof(struct syscall_rec))
 		raw = sizeof(struct syscall_rec);
-	tp_send(ctx, e->data, e, cfg, raw);
+	tp_send(ctx, e->data, e, cfg, raw, loop);
 	return 0;
 }
 
@@ -95,18 +97,27 @@ static __always_inline bool compat_raw(void)
 #endif
 }
 
-/* With BTF (tp_btf): the registers read directly, no helper calls. */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(trace_sys_enter_btf, struct pt_regs *regs, long id)
+/* A 32-bit task's syscall, where tp_btf runs */
+static __always_inline bool compat_btf(void)
 {
 #if defined(__TARGET_ARCH_x86)
-#ifdef PERFBUF_COMPAT
-	struct trace_record *e = syscall_begin(id, false, compat_raw());
+	struct task_struct *t;
+
+	if (!kfeat_task_btf)
+		return compat_raw();
+	t = bpf_get_current_task_btf();
+	return t->thread_info.status & TS_COMPAT;
 #else
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct trace_record *e = syscall_begin(id, false,
-					       t->thread_info.status & TS_COMPAT);
+	return true;
 #endif
+}
+
+/* With BTF (tp_btf): the registers read directly, no helper calls. */
+static __always_inline int sys_enter_btf(u64 *ctx, struct pt_regs *regs, long id,
+					 bool loop)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct trace_record *e = syscall_begin(id, false, compat_btf());
 	struct syscall_rec *r;
 
 	if (!e)
@@ -118,36 +129,29 @@ int BPF_PROG(trace_sys_enter_btf, struct pt_regs *regs, long id)
 	r->args[3] = regs->r10;
 	r->args[4] = regs->r8;
 	r->args[5] = regs->r9;
-	return syscall_end(ctx, e);
+	return syscall_end(ctx, e, loop);
 #else
 	return 0;
 #endif
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(trace_sys_exit_btf, struct pt_regs *regs, long ret)
+static __always_inline int sys_exit_btf(u64 *ctx, struct pt_regs *regs, long ret,
+					bool loop)
 {
 #if defined(__TARGET_ARCH_x86)
-#ifdef PERFBUF_COMPAT
-	struct trace_record *e = syscall_begin(regs->orig_ax, true, compat_raw());
-#else
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct trace_record *e = syscall_begin(regs->orig_ax, true,
-					       t->thread_info.status & TS_COMPAT);
-#endif
+	struct trace_record *e = syscall_begin(regs->orig_ax, true, compat_btf());
 
 	if (!e)
 		return 0;
 	((struct syscall_rec *)e->data)->args[0] = ret;
-	return syscall_end(ctx, e);
+	return syscall_end(ctx, e, loop);
 #else
 	return 0;
 #endif
 }
 
 /* Without BTF (raw_tp): the registers through bpf_probe_read_kernel(). */
-SEC("raw_tp/sys_enter")
-int trace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int sys_enter_raw(struct bpf_raw_tracepoint_args *ctx, bool loop)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
@@ -163,14 +167,13 @@ int trace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	r->args[3] = BPF_CORE_READ(regs, r10);
 	r->args[4] = BPF_CORE_READ(regs, r8);
 	r->args[5] = BPF_CORE_READ(regs, r9);
-	return syscall_end(ctx, e);
+	return syscall_end(ctx, e, loop);
 #else
 	return 0;
 #endif
 }
 
-SEC("raw_tp/sys_exit")
-int trace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int sys_exit_raw(struct bpf_raw_tracepoint_args *ctx, bool loop)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
@@ -180,10 +183,47 @@ int trace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!e)
 		return 0;
 	((struct syscall_rec *)e->data)->args[0] = ctx->args[1];
-	return syscall_end(ctx, e);
+	return syscall_end(ctx, e, loop);
 #else
 	return 0;
 #endif
 }
+
+/* The programs and their twins without bpf_loop() (see trace.bpf.c) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(trace_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	return sys_enter_btf(ctx, regs, id, true);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(trace_sys_enter_btf_bounded, struct pt_regs *regs, long id)
+{
+	return sys_enter_btf(ctx, regs, id, false);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(trace_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	return sys_exit_btf(ctx, regs, ret, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(trace_sys_exit_btf_bounded, struct pt_regs *regs, long ret)
+{
+	return sys_exit_btf(ctx, regs, ret, false);
+}
+
+SEC("raw_tp/sys_enter")
+int trace_sys_enter(struct bpf_raw_tracepoint_args *ctx) { return sys_enter_raw(ctx, true); }
+
+SEC("raw_tp/sys_enter")
+int trace_sys_enter_bounded(struct bpf_raw_tracepoint_args *ctx) { return sys_enter_raw(ctx, false); }
+
+SEC("raw_tp/sys_exit")
+int trace_sys_exit(struct bpf_raw_tracepoint_args *ctx) { return sys_exit_raw(ctx, true); }
+
+SEC("raw_tp/sys_exit")
+int trace_sys_exit_bounded(struct bpf_raw_tracepoint_args *ctx) { return sys_exit_raw(ctx, false); }
 
 #endif

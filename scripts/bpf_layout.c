@@ -5,7 +5,7 @@
  * each map's name, type, sizes, entries and flags; each global's section,
  * name, offset and size (.rodata, .bss, .data: the layout the skeleton's
  * structs give userspace). The build compares an object with its
- * PERFBUF_COMPAT build: the tool loads either through one skeleton
+ * PERFBUF_NO_FETCH build: the tool loads either through one skeleton
  * (tools/common/kfeat.h), which is right only when these lines are the
  * same. Opened, never loaded: no privileges needed.
  */

@@ -318,8 +318,13 @@ static void cpu_up(struct perfbuf *pb, struct slot *s)
 		err = perfbuf_merge__add(pb->merge, ch->ring);
 	if (err) {
 		pthread_mutex_unlock(&pb->lock);
-		pr_warn("CPU %d came online but its ring could not be set up (%s): its records are not collected\n",
-			s->cpu, strerror(-err));
+		/* perf_event_open() waited for the CPU's next hotplug */
+		if (err == -ENODEV)
+			pr_info("CPU %d went offline again before its ring could be set up: it gets one when it comes back online\n",
+				s->cpu);
+		else
+			pr_warn("CPU %d came online but its ring could not be set up (%s): its records are not collected\n",
+				s->cpu, strerror(-err));
 		if (ch)
 			channel_close(ch, &pb->cfg);
 		free(ch);
@@ -366,12 +371,22 @@ static void cpu_change(void *arg, int cpu, bool online)
 		cpu_up(pb, s);
 }
 
+/* A few uevents a call (HOTPLUG_BATCH), and none once a stop was asked:
+ * a ring's set-up may wait tens of ms for a hotplug under way. */
 static void hotplug_events(struct perfbuf *pb)
 {
-	int err = hotplug_follow(pb->hotplug_fd, cpu_change, pb);
+	for (int i = 0; i < HOTPLUG_BATCH; i++) {
+		int ret;
 
-	if (err)
-		hotplug_stop(&pb->hotplug_fd, pb->cfg.epfd, err);
+		if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
+			return;
+		ret = hotplug_follow(pb->hotplug_fd, &pb->hotplug_stale, 1,
+				     cpu_change, pb);
+		if (ret < 0)
+			hotplug_stop(&pb->hotplug_fd, pb->cfg.epfd, ret);
+		if (ret <= 0)
+			return;
+	}
 }
 
 /*

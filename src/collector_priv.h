@@ -46,6 +46,7 @@ struct perfbuf {
 				 * (own_map_file()): cfg.map_fd then */
 	int evfd;
 	int hotplug_fd;
+	__u64 hotplug_stale;	/* hotplug_follow()'s */
 	char wake_tag;		/* epoll's tag of the caller's fds (add_wake_fd) */
 	struct slot *slots;
 	size_t cnt;

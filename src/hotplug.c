@@ -9,6 +9,7 @@
  * collector, the sampler): each says only what a CPU change does to it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -80,7 +81,11 @@ static int parse(const char *msg, size_t len, int *cpu, bool *online)
 	return 1;
 }
 
-int hotplug_next(int fd, int *cpu, bool *online)
+/* The next message of the kernel on @fd: 2 with its SEQNUM in *@seq (0
+ * when it has none) and, when it is a CPU going on or off line, 1 and the
+ * event set too; 0 when none is left, -ENOBUFS when the socket overflowed
+ * (events were missed), another negative errno. */
+static int next_message(int fd, __u64 *seq, int *cpu, bool *online)
 {
 	char buf[8192];
 
@@ -92,6 +97,7 @@ int hotplug_next(int fd, int *cpu, bool *online)
 			.msg_iov = &iov, .msg_iovlen = 1,
 		};
 		ssize_t len = recvmsg(fd, &mh, MSG_DONTWAIT);
+		const char *num;
 
 		if (len < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
@@ -99,9 +105,23 @@ int hotplug_next(int fd, int *cpu, bool *online)
 		if (sa.nl_pid != 0 || (mh.msg_flags & MSG_TRUNC))
 			continue;
 		buf[len] = '\0';
-		if (parse(buf, (size_t)len, cpu, online))
-			return 1;
+		num = field(buf, (size_t)len, "SEQNUM");
+		*seq = num ? strtoull(num, NULL, 10) : 0;
+		return parse(buf, (size_t)len, cpu, online) ? 1 : 2;
 	}
+}
+
+/* The kernel's count of uevents sent: every one numbered up to it was
+ * sent before; UINT64_MAX when it cannot be read. */
+static __u64 uevents_sent(void)
+{
+	unsigned long long n;
+	FILE *f = fopen("/sys/kernel/uevent_seqnum", "re");
+	bool ok = f && fscanf(f, "%llu", &n) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? (__u64)n : UINT64_MAX;
 }
 
 static bool listed(const int *list, int n, int cpu)
@@ -112,18 +132,18 @@ static bool listed(const int *list, int n, int cpu)
 	return false;
 }
 
-/* Events were missed: the uevents still queued are older than the online
- * list read here (one would undo it: an "offline" of a CPU online now), so
- * they go first; and a CPU may have gone and come back unseen, its event
- * dead: every possible CPU is handed over as /sys says it is now, an
- * online one as if it had just come online. */
-static int reconcile(int fd, hotplug_fn fn, void *ctx)
+/* Events were missed: a CPU may have gone and come back unseen, its event
+ * dead, so every possible CPU is handed over as /sys says it is now, an
+ * online one as if it had just come online. The uevents still queued
+ * that are older than these lists would undo them (an "offline" of a CPU
+ * online now): those numbered up to the count read before the lists are
+ * dropped as they are read (*@stale); where the count cannot be read,
+ * every one queued until the socket is found empty. */
+static void reconcile(__u64 *stale, hotplug_fn fn, void *ctx)
 {
-	int *online = NULL, *possible = NULL, n_on, n_pos, cpu, ret;
-	bool on;
+	int *online = NULL, *possible = NULL, n_on, n_pos;
 
-	while ((ret = hotplug_next(fd, &cpu, &on)) > 0 || ret == -ENOBUFS)
-		;
+	*stale = uevents_sent();
 	n_on = perfbuf_cpus_online_alloc(&online);
 	n_pos = n_on < 0 ? n_on : perfbuf_cpus_possible_alloc(&possible);
 	if (n_pos < 0) {
@@ -135,19 +155,29 @@ static int reconcile(int fd, hotplug_fn fn, void *ctx)
 	}
 	free(online);
 	free(possible);
-	return 0;	/* the socket itself is fine */
 }
 
-int hotplug_follow(int fd, hotplug_fn fn, void *ctx)
+int hotplug_follow(int fd, __u64 *stale, int max, hotplug_fn fn, void *ctx)
 {
+	__u64 seq;
 	bool online;
-	int cpu, ret;
+	int cpu, ret = 0;
 
-	while ((ret = hotplug_next(fd, &cpu, &online)) > 0)
-		fn(ctx, cpu, online);
-	if (ret == -ENOBUFS)
-		return reconcile(fd, fn, ctx);
-	return ret;
+	for (int n = 0; n < max; n++) {
+		ret = next_message(fd, &seq, &cpu, &online);
+		if (ret == -ENOBUFS) {
+			reconcile(stale, fn, ctx);
+			ret = 2;	/* the socket itself is fine */
+		} else if (ret == 0 && *stale == UINT64_MAX) {
+			*stale = 0;	/* what was queued is gone */
+		} else if (ret == 1 && (!*stale || seq > *stale)) {
+			/* (a message without SEQNUM counts as new) */
+			fn(ctx, cpu, online);
+		}
+		if (ret <= 0)
+			break;
+	}
+	return ret < 0 ? ret : ret > 0;	/* 1: stopped at @max */
 }
 
 void hotplug_stop(int *fd, int epfd, int err)

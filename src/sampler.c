@@ -38,6 +38,7 @@ struct perfbuf_sampler {
 	size_t cnt;
 	int epfd;
 	int hotplug_fd;		/* per-CPU samplers; -1 otherwise */
+	__u64 hotplug_stale;	/* hotplug_follow()'s */
 	bool every_cpu;		/* no CPU list: CPUs coming online join */
 	bool enabled;
 	bool warned_bad;
@@ -100,6 +101,8 @@ static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
 
 	e->fd = perfbuf_event__open_attr(&s->attr, s->pid > 0 ? s->pid : -1,
 					e->cpu, -1, 0);
+	if (e->fd == -ENODEV)	/* offline: the caller says it */
+		return -ENODEV;
 	if (e->fd < 0) {
 		err = e->fd;
 		pr_warn("sampler: perf_event_open (pid %d, CPU %d): %s%s\n",
@@ -226,6 +229,9 @@ static int sampler_open(struct perfbuf_sampler *s,
 	n = sampler_cpus(o, &cpus);
 	for (int i = 0; !err && i < n; i++)
 		err = event_add(s, cpus[i]);
+	if (err == -ENODEV)
+		pr_warn("sampler: CPU %d is offline (it went offline while the sampler was set up)\n",
+			s->ev[s->cnt - 1]->cpu);
 	free(cpus);
 	if (n < 0 || err)
 		return n < 0 ? n : err;
@@ -467,12 +473,14 @@ static void cpu_online(struct consume_ctx *c, int cpu, long *total)
 	}
 	if (!err && s->enabled)
 		err = perfbuf_event__enable(e->fd, false);
-	if (err) {
+	if (err == -ENODEV)	/* perf_event_open() waited for its next hotplug */
+		pr_info("sampler: CPU %d went offline again before its event could be opened: it gets one when it comes back online\n",
+			cpu);
+	else if (err)
 		pr_warn("sampler: CPU %d came online, but its event could not be opened: %s; it is not sampled\n",
 			cpu, strerror(-err));
-		if (e)
-			event_close(s, e);
-	}
+	if (err && e)
+		event_close(s, e);
 }
 
 struct hotplug_ctx {
@@ -495,9 +503,10 @@ static void cpu_change(void *arg, int cpu, bool online)
 static void hotplug_events(struct consume_ctx *c, long *total)
 {
 	struct hotplug_ctx h = { c, total };
-	int err = hotplug_follow(c->s->hotplug_fd, cpu_change, &h);
+	int err = hotplug_follow(c->s->hotplug_fd, &c->s->hotplug_stale,
+				 HOTPLUG_BATCH, cpu_change, &h);
 
-	if (err)
+	if (err < 0)
 		hotplug_stop(&c->s->hotplug_fd, c->s->epfd, err);
 }
 

@@ -19,7 +19,7 @@ struct emit *emit_load(__u32 max_entries)
 
 int emit_run(struct emit *skel, int cpu, __u64 count, __u64 size)
 {
-	return emit_once(bpf_program__fd(skel->progs.emit), cpu, count, size);
+	return emit_once(emit_prog_fd(skel, false), cpu, count, size);
 }
 
 int emit_stats_cpu(struct emit *skel, int cpu, struct emit_stats *out)

@@ -14,7 +14,9 @@
  *     after a hook has run (records written meanwhile), or failing for
  *     good, its message left unread;
  *   - a uevent as from the kernel, received next (after the failure):
- *     one queued before the overflow, older than what is online now.
+ *     one queued before the overflow, older than what is online now;
+ *   - a burst of uevents, two alternating (a CPU going offline and online
+ *     faster than the events are read), a hook run before each.
  * Include it in one test file per binary; disarm with fake_sys_reset().
  */
 #ifndef FAKE_SYS_H
@@ -46,6 +48,11 @@ static struct {
 	const char *uevent;		/* then this message (NUL-separated
 					 * fields) is received ... */
 	size_t uevent_len;		/* ... of this many bytes */
+	const char *burst[2];		/* these two, alternating, are */
+	size_t burst_len[2];
+	int burst_left;			/* received this many times */
+	int burst_served;		/* so far */
+	void (*burst_hook)(int served);	/* run before each */
 } fake;
 
 static inline void fake_sys_reset(void)
@@ -104,26 +111,41 @@ int ioctl(int fd, unsigned long req, ...)
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
 
+/* @n bytes of @s received from the kernel (port 0) into @msg */
+static inline ssize_t fake_uevent(struct msghdr *msg, const char *s, size_t n)
+{
+	if (n > msg->msg_iov[0].iov_len)
+		n = msg->msg_iov[0].iov_len;
+	memcpy(msg->msg_iov[0].iov_base, s, n);
+	memset(msg->msg_name, 0, msg->msg_namelen);
+	((struct sockaddr *)msg->msg_name)->sa_family = AF_NETLINK;
+	msg->msg_flags = 0;
+	return (ssize_t)n;
+}
+
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 
-	if ((fake.recvmsg_errno || fake.uevent_len) &&
+	if ((fake.recvmsg_errno || fake.uevent_len || fake.burst_left) &&
 	    !getsockname(fd, (struct sockaddr *)&ss, &len) &&
 	    ss.ss_family == AF_NETLINK) {
 		int err = fake.recvmsg_errno;
 		size_t n = fake.uevent_len;
 
-		if (!err) {
-			if (n > msg->msg_iov[0].iov_len)
-				n = msg->msg_iov[0].iov_len;
-			memcpy(msg->msg_iov[0].iov_base, fake.uevent, n);
-			memset(msg->msg_name, 0, msg->msg_namelen); /* port 0 */
-			((struct sockaddr *)msg->msg_name)->sa_family = AF_NETLINK;
-			msg->msg_flags = 0;
+		if (!err && n) {
 			fake.uevent_len = 0;
-			return (ssize_t)n;
+			return fake_uevent(msg, fake.uevent, n);
+		}
+		if (!err) {
+			int i = fake.burst_served % 2;
+
+			if (fake.burst_hook)
+				fake.burst_hook(fake.burst_served);
+			fake.burst_served++;
+			fake.burst_left--;
+			return fake_uevent(msg, fake.burst[i], fake.burst_len[i]);
 		}
 		fake.recvmsg_failed++;
 		if (!fake.recvmsg_sticky)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Every BPF program the project ships loads on the running kernel: each
- * program of the objects in BUILD/bpf (the tool's; from BUILD/bpf/compat
- * where the tool takes that build, tools/common/kfeat.c) and BUILD/examples,
- * one at a time, the verifier's verdict as PASS or FAIL (its last log
- * lines shown). tests/vm/t_load.sh runs it in Debian's kernels; here it
+ * program of the objects in BUILD/bpf (the tool's, with their kfeat_
+ * constants set as the tool sets them, tools/common/kfeat.c; from
+ * BUILD/bpf/nofetch where the tool takes that build) and
+ * BUILD/examples, the verifier's verdict as PASS or FAIL (its last log
+ * lines shown); a program that calls bpf_loop() is a SKIP where the
+ * kernel has none (its _bounded twin loads instead). tests/vm/t_load.sh runs it in Debian's kernels; here it
  * checks the machine's. Programs that attach by name at run time
  * (fentry, fexit, tp_btf, kprobe) are given a target that every kernel
  * has. fentry/fexit refused as a kind (EPERM: this host) is a SKIP. */
@@ -72,7 +74,8 @@ static bool is_trampoline(const struct bpf_program *prog)
 	return t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT;
 }
 
-/* Open @path with program @idx alone to load (-1: all); NULL past the last. */
+/* Open @path with program @idx alone to load (-1: all this kernel takes);
+ * NULL past the last. */
 static struct bpf_object *open_with(const char *path, int idx, struct bpf_program **me)
 {
 	struct bpf_object *obj = bpf_object__open_file(path, NULL);
@@ -82,10 +85,15 @@ static struct bpf_object *open_with(const char *path, int idx, struct bpf_progra
 	*me = NULL;
 	if (!obj)
 		return NULL;
+	if (kfeat_set_consts(obj, "test_bpf_load")) {
+		bpf_object__close(obj);
+		return NULL;
+	}
 	bpf_object__for_each_program(prog, obj) {
 		const char *target = default_target(prog);
 
-		bpf_program__set_autoload(prog, idx < 0 || i == idx);
+		bpf_program__set_autoload(prog, (idx < 0 && kfeat_prog_loads(obj, prog)) ||
+						i == idx);
 		if (i++ == idx)
 			*me = prog;
 		if (target && !strchr(bpf_program__section_name(prog), '/'))
@@ -110,6 +118,14 @@ static const char *example_lacks(const char *path)
 	       missing : NULL;
 }
 
+/* @prog, which needs bpf_loop(), skipped for its twin */
+static void say_twin(struct bpf_object *obj, struct bpf_program *prog, const char *obj_name)
+{
+	printf("SKIP load_%s_%s (this kernel lacks %s (Linux %s): %s loads instead)\n",
+	       obj_name, bpf_program__name(prog), kfeat_name(KFEAT_LOOP),
+	       kfeat_since(KFEAT_LOOP), bpf_program__name(kfeat_prog(obj, prog)));
+}
+
 /* Load program @idx of @path alone; print its line. 1 if it failed, -1
  * past the last program. */
 static int load_one(const char *path, const char *obj_name, int idx)
@@ -120,6 +136,11 @@ static int load_one(const char *path, const char *obj_name, int idx)
 
 	if (!obj)
 		return -1;
+	if (!kfeat_prog_loads(obj, me)) {
+		say_twin(obj, me, obj_name);
+		bpf_object__close(obj);
+		return 0;
+	}
 	err = bpf_object__load(obj);
 	if (!err)
 		printf("PASS load_%s_%s\n", obj_name, bpf_program__name(me));
@@ -154,7 +175,10 @@ static int load_all(const char *path, const char *obj_name)
 	}
 	if (!bpf_object__load(obj)) {
 		bpf_object__for_each_program(prog, obj)
-			printf("PASS load_%s_%s\n", obj_name, bpf_program__name(prog));
+			if (kfeat_prog_loads(obj, prog))
+				printf("PASS load_%s_%s\n", obj_name, bpf_program__name(prog));
+			else
+				say_twin(obj, prog, obj_name);
 		bpf_object__close(obj);
 		return 0;
 	}
@@ -203,17 +227,15 @@ int main(void)
 			continue;
 		for (size_t f = 0; f < g.gl_pathc; f++) {
 			char *base = basename(g.gl_pathv[f]);
-			char name[64];
-
-			char compat[PATH_MAX + 64];
+			char name[64], nofetch[PATH_MAX + 64];
 
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
-			/* the object the tool loads here: its old-kernel build
-			 * where the kernel lacks what the other needs */
-			snprintf(compat, sizeof(compat), "%.*s/compat/%s",
+			/* the object the tool loads here: its PERFBUF_NO_FETCH
+			 * build where the kernel lacks fetch-and-add */
+			snprintf(nofetch, sizeof(nofetch), "%.*s/nofetch/%s",
 				 (int)(base - g.gl_pathv[f] - 1), g.gl_pathv[f], base);
-			if (kfeat_compat() && access(compat, R_OK) == 0)
-				failed |= load_all(compat, name);
+			if (!kfeat_has(KFEAT_FETCH) && access(nofetch, R_OK) == 0)
+				failed |= load_all(nofetch, name);
 			else
 				failed |= load_all(g.gl_pathv[f], name);
 			found++;

@@ -941,6 +941,81 @@ cleanup:
 }
 
 /*
+ * 6b. A CPU that goes offline again before its ring is set up (its
+ *     "online" uevent read late, when it is gone: the kernel refuses the
+ *     event with ENODEV) is said as such, as information, not as a
+ *     failure; and it is picked up when it comes back. The late uevent is
+ *     a synthetic one (written to the CPU's uevent file) while CPU1 is
+ *     offline.
+ */
+static struct {
+	enum perfbuf_print_level level;
+	char text[512];
+} said;
+
+static int keep_cpu1_line(enum perfbuf_print_level level, const char *fmt,
+			  va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (strstr(buf, "CPU 1 ")) {
+		said.level = level;
+		snprintf(said.text, sizeof(said.text), "%s", buf);
+	}
+	return 0;
+}
+
+TEST(offline_again_before_setup)
+{
+	struct perfbuf_cpu_stats cs = { .sz = sizeof(cs) };
+	perfbuf_print_fn prev = NULL;
+	struct fixture f;
+	struct seen *s = &f.s;
+	bool printing = false;
+	int fd;
+
+	HOTPLUG_NEEDED();
+	if (!fixture_open(&f, NULL) || !ASSERT_OK(cpu1_set(0), "CPU1 offline") ||
+	    !poll_until(f.pb, &s->offlines[HP_CPU], 1, WAIT_MS, "CPU_OFFLINE"))
+		goto cleanup;
+	said.text[0] = '\0';
+	prev = perfbuf_set_print(keep_cpu1_line);
+	printing = true;
+	fd = open("/sys/devices/system/cpu/cpu1/uevent", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "online", 6) != 6) {
+		if (fd >= 0)
+			close(fd);
+		test__skip = "cannot make a uevent of CPU1 here";
+		goto cleanup;
+	}
+	close(fd);
+	poll_for(f.pb, 200);
+	ASSERT_TRUE(strstr(said.text, "CPU 1 went offline again before its ring could be set up") != NULL,
+		    "says what happened");
+	if (said.text[0])
+		fprintf(stderr, "    # said: %s", said.text);
+	ASSERT_EQ(said.level, PERFBUF_INFO, "as information, not a warning");
+	ASSERT_EQ(load64(&s->onlines[HP_CPU]), 0, "no CPU_ONLINE without a ring");
+	ASSERT_OK(perfbuf__stats(f.pb, HP_CPU, &cs), "stats");
+	ASSERT_TRUE(!cs.online, "no ring");
+	perfbuf_set_print(prev);
+	printing = false;
+	if (!ASSERT_OK(cpu1_set(1), "CPU1 online") ||
+	    !poll_until(f.pb, &s->onlines[HP_CPU], 1, WAIT_MS, "CPU_ONLINE"))
+		goto cleanup;
+	if (!ASSERT_OK(emit_run(f.skel, HP_CPU, 10, REC_SIZE), "10 on CPU1 after its return"))
+		goto cleanup;
+	ASSERT_GE(perfbuf__drain(f.pb), 10, "drained");
+	ASSERT_EQ(s->samples[HP_CPU], 10, "CPU1 picked up: its records come");
+	check_order(s);
+cleanup:
+	if (printing)
+		perfbuf_set_print(prev);
+	fixture_close(&f);
+}
+
+/*
  * 7. A flight recorder across a hotplug cycle: nothing is handed over
  *    until a snapshot; CPU1's ring, gone offline, is read one last time
  *    by the next snapshot, its records before its CPU_OFFLINE; the new
@@ -1129,6 +1204,7 @@ TEST_MAIN(
 	TEST_ENTRY(ordered_across_hotplug),
 	TEST_ENTRY(no_hotplug_opt),
 	TEST_ENTRY(stop_during_offline_drain),
+	TEST_ENTRY(offline_again_before_setup),
 	TEST_ENTRY(flight_recorder_across_hotplug),
 	TEST_ENTRY(sampler_follows_cpu),
 	TEST_ENTRY(stats_from_another_thread),

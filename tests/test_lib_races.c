@@ -296,6 +296,169 @@ out:
 	emit_fixture_close(&f);
 }
 
+/* CPU1 going offline and online faster than its uevents are read: the
+ * kernel makes a ring's set-up wait for a hotplug under way (tens of ms,
+ * then ENODEV), so under load the uevents never run out. A poll must
+ * still come back to its caller, which looks at its stop flag between
+ * calls (the examples' SIGINT handler sets one), and end at once on a
+ * perfbuf__stop(); and no change may be lost: after the burst CPU1 has
+ * its ring, every offline and online was handed over, CPU1's records
+ * come. The uevents are tests/fake_sys.h's; CPU1 stays online. */
+#define BURST 2000	/* uevents: offline, online, ... */
+
+static const char cpu1_offline[] = "offline@/devices/system/cpu/cpu1\0"
+	"ACTION=offline\0DEVPATH=/devices/system/cpu/cpu1\0SUBSYSTEM=cpu\0SEQNUM=2";
+static const char cpu1_online[] = "online@/devices/system/cpu/cpu1\0"
+	"ACTION=online\0DEVPATH=/devices/system/cpu/cpu1\0SUBSYSTEM=cpu\0SEQNUM=3";
+
+static struct {
+	int at;			/* the uevent served before the stop */
+	volatile int flag;	/* the caller's stop flag */
+	struct perfbuf *pb;	/* or perfbuf__stop() */
+} burst_stop;
+
+static void stop_in_burst(int served)
+{
+	if (served != burst_stop.at)
+		return;
+	burst_stop.flag = 1;
+	if (burst_stop.pb)
+		perfbuf__stop(burst_stop.pb);
+}
+
+/* A burst of @n uevents from now, a stop asked before the uevent @stop_at
+ * of it (perfbuf__stop() on @pb, or a flag only); false (skipped) where
+ * the socket cannot be woken. */
+static bool burst_start(int n, int stop_at, struct perfbuf *pb, int *fd)
+{
+	fake.burst[0] = cpu1_offline;
+	fake.burst_len[0] = sizeof(cpu1_offline);
+	fake.burst[1] = cpu1_online;
+	fake.burst_len[1] = sizeof(cpu1_online);
+	fake.burst_left = n;
+	fake.burst_hook = stop_in_burst;
+	burst_stop.at = fake.burst_served + stop_at;
+	burst_stop.flag = 0;
+	burst_stop.pb = pb;
+	return make_uevent(fd);
+}
+
+TEST(collector_uevent_burst_stop)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
+	struct notes w = {};
+	struct emit_fixture f;
+	size_t idx1 = 0;
+	int fd = -1, r = 0, i;
+
+	if (!emit_fixture_open(&f, true, on_note, &w, &o))
+		goto out;
+	while (idx1 < perfbuf__ring_cnt(f.pb) && perfbuf__ring_cpu(f.pb, idx1) != 1)
+		idx1++;
+	/* the caller's flag: the loop of tpcount.c */
+	if (!burst_start(BURST, 5, NULL, &fd))
+		goto out;
+	for (i = 0; i < 100 && !burst_stop.flag; i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			goto out;
+	ASSERT_TRUE(burst_stop.flag, "the flag was set");
+	ASSERT_LT(fake.burst_served, 5 + 100,
+		  "the poll came back to its caller a few uevents after the flag, not at the burst's end");
+	for (i = 0; i < BURST && fake.burst_left; i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			goto out;
+	for (i = 0; i < 3; i++)
+		ASSERT_GE(perfbuf__poll(f.pb, 10), 0, "poll");
+	ASSERT_EQ(fake.burst_left, 0, "the burst was read");
+	ASSERT_EQ(w.offline[1], BURST / 2, "every CPU_OFFLINE handed over");
+	ASSERT_EQ(w.online[1], BURST / 2, "every CPU_ONLINE handed over");
+	ASSERT_GE(perfbuf__ring_fd(f.pb, idx1), 0, "CPU1 has a ring");
+	ASSERT_OK(emit_run(f.skel, 1, 10, 32), "ten records on CPU1");
+	ASSERT_GE(perfbuf__drain(f.pb), 10, "drained");
+	ASSERT_EQ(w.samples[1], 10, "CPU1's records delivered");
+	close(fd);
+	/* perfbuf__stop(): the call it interrupts ends, the next says so */
+	if (!burst_start(BURST, 5, f.pb, &fd))
+		goto out;
+	for (i = 0; i < 100 && r >= 0; i++)
+		r = perfbuf__poll(f.pb, 100);
+	ASSERT_EQ(r, -ECANCELED, "the stop is seen");
+	ASSERT_LT(fake.burst_served - (burst_stop.at - 5), 5 + 10,
+		  "a few uevents after it, not at the burst's end");
+out:
+	if (fd >= 0)
+		close(fd);
+	fake_sys_reset();
+	emit_fixture_close(&f);
+}
+
+/* The same burst after missed uevents (ENOBUFS): the collector reads the
+ * CPU lists anew and drops the uevents older than them, but only those
+ * (their SEQNUM is at most the kernel's count read before the lists):
+ * reading until none is left never ends while uevents keep coming. */
+static char burst_msg[2][160];
+
+static size_t burst_uevent(char *buf, size_t size, const char *action,
+			   unsigned long long seq)
+{
+	int n = snprintf(buf, size, "%s@/devices/system/cpu/cpu1%cACTION=%s%c"
+			 "DEVPATH=/devices/system/cpu/cpu1%cSUBSYSTEM=cpu%cSEQNUM=%llu",
+			 action, 0, action, 0, 0, 0, seq);
+
+	return (size_t)n + 1;
+}
+
+TEST(collector_enobufs_burst_stop)
+{
+	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 1);
+	unsigned long long seq = 0;
+	struct notes w = {};
+	struct emit_fixture f;
+	int fd = -1, i;
+	FILE *fp;
+
+	if (!emit_fixture_open(&f, true, on_note, &w, &o))
+		goto out;
+	fp = fopen("/sys/kernel/uevent_seqnum", "r");
+	if (!fp || fscanf(fp, "%llu", &seq) != 1)
+		test__skip = "no /sys/kernel/uevent_seqnum";
+	if (fp)
+		fclose(fp);
+	if (test__skip)
+		goto out;
+	/* newer than anything the kernel sends meanwhile */
+	seq += 1000000;
+	if (!burst_start(BURST, 5, NULL, &fd))
+		goto out;
+	fake.burst[0] = burst_msg[0];
+	fake.burst_len[0] = burst_uevent(burst_msg[0], sizeof(burst_msg[0]), "offline", seq);
+	fake.burst[1] = burst_msg[1];
+	fake.burst_len[1] = burst_uevent(burst_msg[1], sizeof(burst_msg[1]), "online", seq + 1);
+	fake.recvmsg_errno = ENOBUFS;
+	for (i = 0; i < 100 && !burst_stop.flag; i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			goto out;
+	ASSERT_EQ(fake.recvmsg_failed, 1, "ENOBUFS seen");
+	ASSERT_TRUE(burst_stop.flag, "the flag was set");
+	ASSERT_LT(fake.burst_served, 5 + 100,
+		  "the poll came back to its caller a few uevents after the flag, not at the burst's end");
+	for (i = 0; i < BURST && fake.burst_left; i++)
+		if (!ASSERT_GE(perfbuf__poll(f.pb, 100), 0, "poll"))
+			goto out;
+	ASSERT_EQ(fake.burst_left, 0, "the burst was read");
+	/* the lists' fresh rings, then the burst's changes */
+	ASSERT_EQ(w.offline[1], 1 + BURST / 2, "every CPU_OFFLINE handed over");
+	ASSERT_EQ(w.online[1], 1 + BURST / 2, "every CPU_ONLINE handed over");
+	ASSERT_OK(emit_run(f.skel, 1, 10, 32), "ten records on CPU1");
+	ASSERT_GE(perfbuf__drain(f.pb), 10, "drained");
+	ASSERT_EQ(w.samples[1], 10, "CPU1's records delivered");
+out:
+	if (fd >= 0)
+		close(fd);
+	fake_sys_reset();
+	emit_fixture_close(&f);
+}
+
 /* A uevent socket that cannot be read stays readable: the collector must
  * stop following hotplug (said once), not read it again on every poll,
  * and go on delivering the rings' records */
@@ -446,6 +609,8 @@ TEST_MAIN(
 	TEST_ENTRY(sampler_enobufs_drains_past_stops),
 	TEST_ENTRY(collector_enobufs_stale_uevent),
 	TEST_ENTRY(collector_hotplug_socket_fails),
+	TEST_ENTRY(collector_uevent_burst_stop),
+	TEST_ENTRY(collector_enobufs_burst_stop),
 	TEST_ENTRY(collector_many_possible_cpus),
 	TEST_ENTRY(poll_cost_with_many_cpus),
 )

@@ -411,7 +411,7 @@ TEST(ordered_two_cpus)
 		goto out;
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
 	for (int c = 0; c < 2; c++) {
-		p[c] = (struct producer){ .prog_fd = bpf_program__fd(f.skel->progs.emit),
+		p[c] = (struct producer){ .prog_fd = emit_prog_fd(f.skel, false),
 					  .cpu = c, .size = 64, .batch = 64,
 					  .stop = &stop_flag };
 		ASSERT_OK(producer_start(&p[c]), "producer");

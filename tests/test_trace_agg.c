@@ -91,6 +91,11 @@ TEST(parse)
 		ASSERT_TRUE(s.keys[0].b == AGG_B_FIELD && !strcmp(s.keys[0].name, "pid"),
 			    "args.pid is the field");
 	agg_spec_free(&s);
+	if (ASSERT_OK(agg_spec_parse("t", "count() by comm, kstack, ustack", &s), "stacks"))
+		ASSERT_TRUE(s.keys[1].b == AGG_B_KSTACK && s.keys[2].b == AGG_B_USTACK &&
+			    agg_spec_has_key(&s, AGG_B_KSTACK) && !agg_spec_has_key(&s, AGG_B_PID),
+			    "kstack, ustack: builtin keys");
+	agg_spec_free(&s);
 }
 
 TEST(parse_refused)
@@ -99,7 +104,7 @@ TEST(parse_refused)
 		"", "cnt()", "count(x)", "count", "sum()", "sum(x", "hist(x) by",
 		"hist(x) by a,", "hist(x) for comm", "lhist(x, 0, 10)", "lhist(x, 10, 0, 1)",
 		"lhist(x, 0, 10, 0)", "lhist(x, 0, 100000, 1)", "@ count()", "@x = ",
-		"count() by a,b,c,d,e,f,g,h,i", "sum(1)",
+		"count() by a,b,c,d,e,f,g,h,i", "sum(1)", "sum(kstack)", "hist(ustack) by comm",
 	};
 	struct agg_spec s;
 
@@ -314,6 +319,70 @@ out:
 		agg_spec_free(&specs[i]);
 }
 
+/* What a sink of @spec prints for @n events of @e (text or JSON) */
+static void sink_out(const char *spec, bool json, struct tv_schema *schema,
+		     struct tv_event *e, int n, char *buf, size_t size)
+{
+	struct agg_spec sp = spec_of(spec);
+	struct agg_sink_opts o = { .prog = "t", .json = json, .specs = &sp, .nspecs = 1 };
+	struct tv_summary sum = { .received = (__u64)n, .printed = (__u64)n };
+	struct trace_sink *sk;
+	ssize_t got = 0;
+
+	o.fd = memfd_create("agg", MFD_CLOEXEC);
+	sk = trace_sink_agg_new(&o);
+	if (sk && !trace_sink__begin(sk, schema)) {
+		for (int i = 0; i < n; i++)
+			trace_sink__event(sk, e);
+		trace_sink__summary(sk, &sum);
+		got = pread(o.fd, buf, size - 1, 0);
+	}
+	buf[got > 0 ? got : 0] = '\0';
+	if (sk)
+		trace_sink__end(sk);
+	close(o.fd);
+	agg_spec_free(&sp);
+}
+
+/* Keys by stack: bpftrace's layout (a line a frame, four spaces in, "]"
+ * on a line of its own), a JSON array of the frames, and a stack too
+ * long for a key ending in a "..." frame, not cut in a name */
+TEST(stack_keys)
+{
+	static const char *const kframes[] = { "vfs_read_[k]", "ksys_read_[k]" };
+	static const char *const uframes[] = { "leaf", "main" };
+	static const char *deep[2000];
+	struct tv_probe probe = { .id = 0, .spec = "tracepoint:a:r", .label = "r" };
+	struct tv_schema schema = { .nprobes = 1, .probes = &probe };
+	struct tv_event e = { .pid = 1, .tid = 1, .comm = "sh", .comm_len = 2, .probe = &probe,
+			      .kstack = kframes, .nkstack = 2, .ustack = uframes, .nustack = 2 };
+	static char buf[65536];
+	const char *p;
+	int n = 0;
+
+	sink_out("count() by kstack", false, &schema, &e, 3, buf, sizeof(buf));
+	ASSERT_TRUE(!strncmp(buf, "@[\n    vfs_read_[k]\n    ksys_read_[k]\n]: 3\n", 41), "by kstack");
+	sink_out("@c = count() by comm, ustack", false, &schema, &e, 2, buf, sizeof(buf));
+	ASSERT_TRUE(!strncmp(buf, "@c[sh, \n    leaf\n    main\n]: 2\n", 30), "by comm, ustack");
+	sink_out("count() by kstack, pid", true, &schema, &e, 1, buf, sizeof(buf));
+	ASSERT_TRUE(strstr(buf, "\"key\":{\"kstack\":[\"vfs_read_[k]\",\"ksys_read_[k]\"],\"pid\":1},\"value\":1}") != NULL,
+		    "JSON: an array of frames");
+	e.nkstack = 0;
+	sink_out("count() by kstack", false, &schema, &e, 1, buf, sizeof(buf));
+	ASSERT_TRUE(!strncmp(buf, "@[\n]: 1\n", 8), "an empty stack");
+	for (int i = 0; i < 2000; i++)
+		deep[i] = "a_function_of_twenty";
+	e.kstack = deep;
+	e.nkstack = 2000;
+	sink_out("count() by kstack", false, &schema, &e, 1, buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, "    a_function_of_twenty\n")); p++)
+		n++;
+	ASSERT_TRUE(n > 100 && n < 2000, "a long stack: its first frames");
+	ASSERT_TRUE(strstr(buf, "a_function_of_twenty\n    ...\n]: 1\n") != NULL, "then a ... frame");
+	if (test__failed)
+		fprintf(stderr, "%.2000s", buf);
+}
+
 TEST_MAIN(TEST_ENTRY(parse), TEST_ENTRY(parse_refused), TEST_ENTRY(names),
 	  TEST_ENTRY(hist_edges), TEST_ENTRY(lhist_edges), TEST_ENTRY(order_and_limit),
-	  TEST_ENTRY(sink_json))
+	  TEST_ENTRY(sink_json), TEST_ENTRY(stack_keys))

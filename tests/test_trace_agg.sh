@@ -219,8 +219,10 @@ error_case keys_not_number "^perfbuf trace: --aggregate-keys wants a number from
 	trace --aggregate-keys x --aggregate 'count()' "$WR"
 error_case keys_alone "^perfbuf trace: --aggregate-keys is about the maps of --aggregate" \
 	trace --aggregate-keys 5 "$WR"
-error_case aggregate_kstack "^perfbuf trace: --aggregate prints maps, not events: it does not go with --kstack or --ustack$" \
+error_case aggregate_kstack "^perfbuf trace: --aggregate prints maps, not events: it does not go with --kstack or --ustack without --events (maps by stack: 'count() by kstack')$" \
 	trace --aggregate 'count()' --kstack "$WR"
+error_case aggregate_sum_stack "^perfbuf trace: --aggregate 'sum(kstack)': a stack is no number: it is a key ('count() by kstack'); write " \
+	trace --aggregate 'sum(kstack)' "$WR"
 many=()
 for i in $(seq 17); do many+=(--aggregate "@m$i = count()"); done
 error_case aggregate_members "^perfbuf trace: --aggregate 'count() by p->c1': more than 16 struct members in all (--member's and --aggregate's); name fewer$" \

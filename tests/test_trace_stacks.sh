@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # perfbuf trace --kstack --ustack: each event's stacks, named, in text and
 # JSON, on tests/targets/profile_target.c (known call paths, frame
-# pointers): a system call's kernel stack under its user callers, a
-# uprobe's user stack; without the options, no stack anywhere.
+# pointers): a system call's kernel stack under its user callers, maps by
+# stack (--aggregate 'count() by ustack'), a uprobe's user stack; without
+# the options, no stack anywhere.
 source "$(dirname "$0")/lib.sh"
 scratch stacks
 TARGET=$(realpath "$BUILD/tests/profile_target" 2>/dev/null)
@@ -38,6 +39,27 @@ for i in events:
     assert lines[i + 1:i + 3] == ['\tsys_loop', '\tmain'], lines[i:i + 4]
 assert not any('_[k]' in l for l in lines), 'kernel frames without --kstack'
 EOF
+# maps by stack, bpftrace's @[ustack] = count(): the first 200 events by
+# their user stack, and by comm and kernel stack, in text and in JSON
+timeout 120 "$PERFBUF" trace --aggregate 'count() by ustack' --aggregate '@k = count() by comm, kstack' \
+	-n 200 -p "$t" tracepoint:syscalls:sys_enter_getppid >"$tmp/agg.txt" 2>"$tmp/err"
+check agg_by_stack_text python3 - "$tmp/agg.txt" <<'EOF'
+import re, sys
+maps = {}
+for m in re.finditer(r'^(@\w*)\[(.*?)\]: (\d+)$', open(sys.argv[1]).read(), re.M | re.S):
+    maps.setdefault(m.group(1), []).append((m.group(2), int(m.group(3))))
+u, k = maps['@count'], maps['@k']
+assert sum(c for _, c in u) == 200 and sum(c for _, c in k) == 200, maps
+assert all(key.startswith('\n    sys_loop\n    main\n') for key, _ in u), u
+assert all(key.startswith('profile_target, \n    ') and '\n    do_syscall_64_[k]\n' in key
+           for key, _ in k), k
+EOF
+timeout 120 "$PERFBUF" trace --aggregate 'count() by ustack' --json -n 50 -p "$t" \
+	tracepoint:syscalls:sys_enter_getppid >"$tmp/agg.json" 2>"$tmp/err"
+check agg_by_stack_json json_check "$tmp/agg.json" "(
+sum(o['value'] for o in objs if o['type'] == 'aggregate' and 'key' in o) == 50 and
+all(o['key']['ustack'][:2] == ['sys_loop', 'main']
+    for o in objs if o['type'] == 'aggregate' and 'key' in o))"
 kill "$t"
 wait "$t" 2>/dev/null
 

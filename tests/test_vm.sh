@@ -3,9 +3,11 @@
 # (Debian 11's 5.10 and sid's newest) in qemu (tests/vm/vm.sh; `make
 # vmtest` runs all four kernels, every test). Under TCG a kernel's whole
 # set takes minutes, so make check runs each test once, on the kernel
-# where it shows the most: 5.10 the fallbacks (the PERFBUF_COMPAT objects:
-# no bpf_loop(), no cookies, kprobes by address; no kprobe.multi; fentry
-# refused on 8 parameters) through kfunc, kglob, fallback, record,
+# where it shows the most: 5.10 the fallbacks (the objects pruned for an
+# old kernel at load time, tools/common/kfeat.h: the _bounded twins
+# without bpf_loop(), no cookies, kprobes by address, no
+# bpf_get_current_task_btf(); trace.bpf.c's build without fetch-and-add;
+# no kprobe.multi; fentry refused on 8 parameters) through kfunc, kglob, fallback, record,
 # uprobe; both the ledger (two probes losing 3:1 into one page, each
 # identity held); the newest the default objects through tracepoint, stress and
 # the other commands (tools), and the kernel patching its code under both

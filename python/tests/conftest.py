@@ -46,13 +46,64 @@ class Emitter:
         return [struct.unpack_from("7Q", val, 56 * c) for c in range(self.ncpu)]
 
 
+class BoundedEmit:
+    """bpf/emit.bpf.o loaded by libbpf with the _bounded twins of emit and
+    emit_rb, as the tool loads it where the kernel has no bpf_loop()
+    (tools/common/kfeat.h): perfbuf.Object loads every program of an
+    object. What the tests use of an Object."""
+
+    def __init__(self, path):
+        vp, cp = ctypes.c_void_p, ctypes.c_char_p
+        for f, res, args in (("bpf_object__open_file", vp, [cp, vp]),
+                             ("bpf_object__find_program_by_name", vp, [vp, cp]),
+                             ("bpf_program__set_autoload", ctypes.c_int, [vp, ctypes.c_bool]),
+                             ("bpf_object__load", ctypes.c_int, [vp]),
+                             ("bpf_object__close", None, [vp]),
+                             ("bpf_object__find_map_fd_by_name", ctypes.c_int, [vp, cp]),
+                             ("bpf_program__fd", ctypes.c_int, [vp])):
+            getattr(libbpf, f).restype, getattr(libbpf, f).argtypes = res, args
+        self._buffers = []
+        self._obj = libbpf.bpf_object__open_file(path.encode(), None)
+        assert self._obj, "%s: opening failed" % path
+        for name in (b"emit", b"emit_rb"):
+            libbpf.bpf_program__set_autoload(
+                libbpf.bpf_object__find_program_by_name(self._obj, name), False)
+        assert libbpf.bpf_object__load(self._obj) == 0, "%s: loading failed" % path
+
+    def prog_fd(self, name):
+        return libbpf.bpf_program__fd(libbpf.bpf_object__find_program_by_name(
+            self._obj, (name + "_bounded").encode()))
+
+    def map_fd(self, name):
+        return libbpf.bpf_object__find_map_fd_by_name(self._obj, name.encode())
+
+    def perf_buffer(self, name, **kw):
+        pb = perfbuf.PerfBuffer(self.map_fd(name), **kw)
+        self._buffers.append(pb)
+        return pb
+
+    def close(self):
+        for pb in self._buffers:
+            pb.close()
+        self._buffers = []
+        if self._obj:
+            libbpf.bpf_object__close(self._obj)
+            self._obj = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def emit_object():
-    """bpf/emit.bpf.o, or on a kernel that refuses it (before 5.17: no
-    bpf_loop()) its build for old kernels, bpf/compat/emit.bpf.o"""
+    """bpf/emit.bpf.o; on a kernel that refuses its emit (before 5.17: no
+    bpf_loop()), the same object with the twins that take its place"""
     try:
         return perfbuf.Object(obj_path("bpf/emit.bpf.o"), attach=False)
     except OSError:
-        return perfbuf.Object(obj_path("bpf/compat/emit.bpf.o"), attach=False)
+        return BoundedEmit(obj_path("bpf/emit.bpf.o"))
 
 
 @pytest.fixture(scope="module")

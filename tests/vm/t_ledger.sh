@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The ledger in the guest's kernel (5.10: the PERFBUF_COMPAT object, its
-# counts by atomic adds without fetch): two probes hit 3:1 by a storm
+# The ledger in the guest's kernel (5.10: the programs' choices for old
+# kernels, the _bounded twins; the counts by atomic adds without fetch): two probes hit 3:1 by a storm
 # (--comm) into one page. Both lose; each probe offered what the storm
 # made; offered = received + lost + no_reader + failed; the probes' lost
 # add up to the summary's, in the JSON and the text summary.

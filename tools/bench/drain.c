@@ -351,7 +351,7 @@ int bench_drain(void)
 	b->skel = emit_open_load(false, 0);
 	err = b->skel ? 0 : -errno;
 	if (!err) {
-		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
+		b->prog_fd = emit_prog_fd(b->skel, false);
 		err = drain_open_libbpf(b) ?: drain_open_collector(b) ?:
 		      drain_rounds(b);
 	}

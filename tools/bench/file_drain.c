@@ -251,7 +251,7 @@ int bench_file_drain(const struct rec_fs *fs)
 	b->skel = emit_open_load(false, 0);
 	err = b->skel ? 0 : -errno;
 	if (!err) {
-		b->prog_fd = bpf_program__fd(b->skel->progs.emit);
+		b->prog_fd = emit_prog_fd(b->skel, false);
 		err = drain_open_libbpf(b);
 	}
 	for (int i = 0; i < DRAIN_ROUNDS && !err; i++) {

@@ -480,8 +480,7 @@ static int emitter_open(enum peer peer, struct emitter *e)
 	if (!e->skel)
 		return -errno;
 	e->map_fd = bpf_map__fd(rb ? e->skel->maps.rb : e->skel->maps.events);
-	e->prog_fd = bpf_program__fd(rb ? e->skel->progs.emit_rb :
-				     e->skel->progs.emit);
+	e->prog_fd = emit_prog_fd(e->skel, rb);
 	e->stats_fd = bpf_map__fd(e->skel->maps.stats);
 	return 0;
 }

@@ -52,8 +52,9 @@ static const char usage_text[] =
 "      --aggregate EXPR count the events instead of printing them, as bpftrace's\n"
 "                       maps: count(), sum(F), min(F), max(F), avg(F), hist(F),\n"
 "                       lhist(F, MIN, MAX, STEP), then optionally by KEY[,KEY...]\n"
-"                       (fields, comm pid tid cpu probe); [@NAME =] names it;\n"
-"                       repeatable. Printed at the end as bpftrace prints maps\n"
+"                       (fields, comm pid tid cpu probe, kstack ustack);\n"
+"                       [@NAME =] names it; repeatable. Printed at the end as\n"
+"                       bpftrace prints maps\n"
 "      --interval SEC   with --aggregate: print the maps every SEC s, then empty\n"
 "                       them\n"
 "      --aggregate-keys N  keys kept per map (default 10000); events of more\n"
@@ -294,10 +295,16 @@ static int check_aggregates(struct trace_opts *o)
 			o->interval ? "--interval" : o->events ? "--events" : "--aggregate-keys");
 		return -1;
 	}
-	if (o->nats.nurls || o->filter.kstack || o->filter.ustack) {
+	if (o->nats.nurls || ((o->filter.kstack || o->filter.ustack) && !o->events)) {
 		cli_say(o->prog, "--aggregate prints maps, not events: it does not go with %s\n",
-			o->nats.nurls ? "--nats" : "--kstack or --ustack");
+			o->nats.nurls ? "--nats" :
+			"--kstack or --ustack without --events (maps by stack: 'count() by kstack')");
 		return -1;
+	}
+	/* a map by stack: the programs take the stacks */
+	for (int i = 0; i < o->naggs; i++) {
+		o->filter.kstack |= agg_spec_has_key(&o->aggs[i], AGG_B_KSTACK);
+		o->filter.ustack |= agg_spec_has_key(&o->aggs[i], AGG_B_USTACK);
 	}
 	return agg_specs_name(o->prog, o->aggs, o->naggs) || agg_members(o) ? -1 : 0;
 }

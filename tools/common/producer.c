@@ -9,7 +9,6 @@
 #include <bpf/libbpf.h>
 
 #include "emit.skel.h"
-#include "emit_compat.skel.h"
 #include "kfeat.h"
 #include "producer.h"
 
@@ -50,8 +49,7 @@ int emit_once(int prog_fd, int cpu, __u64 count, __u64 size)
 
 struct emit *emit_open_load(bool ringbuf, __u32 size)
 {
-	/* before 5.17: the object with a bounded loop, not bpf_loop() */
-	struct emit *skel = KFEAT_OPEN(emit);
+	struct emit *skel = emit__open();
 	int err;
 
 	if (!skel)
@@ -61,13 +59,20 @@ struct emit *emit_open_load(bool ringbuf, __u32 size)
 	if (size)
 		bpf_map__set_max_entries(ringbuf ? skel->maps.rb : skel->maps.events,
 					 size);
-	err = emit__load(skel);
+	/* before 5.17: the twin with a bounded loop, not bpf_loop() */
+	err = kfeat_prepare(skel->obj, NULL) ?: emit__load(skel);
 	if (err) {
 		emit__destroy(skel);
 		errno = -err;
 		return NULL;
 	}
 	return skel;
+}
+
+int emit_prog_fd(struct emit *skel, bool ringbuf)
+{
+	return bpf_program__fd(kfeat_prog(skel->obj, ringbuf ? skel->progs.emit_rb :
+						     skel->progs.emit));
 }
 
 int emit_stats_read(int map_fd, int cpu, struct emit_stats *out)

@@ -46,6 +46,9 @@ struct emit;
  * @size bytes when @ringbuf, else emit into a PERF_EVENT_ARRAY of @size
  * entries (0: the default). NULL with errno on failure. */
 struct emit *emit_open_load(bool ringbuf, __u32 size);
+/* The fd of @skel's loaded program: emit or, @ringbuf, emit_rb (their
+ * twins with a bounded loop where the kernel has no bpf_loop()) */
+int emit_prog_fd(struct emit *skel, bool ringbuf);
 
 /* Sum of the per-CPU struct emit_stats of CPU @cpu in PERCPU_ARRAY @map_fd. */
 int emit_stats_read(int map_fd, int cpu, struct emit_stats *out);

@@ -153,7 +153,7 @@ int stress_run(struct stress_run *run)
 
 	for (int i = 0; i < o->n_cpus && !err; i++) {
 		run->prod[i] = (struct producer){
-			.prog_fd = bpf_program__fd(run->skel->progs.emit),
+			.prog_fd = emit_prog_fd(run->skel, false),
 			.cpu = o->cpus[i], .size = (__u64)o->size,
 			.batch = (__u64)o->batch, .rate = o->rate, .stop = &run->stop,
 		};

@@ -3,7 +3,7 @@
  * One --aggregate map: a hash table of keys, each an entry with the
  * value of its function. A key is its parts encoded one after another
  * (a kind byte, then 8 bytes of integer or a 2-byte length and the
- * string's bytes), so any mix of fields makes a key without a type per
+ * bytes of a string or a stack's names), so any mix of fields makes a key without a type per
  * map. The number of keys is bounded: past the limit an event with a new
  * key is counted apart (agg_map__other()), never dropped unsaid.
  */
@@ -14,7 +14,7 @@
 
 #include "agg.h"
 
-#define KEY_MAX (AGG_MAX_KEYS * (3 + 4096))
+#define KEY_MAX (AGG_MAX_KEYS * (3 + AGG_STACK_MAX))
 
 struct agg_entry {
 	struct agg_entry *next;	/* in its hash chain */
@@ -101,10 +101,11 @@ static size_t encode_key(struct agg_map *m, const struct agg_part *parts)
 
 	for (int i = 0; i < m->spec->nkeys; i++) {
 		const struct agg_part *p = &parts[i];
-		__u16 len = p->len > 4096 ? 4096 : (__u16)p->len;
+		size_t max = p->kind == AGG_K_STACK ? AGG_STACK_MAX : AGG_STR_MAX;
+		__u16 len = (__u16)(p->len > max ? max : p->len);
 
 		*k++ = (unsigned char)p->kind;
-		if (p->kind != AGG_K_STR) {
+		if (p->kind != AGG_K_STR && p->kind != AGG_K_STACK) {
 			memcpy(k, &p->v, 8);
 			k += 8;
 			continue;
@@ -122,7 +123,7 @@ static const unsigned char *decode_part(const unsigned char *k, struct agg_part 
 	__u16 len;
 
 	p->kind = *k++;
-	if (p->kind != AGG_K_STR) {
+	if (p->kind != AGG_K_STR && p->kind != AGG_K_STACK) {
 		memcpy(&p->v, k, 8);
 		p->s = NULL;
 		p->len = 0;

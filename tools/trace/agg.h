@@ -30,10 +30,12 @@ enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_HIST, AGG_LHIST
 #define AGG_DEFAULT_KEYS 10000
 
 /* The names of an event's own values a key or F may be, besides its
- * fields: the task's and CPU's, as in --filter, and the probe. */
+ * fields: the task's and CPU's, as in --filter, and the probe; the
+ * stacks, keys only (they turn on --kstack, --ustack). */
 enum agg_builtin {
 	AGG_B_FIELD,	/* a field of the probe, by name */
 	AGG_B_COMM, AGG_B_PID, AGG_B_TID, AGG_B_CPU, AGG_B_PROBE,
+	AGG_B_KSTACK, AGG_B_USTACK,
 };
 
 /* A name in an expression: a builtin, or a field looked up by name in
@@ -59,6 +61,9 @@ struct agg_spec {
  * @prog that says what is wrong and what to write. */
 int agg_spec_parse(const char *prog, const char *text, struct agg_spec *s);
 void agg_spec_free(struct agg_spec *s);
+/* Does @s have a key of builtin @b (AGG_B_KSTACK: the programs must
+ * take kernel stacks)? */
+bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b);
 /* The maps' names: "@" for a lone unnamed one (bpftrace's @[comm] =
  * count()), else its function's, "@count", "@hist", numbered on repeats
  * ("@count_2"). -EINVAL (said) when two have one name. */
@@ -67,12 +72,17 @@ int agg_specs_name(const char *prog, struct agg_spec *s, int n);
 /* ---- agg.c: a map ---------------------------------------------------- */
 
 /* A key's parts, as agg_map__update() takes them. */
-enum agg_kind { AGG_K_U, AGG_K_S, AGG_K_HEX, AGG_K_STR };
+enum agg_kind { AGG_K_U, AGG_K_S, AGG_K_HEX, AGG_K_STR, AGG_K_STACK };
+
+#define AGG_STR_MAX	4096	/* bytes of a string key kept */
+#define AGG_STACK_MAX	16384	/* of a stack key: its frames' names */
 
 struct agg_part {
 	enum agg_kind kind;
 	__u64 v;		/* AGG_K_U, _S (as __s64), _HEX */
-	const char *s;		/* AGG_K_STR: len bytes */
+	/* AGG_K_STR: len bytes; AGG_K_STACK: the frames' names, leaf
+	 * first, each ended by '\n' (names have none) */
+	const char *s;
 	size_t len;
 };
 

@@ -2,7 +2,8 @@
 /*
  * --aggregate's expressions: "[@NAME =] FN(ARGS) [by KEY[,KEY...]]",
  * FN one of bpftrace's count sum min max avg hist lhist. A name is a
- * builtin (comm pid tid cpu probe, as --filter has them) or a field of
+ * builtin (comm pid tid cpu probe, as --filter has them; kstack and
+ * ustack, keys only, as bpftrace's @[kstack]) or a field of
  * the event, looked up by name per probe when the schema is known:
  * whatever the decoder gives a name (an argument, a member, a duration)
  * can be aggregated and be a key.
@@ -73,6 +74,7 @@ static int parse_ref(struct lexer *l, struct agg_ref *r, const char *what)
 	static const char *const builtins[] = {
 		[AGG_B_COMM] = "comm", [AGG_B_PID] = "pid", [AGG_B_TID] = "tid",
 		[AGG_B_CPU] = "cpu", [AGG_B_PROBE] = "probe",
+		[AGG_B_KSTACK] = "kstack", [AGG_B_USTACK] = "ustack",
 	};
 	size_t n, skip = 0;
 	char msg[96];
@@ -88,7 +90,7 @@ static int parse_ref(struct lexer *l, struct agg_ref *r, const char *what)
 		skip = 5;
 	else if (n > 6 && !strncmp(l->p, "args->", 6))
 		skip = 6;
-	for (int b = AGG_B_COMM; !skip && b <= AGG_B_PROBE; b++)
+	for (int b = AGG_B_COMM; !skip && b <= AGG_B_USTACK; b++)
 		if (strlen(builtins[b]) == n && !strncmp(l->p, builtins[b], n))
 			r->b = b;
 	r->name = strndup(l->p + skip, n - skip);
@@ -158,6 +160,8 @@ static int parse_call(struct lexer *l, struct agg_spec *s)
 		err = parse_ref(l, &s->val, "a field F");
 		if (err)
 			return err;
+		if (s->val.b == AGG_B_KSTACK || s->val.b == AGG_B_USTACK)
+			return bad(l, "a stack is no number: it is a key ('count() by kstack')");
 	}
 	if (fn == AGG_LHIST) {
 		err = parse_int(l, &s->min, "MIN") ?: parse_int(l, &s->max, "MAX") ?:
@@ -233,6 +237,14 @@ int agg_spec_parse(const char *prog, const char *text, struct agg_spec *s)
 	if (err)
 		agg_spec_free(s);
 	return err;
+}
+
+bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b)
+{
+	for (int i = 0; i < s->nkeys; i++)
+		if (s->keys[i].b == b)
+			return true;
+	return false;
 }
 
 void agg_spec_free(struct agg_spec *s)

@@ -20,6 +20,14 @@ static void out_str(struct outbuf *o, const char *s)
 	out_mem(o, s, strlen(s));
 }
 
+/* Where the frame of stack @p starting at @i ends (its '\n') */
+static size_t frame_end(const struct agg_part *p, size_t i)
+{
+	while (i < p->len && p->s[i] != '\n')
+		i++;
+	return i;
+}
+
 static void part_text(struct outbuf *o, const struct agg_part *p)
 {
 	switch (p->kind) {
@@ -35,7 +43,29 @@ static void part_text(struct outbuf *o, const struct agg_part *p)
 	case AGG_K_STR:
 		out_text_str(o, p->s, p->len);
 		break;
+	case AGG_K_STACK:	/* bpftrace's: a line per frame, indented */
+		out_c(o, '\n');
+		for (size_t i = 0, j; i < p->len; i = j + 1) {
+			j = frame_end(p, i);
+			out_lit(o, "    ");
+			out_text_str(o, p->s + i, j - i);
+			out_c(o, '\n');
+		}
+		break;
 	}
+}
+
+/* A stack as a JSON array of its frames' names, as trace --json's */
+static void stack_json(struct outbuf *o, const struct agg_part *p)
+{
+	out_c(o, '[');
+	for (size_t i = 0, j; i < p->len; i = j + 1) {
+		j = frame_end(p, i);
+		if (i)
+			out_c(o, ',');
+		out_json_str(o, p->s + i, j - i);
+	}
+	out_c(o, ']');
 }
 
 /* @name[k1, k2] */
@@ -187,6 +217,8 @@ void agg_json_key(struct outbuf *o, const struct agg_map *m, const struct agg_en
 		agg_entry__part(e, i, &p);
 		if (p.kind == AGG_K_STR) {
 			out_json_str(o, p.s, p.len);
+		} else if (p.kind == AGG_K_STACK) {
+			stack_json(o, &p);
 		} else if (p.kind == AGG_K_HEX) {
 			out_c(o, '"');
 			out_hex(o, p.v);

@@ -26,7 +26,7 @@
 #include "syscalls.h"
 #include "tracefs.h"
 #include "trace.skel.h"
-#include "trace_compat.skel.h"
+#include "trace_nofetch.skel.h"
 
 struct trace *trace_obj_open(const struct probe_set *set)
 {
@@ -74,6 +74,14 @@ static int share_maps(struct trace *obj, struct trace *main_obj)
 	return 0;
 }
 
+/* The program of @o that pick() names, as loaded: the twin without
+ * bpf_loop() where the kernel has none (kfeat_prog()). Before the load,
+ * pick() names the program to load. */
+static struct bpf_program *loaded(struct trace *o, struct bpf_program *(*pick)(struct trace *))
+{
+	return kfeat_prog(o->obj, pick(o));
+}
+
 /* tp_btf, raw_tp, fentry and fexit: an instance of the object for this
  * probe alone, sharing the main instance's maps. */
 static struct bpf_program *pick_tp_btf(struct trace *o) { return o->progs.trace_tp_btf; }
@@ -101,12 +109,11 @@ int trace_obj_load_alone(struct trace **obj, struct trace *main_obj,
 		bpf_program__set_autoload(prog, prog == want);
 	(*obj)->rodata->probe_cookie = cookie;
 	(*obj)->rodata->nargs = nargs;
-	if (target) {
-		err = bpf_program__set_attach_target(want, 0, target);
-		if (err)
-			return err;
-	}
-	return share_maps(*obj, main_obj) ?: trace__load(*obj);
+	/* the main object's passed: nothing left to say here */
+	err = kfeat_prepare((*obj)->obj, NULL);
+	if (!err && target)
+		err = bpf_program__set_attach_target(loaded(*obj, pick), 0, target);
+	return err ?: share_maps(*obj, main_obj) ?: trace__load(*obj);
 }
 
 static struct bpf_program *pick_tp(struct trace *o) { return o->progs.trace_tp; }
@@ -160,7 +167,7 @@ struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 
 	int err;
 
 	if (kfeat_has(KFEAT_COOKIE))
-		return pick(skel);
+		return loaded(skel, pick);
 	if (pick == pick_kprobe)
 		return kprobe_by_ip(p, skel, i);
 	err = trace_obj_load_alone(&p->obj, skel, pick, NULL, i, 0);
@@ -170,7 +177,7 @@ struct bpf_program *probe_prog(struct trace_probe *p, struct trace *skel, __u64 
 		errno = -err;
 		return NULL;
 	}
-	return pick(p->obj);
+	return loaded(p->obj, pick);
 }
 
 static int attach_own(struct trace_probe *p, struct trace *main_obj,
@@ -187,7 +194,7 @@ static int attach_own(struct trace_probe *p, struct trace *main_obj,
 	if (err)
 		return err;
 	obj = p->obj;
-	want = pick(obj);
+	want = loaded(obj, pick);
 	if (p->kind == PK_RAWTP && raw)
 		p->link = bpf_program__attach_raw_tracepoint(want, p->target);
 	else
@@ -416,7 +423,8 @@ static void attach_syscalls(struct probe_set *set, struct trace *skel)
 			trace__destroy(set->sys_obj[k]);
 			set->sys_obj[k] = NULL;
 			if (!trace_obj_load_alone(&set->sys_obj[k], skel, pick[k][j], NULL, 0, 0))
-				set->sys_link[k] = bpf_program__attach(pick[k][j](set->sys_obj[k]));
+				set->sys_link[k] = bpf_program__attach(loaded(set->sys_obj[k],
+										  pick[k][j]));
 		}
 		for (int i = 0; want[k] && !set->sys_link[k] && i < set->n; i++)
 			if (set->v[i].sys_exit == k)

@@ -130,6 +130,9 @@ static int load_bpf(struct trace_session *s)
 	bpf_program__set_autoload(skel->progs.trace_kretprobe_multi,
 				  kfunc_wants_multi(&s->set, PK_KRETPROBE));
 	autoload_used(s);
+	err = kfeat_prepare(skel->obj, s->prog);	/* said */
+	if (err)
+		return err;
 	err = trace__load(skel);
 	if (err)
 		loaderr_say(s->prog, "the BPF programs", err);

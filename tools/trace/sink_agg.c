@@ -40,7 +40,8 @@ struct agg_sink {
 	__u64 *lost_seen;	/* [1 + probe]: lost as of the last print */
 	const struct tv_summary *end;	/* the summary, while the last print
 					 * is made: its lost is the run's */
-	char scratch[4096];	/* a list key's text */
+	/* each key's text, when it is built: a list's, a stack's */
+	char scratch[AGG_MAX_KEYS][AGG_STACK_MAX];
 };
 
 static struct agg_sink *agg_of(struct trace_sink *s)
@@ -85,7 +86,7 @@ static int resolve(struct agg_sink *g, struct agg_slot *a)
 				a->covers[p] = false;
 		}
 		if (!found) {
-			cli_say(g->o.prog, "--aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe)\n",
+			cli_say(g->o.prog, "--aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe kstack ustack)\n",
 				s->text, ref->name);
 			return -EINVAL;
 		}
@@ -133,30 +134,54 @@ static const struct tv_field *field_at(const struct tv_event *e, int idx)
 }
 
 /* A list (execve's argv) as one key: its strings, a space between */
-static void strs_part(struct agg_sink *g, const struct tv_field *f, struct agg_part *p)
+static void strs_part(char *buf, const struct tv_field *f, struct agg_part *p)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < f->len; i++) {
 		size_t len = f->strs[i].len;
 
-		if (n + len + 1 > sizeof(g->scratch))
-			len = sizeof(g->scratch) - n - 1;
-		if (i && n < sizeof(g->scratch))
-			g->scratch[n++] = ' ';
-		memcpy(g->scratch + n, f->strs[i].data, len);
+		if (n + len + 1 > AGG_STR_MAX)
+			len = AGG_STR_MAX - n - 1;
+		if (i && n < AGG_STR_MAX)
+			buf[n++] = ' ';
+		memcpy(buf + n, f->strs[i].data, len);
 		n += len;
-		if (n + 1 >= sizeof(g->scratch))
+		if (n + 1 >= AGG_STR_MAX)
 			break;
 	}
 	p->kind = AGG_K_STR;
-	p->s = g->scratch;
+	p->s = buf;
 	p->len = n;
+}
+
+/* A stack as one key: its frames' names, leaf first, each ended by a
+ * newline; one that does not fit ends in a "..." frame, never cut in a
+ * name */
+static void stack_part(char *buf, const char *const *frames, int n, struct agg_part *p)
+{
+	size_t len = 0;
+
+	for (int i = 0; frames && i < n; i++) {
+		size_t k = strlen(frames[i]);
+
+		if (len + k + 1 > AGG_STACK_MAX - 4) {
+			memcpy(buf + len, "...\n", 4);
+			len += 4;
+			break;
+		}
+		memcpy(buf + len, frames[i], k);
+		buf[len + k] = '\n';
+		len += k + 1;
+	}
+	p->kind = AGG_K_STACK;
+	p->s = buf;
+	p->len = len;
 }
 
 /* Field @f as a key part: integers as numbers, addresses in hex, the
  * rest by its bytes */
-static void field_part(struct agg_sink *g, const struct tv_field *f, struct agg_part *p)
+static void field_part(char *buf, const struct tv_field *f, struct agg_part *p)
 {
 	p->v = f->u;
 	p->kind = AGG_K_STR;
@@ -170,21 +195,28 @@ static void field_part(struct agg_sink *g, const struct tv_field *f, struct agg_
 		p->kind = AGG_K_HEX;
 		break;
 	case TV_STRS:
-		strs_part(g, f, p);
+		strs_part(buf, f, p);
 		break;
 	default:	/* TV_STR, TV_JSON, TV_BYTES, TV_ARRAY */
 		break;
 	}
 }
 
-/* Key part of @ref for @e: false when the event lacks the field */
-static bool key_part(struct agg_sink *g, const struct agg_ref *ref, int idx,
+/* Key part of @ref for @e, its text (when built) in @buf: false when
+ * the event lacks the field */
+static bool key_part(char *buf, const struct agg_ref *ref, int idx,
 		     const struct tv_event *e, struct agg_part *p)
 {
 	const struct tv_field *f;
 
 	memset(p, 0, sizeof(*p));
 	switch (ref->b) {
+	case AGG_B_KSTACK:
+		stack_part(buf, e->kstack, e->nkstack, p);
+		return true;
+	case AGG_B_USTACK:
+		stack_part(buf, e->ustack, e->nustack, p);
+		return true;
 	case AGG_B_COMM:
 		p->kind = AGG_K_STR;
 		p->s = e->comm;
@@ -205,7 +237,7 @@ static bool key_part(struct agg_sink *g, const struct agg_ref *ref, int idx,
 	default:
 		f = field_at(e, idx);
 		if (f)
-			field_part(g, f, p);
+			field_part(buf, f, p);
 		return f;
 	}
 }
@@ -253,7 +285,7 @@ static void agg_slot_event(struct agg_sink *g, struct agg_slot *a, const struct 
 		return;
 	}
 	for (int k = 0; k < a->spec->nkeys; k++)
-		if (!key_part(g, &a->spec->keys[k], idx[1 + k], e, &parts[k])) {
+		if (!key_part(g->scratch[k], &a->spec->keys[k], idx[1 + k], e, &parts[k])) {
 			a->no_number++;
 			return;
 		}
