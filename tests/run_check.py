@@ -402,6 +402,12 @@ def report_capture():
         p = subprocess.run([PERFBUF, "report", bad], capture_output=True, timeout=60)
         if not why and p.returncode != 1:
             why = "damaged capture: exit %d %r" % (p.returncode, p.stderr)
+        # maps are trace's: refused in one line
+        p = subprocess.run([PERFBUF, "report", "--aggregate", "count()", cap],
+                           capture_output=True, timeout=60)
+        want = "perfbuf report: %s is a perfbuf run capture: --aggregate is for trace's\n" % cap
+        if not why and (p.returncode != 1 or p.stderr.decode() != want or p.stdout):
+            why = "--aggregate: exit %d %r" % (p.returncode, p.stderr)
         result("report_run_capture", why is None, why or "")
     finally:
         shutil.rmtree(tmp)

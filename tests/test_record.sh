@@ -178,6 +178,53 @@ if [[ -s $tmp/rt.cap ]]; then
 	fi
 fi
 printf 'hello' >"$tmp/junk"
+# --- report --aggregate: trace --aggregate's maps, from a capture -------
+# trace and record see the same events: the maps print the same, byte for
+# byte; then JSON, and the refusals
+AGGS=(--aggregate 'count() by comm' --aggregate 'hist(i)' --aggregate '@s = sum(i) by probe')
+if start_trace "${AGGS[@]}" "$SEQ" && start_record -o "$tmp/agg.cap" "$SEQ"; then
+	"$TARGET" 300
+	stop_record
+	stop_trace
+	"$PERFBUF" report "${AGGS[@]}" "$tmp/agg.cap" >"$tmp/agg.txt" 2>"$tmp/agg.err"
+	check report_aggregate_equals_trace cmp "$tmp/out" "$tmp/agg.txt"
+	check report_aggregate_counts grep -qx '@count\[uprobe_target\]: 300' "$tmp/agg.txt"
+	check report_aggregate_summary grep -q '^300 events received: 300 aggregated' "$tmp/agg.err"
+	"$PERFBUF" report --json --aggregate 'count() by probe' "$tmp/agg.cap" >"$tmp/agg.json" 2>&1
+	check report_aggregate_json grep -qF "\"expr\":\"count() by probe\",\"key\":{\"probe\":\"$SEQ\"},\"value\":300}" "$tmp/agg.json"
+	error_case report_aggregate_stack "^perfbuf report: --aggregate 'count() by kstack': a capture holds no stacks (perfbuf record takes none); maps by stack are perfbuf trace's$" \
+		report --aggregate 'count() by kstack' "$tmp/agg.cap"
+	error_case report_aggregate_no_field "^perfbuf report: --aggregate 'sum(nosuch)': no probe has a field 'nosuch'" \
+		report --aggregate 'sum(nosuch)' "$tmp/agg.cap"
+	error_case report_aggregate_info "^perfbuf report: --info prints what the capture says about itself, not maps: drop --aggregate$" \
+		report --aggregate 'count()' --info "$tmp/agg.cap"
+	error_case report_aggregate_perf_data "^perfbuf report: --perf-data writes perf.data in time order; drop --aggregate$" \
+		report --aggregate 'count()' --perf-data "$tmp/agg.data" "$tmp/agg.cap"
+	error_case report_aggregate_keys_alone "^perfbuf report: --aggregate-keys is about the maps of --aggregate" \
+		report --aggregate-keys 5 "$tmp/agg.cap"
+	error_case report_aggregate_bad "^perfbuf report: --aggregate 'cnt()': unknown function" \
+		report --aggregate 'cnt()' "$tmp/agg.cap"
+	# a storm into one-page rings: what the map counts and what the line
+	# after it says its probe lost add up to the calls made
+	if start_record --pages 1 -o "$tmp/aggl.cap" --comm pbaggstorm tracepoint:syscalls:sys_enter_getppid; then
+		python3 -c "
+import os
+open('/proc/self/comm', 'w').write('pbaggstorm')
+for _ in range(200000): os.getppid()"
+		stop_record
+		"$PERFBUF" report --aggregate 'count()' "$tmp/aggl.cap" >"$tmp/aggl.txt" 2>"$tmp/aggl.err"
+		check report_aggregate_losses_add_up python3 - "$tmp/aggl.txt" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+n = int(re.search(r'^@: (\d+)$', t, re.M).group(1))
+m = re.search(r'^# @: (\d+) events of its probes lost: not counted above$', t, re.M)
+assert n + (int(m.group(1)) if m else 0) == 200000, t
+EOF
+	fi
+else
+	fail report_aggregate_equals_trace "trace or record did not attach: $(head -c 300 "$tmp/err" "$tmp/rerr")"
+fi
+
 error_case report_not_a_capture "junk: not a perfbuf capture" report "$tmp/junk"
 error_case report_missing_file "nope.cap: No such file or directory" report "$tmp/nope.cap"
 error_case report_no_file "no capture file given" report

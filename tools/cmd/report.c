@@ -20,6 +20,7 @@
 #include "record/perf_data.h"
 #include "record/probes_io.h"
 #include "record/stream.h"
+#include "trace/agg.h"
 #include "trace/decode.h"
 #include "run/run_capture.h"
 
@@ -40,6 +41,9 @@ static const char usage_text[] =
 "      --width N     cut text lines to N columns (not in a file)\n"
 "      --info        what the capture says about itself, not its events\n"
 "      --perf-data OUT  write the events to OUT as perf.data (perf script -i OUT)\n"
+"      --aggregate EXPR  count the events into maps instead of printing them,\n"
+"                    as perfbuf trace --aggregate (repeatable)\n"
+"      --aggregate-keys N  keys kept per map (default 10000)\n"
 "  -h, --help        this help\n"
 "\n"
 "A capture cut short (a crash, a full disk) or damaged prints everything\n"
@@ -48,6 +52,7 @@ static const char usage_text[] =
 "Examples:\n"
 "  perfbuf report exec.cap\n"
 "  perfbuf report --json exec.cap | jq .args.filename\n"
+"  perfbuf report --aggregate 'count() by comm' exec.cap\n"
 "  perfbuf report --perf-data exec.data exec.cap && perf script -i exec.data\n";
 
 struct report {
@@ -63,12 +68,16 @@ struct report {
 	struct cap_stream *s;
 	struct trace_decoder *dec;
 	struct trace_sink *sink;
+	struct agg_spec aggs[AGG_MAX_MAPS];	/* --aggregate */
+	int naggs;
+	long agg_keys;		/* --aggregate-keys */
+	const struct ledger_view *ledger;	/* while the summary is made */
 	__u64 events;
 	struct trace_pipe pipe;	/* last: big */
 };
 
 enum { OPT_JSON = 256, OPT_UNORDERED, OPT_INFO, OPT_TIME, OPT_WIDTH,
-       OPT_PERF_DATA };
+       OPT_PERF_DATA, OPT_AGGREGATE, OPT_AGG_KEYS };
 
 /* --time, --width (as perfbuf trace has them) */
 static bool output_option(int opt, const char *arg, struct report *rp)
@@ -84,12 +93,37 @@ static bool report_option(int opt, char *arg, void *ctx)
 
 	if (opt == OPT_TIME || opt == OPT_WIDTH)
 		return output_option(opt, arg, rp);
+	if (opt == OPT_AGGREGATE)
+		return !agg_specs_add(RPROG, rp->aggs, &rp->naggs, arg);
+	if (opt == OPT_AGG_KEYS)
+		return cli_parse_num(RPROG, "--aggregate-keys", arg, 1, 100000000, &rp->agg_keys);
 	if (opt == OPT_PERF_DATA)
 		rp->perf_out = arg;
 	rp->json |= opt == OPT_JSON;
 	rp->unordered |= opt == OPT_UNORDERED;
 	rp->info |= opt == OPT_INFO;
 	return true;
+}
+
+/* --aggregate: named; what a capture cannot answer refused now */
+static int check_aggregates(struct report *rp)
+{
+	if (!rp->naggs && rp->agg_keys) {
+		cli_say(RPROG, "--aggregate-keys is about the maps of --aggregate: give --aggregate EXPR\n");
+		return -1;
+	}
+	if (rp->naggs && rp->info) {
+		cli_say(RPROG, "--info prints what the capture says about itself, not maps: drop --aggregate\n");
+		return -1;
+	}
+	for (int i = 0; i < rp->naggs; i++)
+		if (agg_spec_has_key(&rp->aggs[i], AGG_B_KSTACK) ||
+		    agg_spec_has_key(&rp->aggs[i], AGG_B_USTACK)) {
+			cli_say(RPROG, "--aggregate '%s': a capture holds no stacks (perfbuf record takes none); maps by stack are perfbuf trace's\n",
+				rp->aggs[i].text);
+			return -1;
+		}
+	return agg_specs_name(RPROG, rp->aggs, rp->naggs) ? -1 : 0;
 }
 
 static int parse_options(int argc, char **argv, struct report *rp)
@@ -101,6 +135,8 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "perf-data", required_argument, NULL, OPT_PERF_DATA },
+		{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
+		{ "aggregate-keys", required_argument, NULL, OPT_AGG_KEYS },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -117,12 +153,40 @@ static int parse_options(int argc, char **argv, struct report *rp)
 		return -1;
 	}
 	rp->path = argv[optind];
-	if (rp->perf_out && (rp->json || rp->unordered || rp->info)) {
+	if (rp->perf_out && (rp->json || rp->unordered || rp->info || rp->naggs)) {
 		cli_say(RPROG, "--perf-data writes perf.data in time order; drop %s\n",
-			rp->json ? "--json" : rp->unordered ? "--unordered" : "--info");
+			rp->json ? "--json" : rp->unordered ? "--unordered" :
+			rp->info ? "--info" : "--aggregate");
 		return -1;
 	}
+	return check_aggregates(rp);
+}
+
+/* --aggregate: the events of probe @probe the recording did not get, as
+ * its ledger counted them (ring full, no ring, failed); -ENOENT for a
+ * capture without one, or for all probes (the sink takes the summary's) */
+static int ledger_lost(void *ctx, int probe, __u64 *count)
+{
+	const struct report *rp = ctx;
+	const struct tv_kind_summary *k;
+
+	if (!rp->ledger || probe < 0 || (size_t)probe >= rp->ledger->nkinds)
+		return -ENOENT;
+	k = &rp->ledger->kinds[probe];
+	*count = k->lost + k->no_reader + k->failed;
 	return 0;
+}
+
+/* --aggregate: the maps' sink, printed at the end */
+static struct trace_sink *agg_sink(struct report *rp, const struct trace_clock *clock)
+{
+	struct agg_sink_opts ao = {
+		.prog = RPROG, .fd = 1, .json = rp->json, .clock = *clock,
+		.specs = rp->aggs, .nspecs = rp->naggs, .max_keys = (size_t)rp->agg_keys,
+		.lost = ledger_lost, .ctx = rp,
+	};
+
+	return trace_sink_agg_new(&ao);
 }
 
 /* The file, its META and probes, a decoder and a sink. 0 or -1 (said). */
@@ -162,10 +226,16 @@ static int open_capture(struct report *rp)
 	}
 	rp->s = cap_stream__new(rp->r, rp->meta.sample_type, rp->meta.sample_id_all);
 	rp->dec = trace_decoder__new(&rp->set);
-	rp->sink = rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
-	if (!rp->s || !rp->dec || !rp->sink ||
-	    trace_sink__begin(rp->sink, trace_decoder__schema(rp->dec))) {
+	rp->sink = rp->naggs ? agg_sink(rp, &so.clock) :
+		   rp->json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
+	if (!rp->s || !rp->dec || !rp->sink) {
 		cli_say(RPROG, "out of memory\n");
+		return -1;
+	}
+	err = trace_sink__begin(rp->sink, trace_decoder__schema(rp->dec));
+	if (err) {	/* -EINVAL: an --aggregate name no probe has, said */
+		if (err != -EINVAL)
+			cli_say(RPROG, "%s\n", strerror(-err));
 		return -1;
 	}
 	rp->pipe.dec = rp->dec;
@@ -229,9 +299,12 @@ static int summary(struct report *rp)
 	sum.ncpus = n;
 	sum.printed = sum.received;
 	/* the probes' ledger as the recording ended (none: an older capture) */
-	if (capture_ledger_read(RPROG, rp->path, rp->r, &v, word) > 0)
+	if (capture_ledger_read(RPROG, rp->path, rp->r, &v, word) > 0) {
 		ledger_view_summary(&v, &sum, word);
+		rp->ledger = &v;
+	}
 	err = trace_sink__summary(rp->sink, &sum);
+	rp->ledger = NULL;
 	ledger_view_free(&v);
 	free(cpus);
 	return err;
@@ -299,6 +372,8 @@ static int write_perf_data(struct report *rp)
 
 static void cleanup(struct report *rp)
 {
+	for (int i = 0; i < rp->naggs; i++)
+		agg_spec_free(&rp->aggs[i]);
 	trace_sink__end(rp->sink);
 	trace_decoder__free(rp->dec);
 	cap_stream__free(rp->s);
@@ -320,11 +395,11 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = open_capture(&rp);
-	if (err == 2 && !rp.info && !rp.perf_out)
+	if (err == 2 && !rp.info && !rp.perf_out && !rp.naggs)
 		err = run_report(rp.r, rp.path, &rp.meta, rp.json, rp.time, rp.width);
 	else if (err == 2)
 		err = 1, cli_say(RPROG, "%s is a perfbuf run capture: %s is for trace's\n",
-				 rp.path, rp.info ? "--info" : "--perf-data");
+				 rp.path, rp.info ? "--info" : rp.naggs ? "--aggregate" : "--perf-data");
 	else if (err)
 		err = 1;
 	else if (rp.info)

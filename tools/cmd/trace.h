@@ -47,7 +47,7 @@ struct trace_opts {
 	int nfilters;
 	const char *members[16];	/* --member, resolved in setup() */
 	int nmembers;
-	struct agg_spec aggs[16];	/* --aggregate, parsed and named */
+	struct agg_spec aggs[AGG_MAX_MAPS];	/* --aggregate, parsed and named */
 	int naggs;
 	long agg_keys;		/* --aggregate-keys: keys per map */
 	long interval;		/* --interval: s between prints; 0: at the end */

@@ -248,14 +248,7 @@ static bool agg_option(int opt, const char *arg, struct trace_opts *o)
 		o->events = true;
 		return true;
 	}
-	if (o->naggs == (int)(sizeof(o->aggs) / sizeof(o->aggs[0]))) {
-		cli_say(o->prog, "more than %d --aggregate options\n", o->naggs);
-		return false;
-	}
-	if (agg_spec_parse(o->prog, arg, &o->aggs[o->naggs]))
-		return false;
-	o->naggs++;
-	return true;
+	return !agg_specs_add(o->prog, o->aggs, &o->naggs, arg);
 }
 
 /* A name with a member path (p->x, a->b.c) is read by the programs as

@@ -28,6 +28,7 @@ enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_HIST, AGG_LHIST
 #define AGG_LHIST_MAX	1000	/* buckets between MIN and MAX, as bpftrace */
 #define AGG_HIST_SLOTS	66	/* < 0, 0, then [2^k, 2^(k+1)) for k 0..63 */
 #define AGG_DEFAULT_KEYS 10000
+#define AGG_MAX_MAPS	16	/* --aggregate options of a command */
 
 /* The names of an event's own values a key or F may be, besides its
  * fields: the task's and CPU's, as in --filter, and the probe; the
@@ -61,6 +62,9 @@ struct agg_spec {
  * @prog that says what is wrong and what to write. */
 int agg_spec_parse(const char *prog, const char *text, struct agg_spec *s);
 void agg_spec_free(struct agg_spec *s);
+/* One more --aggregate @text into @v[*@n] (AGG_MAX_MAPS of them at most):
+ * 0, or -EINVAL (said, @prog first). Every command's --aggregate. */
+int agg_specs_add(const char *prog, struct agg_spec *v, int *n, const char *text);
 /* Does @s have a key of builtin @b (AGG_B_KSTACK: the programs must
  * take kernel stacks)? */
 bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b);

@@ -239,6 +239,20 @@ int agg_spec_parse(const char *prog, const char *text, struct agg_spec *s)
 	return err;
 }
 
+int agg_specs_add(const char *prog, struct agg_spec *v, int *n, const char *text)
+{
+	int err;
+
+	if (*n == AGG_MAX_MAPS) {
+		cli_say(prog, "more than %d --aggregate options\n", AGG_MAX_MAPS);
+		return -EINVAL;
+	}
+	err = agg_spec_parse(prog, text, &v[*n]);
+	if (!err)
+		(*n)++;
+	return err;
+}
+
 bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b)
 {
 	for (int i = 0; i < s->nkeys; i++)
