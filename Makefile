@@ -282,7 +282,7 @@ TRACE_PIPE_OBJS := $(addprefix $(OUTPUT)/tools/trace/,format.o printfmt.o decode
 		   $(OUTPUT)/tools/common/clock.o $(OUTPUT)/tools/common/say.o
 $(OUTPUT)/tests/test_trace_sink: $(TRACE_PIPE_OBJS)
 # --aggregate's maps and their sink
-$(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/trace/,agg.o \
+$(OUTPUT)/tests/test_trace_agg: $(TRACE_PIPE_OBJS) $(addprefix $(OUTPUT)/tools/output/,agg.o \
 	agg_parse.o agg_text.o sink_agg.o)
 # and kernel functions' typed arguments, from the kernel's BTF
 $(OUTPUT)/tests/test_trace_args: $(TRACE_PIPE_OBJS) $(OUTPUT)/tools/trace/args_btf.o \
@@ -516,8 +516,8 @@ $(OUTPUT)/fuzz_filter: fuzz/fuzz_filter.c tools/trace/filter.c tools/trace/filte
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) -o $@ $(filter %.c,$^)
 
-$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/trace/,agg.c agg_parse.c agg_text.c) \
-		   tools/output/buf.c tools/common/say.c \
+$(OUTPUT)/fuzz_agg: fuzz/fuzz_agg.c $(addprefix tools/output/,agg.c agg_parse.c agg_text.c buf.c) \
+		   tools/common/say.c \
 		   $(wildcard tools/trace/*.h tools/output/*.h tools/common/*.h lib/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer: `perfbuf trace --aggregate` (tools/trace/agg*.c). The input's
+ * libFuzzer: `perfbuf trace --aggregate` (tools/output/agg*.c). The input's
  * first line is an expression: any string is parsed (no crash, a bounded
  * error line); one that parses makes a map of at most 8 keys, fed by the
  * rest of the input, 16 bytes an event (a value, its sign, each key
@@ -15,7 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "trace/agg.h"
+#include "output/agg.h"
 
 #define LIMIT 8
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "trace/agg.h"
+#include "output/agg.h"
 
 static struct agg_spec spec_of(const char *text)
 {

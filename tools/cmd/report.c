@@ -20,7 +20,7 @@
 #include "record/perf_data.h"
 #include "record/probes_io.h"
 #include "record/stream.h"
-#include "trace/agg.h"
+#include "output/agg.h"
 #include "trace/decode.h"
 #include "run/run_capture.h"
 

@@ -18,7 +18,7 @@
 
 #include "common/clock.h"
 #include "nats/options.h"
-#include "trace/agg.h"
+#include "output/agg.h"
 #include "trace/probe.h"
 
 struct trace_opts {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * `perfbuf trace --aggregate`: bpftrace's maps, kept in userspace over
+ * --aggregate (trace, report): bpftrace's maps, kept in userspace over
  * the exact stream of decoded events (values.h).
  *   agg_parse.c  an expression, "hist(count) by comm,pid", into a spec
  *   agg.c        a map: its keys (any fields of an event), its values,
@@ -11,15 +11,15 @@
  * Nothing here knows BPF or the rings: the maps are fed by the same
  * values the text and JSON sinks print.
  */
-#ifndef PERFBUF_TRACE_AGG_H
-#define PERFBUF_TRACE_AGG_H
+#ifndef PERFBUF_OUTPUT_AGG_H
+#define PERFBUF_OUTPUT_AGG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "output/buf.h"
-#include "output/values.h"
+#include "buf.h"
+#include "values.h"
 
 enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_HIST, AGG_LHIST };
 
