@@ -11,7 +11,6 @@
  *   decode.c     a record to typed values (output/values.h), with the probes
  *   pipe.c       a collector's record (sample, lost, CPU) to a sink
  *                (output/sink.h: the sinks are the output layer's)
- *   agg.h        --aggregate: bpftrace's maps over the values, a sink too
  *   filter_parse.c, filter.c  --filter: parsed; compiled for each probe, loaded
  *   syscalls.c   syscall numbers (sys_enter_NAME through raw sys_enter)
  *   stop.c       the end: stop the flow, then detach many probes
