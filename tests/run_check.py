@@ -402,15 +402,72 @@ def report_capture():
         p = subprocess.run([PERFBUF, "report", bad], capture_output=True, timeout=60)
         if not why and p.returncode != 1:
             why = "damaged capture: exit %d %r" % (p.returncode, p.stderr)
-        # maps are trace's: refused in one line
-        p = subprocess.run([PERFBUF, "report", "--aggregate", "count()", cap],
+        # maps as run makes them live: by an enum's names, by the
+        # record's own comm; a name no record has refused in one line
+        p = subprocess.run([PERFBUF, "report", "--aggregate", "count() by state",
+                            "--aggregate", "@c = count() by comm", cap],
                            capture_output=True, timeout=60)
-        want = "perfbuf report: %s is a perfbuf run capture: --aggregate is for trace's\n" % cap
-        if not why and (p.returncode != 1 or p.stderr.decode() != want or p.stdout):
-            why = "--aggregate: exit %d %r" % (p.returncode, p.stderr)
+        lines = p.stdout.decode().splitlines()
+        if not why and (p.returncode != 0 or lines[:4] != [
+                "@count[7]: 2", "@count[RUN_GONE]: 2", "@count[RUN_BUSY]: 3",
+                "@count[RUN_IDLE]: 3"] or "@c[exactly16bytes!!]: 4" not in lines):
+            why = "--aggregate: exit %d %r %r" % (p.returncode, lines, p.stderr)
+        p = subprocess.run([PERFBUF, "report", "--aggregate", "sum(nosuch)", cap],
+                           capture_output=True, timeout=60)
+        if not why and (p.returncode != 1 or p.stderr.decode().count("\n") != 1 or
+                        "no probe has a field 'nosuch'" not in p.stderr.decode()):
+            why = "--aggregate sum(nosuch): exit %d %r" % (p.returncode, p.stderr)
         result("report_run_capture", why is None, why or "")
     finally:
         shutil.rmtree(tmp)
+
+
+def aggregate():
+    """run --aggregate: 20 records of known fields into maps, text and
+    JSON: an enum's names as keys, comm as the record's own field, a sum
+    by map; a name no record has refused in one line"""
+    rng = random.Random(23)
+    recs = [rand_event(rng, i) for i in range(20)]
+    for i, e in enumerate(recs):
+        e.u8 = i
+    obj = os.path.join(OBJ, "run_types.bpf.o")
+    args = ["--set", "target_pid=%d" % os.getpid(), "-n", "20"]
+    runs = {}
+    for mode in ("text", "json"):
+        pb = Perfbuf(["run"] + (["--json"] if mode == "json" else []) + args +
+                     ["--aggregate", "count() by state", "--aggregate", "@c = count() by comm",
+                      "--aggregate", "@s = sum(u8) by probe", obj])
+        for e in recs:
+            emit(bytes(e))
+        runs[mode] = pb.end()
+    out, err, rc = runs["text"]
+    lines = out.splitlines()
+    want_c = ["@c[exactly16bytes!!]: 7"] + ["@c[task-%d]: 1" % i for i in
+                                           sorted((i for i in range(20) if i % 3), key=str)]
+    why = None
+    if rc != 0:
+        why = "text: exit %d: %s" % (rc, err)
+    elif lines[:4] != ["@count[7]: 5", "@count[RUN_BUSY]: 5", "@count[RUN_GONE]: 5",
+                       "@count[RUN_IDLE]: 5"]:
+        why = "by state: %r" % lines[:4]
+    elif sorted(l for l in lines if l.startswith("@c[")) != sorted(want_c):
+        why = "by comm: %r" % [l for l in lines if l.startswith("@c[")]
+    elif "@s[events]: 190" not in lines:
+        why = "sum by map: %r" % lines
+    elif "20 events received: 20 aggregated" not in err or "not written" in err:
+        why = "summary: %r" % err
+    out, err, rc = runs["json"]
+    objs = [json.loads(l) for l in out.splitlines()]
+    if not why and not any(o.get("map") == "@s" and o.get("key") == {"probe": "events"} and
+                           o.get("value") == 190 for o in objs):
+        why = "json: %r" % objs[-3:]
+    p = subprocess.run([PERFBUF, "run", "--aggregate", "count() by nosuch", obj],
+                       capture_output=True, timeout=60)
+    if not why and (p.returncode != 1 or
+                    not p.stderr.decode().startswith("perfbuf run: --aggregate 'count() by nosuch': no probe has a field 'nosuch'")
+                    or p.stderr.decode().count("\n") != 1):
+        why = "a name no record has: exit %d %r" % (p.returncode, p.stderr)
+    result("run_aggregate", why is None, why or "")
 
 
 LOADER = r'''
@@ -1018,7 +1075,8 @@ if __name__ == "__main__":
                      ("partial", partial_attach), ("choose", choose),
                      ("load_errors", load_errors),
                      ("hostile", hostile), ("corrupt_btf", corrupt_btf),
-                     ("header", header), ("ledger", ledger_kinds)]:
+                     ("header", header), ("ledger", ledger_kinds),
+                     ("aggregate", aggregate)]:
         if not ONLY or name in ONLY:
             fn()
     sys.exit(1 if failed else 0)

@@ -370,6 +370,19 @@ static int write_perf_data(struct report *rp)
 	return say_damage(rp, res.stream_err, "written");
 }
 
+/* perfbuf run's capture (tools/run/report.c): its records have no task,
+ * so an --aggregate's comm, pid and tid are their fields, as in run */
+static int report_run_capture(struct report *rp)
+{
+	struct run_report_opts o = { .json = rp->json, .time = rp->time, .width = rp->width,
+				     .aggs = rp->aggs, .naggs = rp->naggs,
+				     .agg_keys = rp->agg_keys };
+
+	for (int i = 0; i < rp->naggs; i++)
+		agg_spec_task_as_fields(&rp->aggs[i]);
+	return run_report(rp->r, rp->path, &rp->meta, &o);
+}
+
 static void cleanup(struct report *rp)
 {
 	for (int i = 0; i < rp->naggs; i++)
@@ -395,11 +408,11 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is EPIPE: stop */
 	err = open_capture(&rp);
-	if (err == 2 && !rp.info && !rp.perf_out && !rp.naggs)
-		err = run_report(rp.r, rp.path, &rp.meta, rp.json, rp.time, rp.width);
+	if (err == 2 && !rp.info && !rp.perf_out)
+		err = report_run_capture(&rp);
 	else if (err == 2)
 		err = 1, cli_say(RPROG, "%s is a perfbuf run capture: %s is for trace's\n",
-				 rp.path, rp.info ? "--info" : rp.naggs ? "--aggregate" : "--perf-data");
+				 rp.path, rp.info ? "--info" : "--perf-data");
 	else if (err)
 		err = 1;
 	else if (rp.info)

@@ -65,6 +65,9 @@ void agg_spec_free(struct agg_spec *s);
 /* One more --aggregate @text into @v[*@n] (AGG_MAX_MAPS of them at most):
  * 0, or -EINVAL (said, @prog first). Every command's --aggregate. */
 int agg_specs_add(const char *prog, struct agg_spec *v, int *n, const char *text);
+/* comm, pid and tid as fields of those names, for events without a task
+ * (perfbuf run's records: their own fields) */
+void agg_spec_task_as_fields(struct agg_spec *s);
 /* Does @s have a key of builtin @b (AGG_B_KSTACK: the programs must
  * take kernel stacks)? */
 bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b);

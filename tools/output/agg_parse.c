@@ -253,6 +253,20 @@ int agg_specs_add(const char *prog, struct agg_spec *v, int *n, const char *text
 	return err;
 }
 
+static void task_as_field(struct agg_ref *r)
+{
+	if (r->b == AGG_B_COMM || r->b == AGG_B_PID || r->b == AGG_B_TID)
+		r->b = AGG_B_FIELD;	/* its name is the builtin's */
+}
+
+void agg_spec_task_as_fields(struct agg_spec *s)
+{
+	if (s->fn != AGG_COUNT)
+		task_as_field(&s->val);
+	for (int i = 0; i < s->nkeys; i++)
+		task_as_field(&s->keys[i]);
+}
+
 bool agg_spec_has_key(const struct agg_spec *s, enum agg_builtin b)
 {
 	for (int i = 0; i < s->nkeys; i++)

@@ -179,6 +179,30 @@ static void stack_part(char *buf, const char *const *frames, int n, struct agg_p
 	p->len = len;
 }
 
+/* A JSON value as a key (run's enums, bools, structs): a string without
+ * escapes by its text, as a name prints, an integer as a number, the
+ * rest (true, an object) by its JSON text */
+static void json_part(const struct tv_field *f, struct agg_part *p)
+{
+	const char *s = f->data;
+	size_t n = f->len;
+	char num[24], *end;
+
+	if (n >= 2 && s[0] == '"' && s[n - 1] == '"' && !memchr(s, '\\', n)) {
+		p->s = s + 1;
+		p->len = n - 2;
+		return;
+	}
+	if (n && n < sizeof(num)) {
+		memcpy(num, s, n);
+		num[n] = '\0';
+		errno = 0;
+		p->v = num[0] == '-' ? (__u64)strtoll(num, &end, 10) : strtoull(num, &end, 10);
+		if (!errno && end != num && !*end)
+			p->kind = num[0] == '-' ? AGG_K_S : AGG_K_U;
+	}
+}
+
 /* Field @f as a key part: integers as numbers, addresses in hex, the
  * rest by its bytes */
 static void field_part(char *buf, const struct tv_field *f, struct agg_part *p)
@@ -197,7 +221,10 @@ static void field_part(char *buf, const struct tv_field *f, struct agg_part *p)
 	case TV_STRS:
 		strs_part(buf, f, p);
 		break;
-	default:	/* TV_STR, TV_JSON, TV_BYTES, TV_ARRAY */
+	case TV_JSON:
+		json_part(f, p);
+		break;
+	default:	/* TV_STR, TV_BYTES, TV_ARRAY */
 		break;
 	}
 }

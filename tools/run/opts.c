@@ -34,6 +34,12 @@ static const char run_usage[] =
 "      --record         the records and their types into capture file -o\n"
 "                       (default perfbuf.cap), for perfbuf report\n"
 "      --json           JSON Lines: event, lost and summary objects\n"
+"      --aggregate EXPR count the records into maps instead of printing them,\n"
+"                       as perfbuf trace --aggregate: by the records' fields\n"
+"                       (and cpu, probe: the map); repeatable\n"
+"      --interval SEC   with --aggregate: print the maps every SEC s, then empty\n"
+"                       them\n"
+"      --aggregate-keys N  keys kept per map (default 10000)\n"
 "      --width N        cut text lines to N columns (not in a file)\n"
 "      --time CLOCK     rel (since the start, the default), mono or wall\n"
 RINGS_HELP
@@ -85,8 +91,9 @@ static const char attach_usage[] =
 "  -d, --duration SEC   stop after SEC seconds\n"
 "  -n, --count N        stop after N events\n"
 "  -o, --output FILE    write events to FILE instead of stdout\n"
-"      --record, --json, --width N, --time CLOCK, --pages N, --latency MS,\n"
-"      --buffer-size SIZE, --unordered, --metrics [ADDR:]PORT\n"
+"      --record, --json, --aggregate EXPR, --interval SEC, --aggregate-keys N,\n"
+"      --width N, --time CLOCK, --pages N, --latency MS, --buffer-size SIZE,\n"
+"      --unordered, --metrics [ADDR:]PORT\n"
 "                       as perfbuf run\n"
 "  -v, --verbose        libbpf's debug output\n"
 "  -h, --help           this help\n"
@@ -98,7 +105,7 @@ NATS_TRACE_USAGE
 enum { OPT_SET = 256, OPT_TYPE, OPT_HEADER, OPT_JSON, OPT_WIDTH, OPT_TIME,
        OPT_PAGES, OPT_BUFFER_SIZE, OPT_LATENCY, OPT_UNORDERED, OPT_MAP_ID,
        OPT_MAP_PINNED, OPT_MAP_NAME, OPT_RECORD, OPT_METRICS, OPT_PROG, OPT_NO_PROG,
-       OPT_FORCE };
+       OPT_FORCE, OPT_AGGREGATE, OPT_AGG_KEYS, OPT_INTERVAL };
 
 static bool list_add(const struct run_opts *o, const char **v, int *n, int max,
 		     const char *opt, const char *arg)
@@ -143,6 +150,10 @@ static bool set_option(int opt, char *arg, void *ctx)
 	case OPT_MAP_NAME: o->map_name = arg; return true;
 	case OPT_METRICS: o->metrics = arg; return !metrics_check_addr(o->prog, arg);
 	case OPT_TIME: return trace_time_option(o->prog, arg, &o->time);
+	case OPT_AGGREGATE: return !agg_specs_add(o->prog, o->aggs, &o->naggs, arg);
+	case OPT_AGG_KEYS:
+		return cli_parse_num(o->prog, "--aggregate-keys", arg, 1, 100000000, &o->agg_keys);
+	case OPT_INTERVAL: return cli_parse_num(o->prog, "--interval", arg, 1, 1000000, &o->interval);
 	}
 	/* --nats and its family: trace's parser (nats/options.h) */
 	return opt >= NATS_OPT_URLS && opt < NATS_OPT_END && nats_opts_set(&o->nats, opt, arg);
@@ -170,6 +181,34 @@ static int check_types(const struct run_opts *o)
 	return 0;
 }
 
+/* --aggregate: named, with what it cannot go with refused; a record of
+ * one's own has no task, so comm, pid and tid are its fields */
+static int check_aggregates(struct run_opts *o)
+{
+	if (!o->naggs) {
+		if (!o->interval && !o->agg_keys)
+			return 0;
+		cli_say(o->prog, "%s is about the maps of --aggregate: give --aggregate EXPR\n",
+			o->interval ? "--interval" : "--aggregate-keys");
+		return -1;
+	}
+	if (o->record || o->nats.nurls) {
+		cli_say(o->prog, "--aggregate prints maps, not records: it does not go with %s\n",
+			o->record ? "--record" : "--nats");
+		return -1;
+	}
+	for (int i = 0; i < o->naggs; i++) {
+		if (agg_spec_has_key(&o->aggs[i], AGG_B_KSTACK) ||
+		    agg_spec_has_key(&o->aggs[i], AGG_B_USTACK)) {
+			cli_say(o->prog, "--aggregate '%s': the records carry no stacks; maps by stack are perfbuf trace's\n",
+				o->aggs[i].text);
+			return -1;
+		}
+		agg_spec_task_as_fields(&o->aggs[i]);
+	}
+	return agg_specs_name(o->prog, o->aggs, o->naggs) ? -1 : 0;
+}
+
 /* What the options say together: one line when they disagree */
 static int check(struct run_opts *o, int argc, char **argv)
 {
@@ -190,7 +229,7 @@ static int check(struct run_opts *o, int argc, char **argv)
 		cli_say(o->prog, "--record writes a capture; --json is for perfbuf report\n");
 		return -1;
 	}
-	if (!nats_opts_check(&o->nats))
+	if (!nats_opts_check(&o->nats) || check_aggregates(o))
 		return -1;
 	if (o->nats.nurls && (o->record || o->output)) {
 		cli_say(o->prog, "with --nats events go to NATS, not to %s: give one of them\n",
@@ -244,6 +283,9 @@ int run_parse_options(int argc, char **argv, struct run_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
+		{ "aggregate-keys", required_argument, NULL, OPT_AGG_KEYS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "record", no_argument, NULL, OPT_RECORD },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "time", required_argument, NULL, OPT_TIME },

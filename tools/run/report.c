@@ -14,6 +14,7 @@
 #include "record/ledger_io.h"
 #include "record/meta.h"
 #include "run_capture.h"
+#include "output/agg.h"
 #include "output/sink.h"
 
 #define RPROG "perfbuf report"
@@ -25,7 +26,7 @@ struct run_rep {
 	struct run_decoder *dec;
 	struct trace_sink *sink;
 	struct trace_sink_opts so;
-	bool json;
+	const struct run_report_opts *o;
 	__u64 events, lost;
 	__u64 cpu_recv[MAX_CPUS], cpu_lost[MAX_CPUS];
 	char why[256];
@@ -60,8 +61,13 @@ static int add_type(struct run_rep *rp, const struct cap_view *f)
 
 static int begin(struct run_rep *rp)
 {
+	struct agg_sink_opts ao = { .prog = RPROG, .fd = 1, .json = rp->o->json,
+		.clock = rp->so.clock, .specs = rp->o->aggs, .nspecs = rp->o->naggs,
+		.max_keys = (size_t)rp->o->agg_keys };
+
 	rp->dec = run_decoder__new(RPROG, rp->maps, rp->nmaps);
-	rp->sink = rp->json ? trace_sink_json_new(&rp->so) : trace_sink_text_new(&rp->so);
+	rp->sink = rp->o->naggs ? trace_sink_agg_new(&ao) :
+		   rp->o->json ? trace_sink_json_new(&rp->so) : trace_sink_text_new(&rp->so);
 	if (!rp->dec || !rp->sink)
 		return -ENOMEM;
 	return trace_sink__begin(rp->sink, run_decoder__schema(rp->dec));
@@ -166,18 +172,19 @@ static int fold(struct run_rep *rp, struct cap_reader *r)
 }
 
 int run_report(struct cap_reader *r, const char *path, const struct cap_meta *meta,
-	       bool json, enum trace_time time, long width)
+	       const struct run_report_opts *o)
 {
 	static struct run_rep rp;
 	int err, ret = 0;
 
 	memset(&rp, 0, sizeof(rp));
-	rp.json = json;
-	rp.so = (struct trace_sink_opts){ .fd = 1, .max_cols = out_file_is_regular(1) ? 0 : width,
-		.clock = { .mode = time, .start_ns = meta->start_mono_ns,
+	rp.o = o;
+	rp.so = (struct trace_sink_opts){ .fd = 1, .max_cols = out_file_is_regular(1) ? 0 : o->width,
+		.clock = { .mode = o->time, .start_ns = meta->start_mono_ns,
 			   .wall_off_ns = (__s64)(meta->start_wall_ns - meta->start_mono_ns) } };
 	err = fold(&rp, r);
-	if (rp.sink && err != -EPIPE && !(err == -EBADMSG && !rp.dec)) {
+	/* -EINVAL: an --aggregate name no map's records have, said */
+	if (rp.sink && err != -EPIPE && err != -EINVAL && !(err == -EBADMSG && !rp.dec)) {
 		trace_sink__flush(rp.sink);
 		summary(&rp, r, path);
 	}
@@ -187,6 +194,8 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 	} else if (err == -EBADMSG) {
 		cli_say(RPROG, "%s: %s; the %llu events before it are printed\n",
 			path, rp.why, (unsigned long long)rp.events);
+		ret = 1;
+	} else if (err == -EINVAL) {
 		ret = 1;
 	} else if (err && err != -EPIPE) {
 		cli_say(RPROG, "writing stdout failed: %s\n", strerror(-err));

@@ -24,6 +24,7 @@
 #include "perfbuf/object.h"
 #include "common/clock.h"
 #include "nats/options.h"
+#include "output/agg.h"
 #include "output/ledger.h"
 #include "output/values.h"
 
@@ -103,6 +104,9 @@ struct run_opts {
 	bool record;		/* --record: a capture file (-o) */
 	const char *metrics;	/* --metrics [ADDR:]PORT */
 	struct nats_opts nats;	/* --nats: events to JetStream (trace's parser) */
+	struct agg_spec aggs[AGG_MAX_MAPS];	/* --aggregate, parsed and named */
+	int naggs;
+	long agg_keys, interval;	/* --aggregate-keys, --interval (s) */
 };
 
 /* 0: go; 1: exit 0 (--help); -1: exit 1 (said) */

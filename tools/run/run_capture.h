@@ -36,8 +36,18 @@ void run_capture__discard(struct run_capture *c);
 
 struct cap_reader;
 struct cap_meta;
+struct agg_spec;
+/* What perfbuf report was asked for */
+struct run_report_opts {
+	bool json;
+	enum trace_time time;
+	long width;
+	const struct agg_spec *aggs;	/* --aggregate (named): maps, not records */
+	int naggs;
+	long agg_keys;
+};
 /* perfbuf report of a run capture: 0, or 1 (said why) */
 int run_report(struct cap_reader *r, const char *path, const struct cap_meta *meta,
-	       bool json, enum trace_time time, long width);
+	       const struct run_report_opts *o);
 
 #endif
