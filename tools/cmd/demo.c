@@ -178,7 +178,7 @@ int cmd_demo(int argc, char **argv)
 		goto cleanup;
 	}
 	pb = cli_perfbuf_new("perfbuf demo", bpf_map__fd(skel->maps.events),
-			     on_record, &run, NULL);
+			     on_record, &run, NULL, NULL);
 	if (!pb) {
 		err = -errno;
 		goto cleanup;

@@ -243,16 +243,17 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 		start + (__u64)(run->o->duration * 1e9) : UINT64_MAX;
 	struct pidwatch pw;
 	void *state = NULL;
-	int err;
+	int err, stop_err;
 
 	/* its pidfd is looked at each poll (<= 100 ms): kill(pid, 0) saw a
 	 * zombie as alive, and the run went on until its parent reaped it */
 	pidwatch_open(&pw, run->o->pid, NULL);
 	err = eng->start(run, &state);
 	if (err) {
-		/* the engine said why, or a library warning did */
-		cli_say("perfbuf profile", "could not start sampling: %s%s\n",
-			strerror(-err), cli_hint(err));
+		/* one line: the engine's, when it said why */
+		if (!run->start_said)
+			cli_say("perfbuf profile", "could not start sampling: %s%s\n",
+				strerror(-err), cli_hint(err));
 		pidwatch_close(&pw);
 		return err;
 	}
@@ -274,7 +275,12 @@ static int sample(struct prof_run *run, const struct prof_engine_ops *eng,
 	if (pidwatch_gone(&pw))
 		cli_say("perfbuf profile", "process %d ended\n", run->o->pid);
 	pidwatch_close(&pw);
-	err = eng->stop(run, state) ?: err;
+	/* the last samples are read at the stop: a failure there said too */
+	stop_err = eng->stop(run, state);
+	if (stop_err && !err)
+		cli_say("perfbuf profile", "reading the samples failed: %s%s; stopped there\n",
+			strerror(-stop_err), cli_hint(stop_err));
+	err = err ?: stop_err;
 	publish(run);	/* a scrape now shows the summary's counts */
 	return err;
 }
@@ -383,7 +389,9 @@ int cmd_profile(int argc, char **argv)
 	run.maps = maps_new();
 	run.comms = comms_new();
 	err = run.stacks && run.maps && run.comms ? 0 : -ENOMEM;
-	if (!err)
+	if (err)
+		cli_say("perfbuf profile", "out of memory%s\n", cli_hint(err));
+	else
 		err = sample(&run, o.engine == PROF_ENGINE_BPF ? &prof_engine_bpf :
 			     &prof_engine_perf, &seconds);
 	if (!err || seconds > 0) {	/* a run cut short: what it sampled */

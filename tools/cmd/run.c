@@ -212,7 +212,7 @@ static int open_reader(struct run *run, int i)
 		epoll_ctl(run->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(run->rb), &ev);
 		return 0;
 	}
-	run->pb[i] = cli_perfbuf_new(run->o.prog, m->fd, on_perf, &run->ctx[i], &po);
+	run->pb[i] = cli_perfbuf_new(run->o.prog, m->fd, on_perf, &run->ctx[i], &po, "--buffer-size");
 	if (!run->pb[i])
 		return -errno;
 	ev.data.u32 = i;

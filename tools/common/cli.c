@@ -215,31 +215,27 @@ static void replay(perfbuf_print_fn fn, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
-				perfbuf_record_fn fn, void *ctx,
-				const struct perfbuf_opts *opts)
+/* The library's printer while something is set up: its warnings kept */
+static perfbuf_print_fn setup_begin(void)
 {
-	perfbuf_print_fn prev;
-	struct perfbuf *pb;
-	char *last, *nl;
-	int err;
-
-	/* a ring per online CPU now: the kernel charges what is mapped */
-	if (rings_need_memlock(prog, opts && opts->page_cnt ? (long)opts->page_cnt : 64,
-			       sysconf(_SC_NPROCESSORS_ONLN))) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	setup_log[0] = '\0';
-	prev = perfbuf_set_print(keep_warning);
-	pb = perfbuf__new(map_fd, fn, ctx, opts);
-	err = errno;
+	return perfbuf_set_print(keep_warning);
+}
+
+/* After the set-up: the warnings of one that worked replayed to @prev;
+ * for one that failed with @err, one line, "@prog: @what failed: " with
+ * the library's last warning as the reason, the address-space limit when
+ * out of memory and @enomem_hint then */
+static void setup_end(const char *prog, const char *what, perfbuf_print_fn prev,
+		      bool ok, int err, const char *enomem_hint)
+{
+	char *last, *nl;
+
 	perfbuf_set_print(prev);
-	if (pb) {
-		/* warnings that did not stop it: to the caller's printer */
+	if (ok) {
 		if (prev && setup_log[0])
 			replay(prev, "%s", setup_log);
-		return pb;
+		return;
 	}
 	/* the last warning, if any, says why; some failures log nothing */
 	while ((nl = strrchr(setup_log, '\n')) && !nl[1])
@@ -248,11 +244,48 @@ struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 	last = last ? last + 1 : setup_log;
 	if (!strncmp(last, "perfbuf: ", 9))
 		last += 9;
-	cli_say(prog, "setting up the perf buffer failed: %s%s%s%s%s\n",
+	cli_say(prog, "%s failed: %s%s%s%s%s%s\n", what,
 		strerror(err), *last ? " (" : "", last, *last ? ")" : "",
-		err == ENOMEM ? "; try a smaller --buffer-size" : *last ? "" : cli_hint(err));
+		err == ENOMEM || !*last ? cli_hint(err) : "",
+		err == ENOMEM ? enomem_hint : "");
+}
+
+struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
+				perfbuf_record_fn fn, void *ctx,
+				const struct perfbuf_opts *opts, const char *size_opt)
+{
+	char hint[64] = "";
+
+	perfbuf_print_fn prev;
+	struct perfbuf *pb;
+	int err;
+
+	/* a ring per online CPU now: the kernel charges what is mapped */
+	if (rings_need_memlock(prog, opts && opts->page_cnt ? (long)opts->page_cnt : 64,
+			       sysconf(_SC_NPROCESSORS_ONLN), size_opt)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	prev = setup_begin();
+	pb = perfbuf__new(map_fd, fn, ctx, opts);
+	err = errno;
+	if (size_opt)
+		snprintf(hint, sizeof(hint), "; try a smaller %s", size_opt);
+	setup_end(prog, "setting up the perf buffer", prev, pb, err, hint);
 	errno = err;
-	return NULL;
+	return pb;
+}
+
+struct perfbuf_sampler *cli_sampler_new(const char *prog, const struct perfbuf_event_opts *ev,
+					const struct perfbuf_sampler_opts *opts)
+{
+	perfbuf_print_fn prev = setup_begin();
+	struct perfbuf_sampler *s = perfbuf_sampler__new(ev, opts);
+	int err = errno;
+
+	setup_end(prog, "opening the sampling events", prev, s, err, "");
+	errno = err;
+	return s;
 }
 
 const char *cli_hint(int err)

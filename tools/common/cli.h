@@ -60,11 +60,17 @@ int cli_need_fds(const char *prog, unsigned int extra);
 #include "units.h"	/* sizes and durations: every command's */
 
 /* perfbuf__new() for a tool: if it fails, one line on stderr, "@prog:
- * setting up the perf buffer failed: " and the reason; if it works, the
- * library's warnings (offline CPUs, a small map) to its printer. */
+ * setting up the perf buffer failed: " and the reason (out of memory:
+ * "try a smaller @size_opt", the command's option of the rings' size,
+ * when it has one); if it works, the library's warnings (offline CPUs, a
+ * small map) to its printer. */
 struct perfbuf *cli_perfbuf_new(const char *prog, int map_fd,
 				perfbuf_record_fn fn, void *ctx,
-				const struct perfbuf_opts *opts);
+				const struct perfbuf_opts *opts, const char *size_opt);
+/* perfbuf_sampler__new() for a tool, the same way: one line, "@prog:
+ * opening the sampling events failed: " and the reason, if it fails */
+struct perfbuf_sampler *cli_sampler_new(const char *prog, const struct perfbuf_event_opts *ev,
+					const struct perfbuf_sampler_opts *opts);
 
 /* strerror(), and libbpf's own codes (4000..) by name, not "Unknown
  * error 4001"; @err of either sign. */

@@ -100,7 +100,7 @@ static long read_sysctl(const char *path, long fallback)
  * shared with their other processes: the soft limit is raised to all the
  * rings need (or the hard limit), and only a hard limit below what is
  * needed even with the whole allowance is refused here. */
-int rings_need_memlock(const char *prog, long pages, long rings)
+int rings_need_memlock(const char *prog, long pages, long rings, const char *size_opt)
 {
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -121,10 +121,11 @@ int rings_need_memlock(const char *prog, long pages, long rings)
 		if (rl.rlim_cur <= rl.rlim_max && !setrlimit(RLIMIT_MEMLOCK, &rl))
 			return 0;
 	}
-	cli_say(prog, "%ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu, give CAP_IPC_LOCK, or a smaller --buffer-size\n",
+	cli_say(prog, "%ld rings of %ld KiB need %llu KiB of locked memory past kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK allows %llu KiB: raise 'ulimit -l' to %llu%s CAP_IPC_LOCK%s%s\n",
 		rings, pages * page_kb, need_kb,
 		(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? rl.rlim_cur : rl.rlim_max) >> 10,
-		need_kb);
+		need_kb, size_opt ? ", give" : " or give", size_opt ? ", or a smaller " : "",
+		size_opt ? size_opt : "");
 	return -ENOMEM;
 }
 

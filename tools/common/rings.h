@@ -37,8 +37,10 @@ long rings_pages(const char *prog, long pages, unsigned long long bytes);
 /* Room in RLIMIT_MEMLOCK for @rings rings of @pages data pages where the
  * kernel charges them to it (without CAP_IPC_LOCK, past
  * kernel.perf_event_mlock_kb per online CPU): the soft limit is raised if
- * the hard one allows; if not, one line with the numbers. 0 or -ENOMEM. */
-int rings_need_memlock(const char *prog, long pages, long rings);
+ * the hard one allows; if not, one line with the numbers (and "or a
+ * smaller @size_opt", the command's option of the rings' size, when it
+ * has one). 0 or -ENOMEM. */
+int rings_need_memlock(const char *prog, long pages, long rings, const char *size_opt);
 
 /* The ring data @pb maps now (a header page more per ring), added to
  * *@bytes, its open rings to *@rings. */

@@ -90,7 +90,7 @@ static struct perfbuf_sampler *open_sampler(const struct prof_run *run,
 		so.cpus = &run->o->cpu;
 		so.cpu_cnt = 1;
 	}
-	return perfbuf_sampler__new(ev, &so);
+	return cli_sampler_new("perfbuf profile", ev, &so);
 }
 
 static int load(struct prof_run *run, struct bpf_state *st)
@@ -104,8 +104,10 @@ static int load(struct prof_run *run, struct bpf_state *st)
 	st->skel->rodata->kernel_stacks = run->o->kernel;
 	st->skel->rodata->user_stacks = run->o->user;
 	err = profile__load(st->skel);
-	if (err)
+	if (err) {
 		loaderr_say("perfbuf profile", "the BPF program", err);
+		run->start_said = true;
+	}
 	return err;
 }
 
@@ -125,9 +127,11 @@ static int bpf_start(struct prof_run *run, void **state)
 		return err;
 	st->pb = cli_perfbuf_new("perfbuf profile",
 				 bpf_map__fd(st->skel->maps.events), on_record,
-				 st, &po);
-	if (!st->pb)
+				 st, &po, NULL);
+	if (!st->pb) {
+		run->start_said = true;	/* cli_perfbuf_new() said why */
 		return -errno;
+	}
 	/* the dummy event: no samples, only side-band records */
 	memset(&ev, 0, sizeof(ev));
 	ev.sz = sizeof(ev);
@@ -137,6 +141,7 @@ static int bpf_start(struct prof_run *run, void **state)
 	ev.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	ev.mmap = ev.mmap2 = ev.comm = ev.comm_exec = ev.sample_id_all = true;
 	st->track = open_sampler(run, &ev, 64, 0);
+	run->start_said = !st->track;	/* open_sampler() said why */
 	if (!st->track)
 		return -errno;
 	/* the program returns 0: no sample records, only THROTTLE ones */
@@ -144,6 +149,7 @@ static int bpf_start(struct prof_run *run, void **state)
 	ev.sample_type = PERF_SAMPLE_TID;
 	st->clock = open_sampler(run, &ev, 1,
 				 bpf_program__fd(st->skel->progs.on_sample));
+	run->start_said = !st->clock;
 	return st->clock ? 0 : -errno;
 }
 

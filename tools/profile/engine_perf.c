@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "tool.h"
 
 #define PAGES 64	/* 256 KiB per CPU: ~1 s of 999 Hz deep stacks */
@@ -64,10 +65,11 @@ static int perf_start(struct prof_run *run, void **state)
 		so.cpus = &run->o->cpu;
 		so.cpu_cnt = 1;
 	}
-	st->s = perfbuf_sampler__new(&ev, &so);
+	st->s = cli_sampler_new("perfbuf profile", &ev, &so);
 	if (!st->s) {
 		int err = -errno;
 
+		run->start_said = true;	/* cli_sampler_new() said why */
 		free(st);
 		return err;
 	}

@@ -74,6 +74,7 @@ struct prof_run {
 	struct prof_counts counts;
 	struct metrics *metrics;	/* --metrics, or NULL */
 	struct out_file *svg;		/* --svg's file, opened before sampling */
+	bool start_said;	/* the engine said why it could not start */
 };
 
 /* side-band records (MMAP, MMAP2, COMM) of either engine's rings into the

@@ -106,7 +106,7 @@ int stress_setup(struct stress_run *run)
 
 		run->pb = cli_perfbuf_new("perfbuf stress",
 					  bpf_map__fd(run->skel->maps.events),
-					  on_record, &run->st, &po);
+					  on_record, &run->st, &po, "--pages");
 	}
 	return run->pb ? 0 : -1;
 }

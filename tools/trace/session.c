@@ -176,7 +176,7 @@ int trace_session__open_rings(struct trace_session *s, struct perfbuf_opts *po,
 	if (!po->max_record_size)
 		po->max_record_size = s->max_rec;
 	s->pb = cli_perfbuf_new(s->prog, bpf_map__fd(s->skel->maps.events),
-				fn, ctx, po);
+				fn, ctx, po, "--buffer-size");
 	return s->pb ? 0 : -errno;
 }
 
