@@ -93,7 +93,7 @@ static long emit_rb_one(__u32 i, void *b) { return emit_one(b, true); }
  * 1024 turns (730 000 instructions, 1 s a load; 10 000 now). Kernels
  * before 5.17 have none, and refuse a program that names a callback even
  * in dead code: there the _bounded twins load instead, with the bounded
- * loop (tools/common/kfeat.h: kfeat_autoload()). */
+ * loop (tools/common/kfeat.h: kfeat_prepare()). */
 static __always_inline int emit_batch(struct bpf_raw_tracepoint_args *ctx,
 				      bool ringbuf, bool loop)
 {

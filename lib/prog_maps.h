@@ -13,7 +13,8 @@
 
 #include <linux/bpf.h>
 
-/* The verifier's bound on the maps one program uses (MAX_USED_MAPS) */
+/* The verifier's bound on the maps one program uses (MAX_USED_MAPS, 64
+ * today): a kernel that allowed more would have its first 64 read */
 #define PROG_MAPS_MAX 64
 
 struct prog_maps {

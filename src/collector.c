@@ -371,22 +371,14 @@ static void cpu_change(void *arg, int cpu, bool online)
 		cpu_up(pb, s);
 }
 
-/* A few uevents a call (HOTPLUG_BATCH), and none once a stop was asked:
- * a ring's set-up may wait tens of ms for a hotplug under way. */
+/* A few uevents a call (HOTPLUG_BATCH), and none once a stop was asked */
 static void hotplug_events(struct perfbuf *pb)
 {
-	for (int i = 0; i < HOTPLUG_BATCH; i++) {
-		int ret;
+	int ret = hotplug_follow(pb->hotplug_fd, &pb->hotplug_stale, HOTPLUG_BATCH,
+				 &pb->stopped, cpu_change, pb);
 
-		if (__atomic_load_n(&pb->stopped, __ATOMIC_ACQUIRE))
-			return;
-		ret = hotplug_follow(pb->hotplug_fd, &pb->hotplug_stale, 1,
-				     cpu_change, pb);
-		if (ret < 0)
-			hotplug_stop(&pb->hotplug_fd, pb->cfg.epfd, ret);
-		if (ret <= 0)
-			return;
-	}
+	if (ret < 0)
+		hotplug_stop(&pb->hotplug_fd, pb->cfg.epfd, ret);
 }
 
 /*

@@ -157,27 +157,34 @@ static void reconcile(__u64 *stale, hotplug_fn fn, void *ctx)
 	free(possible);
 }
 
-int hotplug_follow(int fd, __u64 *stale, int max, hotplug_fn fn, void *ctx)
+int hotplug_follow(int fd, __u64 *stale, int max, const bool *stop,
+		   hotplug_fn fn, void *ctx)
 {
 	__u64 seq;
 	bool online;
 	int cpu, ret = 0;
 
 	for (int n = 0; n < max; n++) {
+		/* a ring's set-up (@fn) may wait tens of ms for a hotplug
+		 * under way: a stop asked meanwhile ends the reading */
+		if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+			ret = 1;
+			break;
+		}
 		ret = next_message(fd, &seq, &cpu, &online);
 		if (ret == -ENOBUFS) {
 			reconcile(stale, fn, ctx);
 			ret = 2;	/* the socket itself is fine */
 		} else if (ret == 0 && *stale == UINT64_MAX) {
 			*stale = 0;	/* what was queued is gone */
-		} else if (ret == 1 && (!*stale || seq > *stale)) {
-			/* (a message without SEQNUM counts as new) */
+		} else if (ret == 1 && (seq ? seq > *stale : *stale != UINT64_MAX)) {
+			/* (one without SEQNUM is new unless all are dropped) */
 			fn(ctx, cpu, online);
 		}
 		if (ret <= 0)
 			break;
 	}
-	return ret < 0 ? ret : ret > 0;	/* 1: stopped at @max */
+	return ret < 0 ? ret : ret > 0;	/* 1: stopped at @max, or asked to */
 }
 
 void hotplug_stop(int *fd, int epfd, int err)

@@ -22,8 +22,8 @@ typedef void (*hotplug_fn)(void *ctx, int cpu, bool online);
  * the socket, which stays readable. */
 #define HOTPLUG_BATCH 16
 
-/* Read at most @max uevents from @fd and hand the CPU events among them
- * to @fn, in order. When events were missed (the socket overflowed), @fn
+/* Read at most @max uevents from @fd, none once *@stop (NULL: no stop) is
+ * set, and hand the CPU events among them to @fn, in order. When events were missed (the socket overflowed), @fn
  * gets every possible CPU as it is now (an online one as coming online:
  * its event may be dead; when the CPU lists cannot be read, that is
  * logged and nothing handed), and the uevents older than that, still
@@ -31,7 +31,8 @@ typedef void (*hotplug_fn)(void *ctx, int cpu, bool online);
  * first, says which). 1 when it stopped at @max (more may wait), 0 when
  * none is left, or the negative errno of a socket that cannot be read: it
  * stays readable, so the caller must stop following (hotplug_stop()). */
-int hotplug_follow(int fd, __u64 *stale, int max, hotplug_fn fn, void *ctx);
+int hotplug_follow(int fd, __u64 *stale, int max, const bool *stop,
+		   hotplug_fn fn, void *ctx);
 
 /* Stop following after hotplug_follow() failed with @err: *@fd out of
  * epoll @epfd, closed and -1, and one warning naming @err (CPUs coming

@@ -504,7 +504,7 @@ static void hotplug_events(struct consume_ctx *c, long *total)
 {
 	struct hotplug_ctx h = { c, total };
 	int err = hotplug_follow(c->s->hotplug_fd, &c->s->hotplug_stale,
-				 HOTPLUG_BATCH, cpu_change, &h);
+				 HOTPLUG_BATCH, NULL, cpu_change, &h);
 
 	if (err < 0)
 		hotplug_stop(&c->s->hotplug_fd, c->s->epfd, err);

@@ -415,7 +415,7 @@ def report_capture():
         p = subprocess.run([PERFBUF, "report", "--aggregate", "sum(nosuch)", cap],
                            capture_output=True, timeout=60)
         if not why and (p.returncode != 1 or p.stderr.decode().count("\n") != 1 or
-                        "no probe has a field 'nosuch'" not in p.stderr.decode()):
+                        "no record has a field 'nosuch' (the records' fields: s8 u8 " not in p.stderr.decode()):
             why = "--aggregate sum(nosuch): exit %d %r" % (p.returncode, p.stderr)
         result("report_run_capture", why is None, why or "")
     finally:
@@ -464,7 +464,7 @@ def aggregate():
     p = subprocess.run([PERFBUF, "run", "--aggregate", "count() by nosuch", obj],
                        capture_output=True, timeout=60)
     if not why and (p.returncode != 1 or
-                    not p.stderr.decode().startswith("perfbuf run: --aggregate 'count() by nosuch': no probe has a field 'nosuch'")
+                    not p.stderr.decode().startswith("perfbuf run: --aggregate 'count() by nosuch': no record has a field 'nosuch' (the records' fields: s8 u8 ")
                     or p.stderr.decode().count("\n") != 1):
         why = "a name no record has: exit %d %r" % (p.returncode, p.stderr)
     result("run_aggregate", why is None, why or "")

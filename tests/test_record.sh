@@ -192,6 +192,10 @@ if start_trace "${AGGS[@]}" "$SEQ" && start_record -o "$tmp/agg.cap" "$SEQ"; the
 	check report_aggregate_summary grep -q '^300 events received: 300 aggregated' "$tmp/agg.err"
 	"$PERFBUF" report --json --aggregate 'count() by probe' "$tmp/agg.cap" >"$tmp/agg.json" 2>&1
 	check report_aggregate_json grep -qF "\"expr\":\"count() by probe\",\"key\":{\"probe\":\"$SEQ\"},\"value\":300}" "$tmp/agg.json"
+	# cut short: the one line after the maps says where its events went
+	head -c $(($(stat -c %s "$tmp/agg.cap") * 7 / 10)) "$tmp/agg.cap" >"$tmp/aggcut.cap"
+	"$PERFBUF" report --aggregate 'count()' "$tmp/aggcut.cap" >"$tmp/aggcut.txt" 2>"$tmp/aggcut.err"
+	check report_aggregate_cut_said grep -qE "(damaged at byte [0-9]+|cut short).*; the [0-9]+ events (before it|in it) are in the maps above$" "$tmp/aggcut.err"
 	error_case report_aggregate_stack "^perfbuf report: --aggregate 'count() by kstack': a capture holds no stacks (perfbuf record takes none); maps by stack are perfbuf trace's$" \
 		report --aggregate 'count() by kstack' "$tmp/agg.cap"
 	error_case report_aggregate_no_field "^perfbuf report: --aggregate 'sum(nosuch)': no probe has a field 'nosuch'" \

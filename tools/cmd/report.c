@@ -342,7 +342,7 @@ static int print_events(struct report *rp)
 	/* the summary first: the damage is the last line said */
 	if (!wr)
 		summary(rp);
-	return say_damage(rp, n, "printed");
+	return say_damage(rp, n, rp->naggs ? "in the maps above" : "printed");
 }
 
 /* --perf-data: the events into a perf.data file; 0, or 1 (said). */

@@ -369,6 +369,7 @@ static struct trace_sink *agg_sink(struct run *run, const struct trace_clock *cl
 		.prog = run->o.prog, .fd = run->fd, .json = run->o.json, .clock = *clock,
 		.specs = run->o.aggs, .nspecs = run->o.naggs,
 		.max_keys = (size_t)run->o.agg_keys, .interval_ms = run->o.interval * 1000,
+		.own_records = true,
 	};
 
 	return trace_sink_agg_new(&ao);

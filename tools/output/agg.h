@@ -165,6 +165,9 @@ struct agg_sink_opts {
 	 * "of any probe"). NULL: the sink counts the LOST records it gets. */
 	int (*lost)(void *ctx, int probe, __u64 *count);
 	void *ctx;
+	/* The events are one's own records (perfbuf run's): a name no
+	 * record has is said with the records' fields, not trace's words */
+	bool own_records;
 };
 
 /* A sink feeding the maps of @o->specs (they must outlive it), printing

@@ -65,6 +65,34 @@ static int field_index(const struct tv_probe *p, const char *name)
 	return -1;
 }
 
+/* @name is no probe's: said with where names come from; -EINVAL */
+static int no_field(const struct agg_sink *g, const struct agg_spec *s, const char *name)
+{
+	char fields[512] = "";
+	size_t n = 0;
+
+	if (!g->o.own_records) {
+		cli_say(g->o.prog, "--aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe kstack ustack)\n",
+			s->text, name);
+		return -EINVAL;
+	}
+	/* each map's records' fields, in their order (a name once) */
+	for (int p = 0; p < g->schema->nprobes; p++)
+		for (int i = 0; i < g->schema->probes[p].nfields && n < sizeof(fields); i++) {
+			const char *f = g->schema->probes[p].names[i];
+			bool seen = false;
+
+			for (int q = 0; q < p && !seen; q++)
+				seen = field_index(&g->schema->probes[q], f) >= 0;
+			if (!seen)
+				n += (size_t)snprintf(fields + n, sizeof(fields) - n, "%s%s",
+						      n ? " " : "", f);
+		}
+	cli_say(g->o.prog, "--aggregate '%s': no record has a field '%s' (the records' fields: %s; also cpu, and probe: the map)\n",
+		s->text, name, n ? fields : "none");
+	return -EINVAL;
+}
+
 /* Where slot @a's names are in each probe; -EINVAL (said) when a field is
  * no probe's */
 static int resolve(struct agg_sink *g, struct agg_slot *a)
@@ -85,11 +113,8 @@ static int resolve(struct agg_sink *g, struct agg_slot *a)
 			if (ref->b == AGG_B_FIELD && i < 0)
 				a->covers[p] = false;
 		}
-		if (!found) {
-			cli_say(g->o.prog, "--aggregate '%s': no probe has a field '%s' (perfbuf list -v PROBE shows their fields; builtins: comm pid tid cpu probe kstack ustack)\n",
-				s->text, ref->name);
-			return -EINVAL;
-		}
+		if (!found)
+			return no_field(g, s, ref->name);
 	}
 	return 0;
 }

@@ -27,6 +27,7 @@ struct run_rep {
 	struct trace_sink *sink;
 	struct trace_sink_opts so;
 	const struct run_report_opts *o;
+	bool begun;		/* the sink began: it may sum up */
 	__u64 events, lost;
 	__u64 cpu_recv[MAX_CPUS], cpu_lost[MAX_CPUS];
 	char why[256];
@@ -63,14 +64,17 @@ static int begin(struct run_rep *rp)
 {
 	struct agg_sink_opts ao = { .prog = RPROG, .fd = 1, .json = rp->o->json,
 		.clock = rp->so.clock, .specs = rp->o->aggs, .nspecs = rp->o->naggs,
-		.max_keys = (size_t)rp->o->agg_keys };
+		.max_keys = (size_t)rp->o->agg_keys, .own_records = true };
+	int err;
 
 	rp->dec = run_decoder__new(RPROG, rp->maps, rp->nmaps);
 	rp->sink = rp->o->naggs ? trace_sink_agg_new(&ao) :
 		   rp->o->json ? trace_sink_json_new(&rp->so) : trace_sink_text_new(&rp->so);
 	if (!rp->dec || !rp->sink)
 		return -ENOMEM;
-	return trace_sink__begin(rp->sink, run_decoder__schema(rp->dec));
+	err = trace_sink__begin(rp->sink, run_decoder__schema(rp->dec));
+	rp->begun = !err;
+	return err;
 }
 
 static int records(struct run_rep *rp, const struct cap_view *f)
@@ -175,6 +179,7 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 	       const struct run_report_opts *o)
 {
 	static struct run_rep rp;
+	const char *done = o->naggs ? "in the maps above" : "printed";
 	int err, ret = 0;
 
 	memset(&rp, 0, sizeof(rp));
@@ -183,8 +188,7 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 		.clock = { .mode = o->time, .start_ns = meta->start_mono_ns,
 			   .wall_off_ns = (__s64)(meta->start_wall_ns - meta->start_mono_ns) } };
 	err = fold(&rp, r);
-	/* -EINVAL: an --aggregate name no map's records have, said */
-	if (rp.sink && err != -EPIPE && err != -EINVAL && !(err == -EBADMSG && !rp.dec)) {
+	if (rp.begun && err != -EPIPE) {
 		trace_sink__flush(rp.sink);
 		summary(&rp, r, path);
 	}
@@ -192,8 +196,8 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 		cli_say(RPROG, "out of memory\n");
 		ret = 1;
 	} else if (err == -EBADMSG) {
-		cli_say(RPROG, "%s: %s; the %llu events before it are printed\n",
-			path, rp.why, (unsigned long long)rp.events);
+		cli_say(RPROG, "%s: %s; the %llu events before it are %s\n",
+			path, rp.why, (unsigned long long)rp.events, done);
 		ret = 1;
 	} else if (err == -EINVAL) {
 		ret = 1;
@@ -201,8 +205,8 @@ int run_report(struct cap_reader *r, const char *path, const struct cap_meta *me
 		cli_say(RPROG, "writing stdout failed: %s\n", strerror(-err));
 		ret = 1;
 	} else if (cap_reader__truncated(r)) {
-		cli_say(RPROG, "%s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are printed\n",
-			path, (unsigned long long)rp.events);
+		cli_say(RPROG, "%s: cut short (no closing frame: the recording did not end cleanly); the %llu events in it are %s\n",
+			path, (unsigned long long)rp.events, done);
 		ret = 1;
 	}
 	trace_sink__end(rp.sink);
