@@ -60,6 +60,13 @@ check agg_by_stack_json json_check "$tmp/agg.json" "(
 sum(o['value'] for o in objs if o['type'] == 'aggregate' and 'key' in o) == 50 and
 all(o['key']['ustack'][:2] == ['sys_loop', 'main']
     for o in objs if o['type'] == 'aggregate' and 'key' in o))"
+# --events beside a map by stack: the events print no stack unless asked
+timeout 120 "$PERFBUF" trace --events --json --aggregate 'count() by ustack' -n 5 -p "$t" \
+	tracepoint:syscalls:sys_enter_getppid >"$tmp/aggev.json" 2>"$tmp/err"
+check agg_events_no_stack_unasked json_check "$tmp/aggev.json" "(
+len([o for o in objs if o['type'] == 'event']) == 5 and
+all('ustack' not in o and 'kstack' not in o for o in objs if o['type'] == 'event') and
+any(o['type'] == 'aggregate' and o.get('key', {}).get('ustack', [])[:2] == ['sys_loop', 'main'] for o in objs))"
 kill "$t"
 wait "$t" 2>/dev/null
 

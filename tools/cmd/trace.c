@@ -197,6 +197,8 @@ static int open_sink(struct run *run)
 	if (run->dec && run->sink && !open_stacks(run))
 		err = trace_sink__begin(run->sink, trace_decoder__schema(run->dec));
 	if (!err && run->o.events) {
+		so.no_kstack = run->o.maps_kstack;
+		so.no_ustack = run->o.maps_ustack;
 		run->events = run->o.json ? trace_sink_json_new(&so) : trace_sink_text_new(&so);
 		err = run->events ? trace_sink__begin(run->events, trace_decoder__schema(run->dec))
 				  : -ENOMEM;

@@ -50,6 +50,7 @@ struct trace_opts {
 	struct agg_spec aggs[AGG_MAX_MAPS];	/* --aggregate, parsed and named */
 	int naggs;
 	long agg_keys;		/* --aggregate-keys: keys per map */
+	bool maps_kstack, maps_ustack;	/* taken for a map by stack only */
 	long interval;		/* --interval: s between prints; 0: at the end */
 	bool events;		/* --events: the events printed beside the maps */
 };

@@ -294,11 +294,14 @@ static int check_aggregates(struct trace_opts *o)
 			"--kstack or --ustack without --events (maps by stack: 'count() by kstack')");
 		return -1;
 	}
-	/* a map by stack: the programs take the stacks */
+	/* a map by stack: the programs take the stacks, which --events
+	 * prints only when asked (--kstack, --ustack) */
 	for (int i = 0; i < o->naggs; i++) {
-		o->filter.kstack |= agg_spec_has_key(&o->aggs[i], AGG_B_KSTACK);
-		o->filter.ustack |= agg_spec_has_key(&o->aggs[i], AGG_B_USTACK);
+		o->maps_kstack |= agg_spec_has_key(&o->aggs[i], AGG_B_KSTACK) && !o->filter.kstack;
+		o->maps_ustack |= agg_spec_has_key(&o->aggs[i], AGG_B_USTACK) && !o->filter.ustack;
 	}
+	o->filter.kstack |= o->maps_kstack;
+	o->filter.ustack |= o->maps_ustack;
 	return agg_specs_name(o->prog, o->aggs, o->naggs) || agg_members(o) ? -1 : 0;
 }
 

@@ -47,6 +47,9 @@ struct trace_sink_opts {
 	int fd;			/* the output */
 	int max_cols;		/* text: lines cut to this width; 0: never */
 	struct trace_clock clock;	/* what times mean (--time) */
+	/* stacks the events carry for other sinks (the maps by stack),
+	 * not asked for here: not printed */
+	bool no_kstack, no_ustack;
 };
 
 /* NULL with errno set (ENOMEM). */

@@ -21,6 +21,7 @@ struct json_probe {
 struct json_sink {
 	struct buf_sink b;	/* first: the shared part */
 	struct trace_clock clock;	/* time_ns per --time */
+	bool no_kstack, no_ustack;	/* trace_sink_opts' */
 	struct json_probe *probes;
 	int nprobes;
 };
@@ -282,11 +283,11 @@ static void json_event(struct trace_sink *s, const struct tv_event *e)
 	json_names(o, jp, e);
 	json_cuts(o, jp, e);
 	json_unreadable(o, jp, e);
-	if (e->kstack) {
+	if (e->kstack && !j->no_kstack) {
 		out_lit(o, ",\"kstack\":");
 		json_frames(o, e->kstack, e->nkstack);
 	}
-	if (e->ustack) {
+	if (e->ustack && !j->no_ustack) {
 		out_lit(o, ",\"ustack\":");
 		json_frames(o, e->ustack, e->nustack);
 	}
@@ -476,5 +477,7 @@ struct trace_sink *trace_sink_json_new(const struct trace_sink_opts *o)
 	if (!j)
 		return NULL;
 	j->clock = o->clock;
+	j->no_kstack = o->no_kstack;
+	j->no_ustack = o->no_ustack;
 	return &j->b.base;
 }

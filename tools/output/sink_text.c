@@ -261,8 +261,10 @@ static void text_event(struct trace_sink *s, const struct tv_event *e)
 		out_lit(o, "...");
 	}
 	out_c(o, '\n');
-	text_stack(o, e->kstack, e->nkstack);
-	text_stack(o, e->ustack, e->nustack);
+	if (!t->o.no_kstack)
+		text_stack(o, e->kstack, e->nkstack);
+	if (!t->o.no_ustack)
+		text_stack(o, e->ustack, e->nustack);
 	s->err = o->err;	/* a full buffer is written on the way */
 }
 
