@@ -92,6 +92,20 @@ static int attach_prog(struct sampler_event *e, int prog_fd)
 	return err;
 }
 
+/* Is @cpu online now? (ENODEV also means an event this CPU's PMU does
+ * not have: only an offline CPU is said as such) */
+static bool cpu_is_online(int cpu)
+{
+	int *cpus, n = perfbuf_cpus_online_alloc(&cpus);
+	bool on = false;
+
+	for (int i = 0; i < n; i++)
+		on |= cpus[i] == cpu;
+	if (n >= 0)
+		free(cpus);
+	return n < 0 || on;	/* unknown: not said to be offline */
+}
+
 /* Open @e's event (disabled), program and ring; 0 or a negative errno,
  * then event_close() releases what was set up. */
 static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
@@ -101,7 +115,8 @@ static int event_open(struct perfbuf_sampler *s, struct sampler_event *e)
 
 	e->fd = perfbuf_event__open_attr(&s->attr, s->pid > 0 ? s->pid : -1,
 					e->cpu, -1, 0);
-	if (e->fd == -ENODEV)	/* offline: the caller says it */
+	/* offline (it went offline meanwhile): the caller says it */
+	if (e->fd == -ENODEV && e->cpu >= 0 && !cpu_is_online(e->cpu))
 		return -ENODEV;
 	if (e->fd < 0) {
 		err = e->fd;
@@ -229,9 +244,8 @@ static int sampler_open(struct perfbuf_sampler *s,
 	n = sampler_cpus(o, &cpus);
 	for (int i = 0; !err && i < n; i++)
 		err = event_add(s, cpus[i]);
-	if (err == -ENODEV)
-		pr_warn("sampler: CPU %d is offline (it went offline while the sampler was set up)\n",
-			s->ev[s->cnt - 1]->cpu);
+	if (err == -ENODEV && s->ev[s->cnt - 1]->fd == -ENODEV && !cpu_is_online(s->ev[s->cnt - 1]->cpu))
+		pr_warn("sampler: CPU %d is offline\n", s->ev[s->cnt - 1]->cpu);
 	free(cpus);
 	if (n < 0 || err)
 		return n < 0 ? n : err;

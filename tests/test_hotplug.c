@@ -1159,6 +1159,35 @@ static void *stats_reader_main(void *arg)
 	return NULL;
 }
 
+/* A sampler asked for an offline CPU: refused with ENODEV, the CPU said
+ * offline in one warning (not a perf_event_open errno) */
+TEST(sampler_offline_cpu_said)
+{
+	PERFBUF_OPTS(perfbuf_event_opts, ev,
+		.kind = PERFBUF_EV_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_CPU);
+	int cpu = HP_CPU;
+	PERFBUF_OPTS(perfbuf_sampler_opts, so, .page_cnt = 8, .cpus = &cpu, .cpu_cnt = 1);
+	struct perfbuf_sampler *s;
+	perfbuf_print_fn prev;
+
+	HOTPLUG_NEEDED();
+	if (!ASSERT_OK(cpu1_set(0), "CPU1 offline"))
+		goto out;
+	said.text[0] = '\0';
+	prev = perfbuf_set_print(keep_cpu1_line);
+	s = perfbuf_sampler__new(&ev, &so);
+	perfbuf_set_print(prev);
+	ASSERT_TRUE(!s && errno == ENODEV, "refused: ENODEV");
+	ASSERT_TRUE(strstr(said.text, "sampler: CPU 1 is offline\n") && said.level == PERFBUF_WARN,
+		    "said: the CPU is offline");
+	if (test__failed)
+		fprintf(stderr, "    # said: %s", said.text);
+	perfbuf_sampler__free(s);
+out:
+	ASSERT_OK(cpu1_set(1), "CPU1 online");
+}
+
 TEST(stats_from_another_thread)
 {
 	PERFBUF_OPTS(perfbuf_opts, o, .page_cnt = 4);
@@ -1207,5 +1236,6 @@ TEST_MAIN(
 	TEST_ENTRY(offline_again_before_setup),
 	TEST_ENTRY(flight_recorder_across_hotplug),
 	TEST_ENTRY(sampler_follows_cpu),
+	TEST_ENTRY(sampler_offline_cpu_said),
 	TEST_ENTRY(stats_from_another_thread),
 )
