@@ -206,7 +206,8 @@ static void stack_part(char *buf, const char *const *frames, int n, struct agg_p
 
 /* A JSON value as a key (run's enums, bools, structs): a string without
  * escapes by its text, as a name prints, an integer as a number, the
- * rest (true, an object) by its JSON text */
+ * rest (true, an object, a string with an escape in it) by its JSON
+ * text, quotes and escapes as they are */
 static void json_part(const struct tv_field *f, struct agg_part *p)
 {
 	const char *s = f->data;
