@@ -468,6 +468,21 @@ def aggregate():
                     or p.stderr.decode().count("\n") != 1):
         why = "a name no record has: exit %d %r" % (p.returncode, p.stderr)
     result("run_aggregate", why is None, why or "")
+    # what --aggregate does not go with: one line each
+    one_line("run_aggregate_record", ["run", "--record", "--aggregate", "count()", obj],
+             "perfbuf run: --aggregate prints maps, not records: it does not go with --record")
+    one_line("run_aggregate_nats", ["run", "--nats", "nats://127.0.0.1:1", "--aggregate",
+                                    "count()", obj],
+             "perfbuf run: --aggregate prints maps, not records: it does not go with --nats")
+    one_line("run_interval_alone", ["run", "--interval", "1", obj],
+             "perfbuf run: --interval is about the maps of --aggregate: give --aggregate EXPR")
+    one_line("attach_keys_alone", ["attach", "--aggregate-keys", "5", "--map-name", "x"],
+             "perfbuf attach: --aggregate-keys is about the maps of --aggregate")
+    one_line("run_aggregate_stack", ["run", "--aggregate", "count() by kstack", obj],
+             "perfbuf run: --aggregate 'count() by kstack': the records carry no stacks; "
+             "maps by stack are perfbuf trace's")
+    one_line("run_aggregate_bad", ["run", "--aggregate", "cnt()", obj],
+             "perfbuf run: --aggregate 'cnt()': unknown function")
 
 
 LOADER = r'''
