@@ -7,24 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/trace_lib.sh"
 trace_test trace_agg agg
-name="pbg$$"
-name=${name:0:12}
-
-# as COMM CODE: python3 named COMM (its comm) running CODE, os imported
-as() {
-	python3 -c "
-import os
-open('/proc/self/comm', 'w').write('$1')
-$2"
-}
-# the sizes written, a bucket of each kind: 0 (x3), 1 (x5), 100 (x7),
-# 3000 (x11), 5000 (x2), 1 MiB (x1)
-writes='
-fd = os.open("/dev/null", os.O_WRONLY)
-buf = bytes(1 << 20)
-for n, times in ((0, 3), (1, 5), (100, 7), (3000, 11), (5000, 2), (1 << 20, 1)):
-    for _ in range(times): os.write(fd, buf[:n])'
-WR=tracepoint:syscalls:sys_enter_write
+source "$(dirname "$0")/agg_lib.sh"
 
 # 1. per-comm counts: two commands, 37 and 113 getpgid() calls; sorted
 # by count, ascending, as bpftrace prints a map
